@@ -1,0 +1,42 @@
+#!/usr/bin/env bash
+# SPDX-License-Identifier: GPL-3.0-or-later
+# Shared by run.sh and test.sh: installs the Debian 12 packages the build needs, when missing.
+# Sourced, not run.
+
+GGUF_PACKAGES=(
+  cmake g++ make pkg-config
+  qt6-base-dev qt6-base-dev-tools qt6-svg-dev libgl-dev
+  libqcustomplot-dev libqcustomplot2.1-qt6
+  fonts-dejavu-core
+)
+
+gguf_missing_packages() {
+  local missing=() p
+  for p in "$@"; do
+    dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")
+  done
+  echo "${missing[@]}"
+}
+
+# gguf_ensure_packages [extra packages…]: installs what is missing with apt-get when root or
+# password-less sudo is available; otherwise prints the one apt-get line to run and fails.
+gguf_ensure_packages() {
+  local missing
+  missing=$(gguf_missing_packages "${GGUF_PACKAGES[@]}" "$@")
+  [ -z "$missing" ] && return 0
+  local sudo=""
+  if [ "$(id -u)" -ne 0 ]; then
+    if command -v sudo >/dev/null 2>&1 && sudo -n true 2>/dev/null; then
+      sudo="sudo"
+    else
+      echo "Missing packages: $missing" >&2
+      echo "Install them with:" >&2
+      echo "  sudo apt-get update && sudo apt-get install -y $missing" >&2
+      return 1
+    fi
+  fi
+  echo "Installing: $missing"
+  $sudo env DEBIAN_FRONTEND=noninteractive apt-get update -qq
+  # shellcheck disable=SC2086
+  $sudo env DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends $missing
+}
