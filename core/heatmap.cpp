@@ -69,6 +69,7 @@ StatsStatus computeHeatmap(const TensorData &data, uint64_t tensorCols, const He
                 ++n[c];
             }
         }
+        releaseElements(data, out.rowStart(r) * tensorCols, out.rowStart(r + 1) * tensorCols);
         for (uint32_t c = 0; c < out.gridCols; ++c) {
             const size_t i = size_t(r) * out.gridCols + c;
             if (n[c] == 0)

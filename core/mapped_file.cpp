@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 #include "core/mapped_file.h"
 
+#include <algorithm>
 #include <cerrno>
 #include <cstring>
 #include <fcntl.h>
@@ -90,6 +91,18 @@ std::shared_ptr<MappedFile> MappedFile::fromBuffer(std::vector<uint8_t> bytes, s
     file->m_data = file->m_buffer.data();
     file->m_size = file->m_buffer.size();
     return file;
+}
+
+void MappedFile::releasePages(uint64_t offset, uint64_t size) const
+{
+    if (!m_mapped || offset >= m_size)
+        return;
+    static const uint64_t page = static_cast<uint64_t>(::sysconf(_SC_PAGESIZE));
+    const uint64_t end = std::min(m_size, offset + std::min(size, m_size - offset));
+    const uint64_t first = (offset + page - 1) / page * page;
+    const uint64_t last = end / page * page;
+    if (last > first)
+        ::madvise(const_cast<uint8_t *>(m_data) + first, static_cast<size_t>(last - first), MADV_DONTNEED);
 }
 
 uint64_t MappedFile::currentDiskSize() const

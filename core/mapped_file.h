@@ -36,6 +36,11 @@ public:
     /// Used to notice a file that was truncated or replaced while it is open.
     uint64_t currentDiskSize() const;
 
+    /// Drops the resident pages wholly inside [offset, offset+size) from this process (they are
+    /// read again from the page cache if touched). Streaming passes call it so that resident
+    /// memory stays bounded however large the tensor. No effect on buffers.
+    void releasePages(uint64_t offset, uint64_t size) const;
+
 private:
     MappedFile() = default;
 

@@ -2,6 +2,7 @@
 #include "core/tensor_stats.h"
 
 #include "core/dequantize.h"
+#include "core/ggml_types.h"
 #include "core/gguf_file.h"
 
 #include <algorithm>
@@ -189,6 +190,18 @@ void binKeys(const std::vector<uint64_t> &keys, double mn, double mx, Histogram 
 
 } // namespace
 
+void releaseElements(const TensorData &data, uint64_t first, uint64_t last)
+{
+    const TypeTraits &t = typeTraits(data.typeId);
+    if (!data.mapping || t.blockSize == 0 || data.bytes.empty())
+        return;
+    const uint64_t begin = first / t.blockSize * t.typeSize;
+    const uint64_t end = std::min<uint64_t>(data.bytes.size(), (last + t.blockSize - 1) / t.blockSize * t.typeSize);
+    const uint64_t base = static_cast<uint64_t>(data.bytes.data() - data.mapping->data());
+    if (end > begin)
+        data.mapping->releasePages(base + begin, end - begin);
+}
+
 TensorData tensorData(const GgufFile &file, const TensorInfo &tensor)
 {
     TensorData d;
@@ -196,6 +209,7 @@ TensorData tensorData(const GgufFile &file, const TensorInfo &tensor)
     d.bytes = file.tensorBytes(tensor);
     d.elements = tensor.elements;
     d.swapBytes = file.byteSwapped();
+    d.mapping = &file.mapped();
     return d;
 }
 
@@ -238,6 +252,8 @@ StatsStatus computeStatistics(const TensorData &data, const StatsOptions &option
             acc.merge(scanPiece(w.buffer.data(), n, w, options, lo, scale));
         }
         partials[static_cast<size_t>(c)] = acc;
+        if (data.mapping)
+            releaseElements(data, first, last);
     }, options.progress);
     if (!finished)
         return StatsStatus::Cancelled;

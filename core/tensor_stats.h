@@ -12,6 +12,7 @@
 namespace gguf {
 
 class GgufFile;
+class MappedFile;
 struct TensorInfo;
 
 /// The bytes of one tensor and how to read them.
@@ -20,10 +21,14 @@ struct TensorData {
     std::span<const uint8_t> bytes; ///< exactly the tensor's data range
     uint64_t elements = 0;
     bool swapBytes = false;         ///< big-endian file
+    const MappedFile *mapping = nullptr; ///< when set, pages already scanned are released
 };
 
 /// The data of `tensor` in `file`; empty bytes when the data is not inside the file.
 TensorData tensorData(const GgufFile &file, const TensorInfo &tensor);
+
+/// Releases the mapped pages holding elements [first, last) of `data` (see MappedFile::releasePages).
+void releaseElements(const TensorData &data, uint64_t first, uint64_t last);
 
 struct StatsOptions {
     uint32_t bins = 64;                         ///< histogram bins (1–65536)
