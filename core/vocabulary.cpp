@@ -166,7 +166,8 @@ std::string Vocabulary::decoded(uint64_t id) const
     case TokenizerStyle::SentencePiece:
         return decodeSentencePiece(t);
     case TokenizerStyle::WordPiece:
-        return std::string(t.substr(0, 2) == "##" ? t.substr(2) : t);
+        // llama.cpp's converter marks word starts with ▁ and drops WordPiece's "##" continuations
+        return decodeSentencePiece(t);
     case TokenizerStyle::Raw:
         break;
     }

@@ -24,7 +24,7 @@ enum class TokenizerStyle : uint8_t {
     Raw,           ///< stored text is the text
     Gpt2ByteLevel, ///< bytes spelled with GPT-2's printable stand-ins (Ġ = space, Ċ = newline)
     SentencePiece, ///< ▁ for space, <0xNN> byte tokens
-    WordPiece,     ///< BERT: "##" marks a continuation
+    WordPiece,     ///< BERT as llama.cpp stores it: ▁ marks a word start
 };
 
 /// One special token named by a `tokenizer.ggml.*_token_id` key.
