@@ -1,0 +1,67 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
+#pragma once
+
+#include <cstdint>
+#include <cstdio>
+#include <string>
+#include <string_view>
+#include <vector>
+
+namespace cli {
+
+/// Decodes the UTF-8 code point at `pos` and advances past it. Ill-formed input yields U+FFFD and
+/// consumes only its maximal ill-formed subpart (Unicode §3.9; Python's errors="replace").
+char32_t decodeUtf8(std::string_view text, size_t &pos);
+
+/// Appends `text` (bytes, not necessarily valid UTF-8) to `out` as a JSON string literal the way
+/// Python's json.dumps writes it with ensure_ascii: \" \\ \b \f \n \r \t, \u00XX for other controls
+/// and DEL, \uXXXX (lower-case hex, surrogate pairs) for everything past ASCII. Ill-formed UTF-8
+/// becomes U+FFFD, one per maximal ill-formed subpart (Python's errors="replace").
+void appendJsonString(std::string &out, std::string_view text);
+
+/// Appends a double as Python's repr() writes it (shortest round-trip digits, "1.0", "1e-05",
+/// "1.5e+20"), and NaN / Infinity / -Infinity as Python's json module writes non-finite floats.
+void appendPythonFloat(std::string &out, double value);
+
+/// A streaming JSON writer: values go straight to a FILE* (through a small buffer), so a
+/// 256k-entry vocabulary is never held as a document. Separators are those of Python's
+/// json.dump defaults (", " and ": "), so `dump` output can equal gguf_dump.py's byte for byte.
+class JsonWriter {
+public:
+    explicit JsonWriter(std::FILE *out);
+    ~JsonWriter();
+    JsonWriter(const JsonWriter &) = delete;
+    JsonWriter &operator=(const JsonWriter &) = delete;
+
+    void beginObject();
+    void endObject();
+    void beginArray();
+    void endArray();
+    /// The key of the next member (inside an object only).
+    void key(std::string_view name);
+
+    void string(std::string_view text);
+    void integer(int64_t value);
+    void unsignedInteger(uint64_t value);
+    void number(double value);
+    void boolean(bool value);
+    void null();
+
+    /// Ends the document with a newline and flushes; false when writing failed.
+    bool finish();
+
+private:
+    enum class Scope : uint8_t { Object, Array };
+    void beforeValue();
+    void write(std::string_view text);
+    void flushBuffer();
+
+    std::FILE *m_out;
+    std::string m_buffer;
+    std::vector<Scope> m_scopes;
+    bool m_first = true;     ///< no member or element yet in the current scope
+    bool m_afterKey = false; ///< a key was written; its value comes next
+    bool m_failed = false;
+};
+
+} // namespace cli

@@ -1,0 +1,167 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
+#include "app/gguf_bench/bench_files.h"
+
+#include "app/gguf_bench/bench_util.h"
+#include "core/ggml_types.h"
+
+#include <cstdio>
+#include <stdexcept>
+#include <string>
+#include <unistd.h>
+#include <vector>
+
+namespace bench {
+namespace {
+
+// A minimal streaming GGUF v3 writer: enough for the benchmark's generated files.
+class Writer {
+public:
+    explicit Writer(const std::string &path) : m_file(std::fopen(path.c_str(), "wb"))
+    {
+        if (!m_file)
+            throw std::runtime_error("cannot write " + path);
+    }
+    ~Writer()
+    {
+        if (m_file)
+            std::fclose(m_file);
+    }
+    void raw(const void *p, size_t n)
+    {
+        std::fwrite(p, 1, n, m_file);
+        m_pos += n;
+    }
+    void u32(uint32_t v) { raw(&v, 4); }
+    void u64(uint64_t v) { raw(&v, 8); }
+    void f32(float v) { raw(&v, 4); }
+    void str(const std::string &s)
+    {
+        u64(s.size());
+        raw(s.data(), s.size());
+    }
+    void header(uint64_t tensors, uint64_t kvs)
+    {
+        raw("GGUF", 4);
+        u32(3);
+        u64(tensors);
+        u64(kvs);
+    }
+    void kvString(const std::string &k, const std::string &v)
+    {
+        str(k);
+        u32(8);
+        str(v);
+    }
+    void kvU32(const std::string &k, uint32_t v)
+    {
+        str(k);
+        u32(4);
+        u32(v);
+    }
+    void arrayHeader(const std::string &k, uint32_t elemType, uint64_t n)
+    {
+        str(k);
+        u32(9);
+        u32(elemType);
+        u64(n);
+    }
+    void tensor(const std::string &name, const std::vector<uint64_t> &dims, uint32_t type, uint64_t offset)
+    {
+        str(name);
+        u32(static_cast<uint32_t>(dims.size()));
+        for (uint64_t d : dims)
+            u64(d);
+        u32(type);
+        u64(offset);
+    }
+    uint64_t padTo(uint64_t alignment)
+    {
+        static const char zeros[64] = {};
+        while (m_pos % alignment)
+            raw(zeros, std::min<uint64_t>(64, alignment - m_pos % alignment));
+        return m_pos;
+    }
+    std::FILE *file() { return m_file; }
+    uint64_t pos() const { return m_pos; }
+
+private:
+    std::FILE *m_file;
+    uint64_t m_pos = 0;
+};
+
+uint64_t padded(uint64_t v) { return (v + 31) / 32 * 32; }
+
+} // namespace
+
+uint64_t writeSingleTensorFile(const std::string &path, uint32_t typeId, uint64_t bytes)
+{
+    const gguf::TypeTraits &t = gguf::typeTraits(typeId);
+    const uint64_t rowBlocks = 16; // rows of 16 blocks
+    const uint64_t blocks = bytes / t.typeSize / rowBlocks * rowBlocks;
+    const uint64_t ne0 = rowBlocks * t.blockSize;
+    const uint64_t ne1 = blocks / rowBlocks;
+    Writer w(path);
+    w.header(1, 2);
+    w.kvString("general.architecture", "bench");
+    w.kvU32("general.alignment", 32);
+    w.tensor("bench.weight", {ne0, ne1}, typeId, 0);
+    w.padTo(32);
+    std::vector<uint8_t> chunk(64 << 20);
+    for (uint64_t left = blocks * t.typeSize, seed = 1; left > 0; ++seed) {
+        const uint64_t n = std::min<uint64_t>(left, chunk.size());
+        fillWeightLike(chunk.data(), n, seed);
+        w.raw(chunk.data(), n);
+        left -= n;
+    }
+    return ne0 * ne1;
+}
+
+uint64_t writeBigSparseModel(const std::string &path, uint64_t &claimedFileSize)
+{
+    constexpr uint64_t kTokens = 256000, kMerges = 500000, kTensors = 20000;
+    Writer w(path);
+    w.header(kTensors, 7);
+    w.kvString("general.architecture", "llama");
+    w.kvString("general.name", "benchmark model (generated)");
+    w.kvU32("llama.block_count", kTensors / 10);
+    w.kvString("tokenizer.ggml.model", "gpt2");
+    uint64_t x = 88172645463325252ull;
+    const auto rnd = [&] {
+        x ^= x << 13;
+        x ^= x >> 7;
+        x ^= x << 17;
+        return x;
+    };
+    const auto word = [&] {
+        std::string s;
+        const uint64_t len = 2 + rnd() % 9;
+        for (uint64_t i = 0; i < len; ++i)
+            s += static_cast<char>('a' + rnd() % 26);
+        return s;
+    };
+    w.arrayHeader("tokenizer.ggml.tokens", 8, kTokens);
+    for (uint64_t i = 0; i < kTokens; ++i)
+        w.str(word());
+    w.arrayHeader("tokenizer.ggml.scores", 6, kTokens);
+    for (uint64_t i = 0; i < kTokens; ++i)
+        w.f32(-static_cast<float>(i));
+    w.arrayHeader("tokenizer.ggml.merges", 8, kMerges);
+    for (uint64_t i = 0; i < kMerges; ++i)
+        w.str(word() + " " + word());
+    // 20,000 Q4_K tensors of 4096 × 3264 elements (7.5 MB each): about 30 GB of data
+    const uint64_t ne0 = 4096, ne1 = 3264;
+    const uint64_t size = *gguf::tensorByteSize(12, ne0, ne0 * ne1);
+    uint64_t offset = 0;
+    for (uint64_t i = 0; i < kTensors; ++i) {
+        w.tensor("blk." + std::to_string(i / 10) + ".t" + std::to_string(i % 10) + ".weight", {ne0, ne1}, 12, offset);
+        offset += padded(size);
+    }
+    const uint64_t dataStart = w.padTo(32);
+    std::fflush(w.file());
+    claimedFileSize = dataStart + offset;
+    if (::ftruncate(::fileno(w.file()), static_cast<off_t>(claimedFileSize)) != 0)
+        throw std::runtime_error("cannot extend " + path);
+    return dataStart;
+}
+
+} // namespace bench

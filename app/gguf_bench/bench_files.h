@@ -1,0 +1,18 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
+#pragma once
+
+#include <cstdint>
+#include <string>
+
+namespace bench {
+
+/// Writes a GGUF v3 file holding one tensor of `typeId` with `bytes` bytes of pseudo-random data
+/// (real bytes, not holes, so decoding does real work). Returns the data's element count.
+uint64_t writeSingleTensorFile(const std::string &path, uint32_t typeId, uint64_t bytes);
+
+/// Writes the "big model" of the open benchmark: a 256k-token vocabulary (tokens, scores, types),
+/// 500k merges, and 20,000 tensor infos whose data claims ~30 GB; the data region is a hole
+/// (ftruncate), so the file is sparse. Returns the header size (start of the data region).
+uint64_t writeBigSparseModel(const std::string &path, uint64_t &claimedFileSize);
+
+} // namespace bench

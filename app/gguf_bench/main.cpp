@@ -1,0 +1,175 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
+// gguf-bench: prints throughput and peak memory figures, each beside a floor measured in the same
+// run (reading / memcpy of the same bytes, `head -c` of the same header), so the ratio to the
+// physical limit is visible. Usage: gguf-bench [--quick] [--dir DIR] [dequant] [stats] [open]
+#include "app/gguf_bench/bench_files.h"
+#include "app/gguf_bench/bench_util.h"
+#include "core/dequantize.h"
+#include "core/ggml_types.h"
+#include "core/gguf_file.h"
+#include "core/tensor_stats.h"
+
+#include <algorithm>
+#include <cstdio>
+#include <cstdlib>
+#include <cstring>
+#include <filesystem>
+#include <set>
+#include <string>
+#include <thread>
+#include <vector>
+
+namespace {
+
+using namespace bench;
+
+constexpr uint64_t kPiece = 16384;
+
+// Decodes all of `bytes` (elements of `type`) piece by piece into small buffers, on `threads`.
+void decodeAll(uint32_t type, std::span<const uint8_t> bytes, uint64_t elements, unsigned threads)
+{
+    const uint64_t chunk = 1 << 20;
+    const uint64_t chunks = (elements + chunk - 1) / chunk;
+    std::vector<std::vector<float>> buffers(gguf::workerCount(threads, chunks), std::vector<float>(kPiece));
+    gguf::runChunks(chunks, threads, [&](uint64_t c, unsigned w) {
+        const uint64_t end = std::min(elements, (c + 1) * chunk);
+        for (uint64_t at = c * chunk; at < end; at += kPiece) {
+            const size_t n = static_cast<size_t>(std::min(kPiece, end - at));
+            gguf::dequantizeRange(type, bytes, elements, at, std::span<float>(buffers[w].data(), n));
+        }
+    }, {});
+}
+
+void benchDequant(bool quick)
+{
+    const unsigned cores = std::max(1u, std::thread::hardware_concurrency());
+    const uint64_t inputBytes = quick ? (4u << 20) : (32u << 20);
+    std::printf("\n## Dequantization (%llu MiB of input per type; %u threads = all cores)\n\n",
+                static_cast<unsigned long long>(inputBytes >> 20), cores);
+    std::printf("| type | 1 thread MB/s in | Melem/s | ns/elem | %u threads MB/s in | Melem/s | scaling | memcpy MB/s (1 thread) | in/memcpy |\n", cores);
+    std::printf("|---|---:|---:|---:|---:|---:|---:|---:|---:|\n");
+    std::vector<uint8_t> input(inputBytes);
+    fillWeightLike(input.data(), input.size(), 7);
+    const Floors floor1 = measureFloors(input.data(), input.size(), 1);
+    for (uint32_t id = 0; id < 64; ++id) {
+        if (!gguf::canDequantize(id))
+            continue;
+        const gguf::TypeTraits &t = gguf::typeTraits(id);
+        const uint64_t blocks = inputBytes / std::max<uint32_t>(t.typeSize, 1);
+        uint64_t elements = blocks * t.blockSize;
+        uint64_t bytes = blocks * t.typeSize;
+        if (t.rule == gguf::SizeRule::BitNetI2S) {
+            elements = (inputBytes - 32) / 32 * 128;
+            bytes = elements / 4 + 32;
+        }
+        const std::span<const uint8_t> span(input.data(), static_cast<size_t>(bytes));
+        const double one = timePerRun([&] { decodeAll(id, span, elements, 1); });
+        const double all = timePerRun([&] { decodeAll(id, span, elements, cores); });
+        const double mb = static_cast<double>(bytes) / 1e6, me = static_cast<double>(elements) / 1e6;
+        const double memcpyMBs = static_cast<double>(input.size()) / 1e6 / floor1.memcpySeconds;
+        std::printf("| %s | %.0f | %.0f | %.2f | %.0f | %.0f | %.2f× | %.0f | %.2f |\n", gguf::typeName(id).c_str(),
+                    mb / one, me / one, one * 1e9 / static_cast<double>(elements), mb / all, me / all, one / all,
+                    memcpyMBs, (mb / one) / memcpyMBs);
+    }
+}
+
+void benchStats(const std::string &dir, bool quick)
+{
+    const unsigned cores = std::max(1u, std::thread::hardware_concurrency());
+    const uint64_t size = quick ? (64u << 20) : (1u << 30);
+    std::printf("\n## Statistics of one %llu MiB tensor (file in the page cache; %u threads)\n\n",
+                static_cast<unsigned long long>(size >> 20), cores);
+    std::printf("| type | read floor s | dequant pass s | stats s | stats / dequant | Melem/s | peak RSS MiB |\n");
+    std::printf("|---|---:|---:|---:|---:|---:|---:|\n");
+    for (const uint32_t type : {12u, 1u, 8u}) { // Q4_K, F16, Q8_0
+        const std::string path = dir + "/bench-stats-" + gguf::typeName(type) + ".gguf";
+        const uint64_t elements = writeSingleTensorFile(path, type, size);
+        const double peak = peakMemoryOfChild([&] {
+            const gguf::OpenResult r = gguf::GgufFile::open(path);
+            if (!r.file || r.file->tensors().empty())
+                std::exit(1);
+            const gguf::TensorData data = gguf::tensorData(*r.file, r.file->tensors()[0]);
+            const Floors floor = measureFloors(data.bytes.data(), data.bytes.size(), cores);
+            const double dequant = timePerRun([&] { decodeAll(type, data.bytes, elements, cores); }, 1.0);
+            gguf::TensorStatistics st;
+            gguf::StatsOptions opt;
+            opt.bins = 256;
+            const double stats = timePerRun([&] { gguf::computeStatistics(data, opt, st); }, 1.0);
+            std::printf("| %s | %.3f | %.3f | %.3f | %.2f× | %.0f |", gguf::typeName(type).c_str(), floor.readSeconds,
+                        dequant, stats, stats / dequant, static_cast<double>(elements) / 1e6 / stats);
+        });
+        std::printf(" %.1f |\n", peak);
+        std::filesystem::remove(path);
+    }
+}
+
+double medianOf(std::vector<double> v)
+{
+    std::sort(v.begin(), v.end());
+    return v[v.size() / 2];
+}
+
+void benchOpen(const std::string &dir)
+{
+    const std::string path = dir + "/bench-open-big.gguf";
+    uint64_t claimed = 0;
+    const uint64_t header = writeBigSparseModel(path, claimed);
+    std::printf("\n## Opening a generated model: 256k tokens, 500k merges, 20,000 tensors, %.1f GB claimed "
+                "(sparse), header %.1f MB\n\n", static_cast<double>(claimed) / 1e9, static_cast<double>(header) / 1e6);
+    const std::string head = "head -c " + std::to_string(header) + " '" + path + "' > /dev/null";
+    std::vector<double> heads;
+    for (int i = 0; i < 9; ++i) {
+        const double t0 = now();
+        if (std::system(head.c_str()) != 0)
+            std::printf("(head failed)\n");
+        heads.push_back(now() - t0);
+    }
+    double peak = peakMemoryOfChild([&] {
+        std::vector<double> times;
+        for (int i = 0; i < 9; ++i) {
+            const double t0 = now();
+            const gguf::OpenResult r = gguf::GgufFile::open(path);
+            times.push_back(now() - t0);
+            if (!r.file || r.file->tensors().size() != 20000)
+                std::exit(1);
+        }
+        std::printf("| open (header, metadata, tensor index), median of 9 | %.2f ms |\n", medianOf(times) * 1e3);
+    });
+    const double headMs = medianOf(heads) * 1e3;
+    std::printf("| `head -c %llu` (process included), median of 9 | %.2f ms |\n",
+                static_cast<unsigned long long>(header), headMs);
+    std::printf("| peak RSS of the opening process | %.1f MiB |\n", peak);
+    std::filesystem::remove(path);
+}
+
+} // namespace
+
+int main(int argc, char **argv)
+{
+    bool quick = false;
+    std::string dir = std::filesystem::temp_directory_path().string();
+    std::set<std::string> phases;
+    for (int i = 1; i < argc; ++i) {
+        const std::string a = argv[i];
+        if (a == "--quick")
+            quick = true;
+        else if (a == "--dir" && i + 1 < argc)
+            dir = argv[++i];
+        else if (a == "dequant" || a == "stats" || a == "open")
+            phases.insert(a);
+        else {
+            std::fprintf(stderr, "usage: gguf-bench [--quick] [--dir DIR] [dequant] [stats] [open]\n");
+            return 2;
+        }
+    }
+    if (phases.empty())
+        phases = {"dequant", "stats", "open"};
+    std::printf("# gguf-bench (%u cores)\n", std::max(1u, std::thread::hardware_concurrency()));
+    if (phases.count("dequant"))
+        benchDequant(quick);
+    if (phases.count("stats"))
+        benchStats(dir, quick);
+    if (phases.count("open"))
+        benchOpen(dir);
+    return 0;
+}

@@ -1,0 +1,164 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
+// gguf-inspect: the command-line companion of GGUF Explorer (DESIGN.md, "a stable contract").
+#include "app/cli/commands.h"
+
+#include <QCommandLineParser>
+#include <QCoreApplication>
+#include <QStringList>
+
+#include <cstdio>
+#include <string>
+#include <utility>
+#include <vector>
+
+namespace {
+
+struct Command {
+    const char *name;
+    const char *synopsis;
+    const char *summary;
+    int (*run)(const cli::CommandArgs &);
+    bool takesTensors = false; ///< further positional arguments name tensors
+};
+
+constexpr Command kCommands[] = {
+    {"info", "info FILE [--json]", "header, counts, architecture, parameter count, tensor types", cli::runInfo},
+    {"dump", "dump FILE [--json [--json-array]]",
+     "every key/value pair and tensor record; --json prints llama.cpp's gguf_dump.py --json document", cli::runDump},
+    {"tensors", "tensors FILE [--json]", "the tensor index: name, type, dims, elements, bytes, offsets",
+     cli::runTensors},
+    {"vocab", "vocab FILE [--json]", "the tokenizer vocabulary: id, token, decoded text, type, score", cli::runVocab},
+    {"validate", "validate FILE [--json]",
+     "what llama.cpp would object to; exit status 0 when it would load the file, 1 when not", cli::runValidate},
+    {"layout", "layout FILE [--json]", "every byte of the file in order: offset, size, kind, label", cli::runLayout},
+    {"dequant", "dequant FILE TENSOR -o OUT",
+     "the tensor's values as float32: raw little-endian, or NumPy when OUT ends in .npy ('-': stdout)",
+     cli::runDequant, true},
+    {"stats", "stats FILE [TENSOR...] [--bins N] [--json]",
+     "count, min, max, mean, std, zeros, NaN, Inf, percentiles and a histogram (every tensor when none is named)",
+     cli::runStats, true},
+};
+
+const Command *findCommand(const QString &name)
+{
+    for (const Command &c : kCommands)
+        if (name == QLatin1String(c.name))
+            return &c;
+    return nullptr;
+}
+
+QString description()
+{
+    QString text = QStringLiteral("Look inside GGUF model files.\n\n"
+                                  "  gguf-inspect FILE            overview of the file and its first tensors\n");
+    for (const Command &c : kCommands)
+        text +=
+            QStringLiteral("  gguf-inspect %1\n      %2\n").arg(QLatin1String(c.synopsis), QLatin1String(c.summary));
+    text += QStringLiteral("\nExit status: 0 success, 1 the file could not be read as GGUF (validate: llama.cpp "
+                           "would refuse it), 2 wrong usage.");
+    return text;
+}
+
+int usageError(const QString &message)
+{
+    std::fprintf(stderr, "gguf-inspect: %s\nTry 'gguf-inspect --help'.\n", message.toLocal8Bit().constData());
+    return cli::kExitUsage;
+}
+
+// The argument's bytes as the shell passed them: a file name need not be valid in the locale's
+// encoding, and a round trip through QString would lose such bytes.
+std::string rawArgument(const QString &argument, const std::vector<std::pair<QString, std::string>> &argv)
+{
+    for (const auto &[decoded, raw] : argv)
+        if (decoded == argument)
+            return raw;
+    return argument.toLocal8Bit().toStdString();
+}
+
+} // namespace
+
+int main(int argc, char *argv[])
+{
+    QCoreApplication app(argc, argv);
+    QCoreApplication::setApplicationName(QStringLiteral("gguf-inspect"));
+    QCoreApplication::setApplicationVersion(QStringLiteral(GGUF_EXPLORER_VERSION));
+    std::vector<std::pair<QString, std::string>> rawArgs;
+    for (int i = 1; i < argc; ++i)
+        rawArgs.emplace_back(QString::fromLocal8Bit(argv[i]), std::string(argv[i]));
+
+    QCommandLineParser parser;
+    parser.setApplicationDescription(description());
+    const QCommandLineOption helpOption = parser.addHelpOption();
+    const QCommandLineOption versionOption = parser.addVersionOption();
+    const QCommandLineOption jsonOption(QStringLiteral("json"), QStringLiteral("Print one JSON document."));
+    const QCommandLineOption jsonArrayOption(QStringLiteral("json-array"),
+                                             QStringLiteral("dump: include the elements of arrays (implies --json)."));
+    const QCommandLineOption outputOption({QStringLiteral("o"), QStringLiteral("output")},
+                                          QStringLiteral("dequant: where to write the values."), QStringLiteral("OUT"));
+    const QCommandLineOption binsOption(QStringLiteral("bins"), QStringLiteral("stats: histogram bins (default 64)."),
+                                        QStringLiteral("N"), QStringLiteral("64"));
+    parser.addOption(jsonOption);
+    parser.addOption(jsonArrayOption);
+    parser.addOption(outputOption);
+    parser.addOption(binsOption);
+    parser.addPositionalArgument(QStringLiteral("command"), QStringLiteral("One of the commands above (optional)."),
+                                 QStringLiteral("[command]"));
+    parser.addPositionalArgument(QStringLiteral("file"), QStringLiteral("A GGUF file."));
+
+    if (!parser.parse(QCoreApplication::arguments()))
+        return usageError(parser.errorText());
+    if (parser.isSet(helpOption)) {
+        // "Usage: gguf-inspect …" rather than the full path the program was started by
+        QString help = parser.helpText();
+        const QString program = QCoreApplication::arguments().constFirst();
+        if (help.startsWith(QStringLiteral("Usage: ") + program))
+            help.replace(7, program.size(), QStringLiteral("gguf-inspect"));
+        std::fputs(help.toLocal8Bit().constData(), stdout);
+        return cli::kExitOk;
+    }
+    if (parser.isSet(versionOption)) {
+        std::printf("gguf-inspect %s\n", GGUF_EXPLORER_VERSION);
+        return cli::kExitOk;
+    }
+
+    const QStringList positional = parser.positionalArguments();
+    if (positional.isEmpty())
+        return usageError(QStringLiteral("missing FILE"));
+    const Command *command = findCommand(positional.front());
+    const qsizetype fileIndex = command ? 1 : 0;
+    if (positional.size() <= fileIndex)
+        return usageError(QStringLiteral("%1: missing FILE").arg(positional.front()));
+    if (positional.size() > fileIndex + 1 && !(command && command->takesTensors))
+        return usageError(command
+                              ? QStringLiteral("%1: unexpected argument '%2'").arg(positional.front(), positional[2])
+                              : QStringLiteral("unknown command '%1'").arg(positional.front()));
+    if (parser.isSet(jsonArrayOption) && (!command || QLatin1String(command->name) != QLatin1String("dump")))
+        return usageError(QStringLiteral("--json-array belongs to the dump command"));
+
+    cli::CommandArgs args;
+    args.file = rawArgument(positional[fileIndex], rawArgs);
+    args.json = parser.isSet(jsonOption) || parser.isSet(jsonArrayOption);
+    args.jsonArray = parser.isSet(jsonArrayOption);
+    for (qsizetype i = fileIndex + 1; i < positional.size(); ++i)
+        args.rest.push_back(rawArgument(positional[i], rawArgs));
+    if (parser.isSet(outputOption))
+        args.output = rawArgument(parser.value(outputOption), rawArgs);
+    bool binsOk = false;
+    args.bins = parser.value(binsOption).toLongLong(&binsOk);
+    if (!binsOk)
+        return usageError(QStringLiteral("--bins needs a number"));
+
+    // Full buffering: JSON and tables are written in many small pieces.
+    static char buffer[1 << 16];
+    std::setvbuf(stdout, buffer, _IOFBF, sizeof buffer);
+    int status = cli::kExitOk;
+    if (command)
+        status = command->run(args);
+    else
+        status = args.json ? cli::runInfo(args) : cli::runSummary(args);
+    if (std::fflush(stdout) != 0 || std::ferror(stdout)) {
+        std::fputs("gguf-inspect: cannot write to standard output\n", stderr);
+        return cli::kExitBadFile;
+    }
+    return status;
+}

@@ -1,0 +1,38 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
+#pragma once
+
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <string_view>
+
+namespace gguf {
+
+/// llama.cpp's `llama_ftype` name for a `general.file_type` value as the issue tracker and
+/// llama.cpp spell it without the `LLAMA_FTYPE_` prefix ("ALL_F32", "MOSTLY_F16", "Q4_K_M", …);
+/// nullopt for values llama.cpp does not define.
+std::optional<std::string_view> fileTypeName(uint64_t fileType);
+
+/// `<arch>.pooling_type` (llama_pooling_type): "NONE", "MEAN", "CLS", "LAST", "RANK"; -1 is "UNSPECIFIED".
+std::optional<std::string_view> poolingTypeName(int64_t value);
+
+/// `<arch>.rope.scaling.type` stored as a number (llama_rope_scaling_type): "NONE", "LINEAR", "YARN",
+/// "LONGROPE"; -1 is "UNSPECIFIED". (Most writers store this key as a string.)
+std::optional<std::string_view> ropeScalingTypeName(int64_t value);
+
+/// `<arch>.expert_gating_func` (llm_expert_gating_func_type): "NONE", "SOFTMAX", "SIGMOID", "SOFTMAX_WEIGHT".
+std::optional<std::string_view> expertGatingFuncName(int64_t value);
+
+/// The name of an enum-valued integer for `key`: `general.file_type`, `*.pooling_type`,
+/// `*.rope.scaling.type`, `*.expert_gating_func`, and the elements of `tokenizer.ggml.token_type`
+/// (pass the array's key). nullopt when the key has no enum or the value is not defined.
+std::optional<std::string> enumValueName(std::string_view key, int64_t value);
+
+/// True for `tokenizer.ggml.<role>_token_id` keys, whose value is a token id.
+bool isTokenIdKey(std::string_view key);
+
+/// The namespace of a dotted key: everything before the last dot ("llama.attention.head_count" →
+/// "llama.attention", "tokenizer.ggml.tokens" → "tokenizer.ggml"); empty for a key without a dot.
+std::string_view keyNamespace(std::string_view key);
+
+} // namespace gguf

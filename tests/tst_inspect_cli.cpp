@@ -1,0 +1,588 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
+// Runs the built gguf-inspect: `dump --json` must print llama.cpp's gguf_dump.py documents
+// (tests/data/gguf-dump/), the other commands their contract keys (DESIGN.md), and bad input must
+// give one line on stderr with exit status 1, wrong usage exit status 2.
+#include "tests/json_compare.h"
+
+#include <QDir>
+#include <QFile>
+#include <QFileInfo>
+#include <QProcess>
+#include <QRegularExpression>
+#include <QTemporaryDir>
+#include <QTest>
+
+#include <cmath>
+#include <cstring>
+#include <vector>
+
+using gguf::test::ExactJson;
+using gguf::test::jsonDifference;
+using gguf::test::jsonKeys;
+using gguf::test::parsePythonJson;
+
+namespace {
+
+const QString kDataDir = QStringLiteral(GGUF_TEST_DATA_DIR);
+
+struct Run {
+    int exitCode = -1;
+    QByteArray out;
+    QByteArray err;
+};
+
+Run inspect(const QStringList &args, const QString &workDir = {})
+{
+    QProcess process;
+    if (!workDir.isEmpty())
+        process.setWorkingDirectory(workDir);
+    process.start(QStringLiteral(GGUF_INSPECT_PATH), args);
+    Run run;
+    if (!process.waitForFinished(120000) || process.exitStatus() != QProcess::NormalExit)
+        return run; // a crash or a hang: exitCode stays -1
+    run.exitCode = process.exitCode();
+    run.out = process.readAllStandardOutput();
+    run.err = process.readAllStandardError();
+    return run;
+}
+
+QString fixture(const QString &name)
+{
+    for (const char *dir : {"ggml-reference", "real", "gguf-dump"}) {
+        const QString path = kDataDir + QLatin1Char('/') + QLatin1String(dir) + QLatin1Char('/') + name;
+        if (QFileInfo::exists(path))
+            return path;
+    }
+    return {};
+}
+
+QByteArray readFile(const QString &path)
+{
+    QFile file(path);
+    return file.open(QIODevice::ReadOnly) ? file.readAll() : QByteArray();
+}
+
+// A run that failed cleanly: status 1, nothing on stdout, one line on stderr.
+void verifyOneLineFailure(const Run &run)
+{
+    QCOMPARE(run.exitCode, 1);
+    QVERIFY2(run.out.isEmpty(), run.out.left(200).constData());
+    QVERIFY(run.err.startsWith("gguf-inspect: "));
+    QVERIFY(run.err.endsWith('\n'));
+    QCOMPARE(run.err.count('\n'), 1);
+}
+
+} // namespace
+
+class TestInspectCli : public QObject {
+    Q_OBJECT
+
+private slots:
+    void dumpMatchesGgufDumpPy_data();
+    void dumpMatchesGgufDumpPy();
+    void infoJson();
+    void tensorsJson();
+    void vocabJson_data();
+    void vocabJson();
+    void validateJson_data();
+    void validateJson();
+    void layoutCoversEveryByte_data();
+    void layoutCoversEveryByte();
+    void textOutput_data();
+    void textOutput();
+    void badInput_data();
+    void badInput();
+    void truncatedFile_data();
+    void truncatedFile();
+    void usage_data();
+    void usage();
+    void dequantMatchesReference_data();
+    void dequantMatchesReference();
+    void statsJson_data();
+    void statsJson();
+
+private:
+    QTemporaryDir m_tmp;
+};
+
+void TestInspectCli::dumpMatchesGgufDumpPy_data()
+{
+    QTest::addColumn<QString>("gguf");
+    QTest::addColumn<bool>("jsonArray");
+    QTest::addColumn<QString>("golden");
+    const QDir goldens(kDataDir + QStringLiteral("/gguf-dump"));
+    const QStringList names = goldens.entryList({QStringLiteral("*.json")}, QDir::Files, QDir::Name);
+    QVERIFY(names.size() >= 40);
+    for (const QString &name : names) {
+        const bool array = name.endsWith(QStringLiteral(".array.json"));
+        const QString base = name.left(name.size() - (array ? 11 : 5));
+        QTest::newRow(qPrintable(name)) << fixture(base + QStringLiteral(".gguf")) << array << goldens.filePath(name);
+    }
+}
+
+void TestInspectCli::dumpMatchesGgufDumpPy()
+{
+    QFETCH(QString, gguf);
+    QFETCH(bool, jsonArray);
+    QFETCH(QString, golden);
+    QVERIFY2(!gguf.isEmpty(), "the .gguf of this golden is missing");
+    // gguf_dump.py ran in the file's directory on the bare name, which it echoes as "filename"
+    const QFileInfo info(gguf);
+    QStringList args{QStringLiteral("dump"), info.fileName(), QStringLiteral("--json")};
+    if (jsonArray)
+        args << QStringLiteral("--json-array");
+    const Run run = inspect(args, info.absolutePath());
+    QCOMPARE(run.exitCode, 0);
+    QVERIFY(run.err.isEmpty());
+    const auto ours = parsePythonJson(run.out);
+    const auto expected = parsePythonJson(readFile(golden));
+    QVERIFY2(ours, "gguf-inspect printed invalid JSON");
+    QVERIFY2(expected, "the golden file is not JSON");
+    const QString diff = jsonDifference(*ours, *expected);
+    QVERIFY2(diff.isEmpty(), qPrintable(diff));
+}
+
+void TestInspectCli::infoJson()
+{
+    const auto manifest =
+        ExactJson::parse(readFile(kDataDir + QStringLiteral("/ggml-reference/manifest.json")).toStdString());
+    QVERIFY(manifest);
+    const QStringList keys{
+        "path",         "file_size",      "version",      "byte_order",      "header", "alignment",   "data_offset",
+        "tensor_count", "metadata_count", "architecture", "parameter_count", "layers", "tensor_types"};
+    for (const ExactJson &file : (*manifest)["files"].items()) {
+        const QString name = QString::fromStdString(file["file"].text());
+        const Run run = inspect({QStringLiteral("info"), fixture(name), QStringLiteral("--json")});
+        QCOMPARE(run.exitCode, 0);
+        const auto info = parsePythonJson(run.out);
+        QVERIFY(info);
+        QCOMPARE(jsonKeys(*info), keys);
+        QCOMPARE((*info)["path"].text(), fixture(name).toStdString());
+        QCOMPARE((*info)["file_size"].toUInt64(), file["size"].toUInt64());
+        QCOMPARE((*info)["version"].toUInt64(), file["gguf_version"].toUInt64());
+        QCOMPARE((*info)["byte_order"].text(), std::string("little"));
+        QCOMPARE((*info)["header"].text(), std::string("plain"));
+        QCOMPARE((*info)["alignment"].toUInt64(), file["alignment"].toUInt64());
+        QCOMPARE((*info)["data_offset"].toUInt64(), file["data_section_offset"].toUInt64());
+        QCOMPARE((*info)["tensor_count"].toUInt64(), file["n_tensors"].toUInt64());
+        QCOMPARE((*info)["metadata_count"].toUInt64(), file["n_kv"].toUInt64());
+        QCOMPARE((*info)["architecture"].text(), std::string("oracle"));
+        QCOMPARE((*info)["layers"].toUInt64(), uint64_t(0));
+        QCOMPARE((*info)["tensor_types"].size(), size_t(1));
+    }
+    // a vocabulary without tensors
+    const Run run = inspect({QStringLiteral("info"), fixture(QStringLiteral("ggml-vocab-llama-spm.gguf")), "--json"});
+    QCOMPARE(run.exitCode, 0);
+    const auto info = parsePythonJson(run.out);
+    QVERIFY(info);
+    QCOMPARE((*info)["architecture"].text(), std::string("llama"));
+    QCOMPARE((*info)["tensor_count"].toUInt64(), uint64_t(0));
+    QCOMPARE((*info)["parameter_count"].toUInt64(), uint64_t(0));
+    QVERIFY((*info)["tensor_types"].isObject());
+    QCOMPARE((*info)["tensor_types"].size(), size_t(0));
+}
+
+void TestInspectCli::tensorsJson()
+{
+    const auto manifest =
+        ExactJson::parse(readFile(kDataDir + QStringLiteral("/ggml-reference/manifest.json")).toStdString());
+    QVERIFY(manifest);
+    const QStringList keys{"index", "name", "type", "type_id", "dims", "elements", "bytes", "offset", "file_offset"};
+    for (const ExactJson &t : (*manifest)["tensors"].items()) {
+        const QString name = QString::fromStdString(t["file"].text());
+        const Run run = inspect({QStringLiteral("tensors"), fixture(name), QStringLiteral("--json")});
+        QCOMPARE(run.exitCode, 0);
+        const auto list = parsePythonJson(run.out);
+        QVERIFY(list && list->isArray());
+        QCOMPARE(list->items().size(), size_t(1));
+        const ExactJson &ours = list->items()[0];
+        QCOMPARE(jsonKeys(ours), keys);
+        QCOMPARE(ours["index"].toUInt64(), t["tensor_index"].toUInt64());
+        QCOMPARE(ours["name"].text(), t["tensor"].text());
+        QCOMPARE(QString::fromStdString(ours["type"].text()).toLower(),
+                 QString::fromStdString(t["ggml_type_name"].text()).toLower());
+        QCOMPARE(ours["type_id"].toUInt64(), t["ggml_type"].toUInt64());
+        QCOMPARE(ours["dims"].size(), t["dims"].size());
+        for (size_t d = 0; d < t["dims"].size(); ++d)
+            QCOMPARE(ours["dims"].items()[d].toUInt64(), t["dims"].items()[d].toUInt64());
+        QCOMPARE(ours["elements"].toUInt64(), t["n_elements"].toUInt64());
+        QCOMPARE(ours["bytes"].toUInt64(), t["n_bytes"].toUInt64());
+        QCOMPARE(ours["offset"].toUInt64(), t["data_offset_relative"].toUInt64());
+        QCOMPARE(ours["file_offset"].toUInt64(), t["data_offset"].toUInt64());
+    }
+}
+
+void TestInspectCli::vocabJson_data()
+{
+    QTest::addColumn<QString>("file");
+    QTest::addColumn<quint64>("count");
+    QTest::addColumn<quint64>("id");
+    QTest::addColumn<QString>("token");
+    QTest::addColumn<QString>("decoded");
+    QTest::addColumn<QString>("type");
+    QTest::newRow("sentencepiece byte token")
+        << "ggml-vocab-llama-spm.gguf" << quint64(32000) << quint64(13) << "<0x0A>"
+        << "\n"
+        << "byte";
+    QTest::newRow("sentencepiece word") << "ggml-vocab-llama-spm.gguf" << quint64(32000) << quint64(278)
+                                        << QString::fromUtf8("\u2581the") << " the"
+                                        << "normal";
+    QTest::newRow("gpt-2 byte level") << "ggml-vocab-gpt-2.gguf" << quint64(50257) << quint64(262)
+                                      << QString::fromUtf8("\u0120the") << " the"
+                                      << "normal";
+    QTest::newRow("gpt-2 control") << "ggml-vocab-gpt-2.gguf" << quint64(50257) << quint64(50256) << "<|endoftext|>"
+                                   << "<|endoftext|>"
+                                   << "control";
+    // llama.cpp's converter stores WordPiece continuations without their "##"
+    QTest::newRow("wordpiece continuation") << "ggml-vocab-bert-bge.gguf" << quint64(30522) << quint64(2075) << "ing"
+                                            << "ing"
+                                            << "normal";
+}
+
+void TestInspectCli::vocabJson()
+{
+    QFETCH(QString, file);
+    QFETCH(quint64, count);
+    QFETCH(quint64, id);
+    QFETCH(QString, token);
+    QFETCH(QString, decoded);
+    QFETCH(QString, type);
+    const Run run = inspect({QStringLiteral("vocab"), fixture(file), QStringLiteral("--json")});
+    QCOMPARE(run.exitCode, 0);
+    const auto vocab = parsePythonJson(run.out);
+    QVERIFY(vocab && vocab->isArray());
+    QCOMPARE(vocab->items().size(), size_t(count));
+    const ExactJson &entry = vocab->items()[id];
+    QCOMPARE(jsonKeys(entry), QStringList({"id", "token", "decoded", "type", "score"}));
+    QCOMPARE(entry["id"].toUInt64(), id);
+    QCOMPARE(QString::fromStdString(entry["token"].text()), token);
+    QCOMPARE(QString::fromStdString(entry["decoded"].text()), decoded);
+    QCOMPARE(QString::fromStdString(entry["type"].text()), type);
+
+    // token text and score must be what gguf_dump.py's reader sees in the arrays
+    const Run dump = inspect({QStringLiteral("dump"), fixture(file), QStringLiteral("--json-array")});
+    QCOMPARE(dump.exitCode, 0);
+    const auto doc = parsePythonJson(dump.out);
+    QVERIFY(doc);
+    const ExactJson &metadata = (*doc)["metadata"];
+    const ExactJson &tokens = metadata["tokenizer.ggml.tokens"]["value"];
+    const ExactJson &scores = metadata["tokenizer.ggml.scores"]["value"];
+    QCOMPARE(tokens.size(), size_t(count));
+    for (size_t i = 0; i < tokens.size(); ++i) {
+        QCOMPARE(vocab->items()[i]["token"].text(), tokens.items()[i].text());
+        if (scores.isArray())
+            QCOMPARE(vocab->items()[i]["score"].toDouble(), scores.items()[i].toDouble());
+        else
+            QVERIFY(vocab->items()[i]["score"].isNull());
+    }
+}
+
+void TestInspectCli::validateJson_data()
+{
+    QTest::addColumn<QString>("file");
+    QTest::addColumn<int>("exitCode");
+    QTest::addColumn<QString>("code");
+    QTest::addColumn<quint64>("offset");
+    QTest::newRow("clean file") << "q4_K.gguf" << 0 << QString() << quint64(0);
+    QTest::newRow("vocabulary") << "ggml-vocab-gpt-2.gguf" << 0 << QString() << quint64(0);
+    // the element type field of test.arr.nested (the pair starts at 1728)
+    QTest::newRow("nested array") << "metadata_all_types.gguf" << 1 << "nested_array" << quint64(1755);
+}
+
+void TestInspectCli::validateJson()
+{
+    QFETCH(QString, file);
+    QFETCH(int, exitCode);
+    QFETCH(QString, code);
+    QFETCH(quint64, offset);
+    const Run run = inspect({QStringLiteral("validate"), fixture(file), QStringLiteral("--json")});
+    QCOMPARE(run.exitCode, exitCode);
+    const auto findings = parsePythonJson(run.out);
+    QVERIFY(findings && findings->isArray());
+    bool found = code.isEmpty();
+    for (const ExactJson &f : findings->items()) {
+        QCOMPARE(jsonKeys(f), QStringList({"severity", "code", "offset", "message"}));
+        if (QString::fromStdString(f["code"].text()) == code) {
+            found = true;
+            QCOMPARE(f["severity"].text(), std::string("error"));
+            QCOMPARE(f["offset"].toUInt64(), offset);
+        }
+    }
+    QVERIFY(found);
+    if (code.isEmpty())
+        QCOMPARE(findings->items().size(), size_t(0));
+}
+
+void TestInspectCli::layoutCoversEveryByte_data()
+{
+    QTest::addColumn<QString>("file");
+    QTest::newRow("one tensor") << "q6_K.gguf";
+    QTest::newRow("no tensors") << "metadata_ggml_types.gguf";
+    QTest::newRow("vocabulary") << "ggml-vocab-bert-bge.gguf";
+}
+
+void TestInspectCli::layoutCoversEveryByte()
+{
+    QFETCH(QString, file);
+    const Run run = inspect({QStringLiteral("layout"), fixture(file), QStringLiteral("--json")});
+    QCOMPARE(run.exitCode, 0);
+    const auto regions = parsePythonJson(run.out);
+    QVERIFY(regions && regions->isArray() && regions->size() > 4);
+    uint64_t next = 0;
+    for (const ExactJson &r : regions->items()) {
+        QCOMPARE(jsonKeys(r), QStringList({"offset", "size", "kind", "label"}));
+        QCOMPARE(r["offset"].toUInt64(), next);
+        QVERIFY(r["size"].toUInt64().value_or(0) > 0);
+        next += *r["size"].toUInt64();
+    }
+    QCOMPARE(next, uint64_t(QFileInfo(fixture(file)).size()));
+    QCOMPARE(regions->items()[0]["kind"].text(), std::string("magic"));
+}
+
+void TestInspectCli::textOutput_data()
+{
+    QTest::addColumn<QStringList>("args");
+    QTest::addColumn<QString>("expected");
+    const QString q4 = fixture(QStringLiteral("q4_K.gguf"));
+    QTest::newRow("summary") << QStringList{q4} << "q4_K.weight";
+    QTest::newRow("info") << QStringList{"info", q4} << "llama.cpp would accept this file";
+    QTest::newRow("dump") << QStringList{"dump", q4} << "oracle.n_tensors";
+    QTest::newRow("tensors") << QStringList{"tensors", q4} << "Q4_K";
+    QTest::newRow("vocab") << QStringList{"vocab", fixture(QStringLiteral("ggml-vocab-llama-spm.gguf"))} << "<0x0A>";
+    QTest::newRow("validate") << QStringList{"validate", q4} << "llama.cpp would accept this file";
+    QTest::newRow("layout") << QStringList{"layout", q4} << "tensor_data";
+    QTest::newRow("validate refusal") << QStringList{"validate", fixture(QStringLiteral("metadata_all_types.gguf"))}
+                                      << "llama.cpp would refuse this file: ";
+}
+
+void TestInspectCli::textOutput()
+{
+    QFETCH(QStringList, args);
+    QFETCH(QString, expected);
+    const Run run = inspect(args);
+    QCOMPARE(run.exitCode, args.contains(QStringLiteral("validate")) && expected.contains("refuse") ? 1 : 0);
+    QVERIFY(run.err.isEmpty());
+    QVERIFY2(run.out.contains(expected.toUtf8()), run.out.left(400).constData());
+}
+
+void TestInspectCli::badInput_data()
+{
+    QTest::addColumn<QString>("path");
+    QTest::addColumn<QString>("pattern");
+    QVERIFY(m_tmp.isValid());
+    const QString empty = m_tmp.filePath(QStringLiteral("empty.gguf"));
+    QFile(empty).open(QIODevice::WriteOnly);
+    const QString png = m_tmp.filePath(QStringLiteral("picture.gguf"));
+    QFile pngFile(png);
+    QVERIFY(pngFile.open(QIODevice::WriteOnly));
+    pngFile.write(QByteArray::fromHex("89504e470d0a1a0a0000000d49484452"));
+    pngFile.close();
+    QTest::newRow("missing") << m_tmp.filePath(QStringLiteral("nope.gguf")) << "no such file$";
+    QTest::newRow("directory") << m_tmp.path() << "is a directory";
+    QTest::newRow("empty") << empty << "empty.*\\(offset 0\\)$";
+    QTest::newRow("png") << png << "PNG.*\\(offset 0\\)$";
+    QTest::newRow("device") << QStringLiteral("/dev/null") << "character device";
+}
+
+void TestInspectCli::badInput()
+{
+    QFETCH(QString, path);
+    QFETCH(QString, pattern);
+    for (const char *command : {"", "info", "dump", "tensors", "vocab", "validate", "layout"}) {
+        QStringList args{path, QStringLiteral("--json")};
+        if (*command)
+            args.prepend(QLatin1String(command));
+        const Run run = inspect(args);
+        verifyOneLineFailure(run);
+        if (QTest::currentTestFailed())
+            return;
+        const QString line = QString::fromUtf8(run.err).trimmed();
+        QVERIFY2(line.contains(path), qPrintable(line));
+        QVERIFY2(line.contains(QRegularExpression(pattern)), qPrintable(line));
+    }
+}
+
+void TestInspectCli::truncatedFile_data()
+{
+    QTest::addColumn<int>("keep");
+    QTest::addColumn<QString>("code");
+    QTest::newRow("counts without items") << 40 << "tensor_count_too_large";
+    QTest::newRow("inside a string length") << 100 << "truncated";
+    QTest::newRow("inside a string") << 150 << "string_past_end";
+    QTest::newRow("inside a tensor info") << 270 << "truncated";
+}
+
+void TestInspectCli::truncatedFile()
+{
+    QFETCH(int, keep);
+    QFETCH(QString, code);
+    QVERIFY(m_tmp.isValid());
+    const QString path = m_tmp.filePath(QStringLiteral("cut-%1.gguf").arg(keep));
+    QFile out(path);
+    QVERIFY(out.open(QIODevice::WriteOnly));
+    out.write(readFile(fixture(QStringLiteral("q4_K.gguf"))).left(keep));
+    out.close();
+    for (const char *command : {"info", "dump", "tensors", "vocab"}) {
+        verifyOneLineFailure(inspect({QLatin1String(command), path, QStringLiteral("--json")}));
+        if (QTest::currentTestFailed())
+            return;
+    }
+    // validate and layout still print what was read
+    const Run validate = inspect({QStringLiteral("validate"), path, QStringLiteral("--json")});
+    QCOMPARE(validate.exitCode, 1);
+    const auto findings = parsePythonJson(validate.out);
+    QVERIFY(findings && findings->size() >= 1);
+    const ExactJson &last = findings->items().back();
+    QCOMPARE(QString::fromStdString(last["code"].text()), code);
+    QVERIFY(last["offset"].toUInt64().value_or(UINT64_MAX) <= uint64_t(keep));
+    const Run layout = inspect({QStringLiteral("layout"), path, QStringLiteral("--json")});
+    QCOMPARE(layout.exitCode, 1);
+    QCOMPARE(layout.err.count('\n'), 1);
+    const auto regions = parsePythonJson(layout.out);
+    QVERIFY(regions && regions->size() >= 2);
+    const ExactJson &tail = regions->items().back();
+    QCOMPARE(tail["kind"].text(), std::string("unparsed"));
+    QCOMPARE(tail["offset"].toUInt64().value_or(0) + tail["size"].toUInt64().value_or(0), uint64_t(keep));
+}
+
+void TestInspectCli::usage_data()
+{
+    QTest::addColumn<QStringList>("args");
+    QTest::addColumn<int>("exitCode");
+    const QString q4 = fixture(QStringLiteral("q4_K.gguf"));
+    QTest::newRow("no arguments") << QStringList{} << 2;
+    QTest::newRow("command without file") << QStringList{"info"} << 2;
+    QTest::newRow("unknown command") << QStringList{"frobnicate", q4} << 2;
+    QTest::newRow("unknown option") << QStringList{"info", q4, "--bogus"} << 2;
+    QTest::newRow("extra argument") << QStringList{"tensors", q4, q4} << 2;
+    QTest::newRow("json-array outside dump") << QStringList{"info", q4, "--json-array"} << 2;
+    QTest::newRow("dequant without -o") << QStringList{"dequant", q4, "q4_K.weight"} << 2;
+    QTest::newRow("dequant of a missing tensor") << QStringList{"dequant", q4, "nope", "-o", "/dev/null"} << 2;
+    QTest::newRow("dequant over its own input") << QStringList{"dequant", q4, "q4_K.weight", "-o", q4} << 2;
+    QTest::newRow("stats of a missing tensor") << QStringList{"stats", q4, "nope"} << 2;
+    QTest::newRow("stats with zero bins") << QStringList{"stats", q4, "--bins", "0"} << 2;
+    QTest::newRow("stats with bins not a number") << QStringList{"stats", q4, "--bins", "many"} << 2;
+    QTest::newRow("help") << QStringList{"--help"} << 0;
+    QTest::newRow("version") << QStringList{"--version"} << 0;
+}
+
+void TestInspectCli::usage()
+{
+    QFETCH(QStringList, args);
+    QFETCH(int, exitCode);
+    const Run run = inspect(args);
+    QCOMPARE(run.exitCode, exitCode);
+    if (exitCode == 0) {
+        QVERIFY(run.out.contains("gguf-inspect"));
+        QVERIFY(run.err.isEmpty());
+    } else {
+        QVERIFY(run.out.isEmpty());
+        QVERIFY(run.err.startsWith("gguf-inspect: "));
+    }
+}
+
+// Every reference tensor, written raw and as .npy, must hold ggml's own float32 values bit for bit.
+void TestInspectCli::dequantMatchesReference_data()
+{
+    QTest::addColumn<QString>("name");
+    QTest::addColumn<bool>("npy");
+    const QStringList files = QDir(kDataDir + QStringLiteral("/ggml-reference")).entryList({"*.gguf"});
+    for (const QString &f : files) {
+        if (f.startsWith(QStringLiteral("metadata")))
+            continue;
+        const QString base = f.chopped(5);
+        QTest::newRow(qPrintable(base + QStringLiteral(" raw"))) << base << false;
+        QTest::newRow(qPrintable(base + QStringLiteral(" npy"))) << base << true;
+    }
+}
+
+void TestInspectCli::dequantMatchesReference()
+{
+    QFETCH(QString, name);
+    QFETCH(bool, npy);
+    QTemporaryDir dir;
+    QVERIFY(dir.isValid());
+    const QString out = dir.filePath(name + (npy ? QStringLiteral(".npy") : QStringLiteral(".f32")));
+    const Run run = inspect({QStringLiteral("dequant"), fixture(name + QStringLiteral(".gguf")),
+                             name + QStringLiteral(".weight"), QStringLiteral("-o"), out});
+    QCOMPARE(run.exitCode, 0);
+    QByteArray ours = readFile(out);
+    const QByteArray reference = readFile(fixture(name + QStringLiteral(".f32")));
+    QVERIFY(!reference.isEmpty());
+    if (npy) {
+        QVERIFY(ours.startsWith(QByteArray("\x93NUMPY\x01\x00", 8)));
+        const int headerLength = static_cast<uint8_t>(ours[8]) | (static_cast<uint8_t>(ours[9]) << 8);
+        QCOMPARE((10 + headerLength) % 64, 0);
+        const QByteArray header = ours.mid(10, headerLength);
+        QVERIFY(header.contains("'descr': '<f4'"));
+        QVERIFY(header.contains("'fortran_order': False"));
+        // NumPy's shape is the GGUF dims reversed: rows first
+        const auto tensors = parsePythonJson(
+            inspect({QStringLiteral("tensors"), fixture(name + QStringLiteral(".gguf")), QStringLiteral("--json")}).out);
+        QVERIFY(tensors);
+        const ExactJson &dims = tensors->items()[0]["dims"];
+        QString shape = QStringLiteral("(");
+        for (size_t d = dims.size(); d-- > 0;)
+            shape += QString::number(dims.items()[d].toUInt64().value_or(UINT64_MAX)) + (d ? QStringLiteral(", ") : QString());
+        QVERIFY2(header.contains(("'shape': " + shape + ")").toUtf8()), header.constData());
+        ours = ours.mid(10 + headerLength);
+    }
+    QCOMPARE(ours.size(), reference.size());
+    QVERIFY(ours == reference);
+}
+
+void TestInspectCli::statsJson_data()
+{
+    QTest::addColumn<QString>("name");
+    QTest::addColumn<int>("bins");
+    for (const char *n : {"f32", "f16", "q4_0", "q8_0", "q4_K", "q6_K", "iq2_xxs", "tq1_0", "mxfp4", "nvfp4"})
+        QTest::newRow(n) << QString::fromLatin1(n) << 17;
+}
+
+void TestInspectCli::statsJson()
+{
+    QFETCH(QString, name);
+    QFETCH(int, bins);
+    const Run run = inspect({QStringLiteral("stats"), fixture(name + QStringLiteral(".gguf")), QStringLiteral("--bins"),
+                             QString::number(bins), QStringLiteral("--json")});
+    QCOMPARE(run.exitCode, 0);
+    const auto list = parsePythonJson(run.out);
+    QVERIFY(list && list->isArray());
+    QCOMPARE(list->items().size(), size_t(1));
+    const ExactJson &s = list->items()[0];
+    QCOMPARE(jsonKeys(s), (QStringList{"name", "count", "min", "max", "mean", "std", "zeros", "nan", "inf", "histogram"}));
+    QCOMPARE(jsonKeys(s["histogram"]), (QStringList{"lo", "hi", "counts"}));
+    // compare with the reference values, NaN and ±Inf left out
+    const QByteArray raw = readFile(fixture(name + QStringLiteral(".f32")));
+    std::vector<float> values(static_cast<size_t>(raw.size()) / 4);
+    std::memcpy(values.data(), raw.constData(), values.size() * 4);
+    uint64_t nan = 0, inf = 0, zeros = 0, finite = 0;
+    double mn = INFINITY, mx = -INFINITY;
+    for (float v : values) {
+        if (std::isnan(v)) {
+            ++nan;
+        } else if (std::isinf(v)) {
+            ++inf;
+        } else {
+            ++finite;
+            zeros += v == 0.0f;
+            mn = std::min<double>(mn, v);
+            mx = std::max<double>(mx, v);
+        }
+    }
+    QCOMPARE(s["name"].text(), (name + QStringLiteral(".weight")).toStdString());
+    QCOMPARE(s["count"].toUInt64().value_or(UINT64_MAX), uint64_t(values.size()));
+    QCOMPARE(s["nan"].toUInt64().value_or(UINT64_MAX), nan);
+    QCOMPARE(s["inf"].toUInt64().value_or(UINT64_MAX), inf);
+    QCOMPARE(s["zeros"].toUInt64().value_or(UINT64_MAX), zeros);
+    QCOMPARE(s["min"].toDouble().value_or(NAN), mn);
+    QCOMPARE(s["max"].toDouble().value_or(NAN), mx);
+    QCOMPARE(s["histogram"]["counts"].size(), size_t(bins));
+    uint64_t binned = 0;
+    for (const ExactJson &c : s["histogram"]["counts"].items())
+        binned += c.toUInt64().value_or(0);
+    QCOMPARE(binned, finite);
+}
+
+QTEST_GUILESS_MAIN(TestInspectCli)
+#include "tst_inspect_cli.moc"

@@ -1,0 +1,310 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
+#include "core/dequantize.h"
+#include "core/ggml_types.h"
+#include "core/gguf_file.h"
+#include "core/heatmap.h"
+#include "core/tensor_stats.h"
+
+#include <QFile>
+#include <QTest>
+
+#include <algorithm>
+#include <cmath>
+#include <cstring>
+#include <limits>
+#include <random>
+#include <vector>
+
+using namespace gguf;
+
+namespace {
+
+std::vector<uint8_t> asBytes(const std::vector<float> &values)
+{
+    std::vector<uint8_t> bytes(values.size() * 4);
+    std::memcpy(bytes.data(), values.data(), bytes.size());
+    return bytes;
+}
+
+TensorData f32Data(const std::vector<uint8_t> &bytes)
+{
+    TensorData d;
+    d.typeId = 0;
+    d.bytes = bytes;
+    d.elements = bytes.size() / 4;
+    return d;
+}
+
+// Exact nearest-rank-interpolated percentile of sorted finite values (the estimator's target).
+double exactPercentile(const std::vector<float> &sorted, double level)
+{
+    const double pos = level / 100.0 * static_cast<double>(sorted.size() - 1);
+    const auto lo = static_cast<size_t>(std::floor(pos));
+    const size_t hi = std::min(lo + 1, sorted.size() - 1);
+    return sorted[lo] + (pos - static_cast<double>(lo)) * (sorted[hi] - sorted[lo]);
+}
+
+} // namespace
+
+class TestTensorStats : public QObject {
+    Q_OBJECT
+
+private slots:
+    void knownValues();
+    void chosenRangeHistogramIsExact();
+    void automaticHistogramExactForRepresentableValues();
+    void nonFiniteValuesAreCountedAndExcluded();
+    void resultDoesNotDependOnThreadsOrChunks_data();
+    void resultDoesNotDependOnThreadsOrChunks();
+    void percentilesWithinStatedBound();
+    void cancelStopsTheJob();
+    void quantizedTensorMatchesReferenceValues();
+    void unsupportedTypeIsRefused();
+    void heatmapTiles();
+};
+
+void TestTensorStats::knownValues()
+{
+    std::vector<float> v(1000);
+    for (size_t i = 0; i < v.size(); ++i)
+        v[i] = static_cast<float>(i);
+    const auto bytes = asBytes(v);
+    TensorStatistics s;
+    QCOMPARE(computeStatistics(f32Data(bytes), {}, s), StatsStatus::Ok);
+    QCOMPARE(s.count, uint64_t(1000));
+    QCOMPARE(s.finite, uint64_t(1000));
+    QCOMPARE(s.min, 0.0);
+    QCOMPARE(s.max, 999.0);
+    QCOMPARE(s.mean, 499.5);
+    QVERIFY(std::fabs(s.std - std::sqrt((1000.0 * 1000.0 - 1.0) / 12.0)) < 1e-9);
+    QCOMPARE(s.zeros, uint64_t(1));
+    QCOMPARE(s.nan + s.posInf + s.negInf, uint64_t(0));
+}
+
+void TestTensorStats::chosenRangeHistogramIsExact()
+{
+    std::vector<float> v(1000);
+    for (size_t i = 0; i < v.size(); ++i)
+        v[i] = static_cast<float>(i) + 0.25f;
+    v.push_back(-5.0f);   // below
+    v.push_back(2000.0f); // above
+    const auto bytes = asBytes(v);
+    StatsOptions opt;
+    opt.bins = 10;
+    opt.range = std::make_pair(0.0, 1000.0);
+    TensorStatistics s;
+    QCOMPARE(computeStatistics(f32Data(bytes), opt, s), StatsStatus::Ok);
+    QVERIFY(s.histogram.exact);
+    QCOMPARE(s.histogram.counts.size(), size_t(10));
+    for (uint64_t c : s.histogram.counts)
+        QCOMPARE(c, uint64_t(100));
+    QCOMPARE(s.histogram.below, uint64_t(1));
+    QCOMPARE(s.histogram.above, uint64_t(1));
+}
+
+void TestTensorStats::automaticHistogramExactForRepresentableValues()
+{
+    // halves from -8 to +7.5 are exact in bfloat16, so binning by the 16-bit key is exact
+    std::vector<float> v;
+    for (int rep = 0; rep < 3; ++rep)
+        for (int i = -16; i < 16; ++i)
+            v.push_back(static_cast<float>(i) * 0.5f);
+    const auto bytes = asBytes(v);
+    StatsOptions opt;
+    opt.bins = 4;
+    TensorStatistics s;
+    QCOMPARE(computeStatistics(f32Data(bytes), opt, s), StatsStatus::Ok);
+    QCOMPARE(s.histogram.lo, -8.0);
+    QCOMPARE(s.histogram.hi, 7.5);
+    // the expected counts come from binning the values directly
+    uint64_t total = 0;
+    std::vector<uint64_t> manual(4, 0);
+    for (float x : v)
+        ++manual[std::min<size_t>(3, static_cast<size_t>((x + 8.0) / 15.5 * 4))];
+    for (size_t b = 0; b < 4; ++b) {
+        QCOMPARE(s.histogram.counts[b], manual[b]);
+        total += s.histogram.counts[b];
+    }
+    QCOMPARE(total, uint64_t(v.size()));
+}
+
+void TestTensorStats::nonFiniteValuesAreCountedAndExcluded()
+{
+    const float inf = std::numeric_limits<float>::infinity();
+    const std::vector<float> v = {1.0f, std::nanf(""), -inf, inf, inf, 3.0f, 0.0f, -0.0f};
+    const auto bytes = asBytes(v);
+    TensorStatistics s;
+    QCOMPARE(computeStatistics(f32Data(bytes), {}, s), StatsStatus::Ok);
+    QCOMPARE(s.nan, uint64_t(1));
+    QCOMPARE(s.negInf, uint64_t(1));
+    QCOMPARE(s.posInf, uint64_t(2));
+    QCOMPARE(s.finite, uint64_t(4));
+    QCOMPARE(s.zeros, uint64_t(2));
+    QCOMPARE(s.min, 0.0);
+    QCOMPARE(s.max, 3.0);
+    QCOMPARE(s.mean, 1.0);
+    uint64_t inHistogram = 0;
+    for (uint64_t c : s.histogram.counts)
+        inHistogram += c;
+    QCOMPARE(inHistogram, uint64_t(4));
+}
+
+void TestTensorStats::resultDoesNotDependOnThreadsOrChunks_data()
+{
+    QTest::addColumn<unsigned>("threads");
+    QTest::addColumn<quint64>("chunk");
+    QTest::newRow("1 thread, 256") << 1u << quint64(256);
+    QTest::newRow("2 threads, 256") << 2u << quint64(256);
+    QTest::newRow("4 threads, 4096") << 4u << quint64(4096);
+    QTest::newRow("all, default") << 0u << quint64(1u << 20);
+}
+
+void TestTensorStats::resultDoesNotDependOnThreadsOrChunks()
+{
+    QFETCH(unsigned, threads);
+    QFETCH(quint64, chunk);
+    std::mt19937 rng(42);
+    std::normal_distribution<float> dist(0.0f, 0.02f);
+    std::vector<float> v(100000);
+    for (float &x : v)
+        x = dist(rng);
+    const auto bytes = asBytes(v);
+    StatsOptions base;
+    base.threads = 1;
+    base.chunkElements = 100352;
+    TensorStatistics ref, s;
+    QCOMPARE(computeStatistics(f32Data(bytes), base, ref), StatsStatus::Ok);
+    StatsOptions opt;
+    opt.threads = threads;
+    opt.chunkElements = chunk;
+    QCOMPARE(computeStatistics(f32Data(bytes), opt, s), StatsStatus::Ok);
+    QCOMPARE(s.min, ref.min);
+    QCOMPARE(s.max, ref.max);
+    QCOMPARE(s.histogram.counts, ref.histogram.counts);
+    QCOMPARE(s.percentiles, ref.percentiles);
+    // chunking changes the summation order only: agreement to ~1e-12 relative
+    QVERIFY(std::fabs(s.mean - ref.mean) <= 1e-12 * std::max(1.0, std::fabs(ref.mean)) + 1e-15);
+    QVERIFY(std::fabs(s.std - ref.std) <= 1e-10 * ref.std);
+}
+
+void TestTensorStats::percentilesWithinStatedBound()
+{
+    std::mt19937 rng(7);
+    std::normal_distribution<float> dist(0.1f, 1.0f);
+    std::vector<float> v(200000);
+    for (float &x : v)
+        x = dist(rng);
+    const auto bytes = asBytes(v);
+    TensorStatistics s;
+    QCOMPARE(computeStatistics(f32Data(bytes), {}, s), StatsStatus::Ok);
+    std::vector<float> sorted = v;
+    std::sort(sorted.begin(), sorted.end());
+    for (size_t q = 0; q < kPercentileLevels.size(); ++q) {
+        const double exact = exactPercentile(sorted, kPercentileLevels[q]);
+        QVERIFY2(s.percentileError[q] > 0, "a bound is reported");
+        QVERIFY2(std::fabs(s.percentiles[q] - exact) <= s.percentileError[q],
+                 qPrintable(QString("p%1: %2 vs exact %3 (bound %4)")
+                                .arg(kPercentileLevels[q]).arg(s.percentiles[q]).arg(exact).arg(s.percentileError[q])));
+        // the bound is the bucket width: at most 2^-7 of the value's magnitude
+        QVERIFY(s.percentileError[q] <= std::fabs(exact) / 64.0 + 1e-30);
+    }
+}
+
+void TestTensorStats::cancelStopsTheJob()
+{
+    std::vector<float> v(1 << 16, 1.0f);
+    const auto bytes = asBytes(v);
+    StatsOptions opt;
+    opt.chunkElements = 256;
+    opt.threads = 1;
+    uint64_t calls = 0;
+    opt.progress = [&](uint64_t, uint64_t) { return ++calls < 3; };
+    TensorStatistics s;
+    QCOMPARE(computeStatistics(f32Data(bytes), opt, s), StatsStatus::Cancelled);
+    QCOMPARE(calls, uint64_t(3)); // no chunk starts after the callback said stop
+}
+
+void TestTensorStats::quantizedTensorMatchesReferenceValues()
+{
+    const QString dir = QStringLiteral(GGUF_TEST_DATA_DIR "/ggml-reference/");
+    const OpenResult r = GgufFile::open((dir + "q4_K.gguf").toStdString());
+    QVERIFY(r.file);
+    QFile ref(dir + "q4_K.f32");
+    QVERIFY(ref.open(QIODevice::ReadOnly));
+    const QByteArray raw = ref.readAll();
+    std::vector<float> values(static_cast<size_t>(raw.size()) / 4);
+    std::memcpy(values.data(), raw.constData(), values.size() * 4);
+    const TensorInfo &t = r.file->tensors()[0];
+    TensorStatistics s;
+    StatsOptions opt;
+    opt.chunkElements = 512;
+    QCOMPARE(computeStatistics(tensorData(*r.file, t), opt, s), StatsStatus::Ok);
+    QCOMPARE(s.count, uint64_t(values.size()));
+    QCOMPARE(s.min, static_cast<double>(*std::min_element(values.begin(), values.end())));
+    QCOMPARE(s.max, static_cast<double>(*std::max_element(values.begin(), values.end())));
+    double sum = 0;
+    for (float x : values)
+        sum += x;
+    QVERIFY(std::fabs(s.mean - sum / static_cast<double>(values.size())) < 1e-9);
+    QCOMPARE(s.zeros, uint64_t(std::count(values.begin(), values.end(), 0.0f)));
+}
+
+void TestTensorStats::unsupportedTypeIsRefused()
+{
+    std::vector<uint8_t> bytes(64);
+    TensorData d;
+    d.typeId = 4; // Q4_2, removed
+    d.bytes = bytes;
+    d.elements = 32;
+    TensorStatistics s;
+    QCOMPARE(computeStatistics(d, {}, s), StatsStatus::Unsupported);
+    Heatmap h;
+    QCOMPARE(computeHeatmap(d, 32, {}, h), StatsStatus::Unsupported);
+}
+
+void TestTensorStats::heatmapTiles()
+{
+    // 100 rows × 60 columns, value = row − column
+    const uint64_t rows = 100, cols = 60;
+    std::vector<float> v(rows * cols);
+    for (uint64_t y = 0; y < rows; ++y)
+        for (uint64_t x = 0; x < cols; ++x)
+            v[y * cols + x] = static_cast<float>(y) - static_cast<float>(x);
+    const auto bytes = asBytes(v);
+    HeatmapOptions opt;
+    opt.rows = 10;
+    opt.cols = 6;
+    Heatmap h;
+    QCOMPARE(computeHeatmap(f32Data(bytes), cols, opt, h), StatsStatus::Ok);
+    QCOMPARE(h.gridRows, 10u);
+    QCOMPARE(h.gridCols, 6u);
+    for (uint32_t r = 0; r < h.gridRows; ++r)
+        for (uint32_t c = 0; c < h.gridCols; ++c) {
+            double sum = 0, sumAbs = 0, sumSq = 0, maxAbs = 0;
+            uint64_t n = 0;
+            for (uint64_t y = h.rowStart(r); y < h.rowStart(r + 1); ++y)
+                for (uint64_t x = h.colStart(c); x < h.colStart(c + 1); ++x) {
+                    const double val = v[y * cols + x];
+                    sum += val;
+                    sumAbs += std::fabs(val);
+                    sumSq += val * val;
+                    maxAbs = std::max(maxAbs, std::fabs(val));
+                    ++n;
+                }
+            const size_t i = size_t(r) * h.gridCols + c;
+            const double mean = sum / static_cast<double>(n);
+            QCOMPARE(h.mean[i], static_cast<float>(mean));
+            QCOMPARE(h.meanAbs[i], static_cast<float>(sumAbs / static_cast<double>(n)));
+            QCOMPARE(h.maxAbs[i], static_cast<float>(maxAbs));
+            QVERIFY(std::fabs(h.std[i] - std::sqrt(sumSq / static_cast<double>(n) - mean * mean)) < 1e-4);
+        }
+    // a grid larger than the tensor is clipped to it
+    opt.rows = 1000;
+    opt.cols = 1000;
+    QCOMPARE(computeHeatmap(f32Data(bytes), cols, opt, h), StatsStatus::Ok);
+    QCOMPARE(h.gridRows, 100u);
+    QCOMPARE(h.gridCols, 60u);
+}
+
+QTEST_GUILESS_MAIN(TestTensorStats)
+#include "tst_tensor_stats.moc"
