@@ -1,6 +1,8 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 #include "core/mapped_file.h"
 
+#include "core/mapping_guard.h"
+
 #include <algorithm>
 #include <cerrno>
 #include <cstring>
@@ -26,6 +28,7 @@ Error openError(ErrorKind kind, const std::string &path, const std::string &why)
 
 MappedFile::~MappedFile()
 {
+    mapping_guard::remove(m_guardSlot);
     if (m_mapped && m_data)
         ::munmap(const_cast<uint8_t *>(m_data), static_cast<size_t>(m_size));
 }
@@ -69,6 +72,9 @@ std::shared_ptr<MappedFile> MappedFile::open(const std::string &path, Error &err
     auto file = std::shared_ptr<MappedFile>(new MappedFile());
     file->m_path = path;
     file->m_size = static_cast<uint64_t>(st.st_size);
+    file->m_device = static_cast<uint64_t>(st.st_dev);
+    file->m_inode = static_cast<uint64_t>(st.st_ino);
+    file->m_mtimeNs = static_cast<int64_t>(st.st_mtim.tv_sec) * 1000000000 + st.st_mtim.tv_nsec;
     if (file->m_size > 0) {
         void *p = ::mmap(nullptr, static_cast<size_t>(file->m_size), PROT_READ, MAP_PRIVATE, fd, 0);
         if (p == MAP_FAILED) {
@@ -78,6 +84,7 @@ std::shared_ptr<MappedFile> MappedFile::open(const std::string &path, Error &err
         }
         file->m_data = static_cast<const uint8_t *>(p);
         file->m_mapped = true;
+        file->m_guardSlot = mapping_guard::add(p, static_cast<size_t>(file->m_size));
     }
     ::close(fd);
     return file;
@@ -103,6 +110,20 @@ void MappedFile::releasePages(uint64_t offset, uint64_t size) const
     const uint64_t last = end / page * page;
     if (last > first)
         ::madvise(const_cast<uint8_t *>(m_data) + first, static_cast<size_t>(last - first), MADV_DONTNEED);
+}
+
+bool MappedFile::changedOnDisk() const
+{
+    if (!m_mapped)
+        return false;
+    if (mapping_guard::faulted(m_guardSlot))
+        return true;
+    struct stat st {};
+    if (::stat(m_path.c_str(), &st) != 0)
+        return true;
+    const int64_t mtime = static_cast<int64_t>(st.st_mtim.tv_sec) * 1000000000 + st.st_mtim.tv_nsec;
+    return static_cast<uint64_t>(st.st_size) != m_size || static_cast<uint64_t>(st.st_ino) != m_inode ||
+           static_cast<uint64_t>(st.st_dev) != m_device || mtime != m_mtimeNs;
 }
 
 uint64_t MappedFile::currentDiskSize() const

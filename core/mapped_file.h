@@ -32,6 +32,11 @@ public:
     const std::string &path() const { return m_path; }
     bool isMapped() const { return m_mapped; }
 
+    /// True once the file was seen to change under the mapping: a page past its new end was touched
+    /// (and read as zeros instead of crashing the program with SIGBUS), or the path now names a file
+    /// of another size, modification time or identity (replaced), or nothing (deleted).
+    bool changedOnDisk() const;
+
     /// Current size of the file on disk (re-checked with stat); equals size() for buffers.
     /// Used to notice a file that was truncated or replaced while it is open.
     uint64_t currentDiskSize() const;
@@ -49,6 +54,9 @@ private:
     uint64_t m_size = 0;
     bool m_mapped = false;
     std::vector<uint8_t> m_buffer;
+    int m_guardSlot = -1; ///< slot in the SIGBUS guard's table of mappings
+    uint64_t m_device = 0, m_inode = 0; ///< identity at open, to notice a replaced file
+    int64_t m_mtimeNs = 0;
 };
 
 } // namespace gguf
