@@ -1,8 +1,9 @@
 #!/usr/bin/env bash
 # SPDX-License-Identifier: GPL-3.0-or-later
 # Installs what is missing, builds every target and runs every test with CTest under the offscreen
-# Qt platform: first the normal configuration, then the AddressSanitizer + UBSan one.
-#   scripts/test.sh            both configurations
+# Qt platform: first the normal configuration, then the AddressSanitizer + UBSan one, then a
+# 60-second libFuzzer run over the read path (scripts/fuzz.sh).
+#   scripts/test.sh            all three
 #   scripts/test.sh --quick    the normal configuration only
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -33,5 +34,7 @@ if [ "$quick" -eq 0 ]; then
   export ASAN_OPTIONS=detect_leaks=0:abort_on_error=1
   export UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1
   run_config build/asan -DCMAKE_BUILD_TYPE=Debug -DGGUF_SANITIZE=ON
+  echo "== fuzz (60 s)"
+  bash scripts/fuzz.sh 60
 fi
 echo "All tests passed."

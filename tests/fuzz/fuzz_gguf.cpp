@@ -1,0 +1,81 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
+// libFuzzer target over the whole read path: parse, byte map, validation, metadata values (arrays
+// included), vocabulary index, and dequantization + statistics + heatmap of every tensor found.
+// Built with clang by scripts/fuzz.sh; the same function is replayed over the seed corpus and the
+// regression inputs by the tst_fuzz_replay test in every normal build.
+#include "core/byte_map.h"
+#include "core/dequantize.h"
+#include "core/gguf_file.h"
+#include "core/heatmap.h"
+#include "core/tensor_stats.h"
+#include "core/vocabulary.h"
+
+#include <algorithm>
+#include <cstdint>
+#include <vector>
+
+namespace {
+
+// Touches a value the way the views do (display text, array elements at both ends).
+uint64_t touchValue(const gguf::Value &v)
+{
+    uint64_t sink = v.toDisplayString(64).size();
+    if (v.type() != gguf::ValueType::Array)
+        return sink + v.toUInt().value_or(0);
+    const gguf::ArrayRef a = v.array();
+    const uint64_t n = a.size();
+    for (uint64_t i : {uint64_t(0), n / 2, n ? n - 1 : 0})
+        if (i < n)
+            sink += touchValue(a.at(i));
+    return sink;
+}
+
+} // namespace
+
+extern "C" int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
+{
+    gguf::OpenResult r = gguf::GgufFile::openBuffer(std::vector<uint8_t>(data, data + size), "fuzz-input");
+    if (!r.file)
+        return 0;
+    const gguf::GgufFile &f = *r.file;
+    uint64_t sink = f.findings().size() + f.llamaCppAccepts();
+    sink += f.parameterCount() + f.layerCount() + f.contextLength().value_or(0) + f.vocabSize().value_or(0);
+
+    const gguf::ByteMap map(f);
+    for (const gguf::Region &region : map.regions())
+        sink += map.label(region).size();
+    sink += map.regionAt(size / 2) != nullptr;
+
+    for (const gguf::MetadataEntry &e : f.metadata())
+        sink += touchValue(e.value);
+
+    const gguf::Vocabulary vocab(f);
+    for (uint64_t id = 0; id < std::min<uint64_t>(vocab.size(), 32); ++id)
+        sink += vocab.decoded(id).size() + vocab.type(id).value_or(0) + static_cast<uint64_t>(vocab.score(id).value_or(0));
+    sink += vocab.merge(vocab.mergeCount() ? vocab.mergeCount() - 1 : 0).size();
+
+    // decode at most 64k elements per input so each run stays fast
+    uint64_t budget = uint64_t(1) << 16;
+    for (const gguf::TensorInfo &t : f.tensors()) {
+        if (!gguf::canDequantize(t.typeId) || !t.dataInFile || !t.sizeFromType || t.elements > budget)
+            continue;
+        budget -= t.elements;
+        const gguf::TensorData d = gguf::tensorData(f, t);
+        gguf::StatsOptions options;
+        options.threads = 1;
+        options.bins = 16;
+        gguf::TensorStatistics stats;
+        gguf::computeStatistics(d, options, stats);
+        sink += stats.count;
+        gguf::HeatmapOptions heat;
+        heat.threads = 1;
+        heat.rows = heat.cols = 8;
+        gguf::Heatmap h;
+        gguf::computeHeatmap(d, t.ne[0], heat, h);
+        std::vector<float> slice(static_cast<size_t>(std::min<uint64_t>(t.elements, 100)));
+        gguf::dequantizeRange(t.typeId, d.bytes, t.elements, t.elements - slice.size(), slice);
+    }
+    volatile uint64_t keep = sink;
+    (void)keep;
+    return 0;
+}
