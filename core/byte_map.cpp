@@ -65,9 +65,13 @@ ByteMap::ByteMap(const GgufFile &file) : m_file(file)
 {
     const uint64_t lenSize = file.v1() ? 4 : 8;
     add(0, 4, RegionKind::Magic);
-    add(4, 4, RegionKind::Version);
-    add(file.tensorCountOffset(), lenSize, RegionKind::TensorCount);
-    add(file.kvCountOffset(), lenSize, RegionKind::KvCount);
+    // header fields only as far as they were read: a file cut inside the header ends unparsed
+    if (file.version() != 0)
+        add(4, 4, RegionKind::Version);
+    if (file.headerEnd() != 0) {
+        add(file.tensorCountOffset(), lenSize, RegionKind::TensorCount);
+        add(file.kvCountOffset(), lenSize, RegionKind::KvCount);
+    }
     if (file.headerLayout() == HeaderLayout::Extended) {
         const uint64_t at = file.kvCountOffset() + lenSize;
         add(at, 4, RegionKind::HeaderAlignment);

@@ -188,6 +188,12 @@ uint32_t GgufFile::layerCount() const
     return static_cast<uint32_t>(maxLayer + 1);
 }
 
+size_t GgufFile::builtArrayIndexCount() const
+{
+    std::lock_guard<std::mutex> lock(m_indexMutex);
+    return m_arrayIndexes.size();
+}
+
 const std::vector<uint64_t> &GgufFile::arrayIndex(const ArrayRef &array) const
 {
     std::lock_guard<std::mutex> lock(m_indexMutex);

@@ -159,6 +159,8 @@ public:
 
     // --- internal: lazy element index of string and nested arrays (thread-safe)
     const std::vector<uint64_t> &arrayIndex(const ArrayRef &array) const;
+    /// How many of those indexes have been built so far (each is built on first element access).
+    size_t builtArrayIndexCount() const;
     bool v1() const { return m_version == 1; }
 
 private:

@@ -19,6 +19,9 @@ constexpr uint64_t kMaxAlignment = uint64_t(1) << 20;
 constexpr uint64_t kMaxTensorName = 64; // GGML_MAX_NAME
 constexpr uint32_t kMaxDims = 4;
 constexpr int kMaxNesting = 8;
+// Items reserved up front: a count is only a claim until its items are read, and a large file can
+// back a claim of millions (a reservation for it would be gigabytes).
+constexpr uint64_t kMaxReserve = 4096;
 
 uint64_t alignUp(uint64_t v, uint64_t a)
 {
@@ -333,7 +336,7 @@ bool GgufParser::walkValue(ValueType type, int depth, const std::string &outer, 
 bool GgufParser::readMetadata()
 {
     auto &entries = m_file.m_metadata;
-    entries.reserve(static_cast<size_t>(m_file.m_declaredKvs));
+    entries.reserve(static_cast<size_t>(std::min(m_file.m_declaredKvs, kMaxReserve)));
     for (uint64_t i = 0; i < m_file.m_declaredKvs; ++i) {
         if (!reportProgress())
             return false;
@@ -408,7 +411,7 @@ void GgufParser::checkAlignmentKey(const MetadataEntry &entry)
 bool GgufParser::readTensorInfos()
 {
     auto &tensors = m_file.m_tensors;
-    tensors.reserve(static_cast<size_t>(m_file.m_declaredTensors));
+    tensors.reserve(static_cast<size_t>(std::min(m_file.m_declaredTensors, kMaxReserve)));
     for (uint64_t i = 0; i < m_file.m_declaredTensors; ++i) {
         if (!reportProgress())
             return false;
@@ -522,19 +525,11 @@ void GgufParser::layOutData()
                 "the data region would start at " + formatOffset(f.m_dataOffset) + ", past the end of the file (" +
                     std::to_string(m_size) + " bytes)");
 
-    // ggml: each offset must equal the running sum of the previous sizes padded to the alignment
-    uint64_t expected = 0;
-    for (TensorInfo &t : tensors) {
+    for (TensorInfo &t : tensors)
         t.fileOffset = t.relativeOffset > UINT64_MAX - f.m_dataOffset ? UINT64_MAX : f.m_dataOffset + t.relativeOffset;
-        if (t.relativeOffset != expected)
-            finding(Severity::Error, "tensor_offset_mismatch", t.offsetFieldOffset,
-                    "tensor " + quoted(t.name) + " has offset " + std::to_string(t.relativeOffset) +
-                        "; ggml expects " + std::to_string(expected) +
-                        " (the previous tensors' sizes, each padded to the alignment)");
-        expected = alignUp(std::max(expected, t.relativeOffset) + t.byteSize, f.m_alignment);
-    }
 
     // Sizes of unsized tensors: the gap to the next tensor's data (or to the end of the file).
+    // Inferred before the offset check, so the tensor after an unsized one is not misjudged.
     std::vector<uint32_t> order(tensors.size());
     std::iota(order.begin(), order.end(), 0u);
     std::stable_sort(order.begin(), order.end(),
@@ -549,6 +544,18 @@ void GgufParser::layOutData()
             t.sizeInferred = true;
         }
     }
+
+    // ggml: each offset must equal the running sum of the previous sizes padded to the alignment
+    uint64_t expected = 0;
+    for (const TensorInfo &t : tensors) {
+        if (t.relativeOffset != expected)
+            finding(Severity::Error, "tensor_offset_mismatch", t.offsetFieldOffset,
+                    "tensor " + quoted(t.name) + " has offset " + std::to_string(t.relativeOffset) +
+                        "; ggml expects " + std::to_string(expected) +
+                        " (the previous tensors' sizes, each padded to the alignment)");
+        expected = alignUp(std::max(expected, t.relativeOffset) + t.byteSize, f.m_alignment);
+    }
+
     uint64_t prevEnd = 0;
     const TensorInfo *prev = nullptr;
     for (uint32_t idx : order) {

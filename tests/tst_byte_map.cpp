@@ -1,0 +1,270 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
+// ByteMap: the regions of built files cover every byte in order, and every field the builder
+// recorded is found under the right kind; a file cut short ends in an `unparsed` region.
+#include "core/byte_map.h"
+#include "core/ggml_types.h"
+#include "core/gguf_file.h"
+#include "tests/gguf_builder.h"
+#include "tests/test_printers.h"
+
+#include <QtTest>
+
+#include <set>
+
+using namespace gguf;
+using namespace gguf::test;
+
+Q_DECLARE_METATYPE(gguf::test::BuiltFile)
+
+namespace {
+
+uint32_t id(GgmlType t)
+{
+    return static_cast<uint32_t>(t);
+}
+
+// Keys of every value type, arrays of every element type and a nested array.
+GgufBuilder &addEveryValueType(GgufBuilder &b)
+{
+    return b.kv("general.architecture", V::str("llama"))
+        .kv("u8", V::u8(1))
+        .kv("i8", V::i8(-1))
+        .kv("u16", V::u16(2))
+        .kv("i16", V::i16(-2))
+        .kv("u32", V::u32(3))
+        .kv("i32", V::i32(-3))
+        .kv("f32", V::f32(0.5f))
+        .kv("bool", V::boolean(true))
+        .kv("string", V::str("text"))
+        .kv("empty_string", V::str(""))
+        .kv("u64", V::u64(4))
+        .kv("i64", V::i64(-4))
+        .kv("f64", V::f64(0.25))
+        .kv("arr_u8", V::array(ValueType::Uint8, {V::u8(1), V::u8(2)}))
+        .kv("arr_i16", V::array(ValueType::Int16, {V::i16(1)}))
+        .kv("arr_f32", V::array(ValueType::Float32, {V::f32(1), V::f32(2)}))
+        .kv("arr_bool", V::array(ValueType::Bool, {V::boolean(false)}))
+        .kv("arr_string", V::stringArray({"a", "", "bcd"}))
+        .kv("arr_u64", V::array(ValueType::Uint64, {V::u64(1)}))
+        .kv("arr_f64", V::array(ValueType::Float64, {V::f64(1)}))
+        .kv("arr_empty", V::array(ValueType::Int32, {}))
+        .kv("arr_nested", V::array(ValueType::Array, {V::array(ValueType::Uint8, {V::u8(9)}), V::stringArray({"x"})}));
+}
+
+GgufBuilder &addTensors(GgufBuilder &b)
+{
+    return b.tensor("token_embd.weight", {64, 3}, id(GgmlType::Q8_0))
+        .tensor("blk.0.attn_norm.weight", {5}, id(GgmlType::F32))
+        .tensor("blk.0.ffn.weight", {256, 2}, id(GgmlType::Q4_K))
+        .tensor("empty", {0, 3}, id(GgmlType::F32))
+        .tensor("output.weight", {7}, id(GgmlType::F16));
+}
+
+GgufBuilder model()
+{
+    GgufBuilder b;
+    addEveryValueType(b);
+    addTensors(b);
+    return b;
+}
+
+// The regions start at 0, follow each other without gaps or overlaps and end at the file size.
+void verifyCoverage(const ByteMap &map, uint64_t fileSize)
+{
+    uint64_t covered = 0;
+    for (const Region &r : map.regions()) {
+        QCOMPARE(r.offset, covered);
+        QVERIFY(r.size > 0);
+        QVERIFY(!map.label(r).empty());
+        covered = r.end();
+    }
+    QCOMPARE(covered, fileSize);
+    QVERIFY(map.regionAt(fileSize) == nullptr);
+}
+
+void expectRegion(const ByteMap &map, uint64_t offset, RegionKind kind, uint32_t item, const char *what)
+{
+    const Region *r = map.regionAt(offset);
+    QVERIFY2(r, what);
+    QVERIFY2(r->offset <= offset && offset < r->end(), what);
+    QVERIFY2(r->kind == kind, qPrintable(QStringLiteral("%1 at %2: %3, expected %4")
+                                             .arg(QLatin1String(what))
+                                             .arg(offset)
+                                             .arg(QString::fromUtf8(regionKindName(r->kind).data()),
+                                                  QString::fromUtf8(regionKindName(kind).data()))));
+    QVERIFY2(r->item == item, what);
+}
+
+} // namespace
+
+class TestByteMap : public QObject {
+    Q_OBJECT
+
+private slots:
+    void fields_data();
+    void fields();
+    void metadataOnly();
+    void truncated_data();
+    void truncated();
+};
+
+void TestByteMap::fields_data()
+{
+    QTest::addColumn<BuiltFile>("built");
+    QTest::newRow("every_value_type_and_tensors") << model().build();
+    QTest::newRow("big_endian") << model().byteOrder(Endian::Big).build();
+    QTest::newRow("v1") << model().version(1).build();
+    QTest::newRow("extended_header") << model().extendedHeader().build();
+    QTest::newRow("extended_header_data_offset_4096") << model().extendedHeader(4096).build();
+    QTest::newRow("alignment_1") << model().alignment(1).build();
+    QTest::newRow("alignment_256") << model().alignment(256).build();
+    {
+        GgufBuilder b;
+        addEveryValueType(b);
+        QTest::newRow("no_tensors") << b.build();
+    }
+    {
+        GgufBuilder b;
+        addTensors(b);
+        QTest::newRow("no_keys") << b.build();
+    }
+    {
+        GgufBuilder b = model();
+        b.tensor("mystery", {16}, 77, std::vector<uint8_t>(40, 0xAB)).tensor("last", {8}, id(GgmlType::F32));
+        QTest::newRow("unknown_type_tensor") << b.build();
+    }
+    QTest::newRow("trailing_bytes") << model().trailingBytes(77).build();
+}
+
+void TestByteMap::fields()
+{
+    QFETCH(BuiltFile, built);
+    const Layout &L = built.layout();
+    const OpenResult r = GgufFile::openBuffer(built.bytes(), "<built>");
+    QVERIFY(r.file);
+    QVERIFY(!r.error);
+    const GgufFile &file = *r.file;
+    const ByteMap map(file);
+    verifyCoverage(map, built.size());
+
+    expectRegion(map, 0, RegionKind::Magic, 0, "magic");
+    expectRegion(map, L.versionOffset, RegionKind::Version, 0, "version");
+    expectRegion(map, L.tensorCountOffset, RegionKind::TensorCount, 0, "tensor count");
+    expectRegion(map, L.kvCountOffset + L.lenSize - 1, RegionKind::KvCount, 0, "kv count");
+    if (L.extendedHeader) {
+        expectRegion(map, L.headerAlignmentOffset, RegionKind::HeaderAlignment, 0, "header alignment");
+        expectRegion(map, L.headerDataOffsetOffset, RegionKind::HeaderDataOffset, 0, "header data offset");
+    }
+    for (uint32_t i = 0; i < L.kvs.size(); ++i) {
+        const KvLayout &k = L.kvs[i];
+        expectRegion(map, k.offset, RegionKind::KeyLength, i, "key length");
+        expectRegion(map, k.keyOffset, RegionKind::Key, i, "key");
+        expectRegion(map, k.typeOffset, RegionKind::ValueType, i, "value type");
+        if (k.type == static_cast<uint32_t>(ValueType::Array)) {
+            expectRegion(map, k.valueOffset, RegionKind::ArrayType, i, "array type");
+            expectRegion(map, k.countOffset, RegionKind::ArrayCount, i, "array count");
+            if (k.end > k.elementsOffset) {
+                expectRegion(map, k.elementsOffset, RegionKind::ArrayElements, i, "array elements");
+                expectRegion(map, k.end - 1, RegionKind::ArrayElements, i, "array elements end");
+            }
+        } else {
+            expectRegion(map, k.valueOffset, RegionKind::Value, i, "value");
+            expectRegion(map, k.end - 1, RegionKind::Value, i, "value end");
+        }
+    }
+    for (uint32_t i = 0; i < L.tensors.size(); ++i) {
+        const TensorLayout &t = L.tensors[i];
+        expectRegion(map, t.infoOffset, RegionKind::TensorNameLength, i, "tensor name length");
+        expectRegion(map, t.nameOffset, RegionKind::TensorName, i, "tensor name");
+        expectRegion(map, t.nDimsOffset, RegionKind::TensorNDims, i, "n_dims");
+        expectRegion(map, t.dimsOffset, RegionKind::TensorDims, i, "dims");
+        expectRegion(map, t.typeOffset, RegionKind::TensorType, i, "tensor type");
+        expectRegion(map, t.offsetFieldOffset, RegionKind::TensorOffset, i, "tensor offset");
+        expectRegion(map, t.infoEnd - 1, RegionKind::TensorOffset, i, "tensor offset end");
+        const uint64_t size = file.tensors()[i].byteSize;
+        if (size > 0) {
+            expectRegion(map, t.dataOffset, RegionKind::TensorData, i, "tensor data");
+            expectRegion(map, t.dataOffset + size - 1, RegionKind::TensorData, i, "tensor data end");
+        }
+    }
+    if (!L.tensors.empty() && L.dataOffset > L.tensorInfoEnd) {
+        expectRegion(map, L.tensorInfoEnd, RegionKind::Padding, 0, "padding before the data");
+        expectRegion(map, L.dataOffset - 1, RegionKind::Padding, 0, "padding before the data (end)");
+    }
+    // everything between and after the tensors is padding or unclaimed
+    for (const Region &region : map.regions())
+        if (region.offset >= L.dataOffset && !L.tensors.empty())
+            QVERIFY(region.kind == RegionKind::TensorData || region.kind == RegionKind::Padding ||
+                    region.kind == RegionKind::Unused);
+}
+
+void TestByteMap::metadataOnly()
+{
+    const BuiltFile built = model().build();
+    const Layout &L = built.layout();
+    OpenOptions options;
+    options.metadataOnly = true;
+    const OpenResult r = GgufFile::openBuffer(built.bytes(), "<peek>", options);
+    QVERIFY(r.file);
+    const ByteMap map(*r.file);
+    verifyCoverage(map, built.size());
+    const KvLayout &last = L.kvs.back();
+    const bool array = last.type == static_cast<uint32_t>(ValueType::Array);
+    expectRegion(map, last.end - 1, array ? RegionKind::ArrayElements : RegionKind::Value, uint32_t(L.kvs.size() - 1),
+                 "last value");
+    const Region &tail = map.regions().back();
+    QCOMPARE(tail.kind, RegionKind::Unparsed);
+    QCOMPARE(tail.offset, L.metadataEnd);
+}
+
+void TestByteMap::truncated_data()
+{
+    QTest::addColumn<BuiltFile>("built");
+    QTest::newRow("v3_little") << model().build();
+    QTest::newRow("v3_big") << model().byteOrder(Endian::Big).build();
+    QTest::newRow("v1") << model().version(1).build();
+    QTest::newRow("extended_header") << model().extendedHeader().build();
+}
+
+void TestByteMap::truncated()
+{
+    QFETCH(BuiltFile, built);
+    const Layout &L = built.layout();
+    // where reading can stop: before the version, before the counts, after the counts (plain or
+    // extended header), before any pair or tensor info
+    std::set<uint64_t> boundaries{L.versionOffset, L.tensorCountOffset, L.kvCountOffset + L.lenSize, L.headerEnd,
+                                  L.metadataEnd};
+    for (const KvLayout &k : L.kvs)
+        boundaries.insert(k.offset);
+    for (const TensorLayout &t : L.tensors)
+        boundaries.insert(t.infoOffset);
+    for (uint64_t size = 4; size < built.size(); ++size) {
+        const std::vector<uint8_t> bytes(built.bytes().begin(),
+                                         built.bytes().begin() + static_cast<std::ptrdiff_t>(size));
+        const OpenResult r = GgufFile::openBuffer(bytes, "<cut>");
+        QVERIFY(r.file);
+        const ByteMap map(*r.file);
+        const QByteArray at = "cut at " + QByteArray::number(qulonglong(size));
+        verifyCoverage(map, size);
+        const Region &tail = map.regions().back();
+        if (r.error) {
+            // the structure stops early: what could not be read is one unparsed tail (none when
+            // the cut falls exactly after the last item read)
+            if (tail.kind == RegionKind::Unparsed)
+                QVERIFY2(boundaries.count(tail.offset) == 1 && tail.offset < size, at.constData());
+            else
+                QVERIFY2(boundaries.count(size) == 1, at.constData());
+            for (size_t i = 0; i + 1 < map.regions().size(); ++i)
+                QVERIFY2(map.regions()[i].kind != RegionKind::Unparsed, at.constData());
+        } else {
+            // only tensor data is missing: the tail is cut tensor data or padding
+            QVERIFY2(size >= L.tensorInfoEnd, at.constData());
+            QVERIFY2(tail.kind != RegionKind::Unparsed, at.constData());
+        }
+        if (size < L.tensorInfoEnd)
+            QVERIFY2(r.error, at.constData());
+    }
+}
+
+QTEST_GUILESS_MAIN(TestByteMap)
+#include "tst_byte_map.moc"
