@@ -55,8 +55,11 @@ void ByteMap::add(uint64_t offset, uint64_t size, RegionKind kind, uint32_t item
         return;
     size = std::min(size, fileSize - offset);
     if (offset > covered) {
+        // a gap shorter than the alignment is the writer's padding; a longer one in the data region
+        // is bytes no tensor claims
         const bool inData = offset >= m_file.dataOffset() && covered >= m_file.tensorInfoEnd();
-        m_regions.push_back(Region{covered, offset - covered, inData ? RegionKind::Unused : RegionKind::Padding, 0});
+        const bool padding = !inData || offset - covered < m_file.alignment();
+        m_regions.push_back(Region{covered, offset - covered, padding ? RegionKind::Padding : RegionKind::Unused, 0});
     }
     m_regions.push_back(Region{offset, size, kind, item});
 }
@@ -117,9 +120,13 @@ ByteMap::ByteMap(const GgufFile &file) : m_file(file)
             add(tensors[i].fileOffset, tensors[i].byteSize, RegionKind::TensorData, i);
     }
     const uint64_t covered = m_regions.empty() ? 0 : m_regions.back().end();
-    if (covered < file.fileSize())
-        m_regions.push_back(Region{covered, file.fileSize() - covered,
-                                   file.complete() ? RegionKind::Unused : RegionKind::Unparsed, 0});
+    if (covered < file.fileSize()) {
+        const uint64_t rest = file.fileSize() - covered;
+        const RegionKind kind = !file.complete()              ? RegionKind::Unparsed
+                                : rest < file.alignment()     ? RegionKind::Padding
+                                                              : RegionKind::Unused;
+        m_regions.push_back(Region{covered, rest, kind, 0});
+    }
 }
 
 const Region *ByteMap::regionAt(uint64_t offset) const

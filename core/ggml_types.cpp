@@ -118,8 +118,8 @@ std::optional<uint64_t> tensorByteSize(uint32_t id, uint64_t ne0, uint64_t eleme
         return blocks * t.typeSize;
     }
     case SizeRule::BitNetI2S:
-        // n/4 bytes of codes (4 per byte) plus the 32-byte trailer holding the f32 scale
-        if (elements % 4 != 0)
+        // n/4 bytes of codes (4 per byte, in blocks of 128) plus the 32-byte trailer holding the f32 scale
+        if (ne0 % t.blockSize != 0 || elements % t.blockSize != 0)
             return std::nullopt;
         return elements / 4 + 32;
     case SizeRule::Unsized:

@@ -380,7 +380,8 @@ bool GgufParser::readMetadata()
             finding(Severity::Error, "duplicate_key", e.offset,
                     named() + ": duplicate key (first defined as pair " + std::to_string(it->second) + ")");
         entries.push_back(e);
-        if (e.key == "general.alignment")
+        // like ggml's gguf_find_key, the first of duplicated keys is the one that counts
+        if (e.key == "general.alignment" && inserted)
             checkAlignmentKey(entries.back());
         else if (e.key == "split.no")
             m_splitNo = static_cast<int32_t>(e.value.toUInt().value_or(0));
@@ -493,7 +494,7 @@ bool GgufParser::readTensorInfos()
             finding(Severity::Error, "unknown_tensor_type", t.typeOffset,
                     named() + ": unknown ggml type " + std::to_string(t.typeId) + " (ggml knows 0–42)");
         if (traits.rule != SizeRule::Unsized && !negative && !overflow) {
-            if (t.ne[0] % traits.blockSize != 0 && traits.rule == SizeRule::Blocks)
+            if (t.ne[0] % traits.blockSize != 0)
                 finding(Severity::Error, "row_not_multiple_of_block", t.dimsOffset,
                         named() + ": ne[0] = " + std::to_string(t.ne[0]) + " is not a multiple of the " +
                             std::string(traits.name) + " block size " + std::to_string(traits.blockSize));
@@ -577,9 +578,12 @@ void GgufParser::layOutData()
             }
         }
     }
-    if (!tensors.empty() && prevEnd < m_size)
-        finding(Severity::Info, "trailing_bytes", prevEnd,
-                std::to_string(m_size - prevEnd) + " bytes after the last tensor's data");
+    // ggml's writer pads the last tensor to the alignment too; only bytes past that are noteworthy
+    const uint64_t paddedEnd =
+        prevEnd >= f.m_dataOffset ? f.m_dataOffset + alignUp(prevEnd - f.m_dataOffset, f.m_alignment) : prevEnd;
+    if (!tensors.empty() && paddedEnd < m_size)
+        finding(Severity::Info, "trailing_bytes", paddedEnd,
+                std::to_string(m_size - paddedEnd) + " bytes after the last tensor's data and its padding");
 }
 
 } // namespace gguf

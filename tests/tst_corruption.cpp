@@ -682,6 +682,24 @@ void TestCorruption::findings_data()
         QTest::addRow("row_not_multiple_of_block_%s", typeName(type).c_str())
             << refused(f, {{"row_not_multiple_of_block", f.layout().tensors[0].dimsOffset}});
     }
+    {
+        // BitNet's I2_S packs rows in blocks of 128 too
+        GgufBuilder b;
+        addBaseKvs(b).tensor("odd_row", {64, 2}, id(GgmlType::I2_S), std::vector<uint8_t>(64, 0));
+        const BuiltFile f = b.build();
+        QTest::newRow("row_not_multiple_of_block_I2_S")
+            << refused(f, {{"fork_tensor_type", f.layout().tensors[0].typeOffset},
+                           {"row_not_multiple_of_block", f.layout().tensors[0].dimsOffset}},
+                       {"tensor_size_overflow"});
+    }
+    {
+        // like ggml's gguf_find_key, the first general.alignment counts; the second is only a duplicate
+        GgufBuilder b;
+        addBaseKvs(b).kv("general.alignment", V::u32(64)).kv("general.alignment", V::u32(7));
+        const BuiltFile f = b.build();
+        QTest::newRow("duplicate_alignment_first_counts")
+            << refused(f, {{"duplicate_key", f.layout().kvs.back().offset}}, {"alignment_not_power_of_two"});
+    }
     for (uint32_t t : {77u, kGgmlTypeCount, UINT32_MAX})
         QTest::addRow("unknown_tensor_type_%u", t)
             << refused(BuiltFile(full).setTensorType(1, t), {{"unknown_tensor_type", F.tensors[1].typeOffset}},
@@ -732,7 +750,10 @@ void TestCorruption::findings_data()
         GgufBuilder b = base();
         b.trailingBytes(100);
         const BuiltFile f = b.build();
-        QTest::newRow("trailing_bytes_info") << accepted(f, {{"trailing_bytes", f.layout().dataEnd}});
+        // the last tensor's padding to the alignment is the writer's; the extra bytes start after it
+        const uint64_t align = f.layout().alignment;
+        const uint64_t paddedEnd = (f.layout().dataEnd + align - 1) / align * align;
+        QTest::newRow("trailing_bytes_info") << accepted(f, {{"trailing_bytes", paddedEnd}});
     }
 }
 
