@@ -1,0 +1,249 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
+#include "app/explorer/main_window.h"
+
+#include "core/split_model.h"
+#include "ui/document.h"
+#include "ui/drop_paths.h"
+#include "ui/load_status.h"
+#include "ui/message_bar.h"
+#include "ui/metadata_page.h"
+#include "ui/models/value_text.h"
+#include "ui/overview_page.h"
+#include "ui/recent_files.h"
+#include "ui/tensors_page.h"
+
+#include <QAction>
+#include <QApplication>
+#include <QCloseEvent>
+#include <QDir>
+#include <QDragEnterEvent>
+#include <QDropEvent>
+#include <QFileDialog>
+#include <QFileInfo>
+#include <QMenuBar>
+#include <QMessageBox>
+#include <QMimeData>
+#include <QSettings>
+#include <QShortcut>
+#include <QStatusBar>
+#include <QTabWidget>
+#include <QVBoxLayout>
+
+static void initResources()
+{
+    // The icon lives in a static library: its resources must be registered explicitly.
+    Q_INIT_RESOURCE(gguf_explorer);
+}
+
+MainWindow::MainWindow(QWidget *parent)
+    : QMainWindow(parent), m_document(new Document(this)), m_messageBar(new MessageBar(this)),
+      m_tabs(new QTabWidget(this)), m_overview(new OverviewPage(this)), m_metadata(new MetadataPage(this)),
+      m_tensors(new TensorsPage(this)), m_loadStatus(new LoadStatus(this))
+{
+    initResources();
+    setWindowIcon(QIcon(QStringLiteral(":/gguf-explorer/gguf-explorer.svg")));
+    setWindowTitle(tr("GGUF Explorer"));
+    setAcceptDrops(true);
+
+    m_tabs->addTab(m_overview, tr("&Overview"));
+    m_tabs->addTab(m_metadata, tr("&Metadata"));
+    m_tabs->addTab(m_tensors, tr("&Tensors"));
+    m_tabs->setDocumentMode(true);
+    auto *central = new QWidget(this);
+    auto *layout = new QVBoxLayout(central);
+    layout->setContentsMargins(0, 4, 0, 0);
+    layout->addWidget(m_messageBar);
+    layout->addWidget(m_tabs, 1);
+    setCentralWidget(central);
+    statusBar()->addPermanentWidget(m_loadStatus);
+
+    connect(m_document, &Document::loadStarted, this, [this](const QString &path) {
+        m_loadTimer.start();
+        m_loadStatus->start(path);
+    });
+    connect(m_document, &Document::progressChanged, m_loadStatus, &LoadStatus::setProgress);
+    connect(m_document, &Document::loaded, this, &MainWindow::showLoaded);
+    connect(m_document, &Document::loadFailed, this, &MainWindow::showFailure);
+    connect(m_document, &Document::loadCancelled, this, [this](const QString &path) {
+        m_loadStatus->finish();
+        statusBar()->showMessage(tr("Opening %1 was cancelled").arg(QFileInfo(path).fileName()), 5000);
+    });
+    connect(m_loadStatus, &LoadStatus::cancelClicked, m_document, &Document::cancel);
+    auto *cancel = new QShortcut(QKeySequence(Qt::Key_Escape), this);
+    connect(cancel, &QShortcut::activated, m_document, &Document::cancel);
+
+    connect(m_metadata, &MetadataPage::byteRangeSelected, this, [this](quint64 offset, quint64 size) {
+        statusBar()->showMessage(tr("Selected bytes %1–%2 (%3 bytes)")
+                                     .arg(ValueText::hexOffset(offset), ValueText::hexOffset(offset + size))
+                                     .arg(size));
+    });
+
+    createMenus();
+    restoreSettings();
+}
+
+MainWindow::~MainWindow() = default;
+
+void MainWindow::createMenus()
+{
+    QMenu *file = menuBar()->addMenu(tr("&File"));
+    QAction *open = file->addAction(QIcon::fromTheme(QStringLiteral("document-open")), tr("&Open…"), this,
+                                    &MainWindow::chooseFiles);
+    open->setShortcut(QKeySequence::Open);
+    m_recent = new RecentFiles(file->addMenu(tr("Open &Recent")), this);
+    connect(m_recent, &RecentFiles::fileChosen, this, &MainWindow::openFile);
+    file->addSeparator();
+    file->addAction(tr("&Close Window"), this, &QWidget::close)->setShortcut(QKeySequence::Close);
+    QAction *quit = file->addAction(tr("&Quit"), qApp, &QApplication::closeAllWindows);
+    quit->setShortcut(QKeySequence::Quit);
+    quit->setMenuRole(QAction::QuitRole);
+
+    QMenu *view = menuBar()->addMenu(tr("&View"));
+    for (int i = 0; i < m_tabs->count(); ++i) {
+        QAction *page = view->addAction(m_tabs->tabText(i), this, [this, i] { m_tabs->setCurrentIndex(i); });
+        page->setShortcut(QKeySequence(Qt::CTRL | static_cast<Qt::Key>(Qt::Key_1 + i)));
+    }
+    view->addSeparator();
+    QAction *find = view->addAction(tr("&Find"), this, [this] {
+        if (m_tabs->currentWidget() == m_overview)
+            m_tabs->setCurrentWidget(m_metadata);
+        if (m_tabs->currentWidget() == m_metadata)
+            m_metadata->focusFilter();
+        else
+            m_tensors->focusFilter();
+    });
+    find->setShortcut(QKeySequence::Find);
+
+    QMenu *help = menuBar()->addMenu(tr("&Help"));
+    help->addAction(tr("&About GGUF Explorer"), this, &MainWindow::showAbout)->setMenuRole(QAction::AboutRole);
+    help->addAction(tr("About &Qt"), qApp, &QApplication::aboutQt)->setMenuRole(QAction::AboutQtRole);
+}
+
+void MainWindow::chooseFiles()
+{
+    QSettings settings;
+    const QStringList paths = QFileDialog::getOpenFileNames(this, tr("Open GGUF Files"),
+                                                            settings.value(QStringLiteral("lastDirectory")).toString(),
+                                                            tr("GGUF models (*.gguf);;All files (*)"));
+    if (paths.isEmpty())
+        return;
+    settings.setValue(QStringLiteral("lastDirectory"), QFileInfo(paths.first()).absolutePath());
+    openFiles(paths);
+}
+
+void MainWindow::openFiles(const QStringList &paths)
+{
+    const QStringList models = DropPaths::distinctModels(paths);
+    for (qsizetype i = 0; i < models.size(); ++i) {
+        if (i == 0) {
+            openFile(models[i]);
+            continue;
+        }
+        auto *window = new MainWindow;
+        window->setAttribute(Qt::WA_DeleteOnClose);
+        window->show();
+        window->openFile(models[i]);
+    }
+}
+
+void MainWindow::openFile(const QString &path)
+{
+    m_document->open(path);
+}
+
+void MainWindow::showLoaded(const QString &path, const QString &warning)
+{
+    m_loadStatus->finish();
+    const auto model = m_document->model();
+    m_overview->setModel(model);
+    m_metadata->setFile(model->primaryShared());
+    m_tensors->setModel(model);
+    if (warning.isEmpty())
+        m_messageBar->clearMessage();
+    else
+        m_messageBar->showMessage(MessageBar::Kind::Warning, warning);
+    setWindowTitle(tr("%1 — GGUF Explorer").arg(QFileInfo(path).fileName()));
+    setWindowFilePath(path);
+    m_recent->add(path);
+    statusBar()->showMessage(tr("Opened %1 in %2 ms").arg(QFileInfo(path).fileName()).arg(m_loadTimer.elapsed()), 5000);
+}
+
+void MainWindow::showFailure(const QString &path, const QString &message, quint64 offset)
+{
+    m_loadStatus->finish();
+    QString text =
+        tr("Could not open %1: %2 (byte offset %3).").arg(QDir::toNativeSeparators(path), message).arg(offset);
+    if (m_document->model())
+        text += QLatin1Char('\n') + tr("Still showing %1.").arg(QFileInfo(m_document->path()).fileName());
+    m_messageBar->showMessage(MessageBar::Kind::Error, text);
+}
+
+void MainWindow::showAbout()
+{
+    QMessageBox::about(this, tr("About GGUF Explorer"),
+                       tr("<h3>GGUF Explorer %1</h3>"
+                          "<p>Looks inside GGUF model files (llama.cpp's format): header, metadata, "
+                          "tensors and validation. Files are only ever read, never written.</p>"
+                          "<p>Licensed under the GNU General Public License, version 3 or later. "
+                          "Charts by QCustomPlot (GPL-3.0-or-later).</p>")
+                           .arg(QApplication::applicationVersion()));
+}
+
+void MainWindow::dragEnterEvent(QDragEnterEvent *event)
+{
+    if (!DropPaths::localFiles(event->mimeData()).isEmpty())
+        event->acceptProposedAction();
+    else
+        event->ignore();
+}
+
+void MainWindow::dropEvent(QDropEvent *event)
+{
+    const QStringList paths = DropPaths::localFiles(event->mimeData());
+    if (paths.isEmpty()) {
+        event->ignore();
+        return;
+    }
+    event->acceptProposedAction();
+    openFiles(paths);
+}
+
+void MainWindow::closeEvent(QCloseEvent *event)
+{
+    saveSettings();
+    QMainWindow::closeEvent(event);
+}
+
+void MainWindow::restoreSettings()
+{
+    QSettings settings;
+    if (!restoreGeometry(settings.value(QStringLiteral("mainWindow/geometry")).toByteArray()))
+        resize(1100, 760);
+    restoreState(settings.value(QStringLiteral("mainWindow/state")).toByteArray());
+    m_metadata->restoreState(settings.value(QStringLiteral("mainWindow/metadataPage")).toByteArray());
+    m_tensors->restoreState(settings.value(QStringLiteral("mainWindow/tensorsPage")).toByteArray());
+}
+
+void MainWindow::saveSettings() const
+{
+    QSettings settings;
+    settings.setValue(QStringLiteral("mainWindow/geometry"), saveGeometry());
+    settings.setValue(QStringLiteral("mainWindow/state"), saveState());
+    settings.setValue(QStringLiteral("mainWindow/metadataPage"), m_metadata->saveState());
+    settings.setValue(QStringLiteral("mainWindow/tensorsPage"), m_tensors->saveState());
+}
+
+QStringList MainWindow::saveScreenshots(const QString &prefix)
+{
+    static const char *const names[] = {"overview", "metadata", "tensors"};
+    QStringList files;
+    const int current = m_tabs->currentIndex();
+    for (int i = 0; i < m_tabs->count() && i < 3; ++i) {
+        m_tabs->setCurrentIndex(i);
+        const QString file = QStringLiteral("%1-%2.png").arg(prefix, QLatin1String(names[i]));
+        if (grab().save(file))
+            files << file;
+    }
+    m_tabs->setCurrentIndex(current);
+    return files;
+}

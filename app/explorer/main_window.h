@@ -1,0 +1,61 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
+#pragma once
+
+#include <QElapsedTimer>
+#include <QMainWindow>
+
+class Document;
+class LoadStatus;
+class MessageBar;
+class MetadataPage;
+class OverviewPage;
+class QTabWidget;
+class RecentFiles;
+class TensorsPage;
+
+/// The explorer window: composes the pages around one Document and wires their signals.
+class MainWindow : public QMainWindow {
+    Q_OBJECT
+public:
+    explicit MainWindow(QWidget *parent = nullptr);
+    ~MainWindow() override;
+
+    /// Opens `paths`: the first model in this window, every further model in a window of its own
+    /// (the shards of a split model count as one model).
+    void openFiles(const QStringList &paths);
+    void openFile(const QString &path);
+
+    /// Grabs every page into `<prefix>-<page>.png`; returns the files written.
+    QStringList saveScreenshots(const QString &prefix);
+
+    Document *document() const { return m_document; }
+    MessageBar *messageBar() const { return m_messageBar; }
+    QTabWidget *pages() const { return m_tabs; }
+    OverviewPage *overviewPage() const { return m_overview; }
+    MetadataPage *metadataPage() const { return m_metadata; }
+    TensorsPage *tensorsPage() const { return m_tensors; }
+
+protected:
+    void dragEnterEvent(QDragEnterEvent *event) override;
+    void dropEvent(QDropEvent *event) override;
+    void closeEvent(QCloseEvent *event) override;
+
+private:
+    void createMenus();
+    void chooseFiles();
+    void showLoaded(const QString &path, const QString &warning);
+    void showFailure(const QString &path, const QString &message, quint64 offset);
+    void showAbout();
+    void restoreSettings();
+    void saveSettings() const;
+
+    Document *m_document;
+    MessageBar *m_messageBar;
+    QTabWidget *m_tabs;
+    OverviewPage *m_overview;
+    MetadataPage *m_metadata;
+    TensorsPage *m_tensors;
+    LoadStatus *m_loadStatus;
+    RecentFiles *m_recent = nullptr;
+    QElapsedTimer m_loadTimer;
+};

@@ -1,0 +1,347 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
+// The explorer window under the offscreen platform: opening the sample fills every page, a drop of
+// file URLs opens them, a bad drop keeps the open document and says why inside the window, the
+// recent-files list and the saved window state. Screenshots go to $GGUF_SCREENSHOT_DIR when set.
+#include "app/explorer/main_window.h"
+#include "core/split_model.h"
+#include "ui/document.h"
+#include "ui/load_status.h"
+#include "ui/message_bar.h"
+#include "ui/metadata_page.h"
+#include "ui/models/metadata_filter_proxy.h"
+#include "ui/models/metadata_tree_model.h"
+#include "ui/models/tensor_sort_filter_proxy.h"
+#include "ui/models/tensor_table_model.h"
+#include "ui/overview_page.h"
+#include "ui/tensors_page.h"
+#include "ui/type_mix_plot.h"
+
+#include <QFile>
+#include <QMimeData>
+#include <QPushButton>
+#include <QSettings>
+#include <QTabWidget>
+#include <QTemporaryDir>
+#include <QTreeView>
+#include <QtTest>
+
+namespace {
+
+const QString kSample = QStringLiteral(GGUF_SAMPLE_MODEL);
+const QString kVocab = QStringLiteral(GGUF_TEST_DATA_DIR "/real/ggml-vocab-phi-3.gguf");
+
+bool openAndWait(MainWindow &window, const QString &path)
+{
+    QSignalSpy loaded(window.document(), &Document::loaded);
+    window.openFile(path);
+    return loaded.wait(10000);
+}
+
+// Delivers a drop of `urls` onto the window as the platform would.
+bool drop(MainWindow &window, const QList<QUrl> &urls)
+{
+    QMimeData mime;
+    mime.setUrls(urls);
+    const QPoint pos = window.rect().center();
+    QDragEnterEvent enter(pos, Qt::CopyAction, &mime, Qt::LeftButton, Qt::NoModifier);
+    QApplication::sendEvent(&window, &enter);
+    if (!enter.isAccepted())
+        return false;
+    QDropEvent dropEvent(QPointF(pos), Qt::CopyAction, &mime, Qt::LeftButton, Qt::NoModifier);
+    QApplication::sendEvent(&window, &dropEvent);
+    return dropEvent.isAccepted();
+}
+
+// True when the image has more than one colour (a blank grab is not a screenshot).
+bool hasContent(const QImage &image)
+{
+    if (image.isNull())
+        return false;
+    const QRgb first = image.pixel(0, 0);
+    for (int y = 0; y < image.height(); y += 7)
+        for (int x = 0; x < image.width(); x += 7)
+            if (image.pixel(x, y) != first)
+                return true;
+    return false;
+}
+
+void saveScreenshots(MainWindow &window, const QString &name)
+{
+    const QString dir = qEnvironmentVariable("GGUF_SCREENSHOT_DIR");
+    if (!dir.isEmpty())
+        window.saveScreenshots(dir + u'/' + name);
+}
+
+} // namespace
+
+class TestMainWindow : public QObject {
+    Q_OBJECT
+
+private slots:
+    void initTestCase()
+    {
+        QVERIFY(m_settingsDir.isValid());
+        QSettings::setDefaultFormat(QSettings::IniFormat);
+        QSettings::setPath(QSettings::IniFormat, QSettings::UserScope, m_settingsDir.path());
+        QCoreApplication::setOrganizationName(QStringLiteral("gguf-explorer-tests"));
+        QCoreApplication::setApplicationName(QStringLiteral("tst_main_window"));
+    }
+
+    void smokeTestOnTheSample()
+    {
+        MainWindow window;
+        window.resize(1100, 760);
+        window.show();
+        QVERIFY(QTest::qWaitForWindowExposed(&window));
+        QVERIFY(openAndWait(window, kSample));
+        QVERIFY(window.windowTitle().contains(QStringLiteral("tiny-llama-tied-q4_k_m.gguf")));
+        QVERIFY(window.messageBar()->isHidden());
+        QVERIFY(!window.windowIcon().pixmap(64, 64).isNull()); // the SVG from the resources
+        // Overview
+        OverviewPage *overview = window.overviewPage();
+        QCOMPARE(overview->fieldText(OverviewPage::Field::Architecture), QStringLiteral("llama"));
+        QCOMPARE(overview->fieldText(OverviewPage::Field::Name), QStringLiteral("tiny-llama-oracle-tied"));
+        QCOMPARE(overview->fieldText(OverviewPage::Field::FileType), QStringLiteral("15 (Q4_K_M)"));
+        QCOMPARE(overview->fieldText(OverviewPage::Field::Version), QStringLiteral("3"));
+        QCOMPARE(overview->fieldText(OverviewPage::Field::Layers), QStringLiteral("4"));
+        QCOMPARE(overview->fieldText(OverviewPage::Field::Alignment), QStringLiteral("32"));
+        QVERIFY(overview->fieldText(OverviewPage::Field::DataOffset).contains(QStringLiteral("726")));
+        QVERIFY(overview->fieldText(OverviewPage::Field::Parameters).contains(QStringLiteral("11.34 M")));
+        QVERIFY(overview->verdictText().contains(QStringLiteral("would accept")));
+        QCOMPARE(overview->typeMixPlot()->barCount(), 3);
+        // Metadata and tensors
+        QCOMPARE(window.metadataPage()->model()->rowCount(), 5);
+        QCOMPARE(window.tensorsPage()->proxy()->rowCount(), 38);
+        QVERIFY(window.tensorsPage()->totalsText().startsWith(QStringLiteral("38 of 38 tensors")));
+        // Every page paints something.
+        for (int i = 0; i < window.pages()->count(); ++i) {
+            window.pages()->setCurrentIndex(i);
+            QVERIFY2(hasContent(window.grab().toImage()), qPrintable(window.pages()->tabText(i)));
+        }
+        saveScreenshots(window, QStringLiteral("sample"));
+    }
+
+    void groupedTensorsAndExpandedArrays()
+    {
+        MainWindow window;
+        window.resize(1100, 760);
+        window.show();
+        QVERIFY(openAndWait(window, kSample));
+        TensorsPage *tensors = window.tensorsPage();
+        tensors->setGroupedByLayer(true);
+        tensors->setFilter(QStringLiteral("attn_[qk]"), true);
+        QCOMPARE(tensors->proxy()->rowCount(), 4);
+        QVERIFY(tensors->view()->isExpanded(tensors->proxy()->index(0, 0)));
+        QVERIFY2(tensors->totalsText().startsWith(QStringLiteral("8 of 38 tensors")),
+                 qPrintable(tensors->totalsText()));
+        QSignalSpy selected(tensors, &TensorsPage::tensorSelected);
+        const QModelIndex first = tensors->proxy()->index(0, 0, tensors->proxy()->index(0, 0));
+        tensors->view()->setCurrentIndex(first);
+        QCOMPARE(selected.count(), 1);
+        QCOMPARE(selected.first().at(0).toInt(), 0);
+        QCOMPARE(selected.first().at(1).toInt(), 2); // blk.0.attn_k.weight is tensor info 2
+        tensors->setFilter(QStringLiteral("attn_[qk"), true);
+        QVERIFY(tensors->totalsText().contains(QStringLiteral("Invalid regular expression")));
+        tensors->setFilter(QStringLiteral("attn_q"), false);
+
+        MetadataPage *metadata = window.metadataPage();
+        const QModelIndex tokens = metadata->proxy()->mapFromSource(
+            metadata->model()->indexOfKey(QStringLiteral("tokenizer.ggml.token_type")));
+        metadata->view()->expand(tokens);
+        QTRY_VERIFY(metadata->proxy()->rowCount(tokens) > 0);
+        metadata->view()->setCurrentIndex(metadata->proxy()->index(3, 0, tokens));
+        QVERIFY(metadata->detailText().contains(QStringLiteral("6 (byte)")));
+        window.pages()->setCurrentWidget(metadata);
+        saveScreenshots(window, QStringLiteral("interactions"));
+    }
+
+    void followsTheDarkPalette()
+    {
+        const QPalette light = QApplication::palette();
+        QPalette dark;
+        dark.setColor(QPalette::Window, QColor(0x2a, 0x2e, 0x32));
+        dark.setColor(QPalette::WindowText, QColor(0xfc, 0xfc, 0xfc));
+        dark.setColor(QPalette::Base, QColor(0x1b, 0x1e, 0x20));
+        dark.setColor(QPalette::AlternateBase, QColor(0x23, 0x26, 0x29));
+        dark.setColor(QPalette::Text, QColor(0xfc, 0xfc, 0xfc));
+        dark.setColor(QPalette::Button, QColor(0x31, 0x36, 0x3b));
+        dark.setColor(QPalette::ButtonText, QColor(0xfc, 0xfc, 0xfc));
+        dark.setColor(QPalette::Highlight, QColor(0x3d, 0xae, 0xe9));
+        QApplication::setPalette(dark);
+        MainWindow window;
+        window.resize(1100, 760);
+        window.show();
+        QVERIFY(openAndWait(window, kSample));
+        window.messageBar()->showMessage(MessageBar::Kind::Warning, QStringLiteral("A warning on a dark palette"));
+        const QImage image = window.grab().toImage();
+        double luminance = 0;
+        int samples = 0;
+        for (int y = 0; y < image.height(); y += 5)
+            for (int x = 0; x < image.width(); x += 5, ++samples)
+                luminance += qGray(image.pixel(x, y)) / 255.0;
+        saveScreenshots(window, QStringLiteral("dark"));
+        QApplication::setPalette(light);
+        QVERIFY2(luminance / samples < 0.4, "the window, chart included, must be drawn in the dark palette");
+    }
+
+    void vocabularyOnlyFile()
+    {
+        MainWindow window;
+        window.show();
+        QVERIFY(openAndWait(window, kVocab));
+        QCOMPARE(window.tensorsPage()->proxy()->rowCount(), 0);
+        QCOMPARE(window.overviewPage()->fieldText(OverviewPage::Field::TensorCount), QStringLiteral("0"));
+        QCOMPARE(window.overviewPage()->typeMixPlot()->barCount(), 0);
+        // The chat template is shown in full in the detail pane.
+        MetadataPage *page = window.metadataPage();
+        page->setFilterText(QStringLiteral("chat_template"));
+        const QModelIndex group = page->proxy()->index(0, 0);
+        QVERIFY(group.isValid());
+        const QModelIndex key = page->proxy()->index(0, 0, group);
+        QCOMPARE(key.data().toString(), QStringLiteral("tokenizer.chat_template"));
+        QSignalSpy range(page, &MetadataPage::byteRangeSelected);
+        page->view()->setCurrentIndex(key);
+        QCOMPARE(range.count(), 1);
+        QVERIFY(page->detailText().contains(QStringLiteral("{% for message in messages %}")));
+        QVERIFY(page->detailText().contains(u'\n'));
+        window.pages()->setCurrentWidget(page);
+        saveScreenshots(window, QStringLiteral("vocab"));
+    }
+
+    void dropOpensFiles()
+    {
+        MainWindow window;
+        window.show();
+        QSignalSpy loaded(window.document(), &Document::loaded);
+        QVERIFY(drop(window, {QUrl::fromLocalFile(kSample)}));
+        QVERIFY(loaded.wait(10000));
+        QCOMPARE(window.document()->path(), QFileInfo(kSample).absoluteFilePath());
+        QCOMPARE(window.tensorsPage()->proxy()->rowCount(), 38);
+    }
+
+    void dropOfTwoModelsOpensASecondWindow()
+    {
+        MainWindow window;
+        window.show();
+        const QList<QWidget *> before = QApplication::topLevelWidgets();
+        QSignalSpy loaded(window.document(), &Document::loaded);
+        QVERIFY(drop(window, {QUrl::fromLocalFile(kSample), QUrl::fromLocalFile(kVocab)}));
+        QVERIFY(loaded.wait(10000));
+        QCOMPARE(window.document()->path(), kSample);
+        MainWindow *second = nullptr;
+        for (QWidget *widget : QApplication::topLevelWidgets())
+            if (!before.contains(widget) && qobject_cast<MainWindow *>(widget))
+                second = static_cast<MainWindow *>(widget);
+        QVERIFY(second);
+        QTRY_COMPARE(second->document()->path(), kVocab);
+        QVERIFY(second->testAttribute(Qt::WA_DeleteOnClose));
+        second->close();
+    }
+
+    void loadShowsProgressAndCancels()
+    {
+        MainWindow window;
+        window.show();
+        auto *status = window.findChild<LoadStatus *>();
+        QVERIFY(status);
+        QVERIFY(status->isHidden());
+        QSignalSpy cancelled(window.document(), &Document::loadCancelled);
+        QSignalSpy loaded(window.document(), &Document::loaded);
+        window.openFile(kSample);
+        QVERIFY(status->isVisible());
+        auto *cancel = status->findChild<QPushButton *>();
+        QVERIFY(cancel);
+        cancel->click();
+        QCOMPARE(cancelled.count(), 1);
+        QVERIFY(status->isHidden());
+        QTest::qWait(200);
+        QCOMPARE(loaded.count(), 0);
+        QVERIFY(!window.document()->model());
+        // The window is still usable afterwards.
+        QVERIFY(openAndWait(window, kSample));
+        QVERIFY(status->isHidden());
+    }
+
+    void dropOfNonFilesIsRefused()
+    {
+        MainWindow window;
+        QMimeData mime;
+        mime.setText(QStringLiteral("just text"));
+        QDragEnterEvent enter(QPoint(1, 1), Qt::CopyAction, &mime, Qt::LeftButton, Qt::NoModifier);
+        QApplication::sendEvent(&window, &enter);
+        QVERIFY(!enter.isAccepted());
+        QVERIFY(!drop(window, {QUrl(QStringLiteral("https://example.org/model.gguf"))}));
+    }
+
+    void badDropKeepsTheDocument_data()
+    {
+        QTest::addColumn<QString>("name");
+        QTest::addColumn<QByteArray>("bytes");
+        QTest::addColumn<QString>("message");
+        QTest::newRow("png") << "picture.png" << QByteArray("\x89PNG\r\n\x1a\n\0\0\0\rIHDR", 16) << "PNG image";
+        QTest::newRow("directory") << "" << QByteArray() << "directory";
+        QTest::newRow("zero bytes") << "empty.gguf" << QByteArray() << "empty";
+    }
+
+    void badDropKeepsTheDocument()
+    {
+        QFETCH(QString, name);
+        QFETCH(QByteArray, bytes);
+        QFETCH(QString, message);
+        QTemporaryDir dir;
+        QString path = dir.path();
+        if (!name.isEmpty()) {
+            path = dir.filePath(name);
+            QFile file(path);
+            QVERIFY(file.open(QIODevice::WriteOnly));
+            file.write(bytes);
+        }
+        MainWindow window;
+        window.resize(1100, 760);
+        window.show();
+        QVERIFY(openAndWait(window, kSample));
+        const auto model = window.document()->model();
+        QSignalSpy failed(window.document(), &Document::loadFailed);
+        QVERIFY(drop(window, {QUrl::fromLocalFile(path)}));
+        QVERIFY(failed.wait(10000));
+        QCOMPARE(window.document()->model(), model);
+        QVERIFY(window.messageBar()->isVisible());
+        QCOMPARE(window.messageBar()->kind(), MessageBar::Kind::Error);
+        QVERIFY2(window.messageBar()->text().contains(message), qPrintable(window.messageBar()->text()));
+        QVERIFY(window.messageBar()->text().contains(QStringLiteral("byte offset 0")));
+        QVERIFY(window.messageBar()->text().contains(QStringLiteral("Still showing tiny-llama-tied-q4_k_m.gguf")));
+        QCOMPARE(window.overviewPage()->fieldText(OverviewPage::Field::Architecture), QStringLiteral("llama"));
+        QCOMPARE(window.tensorsPage()->proxy()->rowCount(), 38);
+        if (name.endsWith(QLatin1String(".png")))
+            saveScreenshots(window, QStringLiteral("bad-png"));
+        // A good file afterwards clears the message.
+        QVERIFY(openAndWait(window, kVocab));
+        QVERIFY(window.messageBar()->isHidden());
+    }
+
+    void recentFilesAndWindowState()
+    {
+        QSettings().clear();
+        {
+            MainWindow window;
+            window.show();
+            QVERIFY(openAndWait(window, kVocab));
+            QVERIFY(openAndWait(window, kSample));
+            window.tensorsPage()->setGroupedByLayer(true);
+            window.resize(900, 600);
+            window.close();
+        }
+        const QStringList recent = QSettings().value(QStringLiteral("recentFiles")).toStringList();
+        QCOMPARE(recent, (QStringList{QFileInfo(kSample).absoluteFilePath(), QFileInfo(kVocab).absoluteFilePath()}));
+        QVERIFY(!QSettings().value(QStringLiteral("mainWindow/geometry")).toByteArray().isEmpty());
+        MainWindow restored;
+        QCOMPARE(restored.size(), QSize(900, 600));
+        QVERIFY(restored.tensorsPage()->model()->isGroupedByLayer());
+    }
+
+private:
+    QTemporaryDir m_settingsDir;
+};
+
+QTEST_MAIN(TestMainWindow)
+#include "tst_main_window.moc"

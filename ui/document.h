@@ -1,0 +1,69 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
+#pragma once
+
+#include <QFuture>
+#include <QObject>
+#include <QString>
+
+#include <memory>
+
+namespace gguf {
+class SplitModel;
+}
+
+/// The model that is open, and the opening of the next one. Opening maps and parses on a worker
+/// thread (QtConcurrent::run); the result, an immutable SplitModel shared with every view, comes
+/// back to the GUI thread through a QFutureWatcher. Each open() gets a generation number: a result
+/// that arrives after a newer open() or a cancel() is dropped. A failed open leaves the current
+/// model in place.
+class Document : public QObject {
+    Q_OBJECT
+public:
+    /// What a worker hands back: a model, or why there is none.
+    struct LoadResult {
+        std::shared_ptr<const gguf::SplitModel> model;
+        QString warning;    ///< with a model: shards that are missing or could not be read
+        QString message;    ///< without a model: why not
+        quint64 offset = 0; ///< without a model: where reading stopped
+        bool cancelled = false;
+    };
+
+    explicit Document(QObject *parent = nullptr);
+    ~Document() override;
+
+    /// Starts opening `path` (any shard of a split model finds the others); cancels a load in progress.
+    void open(const QString &path);
+    /// Stops the load in progress, if any; the current model stays.
+    void cancel();
+
+    bool isLoading() const { return m_loading; }
+    /// The path being opened while isLoading().
+    QString loadingPath() const { return m_loadingPath; }
+    /// The model that is open (null before the first successful open).
+    std::shared_ptr<const gguf::SplitModel> model() const { return m_model; }
+    /// The path that was opened for model().
+    QString path() const { return m_path; }
+    /// Increases with every open() and cancel().
+    quint64 generation() const { return m_generation; }
+
+signals:
+    void loadStarted(const QString &path);
+    /// Progress of the load in progress, 0–1000.
+    void progressChanged(int permille);
+    /// model() is the newly opened model. `warning` is non-empty when a shard of a split model is
+    /// missing or could not be read.
+    void loaded(const QString &path, const QString &warning);
+    /// Opening failed; model() is unchanged. `offset` is the byte where reading stopped.
+    void loadFailed(const QString &path, const QString &message, quint64 offset);
+    void loadCancelled(const QString &path);
+
+private:
+    void finish(quint64 generation, const QString &path, const QFuture<LoadResult> &future);
+
+    std::shared_ptr<const gguf::SplitModel> m_model;
+    QString m_path;
+    QString m_loadingPath;
+    QFuture<LoadResult> m_future;
+    quint64 m_generation = 0;
+    bool m_loading = false;
+};

@@ -1,0 +1,158 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
+#include "ui/metadata_page.h"
+
+#include "ui/models/metadata_filter_proxy.h"
+#include "ui/models/metadata_tree_model.h"
+#include "ui/models/value_text.h"
+
+#include <QAction>
+#include <QApplication>
+#include <QClipboard>
+#include <QDataStream>
+#include <QFontDatabase>
+#include <QHeaderView>
+#include <QLabel>
+#include <QLineEdit>
+#include <QPlainTextEdit>
+#include <QSplitter>
+#include <QTreeView>
+#include <QVBoxLayout>
+
+namespace {
+constexpr quint32 kStateVersion = 1;
+}
+
+MetadataPage::MetadataPage(QWidget *parent)
+    : QWidget(parent), m_model(new MetadataTreeModel(this)), m_proxy(new MetadataFilterProxy(this)),
+      m_filter(new QLineEdit(this)), m_view(new QTreeView(this)), m_splitter(new QSplitter(Qt::Horizontal, this)),
+      m_detailTitle(new QLabel(this)), m_detail(new QPlainTextEdit(this))
+{
+    m_proxy->setSourceModel(m_model);
+
+    m_filter->setPlaceholderText(tr("Filter keys and values…"));
+    m_filter->setClearButtonEnabled(true);
+    // Files dropped anywhere open in the window; the filter box must not take them as text.
+    m_filter->setAcceptDrops(false);
+    connect(m_filter, &QLineEdit::textChanged, this, &MetadataPage::setFilterText);
+
+    m_view->setModel(m_proxy);
+    m_view->setUniformRowHeights(true);
+    m_view->setAlternatingRowColors(true);
+    m_view->setSelectionMode(QAbstractItemView::SingleSelection);
+    m_view->setContextMenuPolicy(Qt::ActionsContextMenu);
+    m_view->header()->resizeSection(MetadataTreeModel::KeyColumn, 320);
+    m_view->header()->resizeSection(MetadataTreeModel::TypeColumn, 130);
+    connect(m_view->selectionModel(), &QItemSelectionModel::currentChanged, this,
+            [this](const QModelIndex &current) { showDetails(current); });
+
+    auto *copyValue = new QAction(tr("Copy &Value"), m_view);
+    copyValue->setShortcut(QKeySequence::Copy);
+    copyValue->setShortcutContext(Qt::WidgetWithChildrenShortcut);
+    connect(copyValue, &QAction::triggered, this, [this] { copy(MetadataTreeModel::FullTextRole); });
+    auto *copyKey = new QAction(tr("Copy &Key"), m_view);
+    copyKey->setShortcut(QKeySequence(Qt::CTRL | Qt::SHIFT | Qt::Key_C));
+    copyKey->setShortcutContext(Qt::WidgetWithChildrenShortcut);
+    connect(copyKey, &QAction::triggered, this, [this] { copy(MetadataTreeModel::KeyRole); });
+    m_view->addActions({copyValue, copyKey});
+
+    m_detailTitle->setWordWrap(true);
+    m_detailTitle->setTextInteractionFlags(Qt::TextSelectableByMouse);
+    m_detail->setReadOnly(true);
+    m_detail->setLineWrapMode(QPlainTextEdit::WidgetWidth);
+    m_detail->setFont(QFontDatabase::systemFont(QFontDatabase::FixedFont));
+    m_detail->setPlaceholderText(tr("Select a key to see its value in full."));
+    auto *detailPane = new QWidget(this);
+    auto *detailLayout = new QVBoxLayout(detailPane);
+    detailLayout->setContentsMargins(0, 0, 0, 0);
+    detailLayout->addWidget(m_detailTitle);
+    detailLayout->addWidget(m_detail, 1);
+
+    m_splitter->addWidget(m_view);
+    m_splitter->addWidget(detailPane);
+    m_splitter->setStretchFactor(0, 3);
+    m_splitter->setStretchFactor(1, 2);
+    auto *layout = new QVBoxLayout(this);
+    layout->addWidget(m_filter);
+    layout->addWidget(m_splitter, 1);
+}
+
+void MetadataPage::setFile(std::shared_ptr<const gguf::GgufFile> file)
+{
+    m_model->setFile(std::move(file));
+    m_view->expandToDepth(0);
+    showDetails({});
+}
+
+void MetadataPage::setFilterText(const QString &text)
+{
+    if (m_filter->text() != text)
+        m_filter->setText(text);
+    m_proxy->setFilterText(text);
+    if (!text.isEmpty())
+        m_view->expandToDepth(0);
+}
+
+QString MetadataPage::detailText() const
+{
+    return m_detail->toPlainText();
+}
+
+void MetadataPage::showDetails(const QModelIndex &proxyIndex)
+{
+    const QModelIndex index = m_proxy->mapToSource(proxyIndex.siblingAtColumn(0));
+    if (!index.isValid()) {
+        m_detailTitle->clear();
+        m_detail->clear();
+        return;
+    }
+    const auto kind = static_cast<MetadataTreeModel::ItemKind>(index.data(MetadataTreeModel::ItemKindRole).toInt());
+    const QString type = index.siblingAtColumn(MetadataTreeModel::TypeColumn).data().toString();
+    if (kind == MetadataTreeModel::ItemKind::Group) {
+        m_detailTitle->setText(tr("<b>%1</b> — %2").arg(index.data().toString().toHtmlEscaped(), type));
+        m_detail->clear();
+        return;
+    }
+    const quint64 offset = index.data(MetadataTreeModel::ByteOffsetRole).toULongLong();
+    const quint64 size = index.data(MetadataTreeModel::ByteSizeRole).toULongLong();
+    const QString name = kind == MetadataTreeModel::ItemKind::Element
+                             ? index.data(MetadataTreeModel::KeyRole).toString() + index.data().toString()
+                             : index.data().toString();
+    m_detailTitle->setText(tr("<b>%1</b> — %2<br>bytes %3–%4 (%5)")
+                               .arg(name.toHtmlEscaped(), type, ValueText::hexOffset(offset),
+                                    ValueText::hexOffset(offset + size), ValueText::byteSize(size)));
+    m_detail->setPlainText(index.data(MetadataTreeModel::FullTextRole).toString());
+    emit byteRangeSelected(offset, size);
+}
+
+void MetadataPage::copy(int role)
+{
+    const QModelIndex index = m_view->currentIndex();
+    if (index.isValid())
+        QApplication::clipboard()->setText(index.siblingAtColumn(0).data(role).toString());
+}
+
+void MetadataPage::focusFilter()
+{
+    m_filter->setFocus(Qt::ShortcutFocusReason);
+    m_filter->selectAll();
+}
+
+QByteArray MetadataPage::saveState() const
+{
+    QByteArray state;
+    QDataStream out(&state, QIODevice::WriteOnly);
+    out << kStateVersion << m_splitter->saveState() << m_view->header()->saveState();
+    return state;
+}
+
+void MetadataPage::restoreState(const QByteArray &state)
+{
+    QDataStream in(state);
+    quint32 version = 0;
+    QByteArray splitter, header;
+    in >> version >> splitter >> header;
+    if (in.status() != QDataStream::Ok || version != kStateVersion)
+        return;
+    m_splitter->restoreState(splitter);
+    m_view->header()->restoreState(header);
+}

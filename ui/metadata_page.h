@@ -1,0 +1,59 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
+#pragma once
+
+#include <QWidget>
+
+#include <memory>
+
+class MetadataFilterProxy;
+class MetadataTreeModel;
+class QLabel;
+class QLineEdit;
+class QPlainTextEdit;
+class QSplitter;
+class QTreeView;
+
+namespace gguf {
+class GgufFile;
+}
+
+/// The metadata tree of a file with a filter box and a detail pane that shows the selected value
+/// in full (a chat template, a long string). Selecting an item announces its byte range.
+class MetadataPage : public QWidget {
+    Q_OBJECT
+public:
+    explicit MetadataPage(QWidget *parent = nullptr);
+
+    /// Shows the metadata of `file` (null: empty).
+    void setFile(std::shared_ptr<const gguf::GgufFile> file);
+    /// Filters keys, types and values (case-insensitive substring; a group or array that matches
+    /// shows all it holds).
+    void setFilterText(const QString &text);
+
+    /// Puts the keyboard focus into the filter box.
+    void focusFilter();
+
+    QByteArray saveState() const;
+    void restoreState(const QByteArray &state);
+
+    MetadataTreeModel *model() const { return m_model; }
+    MetadataFilterProxy *proxy() const { return m_proxy; }
+    QTreeView *view() const { return m_view; }
+    QString detailText() const;
+
+signals:
+    /// The selected item occupies bytes [offset, offset + size) of the file.
+    void byteRangeSelected(quint64 offset, quint64 size);
+
+private:
+    void showDetails(const QModelIndex &proxyIndex);
+    void copy(int role);
+
+    MetadataTreeModel *m_model;
+    MetadataFilterProxy *m_proxy;
+    QLineEdit *m_filter;
+    QTreeView *m_view;
+    QSplitter *m_splitter;
+    QLabel *m_detailTitle;
+    QPlainTextEdit *m_detail;
+};

@@ -1,0 +1,70 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
+#pragma once
+
+#include <QWidget>
+
+#include <array>
+#include <memory>
+
+class QLabel;
+class QTreeWidget;
+class TypeMixPlot;
+
+namespace gguf {
+class SplitModel;
+}
+
+/// The summary of a model: file and header facts, model hyper-parameters, the tensor-type mix
+/// as a bar chart, and the validation verdict with its findings.
+class OverviewPage : public QWidget {
+    Q_OBJECT
+public:
+    enum class Field {
+        Name,
+        Architecture,
+        Path,
+        FileSize,
+        Shards,
+        Version,
+        ByteOrder,
+        HeaderLayout,
+        Alignment,
+        DataOffset,
+        MetadataCount,
+        TensorCount,
+        FileType,
+        Parameters,
+        BitsPerWeight,
+        Layers,
+        ContextLength,
+        EmbeddingLength,
+        Heads,
+        FeedForwardLength,
+        VocabularySize,
+        Count
+    };
+
+    explicit OverviewPage(QWidget *parent = nullptr);
+
+    /// Shows `model` (null: empty page).
+    void setModel(std::shared_ptr<const gguf::SplitModel> model);
+
+    QString fieldText(Field field) const;
+    QString verdictText() const;
+    int findingCount() const;
+    const TypeMixPlot *typeMixPlot() const { return m_plot; }
+
+private:
+    void showVerdict(const gguf::SplitModel &model);
+    void showFindings(const gguf::SplitModel &model);
+    void showTypeMix(const gguf::SplitModel &model);
+    void setField(Field field, const QString &text);
+
+    std::shared_ptr<const gguf::SplitModel> m_model;
+    std::array<QLabel *, static_cast<size_t>(Field::Count)> m_fields{};
+    QLabel *m_title;
+    QLabel *m_verdict;
+    TypeMixPlot *m_plot;
+    QTreeWidget *m_findings;
+    QLabel *m_noFindings;
+};

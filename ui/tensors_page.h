@@ -1,0 +1,59 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
+#pragma once
+
+#include <QWidget>
+
+#include <memory>
+
+class QCheckBox;
+class QLabel;
+class QLineEdit;
+class QTreeView;
+class TensorSortFilterProxy;
+class TensorTableModel;
+
+namespace gguf {
+class SplitModel;
+}
+
+/// The tensor table: sortable on every column, filtered by name or type (substring or regular
+/// expression), optionally grouped by layer, with the totals of the visible rows underneath.
+/// Selecting a tensor announces it.
+class TensorsPage : public QWidget {
+    Q_OBJECT
+public:
+    explicit TensorsPage(QWidget *parent = nullptr);
+
+    /// Shows the tensors of `model` (null: empty).
+    void setModel(std::shared_ptr<const gguf::SplitModel> model);
+    void setFilter(const QString &pattern, bool regularExpression);
+    void setGroupedByLayer(bool grouped);
+
+    /// Puts the keyboard focus into the filter box.
+    void focusFilter();
+
+    QByteArray saveState() const;
+    void restoreState(const QByteArray &state);
+
+    TensorTableModel *model() const { return m_model; }
+    TensorSortFilterProxy *proxy() const { return m_proxy; }
+    QTreeView *view() const { return m_view; }
+    QString totalsText() const;
+
+signals:
+    /// The tensor with info record `index` of shard `shard` (0-based) was selected.
+    void tensorSelected(int shard, int index);
+
+private:
+    void applyFilter();
+    void updateTotals();
+
+    TensorTableModel *m_model;
+    TensorSortFilterProxy *m_proxy;
+    QLineEdit *m_filter;
+    QCheckBox *m_regex;
+    QCheckBox *m_grouped;
+    QTreeView *m_view;
+    QLabel *m_totals;
+    bool m_columnsFitted = false;
+};
