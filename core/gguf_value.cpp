@@ -4,6 +4,7 @@
 #include "core/byte_order.h"
 #include "core/gguf_file.h"
 
+#include <algorithm>
 #include <cinttypes>
 #include <cstdio>
 
@@ -154,8 +155,12 @@ std::string Value::toDisplayString(size_t maxChars) const
     case ValueType::String: {
         const std::string_view s = toStringView();
         std::string out = "\"";
-        out.append(s.substr(0, maxChars));
-        if (s.size() > maxChars)
+        // cut on a character boundary: never inside a UTF-8 sequence
+        size_t cut = std::min(maxChars, s.size());
+        while (cut < s.size() && cut > 0 && (static_cast<uint8_t>(s[cut]) & 0xC0) == 0x80)
+            --cut;
+        out.append(s.substr(0, cut));
+        if (s.size() > cut)
             out += "…";
         out += "\"";
         return out;

@@ -291,6 +291,7 @@ class TestGgufFile : public QObject {
     Q_OBJECT
 
 private slots:
+    void displayStringCutsOnCharacterBoundary();
     void valueRoundTrip_data();
     void valueRoundTrip();
     void versionsAndByteOrders_data();
@@ -364,6 +365,17 @@ void TestGgufFile::valueRoundTrip()
     QCOMPARE(file->metadataEnd(), built.layout().metadataEnd);
     verifyTensors(*file, built.layout());
     QVERIFY(!file->value("test.value").toDisplayString().empty());
+}
+
+void TestGgufFile::displayStringCutsOnCharacterBoundary()
+{
+    GgufBuilder b;
+    b.kv("general.name", V::str("\xC3\xA9\xC3\xA9\xC3\xA9")); // "ééé": 2 bytes per character
+    const auto file = openOk(b.build());
+    QVERIFY(file);
+    // 3 bytes would end inside the second "é": the cut falls back to the first character
+    QCOMPARE(file->value("general.name").toDisplayString(3), std::string("\"\xC3\xA9\xE2\x80\xA6\""));
+    QCOMPARE(file->value("general.name").toDisplayString(6), std::string("\"\xC3\xA9\xC3\xA9\xC3\xA9\""));
 }
 
 void TestGgufFile::versionsAndByteOrders_data()
