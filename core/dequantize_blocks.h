@@ -12,9 +12,37 @@
 #include <cstdint>
 #include <cstring>
 
-// ggml rounds a*b+c as two operations; forbid clang from fusing them (GCC leaves ISO C++ uncontracted).
+// ggml rounds a*b+c as two operations; forbid clang from fusing them. GCC fuses only where FMA
+// is enabled, which neither the baseline x86-64 code nor the AVX2 code below enables.
 #if defined(__clang__)
 #pragma clang fp contract(off)
+#endif
+
+// x86-64 gets AVX2 code beside the baseline: hand-written kernels (GGUF_AVX2_KERNEL functions,
+// chosen per call by cpuHasAvx2()) or, for loops the compiler vectorizes well by itself, an AVX2
+// clone chosen once at load time (GGUF_DECODER_CLONES, glibc ifunc). Neither enables FMA.
+// Define GGUF_PORTABLE_DECODERS to build only the portable code (to test and time it).
+#if defined(__x86_64__) && (defined(__GNUC__) || defined(__clang__)) && !defined(GGUF_PORTABLE_DECODERS)
+#define GGUF_X86_KERNELS 1
+#include <immintrin.h>
+#define GGUF_AVX2 __attribute__((target("avx2")))
+// Kernel entry points are noipa: GCC 12.2 -O3 deleted a dispatcher's call to one of them (its
+// interprocedural analysis judged the kernel free of side effects).
+#if __has_attribute(noipa)
+#define GGUF_AVX2_KERNEL __attribute__((target("avx2"), noipa))
+#define GGUF_F16C_KERNEL __attribute__((target("avx,f16c"), noipa))
+#else
+#define GGUF_AVX2_KERNEL __attribute__((target("avx2")))
+#define GGUF_F16C_KERNEL __attribute__((target("avx,f16c")))
+#endif
+#if defined(__GLIBC__) && __has_attribute(target_clones)
+#define GGUF_DECODER_CLONES __attribute__((target_clones("avx2", "default")))
+#endif
+#else
+#define GGUF_X86_KERNELS 0
+#endif
+#ifndef GGUF_DECODER_CLONES
+#define GGUF_DECODER_CLONES
 #endif
 
 namespace gguf::detail {
@@ -47,12 +75,6 @@ inline uint32_t loadU32(const uint8_t *p)
     std::memcpy(&v, p, sizeof v);
     return v;
 }
-inline uint64_t loadU64(const uint8_t *p)
-{
-    uint64_t v;
-    std::memcpy(&v, p, sizeof v);
-    return v;
-}
 
 /// Sign-bit masks for each bit of a byte: row b, column j is 0x80000000 where bit j of b is set.
 /// XOR with these is negation, exactly as GCC compiles ggml's `x * (bit ? -1.f : 1.f)`.
@@ -61,15 +83,6 @@ inline constexpr auto kSignMasks = [] {
     for (unsigned b = 0; b < 256; ++b)
         for (unsigned j = 0; j < 8; ++j)
             t[b][j] = ((b >> j) & 1u) << 31;
-    return t;
-}();
-
-/// Bit j of byte b as byte j (0 or 1) of entry b, so bit fields widen with byte operations.
-inline constexpr auto kBitSpread = [] {
-    std::array<uint64_t, 256> t{};
-    for (unsigned b = 0; b < 256; ++b)
-        for (unsigned j = 0; j < 8; ++j)
-            t[b] |= static_cast<uint64_t>((b >> j) & 1u) << (8 * j);
     return t;
 }();
 
@@ -126,5 +139,102 @@ void decodeIQ3_S(const uint8_t *src, size_t nBlocks, float *dst);
 void decodeIQ1_S(const uint8_t *src, size_t nBlocks, float *dst);
 void decodeIQ1_M(const uint8_t *src, size_t nBlocks, float *dst);
 void decodeIQ4_XS(const uint8_t *src, size_t nBlocks, float *dst);
+
+#if GGUF_X86_KERNELS
+/// True when the CPU and the OS support AVX2 (checked once).
+inline bool cpuHasAvx2()
+{
+    static const bool yes = [] {
+        __builtin_cpu_init();
+        return __builtin_cpu_supports("avx2") != 0;
+    }();
+    return yes;
+}
+
+namespace avx2 {
+
+/// The low 8 int8 lanes of `v` as floats times `scale`, stored at y[0..7].
+GGUF_AVX2 inline void storeScaled8(__m128i v, __m256 scale, float *y)
+{
+    _mm256_storeu_ps(y, _mm256_mul_ps(_mm256_cvtepi32_ps(_mm256_cvtepi8_epi32(v)), scale));
+}
+
+/// 16 int8 lanes as floats times `scale`, stored at y[0..15].
+GGUF_AVX2 inline void storeScaled16(__m128i v, __m256 scale, float *y)
+{
+    storeScaled8(v, scale, y);
+    storeScaled8(_mm_unpackhi_epi64(v, v), scale, y + 8);
+}
+
+/// Affine forms of storeScaled8: y = v * scale + offset, or v * scale - offset (two roundings,
+/// and a true subtraction, as ggml computes them).
+template <bool Subtract> GGUF_AVX2 inline void storeAffine8(__m128i v, __m256 scale, __m256 offset, float *y)
+{
+    const __m256 product = _mm256_mul_ps(_mm256_cvtepi32_ps(_mm256_cvtepi8_epi32(v)), scale);
+    _mm256_storeu_ps(y, Subtract ? _mm256_sub_ps(product, offset) : _mm256_add_ps(product, offset));
+}
+
+template <bool Subtract> GGUF_AVX2 inline void storeAffine16(__m128i v, __m256 scale, __m256 offset, float *y)
+{
+    storeAffine8<Subtract>(v, scale, offset, y);
+    storeAffine8<Subtract>(_mm_unpackhi_epi64(v, v), scale, offset, y + 8);
+}
+
+/// 32 int8 lanes as floats: y[0..15] times `scaleLow`, y[16..31] times `scaleHigh`.
+GGUF_AVX2 inline void storeScaled32(__m256i v, __m256 scaleLow, __m256 scaleHigh, float *y)
+{
+    storeScaled16(_mm256_castsi256_si128(v), scaleLow, y);
+    storeScaled16(_mm256_extracti128_si256(v, 1), scaleHigh, y + 16);
+}
+
+/// The 16 low nibbles of `q`, then its 16 high nibbles, each mapped through the int8 codebook
+/// `lut` (pshufb) and multiplied by `scale`: y[0..31] in the split-halves order of Q4_0 and IQ4_NL.
+GGUF_AVX2 inline void storeNibbleLut32(__m128i q, __m128i lut, __m256 scale, float *y)
+{
+    const __m128i low = _mm_set1_epi8(0x0f);
+    storeScaled16(_mm_shuffle_epi8(lut, _mm_and_si128(q, low)), scale, y);
+    storeScaled16(_mm_shuffle_epi8(lut, _mm_and_si128(_mm_srli_epi16(q, 4), low)), scale, y + 16);
+}
+
+/// Bit j of `bits` as byte j (j = 0..31): `value` where the bit is set, 0 where it is clear.
+GGUF_AVX2 inline __m256i spreadBits32(uint32_t bits, char value)
+{
+    // byte j takes byte j/8 of `bits`, then keeps bit j%8
+    const __m256i pick = _mm256_setr_epi8(0, 0, 0, 0, 0, 0, 0, 0, 1, 1, 1, 1, 1, 1, 1, 1, 2, 2, 2, 2, 2, 2, 2, 2, 3, 3, 3, 3,
+                                          3, 3, 3, 3);
+    const __m256i bytes = _mm256_shuffle_epi8(_mm256_set1_epi32(static_cast<int>(bits)), pick);
+    const __m256i bit = _mm256_set1_epi64x(static_cast<long long>(0x8040201008040201ull));
+    return _mm256_and_si256(_mm256_cmpeq_epi8(_mm256_and_si256(bytes, bit), bit), _mm256_set1_epi8(value));
+}
+
+/// The 16 low nibbles of 16 bytes in lanes 0-15, their high nibbles in lanes 16-31.
+GGUF_AVX2 inline __m256i splitNibbles(__m128i q)
+{
+    const __m128i low = _mm_set1_epi8(0x0f);
+    return _mm256_set_m128i(_mm_and_si128(_mm_srli_epi16(q, 4), low), _mm_and_si128(q, low));
+}
+
+/// Unaligned 16-byte load.
+GGUF_AVX2 inline __m128i load16(const uint8_t *p)
+{
+    return _mm_loadu_si128(reinterpret_cast<const __m128i *>(p));
+}
+
+/// Unaligned 32-byte load.
+GGUF_AVX2 inline __m256i load32(const uint8_t *p)
+{
+    return _mm256_loadu_si256(reinterpret_cast<const __m256i *>(p));
+}
+
+/// A 16-entry int8 codebook as a pshufb table.
+inline __m128i lutOf(const std::array<int8_t, 16> &values)
+{
+    __m128i lut;
+    std::memcpy(&lut, values.data(), sizeof lut);
+    return lut;
+}
+
+} // namespace avx2
+#endif
 
 } // namespace gguf::detail

@@ -81,19 +81,132 @@ struct BlockNVFP4 {
 };
 static_assert(sizeof(BlockNVFP4) == 36);
 
-// The fifth bits of Q5_0/Q5_1 as 0 or 16, element j in byte j (qh bit j is element j's bit).
-inline uint8_t highBit16(uint32_t qh, int j)
+// The fifth bit of Q5_0/Q5_1 element j (bit j of qh) as 0 or 16. The masks come from a table so
+// that a vectorized loop loads them instead of shifting by a per-lane count (SSE2 has none).
+inline constexpr auto kBitMasks = [] {
+    std::array<uint32_t, 32> t{};
+    for (unsigned j = 0; j < 32; ++j)
+        t[j] = 1u << j;
+    return t;
+}();
+
+inline int highBit16(uint32_t qh, int j)
 {
-    return static_cast<uint8_t>((qh & (1u << j)) != 0) << 4;
+    return static_cast<int>((qh & kBitMasks[j]) != 0) << 4;
 }
 
 } // namespace
+
+#if GGUF_X86_KERNELS
+namespace {
+
+// AVX2 kernels. Codes are built with byte operations and widened to floats 8 at a time; the
+// float operations are the portable loops', in the same order.
+
+GGUF_AVX2_KERNEL void decodeQ4_0Avx2(const uint8_t *src, size_t nBlocks, float *dst)
+{
+    // code - 8 as a lookup table
+    const __m128i lut = _mm_setr_epi8(-8, -7, -6, -5, -4, -3, -2, -1, 0, 1, 2, 3, 4, 5, 6, 7);
+    for (size_t i = 0; i < nBlocks; ++i, dst += 32) {
+        const uint8_t *b = blockAt<BlockQ4_0>(src, i);
+        const float d = fp16ToFp32(loadU16(b + offsetof(BlockQ4_0, d)));
+        avx2::storeNibbleLut32(avx2::load16(b + offsetof(BlockQ4_0, qs)), lut, _mm256_set1_ps(d), dst);
+    }
+}
+
+GGUF_AVX2_KERNEL void decodeQ4_1Avx2(const uint8_t *src, size_t nBlocks, float *dst)
+{
+    for (size_t i = 0; i < nBlocks; ++i, dst += 32) {
+        const uint8_t *b = blockAt<BlockQ4_1>(src, i);
+        const __m256 d = _mm256_set1_ps(fp16ToFp32(loadU16(b + offsetof(BlockQ4_1, d))));
+        const __m256 m = _mm256_set1_ps(fp16ToFp32(loadU16(b + offsetof(BlockQ4_1, m))));
+        const __m256i codes = avx2::splitNibbles(avx2::load16(b + offsetof(BlockQ4_1, qs)));
+        avx2::storeAffine16<false>(_mm256_castsi256_si128(codes), d, m, dst);
+        avx2::storeAffine16<false>(_mm256_extracti128_si256(codes, 1), d, m, dst + 16);
+    }
+}
+
+GGUF_AVX2_KERNEL void decodeQ5_0Avx2(const uint8_t *src, size_t nBlocks, float *dst)
+{
+    const __m256i sixteen = _mm256_set1_epi8(16);
+    for (size_t i = 0; i < nBlocks; ++i, dst += 32) {
+        const uint8_t *b = blockAt<BlockQ5_0>(src, i);
+        const __m256 d = _mm256_set1_ps(fp16ToFp32(loadU16(b + offsetof(BlockQ5_0, d))));
+        const __m256i high = avx2::spreadBits32(loadU32(b + offsetof(BlockQ5_0, qh)), 16);
+        const __m256i nibbles = avx2::splitNibbles(avx2::load16(b + offsetof(BlockQ5_0, qs)));
+        avx2::storeScaled32(_mm256_sub_epi8(_mm256_or_si256(nibbles, high), sixteen), d, d, dst);
+    }
+}
+
+GGUF_AVX2_KERNEL void decodeQ5_1Avx2(const uint8_t *src, size_t nBlocks, float *dst)
+{
+    for (size_t i = 0; i < nBlocks; ++i, dst += 32) {
+        const uint8_t *b = blockAt<BlockQ5_1>(src, i);
+        const __m256 d = _mm256_set1_ps(fp16ToFp32(loadU16(b + offsetof(BlockQ5_1, d))));
+        const __m256 m = _mm256_set1_ps(fp16ToFp32(loadU16(b + offsetof(BlockQ5_1, m))));
+        const __m256i high = avx2::spreadBits32(loadU32(b + offsetof(BlockQ5_1, qh)), 16);
+        const __m256i codes = _mm256_or_si256(avx2::splitNibbles(avx2::load16(b + offsetof(BlockQ5_1, qs))), high);
+        avx2::storeAffine16<false>(_mm256_castsi256_si128(codes), d, m, dst);
+        avx2::storeAffine16<false>(_mm256_extracti128_si256(codes, 1), d, m, dst + 16);
+    }
+}
+
+// The 16-entry codebook types decode with pshufb lookups; the portable loops below gather.
+GGUF_AVX2_KERNEL void decodeIQ4_NLAvx2(const uint8_t *src, size_t nBlocks, float *dst)
+{
+    const __m128i lut = avx2::lutOf(tables::kValuesIq4nl);
+    for (size_t i = 0; i < nBlocks; ++i, dst += 32) {
+        const uint8_t *b = blockAt<BlockIQ4_NL>(src, i);
+        const float d = fp16ToFp32(loadU16(b + offsetof(BlockIQ4_NL, d)));
+        avx2::storeNibbleLut32(avx2::load16(b + offsetof(BlockIQ4_NL, qs)), lut, _mm256_set1_ps(d), dst);
+    }
+}
+
+GGUF_AVX2_KERNEL void decodeMXFP4Avx2(const uint8_t *src, size_t nBlocks, float *dst)
+{
+    const __m128i lut = avx2::lutOf(tables::kValuesFp4);
+    for (size_t i = 0; i < nBlocks; ++i, dst += 32) {
+        const uint8_t *b = blockAt<BlockMXFP4>(src, i);
+        const float d = e8m0ToFp32Half(b[offsetof(BlockMXFP4, e)]);
+        avx2::storeNibbleLut32(avx2::load16(b + offsetof(BlockMXFP4, qs)), lut, _mm256_set1_ps(d), dst);
+    }
+}
+
+GGUF_AVX2_KERNEL void decodeNVFP4Avx2(const uint8_t *src, size_t nBlocks, float *dst)
+{
+    const __m128i lut = avx2::lutOf(tables::kValuesFp4);
+    const __m128i low = _mm_set1_epi8(0x0f);
+    for (size_t i = 0; i < nBlocks; ++i) {
+        const uint8_t *b = blockAt<BlockNVFP4>(src, i);
+        // 16 bytes hold two sub-blocks: bytes 0-7 the first, 8-15 the second
+        for (int pair = 0; pair < 2; ++pair, dst += 32) {
+            const __m128i q = avx2::load16(b + offsetof(BlockNVFP4, qs) + 16 * pair);
+            const __m128i lows = _mm_shuffle_epi8(lut, _mm_and_si128(q, low));
+            const __m128i highs = _mm_shuffle_epi8(lut, _mm_and_si128(_mm_srli_epi16(q, 4), low));
+            const __m256 d0 = _mm256_set1_ps(kUe4m3HalfTable[b[offsetof(BlockNVFP4, d) + 2 * pair]]);
+            const __m256 d1 = _mm256_set1_ps(kUe4m3HalfTable[b[offsetof(BlockNVFP4, d) + 2 * pair + 1]]);
+            avx2::storeScaled8(lows, d0, dst);
+            avx2::storeScaled8(highs, d0, dst + 8);
+            avx2::storeScaled8(_mm_unpackhi_epi64(lows, lows), d1, dst + 16);
+            avx2::storeScaled8(_mm_unpackhi_epi64(highs, highs), d1, dst + 24);
+        }
+    }
+}
+
+} // namespace
+#endif
 
 // Every decoder reads its blocks in place; __restrict tells the compiler the output never
 // overlaps the input, so it vectorizes without runtime overlap checks.
 
 void decodeQ4_0(const uint8_t *__restrict src, size_t nBlocks, float *__restrict dst)
 {
+#if GGUF_X86_KERNELS
+    if (cpuHasAvx2()) {
+        decodeQ4_0Avx2(src, nBlocks, dst);
+        return;
+    }
+#endif
     for (size_t i = 0; i < nBlocks; ++i, dst += 32) {
         const uint8_t *b = blockAt<BlockQ4_0>(src, i);
         const float d = fp16ToFp32(loadU16(b + offsetof(BlockQ4_0, d)));
@@ -107,6 +220,12 @@ void decodeQ4_0(const uint8_t *__restrict src, size_t nBlocks, float *__restrict
 
 void decodeQ4_1(const uint8_t *__restrict src, size_t nBlocks, float *__restrict dst)
 {
+#if GGUF_X86_KERNELS
+    if (cpuHasAvx2()) {
+        decodeQ4_1Avx2(src, nBlocks, dst);
+        return;
+    }
+#endif
     for (size_t i = 0; i < nBlocks; ++i, dst += 32) {
         const uint8_t *b = blockAt<BlockQ4_1>(src, i);
         const float d = fp16ToFp32(loadU16(b + offsetof(BlockQ4_1, d)));
@@ -121,6 +240,12 @@ void decodeQ4_1(const uint8_t *__restrict src, size_t nBlocks, float *__restrict
 
 void decodeQ5_0(const uint8_t *__restrict src, size_t nBlocks, float *__restrict dst)
 {
+#if GGUF_X86_KERNELS
+    if (cpuHasAvx2()) {
+        decodeQ5_0Avx2(src, nBlocks, dst);
+        return;
+    }
+#endif
     for (size_t i = 0; i < nBlocks; ++i, dst += 32) {
         const uint8_t *b = blockAt<BlockQ5_0>(src, i);
         const float d = fp16ToFp32(loadU16(b + offsetof(BlockQ5_0, d)));
@@ -137,6 +262,12 @@ void decodeQ5_0(const uint8_t *__restrict src, size_t nBlocks, float *__restrict
 
 void decodeQ5_1(const uint8_t *__restrict src, size_t nBlocks, float *__restrict dst)
 {
+#if GGUF_X86_KERNELS
+    if (cpuHasAvx2()) {
+        decodeQ5_1Avx2(src, nBlocks, dst);
+        return;
+    }
+#endif
     for (size_t i = 0; i < nBlocks; ++i, dst += 32) {
         const uint8_t *b = blockAt<BlockQ5_1>(src, i);
         const float d = fp16ToFp32(loadU16(b + offsetof(BlockQ5_1, d)));
@@ -152,7 +283,7 @@ void decodeQ5_1(const uint8_t *__restrict src, size_t nBlocks, float *__restrict
     }
 }
 
-void decodeQ8_0(const uint8_t *__restrict src, size_t nBlocks, float *__restrict dst)
+GGUF_DECODER_CLONES void decodeQ8_0(const uint8_t *__restrict src, size_t nBlocks, float *__restrict dst)
 {
     for (size_t i = 0; i < nBlocks; ++i, dst += 32) {
         const uint8_t *b = blockAt<BlockQ8_0>(src, i);
@@ -163,7 +294,7 @@ void decodeQ8_0(const uint8_t *__restrict src, size_t nBlocks, float *__restrict
     }
 }
 
-void decodeQ8_1(const uint8_t *__restrict src, size_t nBlocks, float *__restrict dst)
+GGUF_DECODER_CLONES void decodeQ8_1(const uint8_t *__restrict src, size_t nBlocks, float *__restrict dst)
 {
     // ggml has no to_float for Q8_1; decode it the way Q8_0 is decoded (value = q * d)
     for (size_t i = 0; i < nBlocks; ++i, dst += 32) {
@@ -206,6 +337,12 @@ void decodeQ2_0(const uint8_t *__restrict src, size_t nBlocks, float *__restrict
 
 void decodeIQ4_NL(const uint8_t *__restrict src, size_t nBlocks, float *__restrict dst)
 {
+#if GGUF_X86_KERNELS
+    if (cpuHasAvx2()) {
+        decodeIQ4_NLAvx2(src, nBlocks, dst);
+        return;
+    }
+#endif
     for (size_t i = 0; i < nBlocks; ++i, dst += 32) {
         const uint8_t *b = blockAt<BlockIQ4_NL>(src, i);
         const float d = fp16ToFp32(loadU16(b + offsetof(BlockIQ4_NL, d)));
@@ -219,6 +356,12 @@ void decodeIQ4_NL(const uint8_t *__restrict src, size_t nBlocks, float *__restri
 
 void decodeMXFP4(const uint8_t *__restrict src, size_t nBlocks, float *__restrict dst)
 {
+#if GGUF_X86_KERNELS
+    if (cpuHasAvx2()) {
+        decodeMXFP4Avx2(src, nBlocks, dst);
+        return;
+    }
+#endif
     for (size_t i = 0; i < nBlocks; ++i, dst += 32) {
         const uint8_t *b = blockAt<BlockMXFP4>(src, i);
         const float d = e8m0ToFp32Half(b[offsetof(BlockMXFP4, e)]);
@@ -232,6 +375,12 @@ void decodeMXFP4(const uint8_t *__restrict src, size_t nBlocks, float *__restric
 
 void decodeNVFP4(const uint8_t *__restrict src, size_t nBlocks, float *__restrict dst)
 {
+#if GGUF_X86_KERNELS
+    if (cpuHasAvx2()) {
+        decodeNVFP4Avx2(src, nBlocks, dst);
+        return;
+    }
+#endif
     for (size_t i = 0; i < nBlocks; ++i) {
         const uint8_t *b = blockAt<BlockNVFP4>(src, i);
         for (int s = 0; s < 4; ++s, dst += 16) {

@@ -36,12 +36,13 @@ inline float trit(uint8_t packed, int n, float d)
 // I2_S code → value: 0, 1, 2, 3 mean -1, 0, +1, 0 (computed, not looked up, so it vectorizes).
 inline float i2sValue(unsigned code)
 {
-    return static_cast<float>(code == 3 ? 0 : static_cast<int>(code) - 1);
+    // odd codes are 0: mask code - 1 with all-ones for even codes, zero for odd ones
+    return static_cast<float>((static_cast<int>(code) - 1) & -static_cast<int>(~code & 1u));
 }
 
 } // namespace
 
-void decodeTQ1_0(const uint8_t *__restrict src, size_t nBlocks, float *__restrict dst)
+GGUF_DECODER_CLONES void decodeTQ1_0(const uint8_t *__restrict src, size_t nBlocks, float *__restrict dst)
 {
     for (size_t i = 0; i < nBlocks; ++i) {
         const uint8_t *b = blockAt<BlockTQ1_0>(src, i);

@@ -167,7 +167,13 @@ std::string Value::toDisplayString(size_t maxChars) const
     }
     case ValueType::Array: {
         const ArrayRef a = array();
-        return "[" + valueTypeName(a.elementType()) + " × " + std::to_string(a.size()) + "]";
+        // built by appending: GCC 12's -Wrestrict misfires on the chain of operator+ here
+        std::string out = "[";
+        out += valueTypeName(a.elementType());
+        out += " × ";
+        out += std::to_string(a.size());
+        out += "]";
+        return out;
     }
     case ValueType::Bool:
         return toBool().value_or(false) ? "true" : "false";

@@ -3,7 +3,9 @@
 
 #include "core/gguf_file.h"
 
+#include <algorithm>
 #include <array>
+#include <cmath>
 
 namespace gguf {
 namespace {
@@ -49,9 +51,12 @@ int32_t nextCodePoint(std::string_view s, size_t &i)
 
 int hexDigit(char c)
 {
-    if (c >= '0' && c <= '9') return c - '0';
-    if (c >= 'a' && c <= 'f') return c - 'a' + 10;
-    if (c >= 'A' && c <= 'F') return c - 'A' + 10;
+    if (c >= '0' && c <= '9')
+        return c - '0';
+    if (c >= 'a' && c <= 'f')
+        return c - 'a' + 10;
+    if (c >= 'A' && c <= 'F')
+        return c - 'A' + 10;
     return -1;
 }
 
@@ -80,10 +85,8 @@ std::string_view tokenTypeName(int32_t type)
     return "undefined";
 }
 
-std::string decodeGpt2ByteLevel(std::string_view text)
+void appendGpt2ByteLevel(std::string_view text, std::string &out)
 {
-    std::string out;
-    out.reserve(text.size());
     size_t i = 0;
     while (i < text.size()) {
         const size_t start = i;
@@ -93,20 +96,27 @@ std::string decodeGpt2ByteLevel(std::string_view text)
         else
             out.append(text.substr(start, i - start));
     }
+}
+
+std::string decodeGpt2ByteLevel(std::string_view text)
+{
+    std::string out;
+    out.reserve(text.size());
+    appendGpt2ByteLevel(text, out);
     return out;
 }
 
-std::string decodeSentencePiece(std::string_view text)
+void appendSentencePiece(std::string_view text, std::string &out)
 {
     // a whole-token byte escape such as <0x0A>
     if (text.size() == 6 && text.substr(0, 3) == "<0x" && text[5] == '>') {
         const int hi = hexDigit(text[3]), lo = hexDigit(text[4]);
-        if (hi >= 0 && lo >= 0)
-            return std::string(1, static_cast<char>(hi * 16 + lo));
+        if (hi >= 0 && lo >= 0) {
+            out += static_cast<char>(hi * 16 + lo);
+            return;
+        }
     }
     static constexpr std::string_view kSpace = "\xE2\x96\x81"; // U+2581 LOWER ONE EIGHTH BLOCK
-    std::string out;
-    out.reserve(text.size());
     for (size_t i = 0; i < text.size();) {
         if (text.substr(i, kSpace.size()) == kSpace) {
             out += ' ';
@@ -115,10 +125,17 @@ std::string decodeSentencePiece(std::string_view text)
             out += text[i++];
         }
     }
+}
+
+std::string decodeSentencePiece(std::string_view text)
+{
+    std::string out;
+    out.reserve(text.size());
+    appendSentencePiece(text, out);
     return out;
 }
 
-Vocabulary::Vocabulary(const GgufFile &file)
+Vocabulary::Vocabulary(const GgufFile &file) : m_file(&file)
 {
     m_tokens = arrayOf(file, "tokenizer.ggml.tokens", ValueType::String);
     m_scores = arrayOf(file, "tokenizer.ggml.scores", ValueType::Float32);
@@ -141,37 +158,69 @@ Vocabulary::Vocabulary(const GgufFile &file)
             k.substr(k.size() - kSuffix.size()) != kSuffix)
             continue;
         if (const auto id = e.value.toUInt())
-            m_special.push_back(SpecialToken{k, k.substr(kPrefix.size(), k.size() - kPrefix.size() - kSuffix.size()), *id});
+            m_special.push_back(
+                SpecialToken{k, k.substr(kPrefix.size(), k.size() - kPrefix.size() - kSuffix.size()), *id});
     }
+}
+
+const std::vector<uint64_t> *Vocabulary::tokenIndex() const
+{
+    const std::vector<uint64_t> *index = m_tokenIndex.load(std::memory_order_acquire);
+    if (!index) {
+        // arrayIndex() builds the index once under the file's lock and never moves it afterwards
+        index = &m_file->arrayIndex(m_tokens);
+        m_tokenIndex.store(index, std::memory_order_release);
+    }
+    return index;
 }
 
 std::string_view Vocabulary::token(uint64_t id) const
 {
-    return id < m_tokens.size() ? m_tokens.stringAt(id) : std::string_view();
+    if (id >= m_tokens.size())
+        return {};
+    // element i spans [index[i], index[i+1]); the index stops early at a damaged element
+    const std::vector<uint64_t> &index = *tokenIndex();
+    if (id + 1 >= index.size())
+        return {};
+    return Value(m_file, ValueType::String, index[id], index[id + 1] - index[id]).toStringView();
 }
 
 std::string Vocabulary::decoded(uint64_t id) const
 {
+    std::string out;
+    decodedInto(id, out);
+    return out;
+}
+
+void Vocabulary::decodedInto(uint64_t id, std::string &out) const
+{
+    out.clear();
     const std::string_view t = token(id);
     const auto tt = type(id);
     // control and unknown tokens (<s>, <|endoftext|>) are names, not spelled bytes
-    if (tt && (*tt == static_cast<int32_t>(TokenType::Control) || *tt == static_cast<int32_t>(TokenType::Unknown)))
-        return std::string(t);
-    switch (m_style) {
-    case TokenizerStyle::Gpt2ByteLevel:
-        // llama.cpp's converter stores user-defined BPE tokens as plain text, not byte-spelled
-        if (tt && *tt == static_cast<int32_t>(TokenType::UserDefined))
-            return std::string(t);
-        return decodeGpt2ByteLevel(t);
-    case TokenizerStyle::SentencePiece:
-        return decodeSentencePiece(t);
-    case TokenizerStyle::WordPiece:
-        // llama.cpp's converter marks word starts with ▁ and drops WordPiece's "##" continuations
-        return decodeSentencePiece(t);
-    case TokenizerStyle::Raw:
-        break;
+    if (tt && (*tt == static_cast<int32_t>(TokenType::Control) || *tt == static_cast<int32_t>(TokenType::Unknown))) {
+        out.append(t);
+        return;
     }
-    return std::string(t);
+    // llama.cpp's converter stores user-defined BPE tokens as plain text, not byte-spelled
+    if (m_style == TokenizerStyle::Gpt2ByteLevel && tt && *tt == static_cast<int32_t>(TokenType::UserDefined)) {
+        out.append(t);
+        return;
+    }
+    decodeTextInto(t, out);
+}
+
+void Vocabulary::decodeTextInto(std::string_view text, std::string &out) const
+{
+    out.clear();
+    switch (m_style) {
+    case TokenizerStyle::Gpt2ByteLevel: appendGpt2ByteLevel(text, out); return;
+    case TokenizerStyle::SentencePiece:
+    // llama.cpp's converter marks BERT word starts with ▁ and drops WordPiece's "##" continuations
+    case TokenizerStyle::WordPiece: appendSentencePiece(text, out); return;
+    case TokenizerStyle::Raw: break;
+    }
+    out.append(text);
 }
 
 std::optional<float> Vocabulary::score(uint64_t id) const
@@ -193,6 +242,39 @@ std::optional<int32_t> Vocabulary::type(uint64_t id) const
 std::string_view Vocabulary::merge(uint64_t rank) const
 {
     return rank < m_merges.size() ? m_merges.stringAt(rank) : std::string_view();
+}
+
+std::pair<std::string_view, std::string_view> Vocabulary::mergeParts(uint64_t rank) const
+{
+    const std::string_view rule = merge(rank);
+    // llama.cpp: word.find(' ', 1), so a rule may start with a space
+    const size_t space = rule.empty() ? std::string_view::npos : rule.find(' ', 1);
+    if (space == std::string_view::npos)
+        return {rule, {}};
+    return {rule.substr(0, space), rule.substr(space + 1)};
+}
+
+VocabularyStats Vocabulary::stats() const
+{
+    VocabularyStats s;
+    const uint64_t n = size();
+    for (uint64_t id = 0; id < n; ++id) {
+        const auto t = type(id);
+        if (!t)
+            ++s.untyped;
+        else
+            ++s.typeCounts[*t >= 1 && *t <= 6 ? static_cast<size_t>(*t) : 0];
+        const auto score = this->score(id);
+        if (!score)
+            continue;
+        if (!std::isfinite(*score)) {
+            ++s.nonFiniteScores;
+            continue;
+        }
+        s.minScore = s.minScore ? std::min(*s.minScore, *score) : *score;
+        s.maxScore = s.maxScore ? std::max(*s.maxScore, *score) : *score;
+    }
+    return s;
 }
 
 } // namespace gguf

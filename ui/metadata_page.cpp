@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 #include "ui/metadata_page.h"
 
+#include "core/gguf_file.h"
 #include "ui/models/metadata_filter_proxy.h"
 #include "ui/models/metadata_tree_model.h"
 #include "ui/models/value_text.h"
@@ -44,6 +45,10 @@ MetadataPage::MetadataPage(QWidget *parent)
     m_view->header()->resizeSection(MetadataTreeModel::TypeColumn, 130);
     connect(m_view->selectionModel(), &QItemSelectionModel::currentChanged, this,
             [this](const QModelIndex &current) { showDetails(current); });
+    connect(m_view, &QTreeView::activated, this, [this](const QModelIndex &proxyIndex) {
+        if (const auto id = tokenAt(m_proxy->mapToSource(proxyIndex.siblingAtColumn(0))))
+            emit tokenActivated(*id);
+    });
 
     auto *copyValue = new QAction(tr("Copy &Value"), m_view);
     copyValue->setShortcut(QKeySequence::Copy);
@@ -124,11 +129,46 @@ void MetadataPage::showDetails(const QModelIndex &proxyIndex)
     emit byteRangeSelected(offset, size);
 }
 
+std::optional<quint64> MetadataPage::tokenAt(const QModelIndex &index) const
+{
+    const std::string key = index.data(MetadataTreeModel::KeyRole).toString().toStdString();
+    const auto kind = static_cast<MetadataTreeModel::ItemKind>(index.data(MetadataTreeModel::ItemKindRole).toInt());
+    const std::string_view k = key;
+    // element N of a per-token array (its parent is the array's key) is token N
+    const bool perToken =
+        k == "tokenizer.ggml.tokens" || k == "tokenizer.ggml.scores" || k == "tokenizer.ggml.token_type";
+    if (kind == MetadataTreeModel::ItemKind::Element && perToken &&
+        index.parent().data(MetadataTreeModel::ItemKindRole).toInt() ==
+            static_cast<int>(MetadataTreeModel::ItemKind::Entry))
+        return static_cast<quint64>(index.row());
+    const gguf::GgufFile *file = m_model->file();
+    if (kind != MetadataTreeModel::ItemKind::Entry || !file || !k.starts_with("tokenizer.ggml.") ||
+        !k.ends_with("_token_id"))
+        return std::nullopt;
+    const gguf::MetadataEntry *entry = file->findMetadata(k);
+    const auto id = entry ? entry->value.toUInt() : std::nullopt;
+    return id ? std::optional<quint64>(*id) : std::nullopt;
+}
+
 void MetadataPage::copy(int role)
 {
     const QModelIndex index = m_view->currentIndex();
     if (index.isValid())
         QApplication::clipboard()->setText(index.siblingAtColumn(0).data(role).toString());
+}
+
+void MetadataPage::selectMetadataEntry(int index)
+{
+    const gguf::GgufFile *file = m_model->file();
+    if (!file || index < 0 || size_t(index) >= file->metadata().size())
+        return;
+    const gguf::MetadataEntry &entry = file->metadata()[size_t(index)];
+    const QModelIndex source = m_model->indexOfKey(QString::fromUtf8(entry.key.data(), qsizetype(entry.key.size())));
+    if (!m_proxy->mapFromSource(source).isValid())
+        setFilterText(QString());
+    const QModelIndex proxyIndex = m_proxy->mapFromSource(source);
+    m_view->setCurrentIndex(proxyIndex);
+    m_view->scrollTo(proxyIndex);
 }
 
 void MetadataPage::focusFilter()

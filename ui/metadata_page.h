@@ -4,6 +4,7 @@
 #include <QWidget>
 
 #include <memory>
+#include <optional>
 
 class MetadataFilterProxy;
 class MetadataTreeModel;
@@ -32,6 +33,8 @@ public:
 
     /// Puts the keyboard focus into the filter box.
     void focusFilter();
+    /// Selects and shows metadata pair `index` (clearing a filter that hides it).
+    void selectMetadataEntry(int index);
 
     QByteArray saveState() const;
     void restoreState(const QByteArray &state);
@@ -44,9 +47,14 @@ public:
 signals:
     /// The selected item occupies bytes [offset, offset + size) of the file.
     void byteRangeSelected(quint64 offset, quint64 size);
+    /// A token was activated (double-click, Enter): a tokenizer.ggml.*_token_id key, or element
+    /// `id` of the tokens, scores or token_type array.
+    void tokenActivated(quint64 id);
 
 private:
     void showDetails(const QModelIndex &proxyIndex);
+    /// The token a source index names (a *_token_id key or a per-token array element), if any.
+    std::optional<quint64> tokenAt(const QModelIndex &index) const;
     void copy(int role);
 
     MetadataTreeModel *m_model;

@@ -130,6 +130,31 @@ void TensorsPage::updateTotals()
     m_totals->setText(text);
 }
 
+void TensorsPage::selectTensor(int shard, int index)
+{
+    const gguf::SplitModel *model = m_model->model();
+    if (!model)
+        return;
+    const auto &tensors = model->tensors();
+    for (size_t position = 0; position < tensors.size(); ++position) {
+        if (int(tensors[position].shard) != shard || int(tensors[position].info->index) != index)
+            continue;
+        const auto find = [&] {
+            const QModelIndexList hits = m_proxy->match(m_proxy->index(0, 0), TensorTableModel::TensorRole,
+                                                        int(position), 1, Qt::MatchExactly | Qt::MatchRecursive);
+            return hits.isEmpty() ? QModelIndex() : hits.first();
+        };
+        QModelIndex hit = find();
+        if (!hit.isValid() && !m_filter->text().isEmpty()) {
+            setFilter(QString(), m_regex->isChecked());
+            hit = find();
+        }
+        m_view->setCurrentIndex(hit);
+        m_view->scrollTo(hit);
+        return;
+    }
+}
+
 void TensorsPage::focusFilter()
 {
     m_filter->setFocus(Qt::ShortcutFocusReason);

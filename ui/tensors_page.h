@@ -31,6 +31,8 @@ public:
 
     /// Puts the keyboard focus into the filter box.
     void focusFilter();
+    /// Selects and shows tensor `index` of shard `shard` (clearing a filter that hides it).
+    void selectTensor(int shard, int index);
 
     QByteArray saveState() const;
     void restoreState(const QByteArray &state);

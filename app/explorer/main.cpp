@@ -1,13 +1,19 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 #include "app/explorer/main_window.h"
+#include "core/gguf_file.h"
 #include "ui/document.h"
+#include "ui/tensors_page.h"
+#include "ui/weights_page.h"
 
 #include <QApplication>
 #include <QCommandLineParser>
 #include <QDir>
 #include <QFileInfo>
+#include <QTabWidget>
 #include <QTextStream>
 #include <QTimer>
+
+#include <functional>
 
 namespace {
 
@@ -26,6 +32,35 @@ QString sampleModelPath()
         if (QFileInfo(candidate).isFile())
             return QDir::cleanPath(candidate);
     return {};
+}
+
+// Screenshot mode: selects the tensor the Weights page shows in the tensor table, then grabs
+// each Weights view as `<prefix>-weights-<view>.png` once its computation has finished.
+void grabWeightViews(MainWindow &window, const QString &prefix, int mode, const std::function<void()> &done)
+{
+    WeightsPage *page = window.weightsPage();
+    if (mode == 0 && page->tensor().isValid())
+        window.tensorsPage()->selectTensor(page->tensor().shard(), static_cast<int>(page->tensor().info().index));
+    if (mode >= static_cast<int>(WeightsPage::Mode::Count)) {
+        page->setMode(WeightsPage::Mode::Histogram);
+        done();
+        return;
+    }
+    window.pages()->setCurrentWidget(page);
+    page->setMode(static_cast<WeightsPage::Mode>(mode));
+    const auto grab = [&window, prefix, mode, done] {
+        QTimer::singleShot(200, &window, [&window, prefix, mode, done] {
+            const QString file = QStringLiteral("%1-weights-%2.png")
+                                     .arg(prefix, WeightsPage::modeName(static_cast<WeightsPage::Mode>(mode)));
+            if (window.grab().save(file))
+                QTextStream(stdout) << file << '\n';
+            grabWeightViews(window, prefix, mode + 1, done);
+        });
+    };
+    if (page->isBusy())
+        QObject::connect(page, &WeightsPage::jobsFinished, &window, grab, Qt::SingleShotConnection);
+    else
+        grab();
 }
 
 } // namespace
@@ -72,7 +107,8 @@ int main(int argc, char *argv[])
                 QApplication::quit();
             });
         };
-        QObject::connect(window.document(), &Document::loaded, &window, grabAndQuit);
+        QObject::connect(window.document(), &Document::loaded, &window,
+                         [&window, prefix, grabAndQuit] { grabWeightViews(window, prefix, 0, grabAndQuit); });
         QObject::connect(window.document(), &Document::loadFailed, &window, grabAndQuit);
         if (files.isEmpty())
             grabAndQuit();

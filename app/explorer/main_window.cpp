@@ -4,6 +4,7 @@
 #include "core/split_model.h"
 #include "ui/document.h"
 #include "ui/drop_paths.h"
+#include "ui/hex_page.h"
 #include "ui/load_status.h"
 #include "ui/message_bar.h"
 #include "ui/metadata_page.h"
@@ -11,6 +12,8 @@
 #include "ui/overview_page.h"
 #include "ui/recent_files.h"
 #include "ui/tensors_page.h"
+#include "ui/tokenizer_page.h"
+#include "ui/weights_page.h"
 
 #include <QAction>
 #include <QApplication>
@@ -38,7 +41,7 @@ static void initResources()
 MainWindow::MainWindow(QWidget *parent)
     : QMainWindow(parent), m_document(new Document(this)), m_messageBar(new MessageBar(this)),
       m_tabs(new QTabWidget(this)), m_overview(new OverviewPage(this)), m_metadata(new MetadataPage(this)),
-      m_tensors(new TensorsPage(this)), m_loadStatus(new LoadStatus(this))
+      m_tensors(new TensorsPage(this)), m_weights(new WeightsPage(this)), m_loadStatus(new LoadStatus(this))
 {
     initResources();
     setWindowIcon(QIcon(QStringLiteral(":/gguf-explorer/gguf-explorer.svg")));
@@ -48,6 +51,11 @@ MainWindow::MainWindow(QWidget *parent)
     m_tabs->addTab(m_overview, tr("&Overview"));
     m_tabs->addTab(m_metadata, tr("&Metadata"));
     m_tabs->addTab(m_tensors, tr("&Tensors"));
+    m_tabs->addTab(m_weights, tr("&Weights"));
+    m_tokenizer = new TokenizerPage(this);
+    m_tabs->addTab(m_tokenizer, tr("To&kenizer"));
+    m_hex = new HexPage(this);
+    m_tabs->addTab(m_hex, tr("&Bytes"));
     m_tabs->setDocumentMode(true);
     auto *central = new QWidget(this);
     auto *layout = new QVBoxLayout(central);
@@ -77,6 +85,26 @@ MainWindow::MainWindow(QWidget *parent)
                                      .arg(ValueText::hexOffset(offset), ValueText::hexOffset(offset + size))
                                      .arg(size));
     });
+
+    connect(m_tensors, &TensorsPage::tensorSelected, m_weights, qOverload<int, int>(&WeightsPage::showTensor));
+    connect(m_weights, &WeightsPage::tensorChosen, m_tensors, &TensorsPage::selectTensor);
+    connect(m_weights, &WeightsPage::byteRangeRequested, this, [this](quint64 offset, quint64 size) {
+        statusBar()->showMessage(tr("Tile bytes %1–%2 (%3 bytes)")
+                                     .arg(ValueText::hexOffset(offset), ValueText::hexOffset(offset + size))
+                                     .arg(size));
+    });
+
+    // a token named in the metadata (a *_token_id key, a tokens element) opens on the Tokenizer page
+    connect(m_metadata, &MetadataPage::tokenActivated, this, [this](quint64 id) {
+        m_tabs->setCurrentWidget(m_tokenizer);
+        m_tokenizer->selectToken(id);
+    });
+
+    // the Bytes page shows what the tree or the table selects, and selects what a clicked byte belongs to
+    connect(m_metadata, &MetadataPage::byteRangeSelected, m_hex, &HexPage::showByteRange);
+    connect(m_tensors, &TensorsPage::tensorSelected, m_hex, &HexPage::showTensor);
+    connect(m_hex, &HexPage::metadataEntryActivated, m_metadata, &MetadataPage::selectMetadataEntry);
+    connect(m_hex, &HexPage::tensorActivated, m_tensors, &TensorsPage::selectTensor);
 
     createMenus();
     restoreSettings();
@@ -109,6 +137,10 @@ void MainWindow::createMenus()
             m_tabs->setCurrentWidget(m_metadata);
         if (m_tabs->currentWidget() == m_metadata)
             m_metadata->focusFilter();
+        else if (m_tabs->currentWidget() == m_tokenizer)
+            m_tokenizer->focusSearch();
+        else if (m_tabs->currentWidget() == m_hex)
+            m_hex->focusFind();
         else
             m_tensors->focusFilter();
     });
@@ -158,6 +190,9 @@ void MainWindow::showLoaded(const QString &path, const QString &warning)
     m_overview->setModel(model);
     m_metadata->setFile(model->primaryShared());
     m_tensors->setModel(model);
+    m_hex->setModel(model);
+    m_tokenizer->setFile(model->primaryShared());
+    m_weights->setModel(model);
     if (warning.isEmpty())
         m_messageBar->clearMessage();
     else
@@ -235,12 +270,12 @@ void MainWindow::saveSettings() const
 
 QStringList MainWindow::saveScreenshots(const QString &prefix)
 {
-    static const char *const names[] = {"overview", "metadata", "tensors"};
     QStringList files;
     const int current = m_tabs->currentIndex();
-    for (int i = 0; i < m_tabs->count() && i < 3; ++i) {
+    for (int i = 0; i < m_tabs->count(); ++i) {
         m_tabs->setCurrentIndex(i);
-        const QString file = QStringLiteral("%1-%2.png").arg(prefix, QLatin1String(names[i]));
+        const QString name = m_tabs->tabText(i).remove(u'&').toLower().replace(u' ', u'-');
+        const QString file = QStringLiteral("%1-%2.png").arg(prefix, name);
         if (grab().save(file))
             files << file;
     }

@@ -5,6 +5,7 @@
 #include <QMainWindow>
 
 class Document;
+class HexPage;
 class LoadStatus;
 class MessageBar;
 class MetadataPage;
@@ -12,6 +13,8 @@ class OverviewPage;
 class QTabWidget;
 class RecentFiles;
 class TensorsPage;
+class TokenizerPage;
+class WeightsPage;
 
 /// The explorer window: composes the pages around one Document and wires their signals.
 class MainWindow : public QMainWindow {
@@ -34,6 +37,9 @@ public:
     OverviewPage *overviewPage() const { return m_overview; }
     MetadataPage *metadataPage() const { return m_metadata; }
     TensorsPage *tensorsPage() const { return m_tensors; }
+    HexPage *hexPage() const { return m_hex; }
+    TokenizerPage *tokenizerPage() const { return m_tokenizer; }
+    WeightsPage *weightsPage() const { return m_weights; }
 
 protected:
     void dragEnterEvent(QDragEnterEvent *event) override;
@@ -55,6 +61,9 @@ private:
     OverviewPage *m_overview;
     MetadataPage *m_metadata;
     TensorsPage *m_tensors;
+    HexPage *m_hex = nullptr;
+    TokenizerPage *m_tokenizer = nullptr;
+    WeightsPage *m_weights;
     LoadStatus *m_loadStatus;
     RecentFiles *m_recent = nullptr;
     QElapsedTimer m_loadTimer;

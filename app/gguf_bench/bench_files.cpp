@@ -148,8 +148,8 @@ uint64_t writeBigSparseModel(const std::string &path, uint64_t &claimedFileSize)
     w.arrayHeader("tokenizer.ggml.merges", 8, kMerges);
     for (uint64_t i = 0; i < kMerges; ++i)
         w.str(word() + " " + word());
-    // 20,000 Q4_K tensors of 4096 × 3264 elements (7.5 MB each): about 30 GB of data
-    const uint64_t ne0 = 4096, ne1 = 3264;
+    // 20,000 Q4_K tensors of 4096 × 656 elements (1.5 MB each): about 30 GB of data
+    const uint64_t ne0 = 4096, ne1 = 656;
     const uint64_t size = *gguf::tensorByteSize(12, ne0, ne0 * ne1);
     uint64_t offset = 0;
     for (uint64_t i = 0; i < kTensors; ++i) {

@@ -1,0 +1,61 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
+#pragma once
+
+#include <QWidget>
+
+#include <memory>
+
+class ChatTemplateView;
+class JobTracker;
+class MergesView;
+class QLabel;
+class QSplitter;
+class QTabWidget;
+class TokenDetailsPanel;
+class VocabularyView;
+
+namespace gguf {
+class GgufFile;
+class Vocabulary;
+struct VocabularyStats;
+} // namespace gguf
+
+/// The tokenizer of a file: a summary (model, pre-tokenizer, size, counts per type, flags, score
+/// range), the searchable vocabulary with the special tokens and the selected token beside it,
+/// the merge rules, and the chat templates.
+class TokenizerPage : public QWidget {
+    Q_OBJECT
+public:
+    explicit TokenizerPage(QWidget *parent = nullptr);
+    ~TokenizerPage() override;
+
+    /// Shows the tokenizer of `file` (null: nothing).
+    void setFile(std::shared_ptr<const gguf::GgufFile> file);
+    /// Shows the vocabulary and selects token `id`; false when it is not in the vocabulary.
+    bool selectToken(quint64 id);
+    /// Shows the merge rules and selects rule `rank`.
+    bool selectMerge(quint64 rank);
+    /// Puts the keyboard focus into the search box of the section shown.
+    void focusSearch();
+
+    QString summaryText() const;
+    QTabWidget *sections() const { return m_sections; }
+    VocabularyView *vocabularyView() const { return m_vocabulary; }
+    TokenDetailsPanel *detailsPanel() const { return m_details; }
+    MergesView *mergesView() const { return m_merges; }
+    ChatTemplateView *chatTemplateView() const { return m_chatTemplate; }
+
+private:
+    void showSummary(const gguf::VocabularyStats *stats);
+
+    QLabel *m_summary;
+    QTabWidget *m_sections;
+    QSplitter *m_splitter;
+    VocabularyView *m_vocabulary;
+    TokenDetailsPanel *m_details;
+    MergesView *m_merges;
+    ChatTemplateView *m_chatTemplate;
+    JobTracker *m_jobs;
+    std::shared_ptr<const gguf::GgufFile> m_file;
+    std::shared_ptr<const gguf::Vocabulary> m_vocab;
+};

@@ -1,0 +1,105 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
+#pragma once
+
+#include "ui/tensor_handle.h"
+
+#include <QWidget>
+
+#include <functional>
+#include <memory>
+
+class ComparePanel;
+class HeatmapPanel;
+class HistogramPanel;
+class JobProgress;
+class JobTracker;
+class LayerPanel;
+class QComboBox;
+class QLabel;
+class QTabWidget;
+class QToolButton;
+class ValueGridView;
+
+namespace gguf {
+class SplitModel;
+}
+
+/// "Seeing the weights": the current tensor's histogram and statistics, several tensors'
+/// histograms compared, a heatmap, a statistic across the layers and the values themselves, one
+/// view per tab. Every computation runs on a worker with progress and Cancel, only for the view
+/// on screen, and a result for a tensor the user has left is dropped. The plots and histograms
+/// export to PNG/SVG/PDF/CSV and the values to .npy.
+class WeightsPage : public QWidget {
+    Q_OBJECT
+public:
+    enum class Mode { Histogram, Compare, Heatmap, Layers, Values, Count };
+
+    explicit WeightsPage(QWidget *parent = nullptr);
+
+    /// Shows the weights of `model` (null: nothing), starting with a representative tensor.
+    void setModel(std::shared_ptr<const gguf::SplitModel> model);
+    /// Shows the tensor with info record `index` of shard `shard` (TensorsPage::tensorSelected).
+    void showTensor(int shard, int index);
+    void showTensor(const TensorHandle &tensor);
+    const TensorHandle &tensor() const { return m_tensor; }
+
+    void setMode(Mode mode);
+    Mode mode() const;
+    /// "histogram", "compare", "heatmap", "layers", "values".
+    static QString modeName(Mode mode);
+
+    /// True while any computation of the page runs.
+    bool isBusy() const;
+
+    /// Saves the current view's plot (.png, .svg or .pdf by suffix).
+    bool exportPlot(const QString &path, QString *error = nullptr);
+    /// Saves the current histogram (or the compared histograms) as CSV.
+    bool exportHistogramCsv(const QString &path, QString *error = nullptr);
+    /// Writes the current tensor's values as float32 (.npy by suffix, else raw) on a worker;
+    /// valuesExported() tells how it went.
+    void exportValues(const QString &path);
+    QString statusText() const;
+
+    HistogramPanel *histogramPanel() const { return m_histogram; }
+    ComparePanel *comparePanel() const { return m_compare; }
+    HeatmapPanel *heatmapPanel() const { return m_heatmap; }
+    LayerPanel *layerPanel() const { return m_layers; }
+    ValueGridView *valueGrid() const { return m_values; }
+    JobTracker *exportTracker() const { return m_exportTracker; }
+
+signals:
+    /// The user asked to see bytes [offset, offset + size) of the tensor's file.
+    void byteRangeRequested(quint64 offset, quint64 size);
+    /// The user chose tensor `index` of shard `shard` on this page (its chooser, a layer's point).
+    void tensorChosen(int shard, int index);
+    /// No computation of the page runs any more.
+    void jobsFinished();
+    /// exportValues() finished: `ok`, or why not in `message`.
+    void valuesExported(const QString &path, bool ok, const QString &message);
+
+private:
+    QToolButton *createExportButton();
+    void chooseExportFile(const QString &title, const QString &filter, const QString &suffix,
+                          const std::function<void(const QString &)> &save);
+    void updateExportActions();
+    void checkIdle();
+    /// Shows `tensor` because the user chose it here, and says so.
+    void chooseTensor(const TensorHandle &tensor);
+
+    std::shared_ptr<const gguf::SplitModel> m_model;
+    TensorHandle m_tensor;
+    QString m_lastExportPath;
+
+    QComboBox *m_tensorChooser;
+    QLabel *m_description;
+    QLabel *m_status;
+    QTabWidget *m_modes;
+    HistogramPanel *m_histogram;
+    ComparePanel *m_compare;
+    HeatmapPanel *m_heatmap;
+    LayerPanel *m_layers;
+    ValueGridView *m_values;
+    QToolButton *m_export;
+    JobTracker *m_exportTracker;
+    JobProgress *m_exportProgress;
+};
