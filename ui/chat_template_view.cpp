@@ -1,4 +1,5 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
+#include "ui/fixed_font.h"
 #include "ui/chat_template_view.h"
 
 #include "core/gguf_file.h"
@@ -38,7 +39,7 @@ ChatTemplateView::ChatTemplateView(QWidget *parent)
     m_copy->setToolTip(tr("Copy the whole template to the clipboard"));
     m_wrap->setChecked(true);
     m_text->setReadOnly(true);
-    m_text->setFont(QFontDatabase::systemFont(QFontDatabase::FixedFont));
+    m_text->setFont(fixedFont());
     m_text->setPlaceholderText(tr("This file has no chat template (tokenizer.chat_template)."));
     m_text->setTextInteractionFlags(Qt::TextSelectableByMouse | Qt::TextSelectableByKeyboard);
 

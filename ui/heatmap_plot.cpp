@@ -33,16 +33,7 @@ HeatmapPlot::HeatmapPlot(QWidget *parent)
     : QWidget(parent), m_stack(new QStackedLayout), m_plot(new QCustomPlot(this)), m_message(new QLabel(this)),
       m_readout(new QLabel(this))
 {
-    m_message->setAlignment(Qt::AlignCenter);
-    m_message->setWordWrap(true);
-    m_message->setEnabled(false);
-    m_readout->setTextInteractionFlags(Qt::TextSelectableByMouse);
-    m_stack->addWidget(m_plot);
-    m_stack->addWidget(m_message);
-    auto *layout = new QVBoxLayout(this);
-    layout->setContentsMargins(0, 0, 0, 0);
-    layout->addLayout(m_stack, 1);
-    layout->addWidget(m_readout);
+    PlotStyle::buildFrame(this, m_stack, m_plot, m_message, m_readout);
 
     m_plot->setMinimumSize(240, 160);
     m_plot->xAxis->setLabel(tr("Column (ne[0])"));

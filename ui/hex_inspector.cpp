@@ -1,4 +1,5 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
+#include "ui/fixed_font.h"
 #include "ui/hex_inspector.h"
 
 #include "core/byte_order.h"
@@ -51,7 +52,7 @@ HexInspector::HexInspector(QWidget *parent)
     m_values->horizontalHeader()->setStretchLastSection(true);
     m_values->setEditTriggers(QAbstractItemView::NoEditTriggers);
     m_values->setSelectionBehavior(QAbstractItemView::SelectRows);
-    m_values->setFont(QFontDatabase::systemFont(QFontDatabase::FixedFont));
+    m_values->setFont(fixedFont());
     m_values->setFocusPolicy(Qt::NoFocus);
     m_values->setVerticalScrollBarPolicy(Qt::ScrollBarAlwaysOff);
     const auto rows = decode({}, false);

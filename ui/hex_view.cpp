@@ -1,4 +1,5 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
+#include "ui/fixed_font.h"
 #include "ui/hex_view.h"
 
 #include "core/gguf_file.h"
@@ -40,7 +41,7 @@ QString hexOffset(uint64_t offset, int digits)
 
 HexView::HexView(QWidget *parent) : QAbstractScrollArea(parent), m_colors(palette()), m_header(new QWidget(this))
 {
-    setFont(QFontDatabase::systemFont(QFontDatabase::FixedFont));
+    setFont(fixedFont());
     setFocusPolicy(Qt::StrongFocus);
     viewport()->setCursor(Qt::IBeamCursor);
     m_header->installEventFilter(this);

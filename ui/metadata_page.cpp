@@ -1,4 +1,5 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
+#include "ui/fixed_font.h"
 #include "ui/metadata_page.h"
 
 #include "core/gguf_file.h"
@@ -64,7 +65,7 @@ MetadataPage::MetadataPage(QWidget *parent)
     m_detailTitle->setTextInteractionFlags(Qt::TextSelectableByMouse);
     m_detail->setReadOnly(true);
     m_detail->setLineWrapMode(QPlainTextEdit::WidgetWidth);
-    m_detail->setFont(QFontDatabase::systemFont(QFontDatabase::FixedFont));
+    m_detail->setFont(fixedFont());
     m_detail->setPlaceholderText(tr("Select a key to see its value in full."));
     auto *detailPane = new QWidget(this);
     auto *detailLayout = new QVBoxLayout(detailPane);

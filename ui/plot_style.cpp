@@ -1,6 +1,10 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 #include "ui/plot_style.h"
 
+#include <QLabel>
+#include <QStackedLayout>
+#include <QVBoxLayout>
+
 #include <QPalette>
 
 #include <qcustomplot.h>
@@ -40,6 +44,20 @@ void enableZoomAndPan(QCustomPlot *plot)
     plot->setInteractions(QCP::iRangeDrag | QCP::iRangeZoom);
     plot->axisRect()->setRangeDrag(Qt::Horizontal | Qt::Vertical);
     plot->axisRect()->setRangeZoom(Qt::Horizontal | Qt::Vertical);
+}
+
+void buildFrame(QWidget *owner, QStackedLayout *stack, QCustomPlot *plot, QLabel *message, QLabel *readout)
+{
+    message->setAlignment(Qt::AlignCenter);
+    message->setWordWrap(true);
+    message->setEnabled(false);
+    readout->setTextInteractionFlags(Qt::TextSelectableByMouse);
+    stack->addWidget(plot);
+    stack->addWidget(message);
+    auto *layout = new QVBoxLayout(owner);
+    layout->setContentsMargins(0, 0, 0, 0);
+    layout->addLayout(stack, 1);
+    layout->addWidget(readout);
 }
 
 } // namespace PlotStyle

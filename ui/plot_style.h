@@ -2,7 +2,10 @@
 #pragma once
 
 class QCustomPlot;
+class QLabel;
 class QPalette;
+class QStackedLayout;
+class QWidget;
 
 /// Colours a QCustomPlot from a widget palette (background, axes, grid, legend), so the weight
 /// charts follow light and dark themes like the overview's type-mix chart.
@@ -12,5 +15,9 @@ void apply(QCustomPlot *plot, const QPalette &palette);
 
 /// Wheel zoom and drag pan on both axes.
 void enableZoomAndPan(QCustomPlot *plot);
+
+/// Lays out a plot widget's frame in `owner`: the plot and a centred message (shown instead of the
+/// plot when there is nothing to draw) in `stack`, with a selectable read-out line below.
+void buildFrame(QWidget *owner, QStackedLayout *stack, QCustomPlot *plot, QLabel *message, QLabel *readout);
 
 } // namespace PlotStyle

@@ -1,4 +1,5 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
+#include "ui/fixed_font.h"
 #include "ui/models/merges_model.h"
 
 #include "core/vocabulary.h"
@@ -10,7 +11,7 @@
 #include <climits>
 
 MergesModel::MergesModel(QObject *parent)
-    : QAbstractTableModel(parent), m_fixed(QFontDatabase::systemFont(QFontDatabase::FixedFont))
+    : QAbstractTableModel(parent), m_fixed(fixedFont())
 {
 }
 

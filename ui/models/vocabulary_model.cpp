@@ -1,4 +1,5 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
+#include "ui/fixed_font.h"
 #include "ui/models/vocabulary_model.h"
 
 #include "core/vocabulary.h"
@@ -26,7 +27,7 @@ QString fromView(std::string_view text)
 } // namespace
 
 VocabularyModel::VocabularyModel(QObject *parent)
-    : QAbstractTableModel(parent), m_fixed(QFontDatabase::systemFont(QFontDatabase::FixedFont)), m_fixedBold(m_fixed)
+    : QAbstractTableModel(parent), m_fixed(fixedFont()), m_fixedBold(m_fixed)
 {
     m_fixedBold.setBold(true);
     m_bold.setBold(true);
