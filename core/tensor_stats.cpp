@@ -17,6 +17,7 @@
 #include <limits>
 #include <memory>
 #include <new>
+#include <optional>
 
 namespace gguf {
 namespace {
@@ -125,6 +126,7 @@ struct Worker {
     uint64_t sinceFlush = 0; // elements counted in keyCopies since the last flush
     std::unique_ptr<uint64_t[], FreeDeleter> flushed; // only for more than 2^32 elements
     KeySpan flushedSpan;
+    uint64_t keysCounted = 0; // values whose key was counted (all, or the sampled ones)
     std::vector<uint64_t> bins; // chosen-range histogram
     uint64_t below = 0, above = 0;
 
@@ -148,11 +150,11 @@ struct Worker {
 };
 static_assert(kKeyCopies == 4, "countOf adds four copies");
 
-// The two per-piece scans have an AVX2 version (x86-64, chosen per piece) and a portable one
-// written with GCC/Clang vector types, since GCC does not vectorize float min/max or double sums
-// itself without -ffast-math. Both use the same lanes, so every machine gets the same sums:
-// element i of a piece goes to lane i % kSumLanes.
-constexpr size_t kSumLanes = 16; // 4 independent double accumulators; more would not fit in 16 registers
+// The per-piece scan has an AVX2 version (x86-64, chosen per piece) and a portable one written
+// with GCC/Clang vector types, since GCC does not vectorize float min/max or double sums itself
+// without -ffast-math. Both use the same lanes and the same operations (no fused multiply-add), so
+// every machine gets the same sums: element i of a piece goes to lane i % kSumLanes.
+constexpr size_t kSumLanes = 16;
 
 // 16-byte vectors: native on SSE2 and NEON (wider GCC vectors are split badly without AVX).
 using F32x4 = float __attribute__((vector_size(16)));
@@ -160,14 +162,17 @@ using I32x4 = int32_t __attribute__((vector_size(16)));
 using F32x2 = float __attribute__((vector_size(8)));
 using F64x2 = double __attribute__((vector_size(16)));
 
-// Per-lane sum, min, max, zero count and largest magnitude (as bits: 0x7f800000 and above is an
-// infinity or a NaN) of a piece.
+// Per-lane sums of d = x − shift and of d² (16 lanes: element i of a piece in lane i % 16), and
+// min, max and zero count (8 lanes: i % 8) of a piece. A NaN or an infinity anywhere makes the sum
+// of d non-finite (no sum of 16,384 finite floats reaches the double range), which is how a piece
+// needing the careful path is recognized.
+constexpr size_t kMinLanes = 8;
 struct Lanes {
     double sum[kSumLanes] = {};
-    float min[kSumLanes];
-    float max[kSumLanes];
-    int32_t zeros[kSumLanes] = {};
-    int32_t maxMagnitude[kSumLanes] = {};
+    double sumSq[kSumLanes] = {};
+    float min[kMinLanes];
+    float max[kMinLanes];
+    int32_t zeros[kMinLanes] = {};
 
     Lanes()
     {
@@ -175,192 +180,219 @@ struct Lanes {
         std::fill(std::begin(max), std::end(max), -std::numeric_limits<float>::infinity());
     }
 
-    void add(size_t lane, float x)
+    void add(size_t i, float x, double shift)
     {
-        const int32_t magnitude = static_cast<int32_t>(bitsOf(x) & 0x7fffffffu);
-        zeros[lane] += magnitude == 0;
-        maxMagnitude[lane] = std::max(maxMagnitude[lane], magnitude);
+        const size_t lane = i % kMinLanes;
+        zeros[lane] += (bitsOf(x) & 0x7fffffffu) == 0;
         min[lane] = x < min[lane] ? x : min[lane];
         max[lane] = x > max[lane] ? x : max[lane];
-        sum[lane] += static_cast<double>(x);
+        const double d = static_cast<double>(x) - shift;
+        sum[i % kSumLanes] += d;
+        sumSq[i % kSumLanes] += d * d;
     }
 };
 
-// Whole groups of kSumLanes values into the lanes; returns how many values it took.
-size_t scanGroups(const float *v, size_t n, Lanes &l)
+// Whole groups of 16 values into the lanes; returns how many values it took. Written out by hand
+// so that the 11 accumulators stay in registers: per group, the two halves of 8 are first reduced
+// with each other (the min of elements j and j + 8 is taken before the running min), as the AVX2
+// version does.
+size_t scanGroups(const float *v, size_t n, double shift, Lanes &l)
 {
-    F64x2 sum[kSumLanes / 2];
-    F32x4 mn[kSumLanes / 4], mx[kSumLanes / 4];
-    I32x4 zeros[kSumLanes / 4], maxMagnitude[kSumLanes / 4];
+    F64x2 sum[8], sumSq[8];
+    F32x4 mnA, mnB, mxA, mxB;
+    I32x4 zA, zB;
     std::memcpy(sum, l.sum, sizeof sum);
-    std::memcpy(mn, l.min, sizeof mn);
-    std::memcpy(mx, l.max, sizeof mx);
-    std::memcpy(zeros, l.zeros, sizeof zeros);
-    std::memcpy(maxMagnitude, l.maxMagnitude, sizeof maxMagnitude);
+    std::memcpy(sumSq, l.sumSq, sizeof sumSq);
+    std::memcpy(&mnA, l.min, sizeof mnA);
+    std::memcpy(&mnB, l.min + 4, sizeof mnB);
+    std::memcpy(&mxA, l.max, sizeof mxA);
+    std::memcpy(&mxB, l.max + 4, sizeof mxB);
+    std::memcpy(&zA, l.zeros, sizeof zA);
+    std::memcpy(&zB, l.zeros + 4, sizeof zB);
+    const auto load4 = [](const float *p) {
+        F32x4 x;
+        std::memcpy(&x, p, sizeof x);
+        return x;
+    };
+    const auto isZero = [](F32x4 x) {
+        I32x4 bits;
+        std::memcpy(&bits, &x, sizeof bits);
+        return (bits & 0x7fffffff) == 0; // -1 where true
+    };
     size_t i = 0;
     for (; i + kSumLanes <= n; i += kSumLanes) {
-        for (size_t g = 0; g < kSumLanes / 4; ++g) {
-            F32x4 x;
-            I32x4 bits;
-            F32x2 low, high;
-            std::memcpy(&x, v + i + 4 * g, sizeof x);
-            std::memcpy(&bits, v + i + 4 * g, sizeof bits);
-            std::memcpy(&low, v + i + 4 * g, sizeof low);
-            std::memcpy(&high, v + i + 4 * g + 2, sizeof high);
-            const I32x4 magnitude = bits & 0x7fffffff;
-            zeros[g] -= magnitude == 0; // comparisons give -1 where true
-            maxMagnitude[g] = magnitude > maxMagnitude[g] ? magnitude : maxMagnitude[g];
-            mn[g] = x < mn[g] ? x : mn[g];
-            mx[g] = x > mx[g] ? x : mx[g];
-            sum[2 * g] += __builtin_convertvector(low, F64x2);
-            sum[2 * g + 1] += __builtin_convertvector(high, F64x2);
+        const F32x4 x0 = load4(v + i), x1 = load4(v + i + 4), x2 = load4(v + i + 8), x3 = load4(v + i + 12);
+        zA -= isZero(x0);
+        zA -= isZero(x2);
+        zB -= isZero(x1);
+        zB -= isZero(x3);
+        const F32x4 lowA = x2 < x0 ? x2 : x0, lowB = x3 < x1 ? x3 : x1;
+        const F32x4 highA = x2 > x0 ? x2 : x0, highB = x3 > x1 ? x3 : x1;
+        mnA = lowA < mnA ? lowA : mnA;
+        mnB = lowB < mnB ? lowB : mnB;
+        mxA = highA > mxA ? highA : mxA;
+        mxB = highB > mxB ? highB : mxB;
+#pragma GCC unroll 8
+        for (size_t g = 0; g < 8; ++g) {
+            F32x2 pair;
+            std::memcpy(&pair, v + i + 2 * g, sizeof pair);
+            const F64x2 d = __builtin_convertvector(pair, F64x2) - shift;
+            sum[g] += d;
+            sumSq[g] += d * d;
         }
     }
     std::memcpy(l.sum, sum, sizeof sum);
-    std::memcpy(l.min, mn, sizeof mn);
-    std::memcpy(l.max, mx, sizeof mx);
-    std::memcpy(l.zeros, zeros, sizeof zeros);
-    std::memcpy(l.maxMagnitude, maxMagnitude, sizeof maxMagnitude);
-    return i;
-}
-
-// The key histogram and the sum of squared deviations from `mean` of whole groups of 8 values
-// (lanes i % 8); returns how many values it took. The vector arithmetic overlaps the counting.
-size_t countKeyGroups(const float *v, size_t n, double mean, uint32_t *keyCopies, double *m2)
-{
-    F64x2 acc[4];
-    std::memcpy(acc, m2, sizeof acc);
-    size_t i = 0;
-    for (; i + 8 <= n; i += 8) {
-        for (size_t g = 0; g < 4; ++g) {
-            F32x2 x;
-            std::memcpy(&x, v + i + 2 * g, sizeof x);
-            const F64x2 d = __builtin_convertvector(x, F64x2) - mean;
-            acc[g] += d * d;
-        }
-        for (size_t j = 0; j < 8; ++j)
-            ++keyCopies[(bitsOf(v[i + j]) >> 16) * kKeyCopies + j % kKeyCopies];
-    }
-    std::memcpy(m2, acc, sizeof acc);
+    std::memcpy(l.sumSq, sumSq, sizeof sumSq);
+    std::memcpy(l.min, &mnA, sizeof mnA);
+    std::memcpy(l.min + 4, &mnB, sizeof mnB);
+    std::memcpy(l.max, &mxA, sizeof mxA);
+    std::memcpy(l.max + 4, &mxB, sizeof mxB);
+    std::memcpy(l.zeros, &zA, sizeof zA);
+    std::memcpy(l.zeros + 4, &zB, sizeof zB);
     return i;
 }
 
 #if GGUF_X86_KERNELS
-// The same two loops with AVX2 intrinsics: GCC turns the portable float-to-double conversions
-// into 2-lane pieces. Same lanes and the same operations, so the same results.
-GGUF_AVX2_KERNEL size_t scanGroupsAvx2(const float *v, size_t n, Lanes &l)
+GGUF_AVX2 inline __m256i zeroMaskAvx2(__m256 x, __m256 magnitudeMask)
 {
-    __m256d sum[kSumLanes / 4];
-    __m256 mn[kSumLanes / 8], mx[kSumLanes / 8];
-    __m256i zeros[kSumLanes / 8], maxMagnitude[kSumLanes / 8];
-    for (size_t g = 0; g < kSumLanes / 8; ++g) {
-        sum[2 * g] = _mm256_loadu_pd(l.sum + 8 * g);
-        sum[2 * g + 1] = _mm256_loadu_pd(l.sum + 8 * g + 4);
-        mn[g] = _mm256_loadu_ps(l.min + 8 * g);
-        mx[g] = _mm256_loadu_ps(l.max + 8 * g);
-        zeros[g] = _mm256_loadu_si256(reinterpret_cast<const __m256i *>(l.zeros + 8 * g));
-        maxMagnitude[g] = _mm256_loadu_si256(reinterpret_cast<const __m256i *>(l.maxMagnitude + 8 * g));
-    }
-    const __m256i magnitudeMask = _mm256_set1_epi32(0x7fffffff);
+    return _mm256_cmpeq_epi32(_mm256_castps_si256(_mm256_and_ps(x, magnitudeMask)), _mm256_setzero_si256());
+}
+
+// The same loop with AVX2 intrinsics: GCC turns the portable float-to-double conversions into
+// 2-lane pieces. Same lanes and the same operations, so the same results.
+GGUF_AVX2_KERNEL size_t scanGroupsAvx2(const float *v, size_t n, double shift, Lanes &l)
+{
+    __m256d s0 = _mm256_loadu_pd(l.sum), s1 = _mm256_loadu_pd(l.sum + 4);
+    __m256d s2 = _mm256_loadu_pd(l.sum + 8), s3 = _mm256_loadu_pd(l.sum + 12);
+    __m256d q0 = _mm256_loadu_pd(l.sumSq), q1 = _mm256_loadu_pd(l.sumSq + 4);
+    __m256d q2 = _mm256_loadu_pd(l.sumSq + 8), q3 = _mm256_loadu_pd(l.sumSq + 12);
+    __m256 mn = _mm256_loadu_ps(l.min), mx = _mm256_loadu_ps(l.max);
+    __m256i zeros = _mm256_loadu_si256(reinterpret_cast<const __m256i *>(l.zeros));
+    const __m256 magnitudeMask = _mm256_castsi256_ps(_mm256_set1_epi32(0x7fffffff));
+    const __m256d center = _mm256_set1_pd(shift);
     size_t i = 0;
     for (; i + kSumLanes <= n; i += kSumLanes) {
-        for (size_t g = 0; g < kSumLanes / 8; ++g) {
-            const __m256 x = _mm256_loadu_ps(v + i + 8 * g);
-            const __m256i magnitude = _mm256_and_si256(_mm256_castps_si256(x), magnitudeMask);
-            zeros[g] = _mm256_sub_epi32(zeros[g], _mm256_cmpeq_epi32(magnitude, _mm256_setzero_si256()));
-            maxMagnitude[g] = _mm256_max_epi32(maxMagnitude[g], magnitude);
-            mn[g] = _mm256_min_ps(x, mn[g]); // x < mn ? x : mn, as the portable loop
-            mx[g] = _mm256_max_ps(x, mx[g]);
-            sum[2 * g] = _mm256_add_pd(sum[2 * g], _mm256_cvtps_pd(_mm256_castps256_ps128(x)));
-            sum[2 * g + 1] = _mm256_add_pd(sum[2 * g + 1], _mm256_cvtps_pd(_mm256_extractf128_ps(x, 1)));
-        }
+        const __m256 x0 = _mm256_loadu_ps(v + i), x1 = _mm256_loadu_ps(v + i + 8);
+        zeros = _mm256_sub_epi32(_mm256_sub_epi32(zeros, zeroMaskAvx2(x0, magnitudeMask)), zeroMaskAvx2(x1, magnitudeMask));
+        // _mm256_min_ps(a, b) is a < b ? a : b, as the portable loop
+        mn = _mm256_min_ps(_mm256_min_ps(x1, x0), mn);
+        mx = _mm256_max_ps(_mm256_max_ps(x1, x0), mx);
+        const __m256d d0 = _mm256_sub_pd(_mm256_cvtps_pd(_mm256_castps256_ps128(x0)), center);
+        const __m256d d1 = _mm256_sub_pd(_mm256_cvtps_pd(_mm256_extractf128_ps(x0, 1)), center);
+        const __m256d d2 = _mm256_sub_pd(_mm256_cvtps_pd(_mm256_castps256_ps128(x1)), center);
+        const __m256d d3 = _mm256_sub_pd(_mm256_cvtps_pd(_mm256_extractf128_ps(x1, 1)), center);
+        s0 = _mm256_add_pd(s0, d0);
+        s1 = _mm256_add_pd(s1, d1);
+        s2 = _mm256_add_pd(s2, d2);
+        s3 = _mm256_add_pd(s3, d3);
+        q0 = _mm256_add_pd(q0, _mm256_mul_pd(d0, d0));
+        q1 = _mm256_add_pd(q1, _mm256_mul_pd(d1, d1));
+        q2 = _mm256_add_pd(q2, _mm256_mul_pd(d2, d2));
+        q3 = _mm256_add_pd(q3, _mm256_mul_pd(d3, d3));
     }
-    for (size_t g = 0; g < kSumLanes / 8; ++g) {
-        _mm256_storeu_pd(l.sum + 8 * g, sum[2 * g]);
-        _mm256_storeu_pd(l.sum + 8 * g + 4, sum[2 * g + 1]);
-        _mm256_storeu_ps(l.min + 8 * g, mn[g]);
-        _mm256_storeu_ps(l.max + 8 * g, mx[g]);
-        _mm256_storeu_si256(reinterpret_cast<__m256i *>(l.zeros + 8 * g), zeros[g]);
-        _mm256_storeu_si256(reinterpret_cast<__m256i *>(l.maxMagnitude + 8 * g), maxMagnitude[g]);
-    }
-    return i;
-}
-
-GGUF_AVX2_KERNEL size_t countKeyGroupsAvx2(const float *v, size_t n, double mean, uint32_t *keyCopies, double *m2)
-{
-    __m256d m2Low = _mm256_loadu_pd(m2), m2High = _mm256_loadu_pd(m2 + 4);
-    const __m256d center = _mm256_set1_pd(mean);
-    size_t i = 0;
-    for (; i + 8 <= n; i += 8) {
-        const __m256 x = _mm256_loadu_ps(v + i);
-        const __m256d dLow = _mm256_sub_pd(_mm256_cvtps_pd(_mm256_castps256_ps128(x)), center);
-        const __m256d dHigh = _mm256_sub_pd(_mm256_cvtps_pd(_mm256_extractf128_ps(x, 1)), center);
-        m2Low = _mm256_add_pd(m2Low, _mm256_mul_pd(dLow, dLow));
-        m2High = _mm256_add_pd(m2High, _mm256_mul_pd(dHigh, dHigh));
-        for (size_t j = 0; j < 8; ++j)
-            ++keyCopies[(bitsOf(v[i + j]) >> 16) * kKeyCopies + j % kKeyCopies];
-    }
-    _mm256_storeu_pd(m2, m2Low);
-    _mm256_storeu_pd(m2 + 4, m2High);
+    _mm256_storeu_pd(l.sum, s0);
+    _mm256_storeu_pd(l.sum + 4, s1);
+    _mm256_storeu_pd(l.sum + 8, s2);
+    _mm256_storeu_pd(l.sum + 12, s3);
+    _mm256_storeu_pd(l.sumSq, q0);
+    _mm256_storeu_pd(l.sumSq + 4, q1);
+    _mm256_storeu_pd(l.sumSq + 8, q2);
+    _mm256_storeu_pd(l.sumSq + 12, q3);
+    _mm256_storeu_ps(l.min, mn);
+    _mm256_storeu_ps(l.max, mx);
+    _mm256_storeu_si256(reinterpret_cast<__m256i *>(l.zeros), zeros);
     return i;
 }
 #endif
 
-// Sum, min, max and zero count of a piece, and whether it holds any NaN or infinity (then min
-// and max are meaningless and the careful path runs).
-struct LaneScan {
-    double sum = 0;
-    float min = 0, max = 0;
-    uint64_t zeros = 0;
-    bool allFinite = true;
-};
-
-LaneScan scanLanes(const float *v, size_t n)
+// Count, mean and M2 (sum of squared deviations from the mean) of an all-finite piece, with its
+// min, max and zeros; nullopt when the piece holds a NaN or an infinity. One pass: the sums are
+// taken around the piece's first value, so M2 = Σd² − (Σd)²/n loses nothing to cancellation unless
+// the piece's spread is below ~1e-8 of its distance from that value.
+std::optional<Partial> scanFinitePiece(const float *v, size_t n)
 {
+    if (n == 0)
+        return Partial{};
+    const double shift = v[0];
     Lanes l;
 #if GGUF_X86_KERNELS
-    size_t i = detail::cpuHasAvx2() ? scanGroupsAvx2(v, n, l) : scanGroups(v, n, l);
+    size_t i = detail::cpuHasAvx2() ? scanGroupsAvx2(v, n, shift, l) : scanGroups(v, n, shift, l);
 #else
-    size_t i = scanGroups(v, n, l);
+    size_t i = scanGroups(v, n, shift, l);
 #endif
-    for (size_t lane = 0; i < n; ++i, ++lane)
-        l.add(lane, v[i]);
-    LaneScan r;
-    r.min = l.min[0];
-    r.max = l.max[0];
+    for (; i < n; ++i)
+        l.add(i, v[i], shift);
+    double sum = 0, sumSq = 0;
     for (size_t lane = 0; lane < kSumLanes; ++lane) {
-        r.sum += l.sum[lane];
-        r.min = std::min(r.min, l.min[lane]);
-        r.max = std::max(r.max, l.max[lane]);
-        r.zeros += static_cast<uint32_t>(l.zeros[lane]);
-        r.allFinite = r.allFinite && l.maxMagnitude[lane] < 0x7f800000;
+        sum += l.sum[lane];
+        sumSq += l.sumSq[lane];
     }
-    return r;
+    Partial p;
+    p.min = l.min[0];
+    p.max = l.max[0];
+    for (size_t lane = 0; lane < kMinLanes; ++lane) {
+        p.min = std::min<double>(p.min, l.min[lane]);
+        p.max = std::max<double>(p.max, l.max[lane]);
+        p.zeros += static_cast<uint32_t>(l.zeros[lane]);
+    }
+    if (!std::isfinite(sum) || !std::isfinite(shift))
+        return std::nullopt;
+    const double count = static_cast<double>(n);
+    p.finite = n;
+    p.mean = shift + sum / count;
+    p.m2 = std::max(0.0, sumSq - sum * (sum / count));
+    return p;
 }
 
-// The key histogram and the sum of squared deviations from `mean` of an all-finite piece.
-double countKeysAndM2(const float *v, size_t n, double mean, uint32_t *keyCopies)
+// Random bits for the sampled element of key groups 16·block … 16·block + 15 (4 bits each): a
+// fixed hash of the block index, so the result does not depend on the chunking or the threads.
+uint64_t sampleBits(uint64_t block)
 {
-    double m2[8] = {};
-#if GGUF_X86_KERNELS
-    size_t i = detail::cpuHasAvx2() ? countKeyGroupsAvx2(v, n, mean, keyCopies, m2)
-                                    : countKeyGroups(v, n, mean, keyCopies, m2);
-#else
-    size_t i = countKeyGroups(v, n, mean, keyCopies, m2);
-#endif
-    for (size_t j = 0; i < n; ++i, ++j) {
-        const double d = static_cast<double>(v[i]) - mean;
-        m2[j] += d * d;
-        ++keyCopies[(bitsOf(v[i]) >> 16) * kKeyCopies + j % kKeyCopies];
+    uint64_t z = (block + 1) * 0x9e3779b97f4a7c15ull;
+    z ^= z >> 31;
+    z *= 0xbf58476d1ce4e5b9ull;
+    return z ^ (z >> 29);
+}
+
+// Counts the 16-bit keys of a piece starting at element `first` of the tensor: every finite value
+// when stride is 1, else one value chosen at random (sampleOffset) from each run of `stride`
+// elements. Returns how many keys were counted.
+uint64_t countKeys(const float *v, size_t n, uint64_t first, uint32_t stride, bool allFinite, uint32_t *keyCopies)
+{
+    uint64_t counted = 0;
+    if (stride == 1) {
+        for (size_t i = 0; i < n; ++i) {
+            const uint32_t bits = bitsOf(v[i]);
+            if (!allFinite && (bits & 0x7f800000u) == 0x7f800000u)
+                continue;
+            ++keyCopies[(bits >> 16) * kKeyCopies + i % kKeyCopies];
+            ++counted;
+        }
+        return counted;
     }
-    double total = 0;
-    for (double lane : m2)
-        total += lane;
-    return total;
+    // `first` is a multiple of the piece size, itself a multiple of every stride
+    static_assert(kMaxKeySampleStride <= 16, "4 random bits per group");
+    const uint64_t group0 = first / stride;
+    uint64_t random = sampleBits(group0 / 16);
+    for (size_t at = 0, g = 0; at < n; at += stride, ++g) {
+        const uint64_t group = group0 + g;
+        if (group % 16 == 0)
+            random = sampleBits(group / 16);
+        const size_t length = std::min<size_t>(stride, n - at);
+        uint32_t offset = static_cast<uint32_t>(random >> (4 * (group % 16))) & (stride - 1);
+        if (offset >= length)
+            offset %= static_cast<uint32_t>(length);
+        const uint32_t bits = bitsOf(v[at + offset]);
+        if (!allFinite && (bits & 0x7f800000u) == 0x7f800000u)
+            continue;
+        ++keyCopies[(bits >> 16) * kKeyCopies + g % kKeyCopies];
+        ++counted;
+    }
+    return counted;
 }
 
 // The careful path for a piece holding NaN or infinities: classify every value.
-Partial scanNonFinite(const float *v, size_t n, uint32_t *keyCopies)
+Partial scanNonFinite(const float *v, size_t n)
 {
     Partial p;
     float mn = std::numeric_limits<float>::infinity(), mx = -std::numeric_limits<float>::infinity();
@@ -377,7 +409,6 @@ Partial scanNonFinite(const float *v, size_t n, uint32_t *keyCopies)
                 ++p.posInf;
             continue;
         }
-        ++keyCopies[(bits >> 16) * kKeyCopies + i % kKeyCopies];
         ++p.finite;
         p.zeros += x == 0.0f;
         mn = std::min(mn, x);
@@ -420,27 +451,17 @@ void binRange(const float *v, size_t n, Worker &w, double lo, double hi, double 
     w.above += above;
 }
 
-// Accumulates one decoded piece: counts, min/max, a two-pass mean/M2 over the cached buffer, the
-// key histogram and the chosen-range histogram.
-Partial scanPiece(const float *v, size_t n, Worker &w, const StatsOptions &opt, double lo, double scale)
+// Accumulates one decoded piece (elements [first, first + n) of the tensor): counts, min/max,
+// mean/M2, the key histogram and the chosen-range histogram.
+Partial scanPiece(const float *v, size_t n, uint64_t first, Worker &w, const StatsOptions &opt, uint32_t stride,
+                  double lo, double scale)
 {
     if (w.sinceFlush + n > std::numeric_limits<uint32_t>::max())
         w.flushKeys();
     w.sinceFlush += n;
-    Partial p;
-    const LaneScan lanes = scanLanes(v, n);
-    if (lanes.allFinite) {
-        p.finite = n;
-        p.zeros = lanes.zeros;
-        if (n > 0) {
-            p.min = lanes.min;
-            p.max = lanes.max;
-            p.mean = lanes.sum / static_cast<double>(n);
-            p.m2 = countKeysAndM2(v, n, p.mean, w.keyCopies.get());
-        }
-    } else {
-        p = scanNonFinite(v, n, w.keyCopies.get());
-    }
+    const std::optional<Partial> finite = scanFinitePiece(v, n);
+    const Partial p = finite ? *finite : scanNonFinite(v, n);
+    w.keysCounted += countKeys(v, n, first, stride, finite.has_value(), w.keyCopies.get());
     if (p.finite > 0)
         w.counted.coverValues(static_cast<float>(p.min), static_cast<float>(p.max));
     if (opt.range && p.finite > 0)
@@ -460,18 +481,21 @@ std::pair<double, double> keyRange(uint32_t key)
 struct KeyCounts {
     KeySpan span;
     std::unique_ptr<uint64_t[], FreeDeleter> counts = zeroedArray<uint64_t>(kKeyCount);
+    uint64_t total = 0; // the values counted: all finite ones, or the sample
 };
 
-void estimatePercentiles(const KeyCounts &keys, uint64_t finite, double mn, double mx, TensorStatistics &out)
+void estimatePercentiles(const KeyCounts &keys, double mn, double mx, TensorStatistics &out)
 {
+    if (keys.total == 0)
+        return;
     std::vector<uint32_t> order; // the keys with a count, in ascending order of value
     keys.span.forEachKey([&](uint32_t k) {
         if (keys.counts[k])
             order.push_back(k);
     });
     for (size_t q = 0; q < kPercentileLevels.size(); ++q) {
-        // rank of the percentile among the sorted finite values (nearest-rank, 0-based)
-        const double target = kPercentileLevels[q] / 100.0 * static_cast<double>(finite - 1);
+        // rank of the percentile among the sorted counted values (nearest-rank, 0-based)
+        const double target = kPercentileLevels[q] / 100.0 * static_cast<double>(keys.total - 1);
         uint64_t before = 0;
         for (uint32_t k : order) {
             const uint64_t c = keys.counts[k];
@@ -479,9 +503,15 @@ void estimatePercentiles(const KeyCounts &keys, uint64_t finite, double mn, doub
                 auto [a, b] = keyRange(k);
                 a = std::max(a, mn);
                 b = std::min(b, mx);
-                // linear interpolation inside the bucket
-                const double frac = c > 1 ? (target - static_cast<double>(before)) / static_cast<double>(c - 1) : 0.0;
-                out.percentiles[q] = a + std::clamp(frac, 0.0, 1.0) * (b - a);
+                if ((k & 0x7fffu) == 0) {
+                    // the bucket of ±0 (and of subnormals below 2^-133): its values are zeros in
+                    // practice, so the estimate is 0 rather than a point inside the bucket
+                    out.percentiles[q] = std::clamp(0.0, a, b);
+                } else {
+                    // linear interpolation inside the bucket
+                    const double frac = c > 1 ? (target - static_cast<double>(before)) / static_cast<double>(c - 1) : 0.0;
+                    out.percentiles[q] = a + std::clamp(frac, 0.0, 1.0) * (b - a);
+                }
                 out.percentileError[q] = b - a;
                 break;
             }
@@ -491,13 +521,14 @@ void estimatePercentiles(const KeyCounts &keys, uint64_t finite, double mn, doub
 }
 
 // Automatic-range histogram from the key counts: each bucket goes to the bin of its lowest value.
-void binKeys(const KeyCounts &keys, double mn, double mx, Histogram &h)
+// Sampled counts are scaled to the number of finite values (largest remainders rounded up).
+void binKeys(const KeyCounts &keys, uint64_t finite, double mn, double mx, Histogram &h)
 {
     h.lo = mn;
     h.hi = mx;
     const uint64_t nb = h.counts.size();
     const double width = mx - mn;
-    bool exact = true;
+    bool exact = keys.total == finite;
     keys.span.forEachKey([&](uint32_t k) {
         if (!keys.counts[k])
             return;
@@ -512,9 +543,42 @@ void binKeys(const KeyCounts &keys, double mn, double mx, Histogram &h)
         h.counts[binOf((k >> 15) ? b : a)] += keys.counts[k];
     });
     h.exact = exact;
+    if (keys.total == finite || keys.total == 0)
+        return;
+    const double scale = static_cast<double>(finite) / static_cast<double>(keys.total);
+    std::vector<std::pair<double, size_t>> remainders;
+    uint64_t assigned = 0;
+    for (size_t b = 0; b < nb; ++b) {
+        const double scaled = static_cast<double>(h.counts[b]) * scale;
+        h.counts[b] = static_cast<uint64_t>(scaled);
+        assigned += h.counts[b];
+        if (scaled > static_cast<double>(h.counts[b]))
+            remainders.emplace_back(scaled - static_cast<double>(h.counts[b]), b);
+    }
+    std::sort(remainders.begin(), remainders.end(), std::greater<>());
+    for (size_t i = 0; i < remainders.size() && assigned < finite; ++i, ++assigned)
+        ++h.counts[remainders[i].second];
+}
+
+// The one-sided rank bound ε (as a fraction) such that, with probability at least 1 − 10⁻⁶, each
+// percentile estimated from `samples` values drawn one per group (independent, one per stratum)
+// lies between the true percentiles at p − ε and p + ε: by Hoeffding's inequality at the two
+// points, P(miss) ≤ 4·exp(−2·samples·ε²).
+double sampledRankBound(uint64_t samples)
+{
+    constexpr double kDelta = 1e-6;
+    return samples ? std::sqrt(std::log(4.0 / kDelta) / (2.0 * static_cast<double>(samples))) : 1.0;
 }
 
 } // namespace
+
+uint32_t keySampleStride(uint64_t elements, uint64_t exactKeyElements)
+{
+    uint32_t stride = 1;
+    while (stride < kMaxKeySampleStride && elements > exactKeyElements * stride)
+        stride *= 2;
+    return stride;
+}
 
 void releaseElements(const TensorData &data, uint64_t first, uint64_t last)
 {
@@ -553,6 +617,7 @@ StatsStatus computeStatistics(const TensorData &data, const StatsOptions &option
     const double lo = options.range ? options.range->first : 0.0;
     const double span = options.range ? options.range->second - options.range->first : 0.0;
     const double scale = span > 0 ? bins / span : 0.0;
+    const uint32_t stride = keySampleStride(data.elements, options.exactKeyElements);
 
     std::vector<Worker> workers(nWorkers);
     for (Worker &w : workers) {
@@ -579,7 +644,7 @@ StatsStatus computeStatistics(const TensorData &data, const StatsOptions &option
                 decodeFailed = true;
                 return;
             }
-            acc.merge(scanPiece(w.buffer, n, w, options, lo, scale));
+            acc.merge(scanPiece(w.buffer, n, at, w, options, stride, lo, scale));
         }
         partials[static_cast<size_t>(c)] = acc;
         if (data.mapping)
@@ -598,6 +663,7 @@ StatsStatus computeStatistics(const TensorData &data, const StatsOptions &option
     for (Worker &w : workers) {
         w.counted.forEachKey([&](uint32_t k) { keys.counts[k] += w.countOf(k); });
         keys.span.cover(w.counted);
+        keys.total += w.keysCounted;
         if (w.flushed) {
             w.flushedSpan.forEachKey([&](uint32_t k) { keys.counts[k] += w.flushed[k]; });
             keys.span.cover(w.flushedSpan);
@@ -608,6 +674,9 @@ StatsStatus computeStatistics(const TensorData &data, const StatsOptions &option
         out.histogram.above += w.above;
     }
     out.count = data.elements;
+    out.keySampleStride = stride;
+    out.keysCounted = keys.total;
+    out.percentileRankError = stride > 1 ? 100.0 * sampledRankBound(keys.total) : 0.0;
     out.finite = total.finite;
     out.zeros = total.zeros;
     out.nan = total.nan;
@@ -618,14 +687,14 @@ StatsStatus computeStatistics(const TensorData &data, const StatsOptions &option
         out.max = total.max;
         out.mean = total.mean;
         out.std = std::sqrt(total.m2 / static_cast<double>(total.finite));
-        estimatePercentiles(keys, total.finite, total.min, total.max, out);
+        estimatePercentiles(keys, total.min, total.max, out);
     }
     if (options.range) {
         out.histogram.lo = options.range->first;
         out.histogram.hi = options.range->second;
         out.histogram.exact = true;
     } else if (total.finite > 0) {
-        binKeys(keys, total.min, total.max, out.histogram);
+        binKeys(keys, total.finite, total.min, total.max, out.histogram);
     }
     return StatsStatus::Ok;
 }

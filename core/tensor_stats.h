@@ -36,7 +36,17 @@ struct StatsOptions {
     unsigned threads = 0;                       ///< 0: every core
     uint64_t chunkElements = uint64_t(1) << 20; ///< work unit (rounded to 256 elements)
     ProgressFn progress;                        ///< (chunks done, chunks total); false cancels
+    /// Tensors up to this many elements have every value's key counted (percentiles within one key
+    /// bucket); larger ones count a random sample of one value in keySampleStride() consecutive ones.
+    uint64_t exactKeyElements = uint64_t(1) << 24;
 };
+
+/// The largest sampling stride of the key histogram (see StatsOptions::exactKeyElements).
+inline constexpr uint32_t kMaxKeySampleStride = 16;
+
+/// The power of two s ≤ kMaxKeySampleStride, smallest with elements ≤ exactKeyElements · s; so a
+/// sampled tensor has at least exactKeyElements / 2 sampled values, or elements / 16.
+uint32_t keySampleStride(uint64_t elements, uint64_t exactKeyElements);
 
 /// The percentiles reported, in percent.
 inline constexpr std::array<double, 7> kPercentileLevels{1, 5, 25, 50, 75, 95, 99};
@@ -56,8 +66,15 @@ struct TensorStatistics {
     double min = 0, max = 0, mean = 0, std = 0; ///< of the finite values (population std)
     uint64_t zeros = 0, nan = 0, posInf = 0, negInf = 0;
     std::array<double, kPercentileLevels.size()> percentiles{};
-    /// Bound on |estimate − true percentile|: the width of the 16-bit key bucket that held it.
+    /// Bound on |estimate − true percentile| from the key bucketing: the width of the 16-bit key
+    /// bucket that held it. When keys were sampled, add percentileRankError.
     std::array<double, kPercentileLevels.size()> percentileError{};
+    uint32_t keySampleStride = 1; ///< 1: every finite value's key was counted; s: one in s values
+    uint64_t keysCounted = 0;     ///< keys counted (the finite values, or the sample)
+    /// When sampled (keySampleStride > 1): with probability ≥ 1 − 10⁻⁶, the estimate of percentile p
+    /// lies between the true percentiles p − e and p + e (e in percentage points), widened by
+    /// percentileError. 0 when every key was counted.
+    double percentileRankError = 0;
     Histogram histogram;
 };
 
@@ -68,7 +85,8 @@ enum class StatsStatus : uint8_t { Ok, Cancelled, Unsupported, NoData };
 /// partial results are merged in chunk order, so the result does not depend on the thread count.
 /// Exact: count, min, max, mean, std (per-chunk two-pass, Chan's merge), zeros, NaN, ±Inf, and the
 /// histogram when a range is given. Estimated: percentiles (and the automatic-range histogram)
-/// from an exact count of each value's upper 16 bits (sign, exponent, 7 mantissa bits).
+/// from a count of each value's upper 16 bits (sign, exponent, 7 mantissa bits) — of every finite
+/// value, or of a random sample of one in keySampleStride() values for large tensors.
 StatsStatus computeStatistics(const TensorData &data, const StatsOptions &options, TensorStatistics &out);
 
 } // namespace gguf

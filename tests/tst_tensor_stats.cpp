@@ -57,6 +57,9 @@ private slots:
     void resultDoesNotDependOnThreadsOrChunks_data();
     void resultDoesNotDependOnThreadsOrChunks();
     void percentilesWithinStatedBound();
+    void sampledPercentilesWithinStatedBound_data();
+    void sampledPercentilesWithinStatedBound();
+    void percentileInTheZeroBucketIsZero();
     void cancelStopsTheJob();
     void quantizedTensorMatchesReferenceValues();
     void unsupportedTypeIsRefused();
@@ -153,16 +156,22 @@ void TestTensorStats::resultDoesNotDependOnThreadsOrChunks_data()
 {
     QTest::addColumn<unsigned>("threads");
     QTest::addColumn<quint64>("chunk");
-    QTest::newRow("1 thread, 256") << 1u << quint64(256);
-    QTest::newRow("2 threads, 256") << 2u << quint64(256);
-    QTest::newRow("4 threads, 4096") << 4u << quint64(4096);
-    QTest::newRow("all, default") << 0u << quint64(1u << 20);
+    QTest::addColumn<quint64>("exactKeys");
+    const quint64 all = StatsOptions{}.exactKeyElements;
+    QTest::newRow("1 thread, 256") << 1u << quint64(256) << all;
+    QTest::newRow("2 threads, 256") << 2u << quint64(256) << all;
+    QTest::newRow("4 threads, 4096") << 4u << quint64(4096) << all;
+    QTest::newRow("all, default") << 0u << quint64(1u << 20) << all;
+    // keys sampled one in 16: the sample is chosen per element index, not per chunk or thread
+    QTest::newRow("sampled, 1 thread, 256") << 1u << quint64(256) << quint64(4096);
+    QTest::newRow("sampled, 3 threads, 4096") << 3u << quint64(4096) << quint64(4096);
 }
 
 void TestTensorStats::resultDoesNotDependOnThreadsOrChunks()
 {
     QFETCH(unsigned, threads);
     QFETCH(quint64, chunk);
+    QFETCH(quint64, exactKeys);
     std::mt19937 rng(42);
     std::normal_distribution<float> dist(0.0f, 0.02f);
     std::vector<float> v(100000);
@@ -172,12 +181,16 @@ void TestTensorStats::resultDoesNotDependOnThreadsOrChunks()
     StatsOptions base;
     base.threads = 1;
     base.chunkElements = 100352;
+    base.exactKeyElements = exactKeys;
     TensorStatistics ref, s;
     QCOMPARE(computeStatistics(f32Data(bytes), base, ref), StatsStatus::Ok);
     StatsOptions opt;
     opt.threads = threads;
     opt.chunkElements = chunk;
+    opt.exactKeyElements = exactKeys;
     QCOMPARE(computeStatistics(f32Data(bytes), opt, s), StatsStatus::Ok);
+    QCOMPARE(s.keySampleStride, ref.keySampleStride);
+    QCOMPARE(s.keysCounted, ref.keysCounted);
     QCOMPARE(s.min, ref.min);
     QCOMPARE(s.max, ref.max);
     QCOMPARE(s.histogram.counts, ref.histogram.counts);
@@ -208,6 +221,68 @@ void TestTensorStats::percentilesWithinStatedBound()
         // the bound is the bucket width: at most 2^-7 of the value's magnitude
         QVERIFY(s.percentileError[q] <= std::fabs(exact) / 64.0 + 1e-30);
     }
+}
+
+void TestTensorStats::sampledPercentilesWithinStatedBound_data()
+{
+    QTest::addColumn<int>("shape");
+    QTest::newRow("normal") << 0;
+    // a pattern with the period of the sampling stride: a sample at a fixed place in every group
+    // would see one value only
+    QTest::newRow("period 16") << 1;
+    QTest::newRow("sorted") << 2;
+}
+
+void TestTensorStats::sampledPercentilesWithinStatedBound()
+{
+    QFETCH(int, shape);
+    std::mt19937 rng(11);
+    std::normal_distribution<float> dist(-0.3f, 2.0f);
+    std::vector<float> v(1 << 20);
+    for (size_t i = 0; i < v.size(); ++i)
+        v[i] = shape == 1 ? static_cast<float>(i % 16) - 4.5f + 0.001f * dist(rng) : dist(rng);
+    if (shape == 2)
+        std::sort(v.begin(), v.end());
+    const auto bytes = asBytes(v);
+    StatsOptions opt;
+    opt.exactKeyElements = 1 << 16;
+    TensorStatistics s;
+    QCOMPARE(computeStatistics(f32Data(bytes), opt, s), StatsStatus::Ok);
+    QCOMPARE(s.keySampleStride, 16u);
+    QCOMPARE(s.keysCounted, quint64(v.size() / 16));
+    QVERIFY(s.percentileRankError > 0 && s.percentileRankError < 1.5); // 65,536 samples: about 1.08 points
+    std::vector<float> sorted = v;
+    std::sort(sorted.begin(), sorted.end());
+    for (size_t q = 0; q < kPercentileLevels.size(); ++q) {
+        const double e = s.percentileRankError;
+        const double low = exactPercentile(sorted, std::max(0.0, kPercentileLevels[q] - e)) - s.percentileError[q];
+        const double high = exactPercentile(sorted, std::min(100.0, kPercentileLevels[q] + e)) + s.percentileError[q];
+        QVERIFY2(s.percentiles[q] >= low && s.percentiles[q] <= high,
+                 qPrintable(QString("p%1: %2 outside [%3, %4]").arg(kPercentileLevels[q]).arg(s.percentiles[q]).arg(low).arg(high)));
+    }
+    // exact parts stay exact
+    QCOMPARE(s.min, static_cast<double>(sorted.front()));
+    QCOMPARE(s.max, static_cast<double>(sorted.back()));
+    // the estimated histogram is scaled to the number of values
+    uint64_t total = 0;
+    for (uint64_t c : s.histogram.counts)
+        total += c;
+    QCOMPARE(total, s.finite);
+    QVERIFY(!s.histogram.exact);
+}
+
+void TestTensorStats::percentileInTheZeroBucketIsZero()
+{
+    std::vector<float> v(1000, 0.0f);
+    for (size_t i = 0; i < 400; ++i)
+        v[i * 2 + 1] = i % 2 ? 1.0f : -0.0f;
+    const auto bytes = asBytes(v);
+    TensorStatistics s;
+    QCOMPARE(computeStatistics(f32Data(bytes), {}, s), StatsStatus::Ok);
+    QCOMPARE(s.zeros, quint64(800));
+    for (size_t q = 0; q < 5; ++q) // p1 … p75 fall among the zeros
+        QCOMPARE(s.percentiles[q], 0.0);
+    QCOMPARE(s.percentiles[6], 1.0);
 }
 
 void TestTensorStats::cancelStopsTheJob()

@@ -89,10 +89,20 @@ void StatsTable::setStatistics(const gguf::TensorStatistics &stats, const gguf::
         if (!any) {
             set(row, QString());
         } else if (error > 0) {
+            const double level = gguf::kPercentileLevels[i];
+            const double rank = stats.percentileRankError;
             set(row, QStringLiteral("≈ %1").arg(number(stats.percentiles[i])),
-                tr("Estimated from the 16-bit key histogram; the true p%1 lies within ±%2 of it.")
-                    .arg(gguf::kPercentileLevels[i])
-                    .arg(number(error)));
+                stats.keySampleStride > 1
+                    ? tr("Estimated from the 16-bit keys of a random sample of one value in %1 (%2 values): with "
+                         "probability 1 − 10⁻⁶ the estimate lies between the true p%3 and p%4, widened by ±%5.")
+                          .arg(stats.keySampleStride)
+                          .arg(locale.toString(static_cast<qulonglong>(stats.keysCounted)))
+                          .arg(std::max(0.0, level - rank), 0, 'g', 4)
+                          .arg(std::min(100.0, level + rank), 0, 'g', 4)
+                          .arg(number(error))
+                    : tr("Estimated from the 16-bit key histogram; the true p%1 lies within ±%2 of it.")
+                          .arg(level)
+                          .arg(number(error)));
         } else {
             set(row, number(stats.percentiles[i]), tr("Exact"));
         }

@@ -8,6 +8,7 @@
 #include "core/tensor_export.h"
 #include "core/tensor_stats.h"
 
+#include <algorithm>
 #include <cerrno>
 #include <cstdio>
 #include <cstring>
@@ -194,6 +195,7 @@ int runStats(const CommandArgs &args)
                      {"p50", TextTable::Align::Right}, {"p99", TextTable::Align::Right},
                      {"zeros", TextTable::Align::Right}, {"nan", TextTable::Align::Right},
                      {"inf", TextTable::Align::Right}});
+    double worstRankError = 0; // of the tensors whose keys were sampled
     for (const gguf::TensorInfo *t : chosen) {
         gguf::TensorStatistics s;
         const std::string why = whyNotDecodable(*t);
@@ -204,6 +206,8 @@ int runStats(const CommandArgs &args)
             ProgressPrinter progress("statistics of " + std::string(t->name));
             options.progress = std::ref(progress);
             ok = gguf::computeStatistics(gguf::tensorData(*file, *t), options, s) == gguf::StatsStatus::Ok;
+            if (ok)
+                worstRankError = std::max(worstRankError, s.percentileRankError);
         }
         if (!ok) {
             std::fprintf(stderr, "gguf-inspect: %s: tensor '%s': %s\n", args.file.c_str(), printable(t->name, 80).c_str(),
@@ -231,6 +235,10 @@ int runStats(const CommandArgs &args)
     } else {
         table.print();
         print("(percentiles are estimates within 2^-7 of the value; see the README)\n");
+        if (worstRankError > 0)
+            std::printf("(tensors over %llu elements: percentiles of a random sample, rank within ±%.3f points "
+                        "with probability 1 - 1e-6)\n",
+                        static_cast<unsigned long long>(gguf::StatsOptions{}.exactKeyElements), worstRankError);
     }
     return status;
 }

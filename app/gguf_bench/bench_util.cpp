@@ -4,7 +4,9 @@
 #include "core/parallel_chunks.h"
 
 #include <cstdio>
+#include <cstdlib>
 #include <cstring>
+#include <sys/mman.h>
 #include <sys/resource.h>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -41,6 +43,50 @@ double peakMemoryOfChild(const std::function<void()> &body)
     return static_cast<double>(usage.ru_maxrss) / 1024.0;
 }
 
+// A line of /proc/self/status in MiB (e.g. "VmHWM:"), or -1.
+double residentMiB(const char *field)
+{
+    FILE *f = std::fopen("/proc/self/status", "r");
+    if (!f)
+        return -1;
+    char line[256];
+    double mib = -1;
+    const size_t length = std::strlen(field);
+    while (std::fgets(line, sizeof line, f))
+        if (std::strncmp(line, field, length) == 0)
+            mib = std::strtod(line + length, nullptr) / 1024.0;
+    std::fclose(f);
+    return mib;
+}
+
+ChildRun runInChild(const std::function<void()> &body)
+{
+    // the child writes its time into a shared anonymous page
+    void *shared = ::mmap(nullptr, 3 * sizeof(double), PROT_READ | PROT_WRITE, MAP_SHARED | MAP_ANONYMOUS, -1, 0);
+    if (shared == MAP_FAILED)
+        return {};
+    auto *result = static_cast<double *>(shared);
+    result[0] = result[1] = result[2] = -1;
+    ChildRun run;
+    const double maxRss = peakMemoryOfChild([&] {
+        // the peak is counted from here, not from what the parent had resident at the fork
+        result[2] = residentMiB("VmRSS:");
+        if (FILE *f = std::fopen("/proc/self/clear_refs", "w")) {
+            std::fputs("5", f);
+            std::fclose(f);
+        }
+        const double t0 = now();
+        body();
+        result[0] = now() - t0;
+        result[1] = residentMiB("VmHWM:");
+    });
+    run.seconds = result[0];
+    run.peakMiB = maxRss < 0 ? -1 : result[1] >= 0 ? result[1] : maxRss;
+    run.residentAtStartMiB = result[2];
+    ::munmap(shared, 3 * sizeof(double));
+    return run;
+}
+
 void fillRandom(uint8_t *data, uint64_t size, uint64_t seed)
 {
     uint64_t x = seed * 0x9E3779B97F4A7C15ull + 1;
@@ -63,25 +109,37 @@ void fillWeightLike(uint8_t *data, uint64_t size, uint64_t seed)
         data[i] = static_cast<uint8_t>((data[i] & 0x83) | 0x1c);
 }
 
+namespace {
+constexpr uint64_t kChunk = 1 << 20;
+}
+
+uint64_t measureFloorOnce(const uint8_t *data, uint64_t size, unsigned threads)
+{
+    const uint64_t chunks = (size + kChunk - 1) / kChunk;
+    std::vector<uint64_t> sinks(gguf::workerCount(threads, chunks) * 8, 0);
+    gguf::runChunks(chunks, threads, [&](uint64_t c, unsigned w) {
+        const uint64_t begin = c * kChunk, end = std::min(size, begin + kChunk);
+        uint64_t s = 0, v = 0;
+        for (uint64_t i = begin; i + 8 <= end; i += 8) {
+            std::memcpy(&v, data + i, 8);
+            s += v;
+        }
+        sinks[w * 8] += s;
+    }, {});
+    uint64_t total = 0;
+    for (const uint64_t s : sinks)
+        total += s;
+    return total;
+}
+
 Floors measureFloors(const uint8_t *data, uint64_t size, unsigned threads)
 {
-    constexpr uint64_t kChunk = 1 << 20;
     const uint64_t chunks = (size + kChunk - 1) / kChunk;
     const unsigned n = gguf::workerCount(threads, chunks);
     std::vector<std::vector<uint8_t>> scratch(n, std::vector<uint8_t>(kChunk));
     std::vector<uint64_t> sinks(n * 8, 0);
     Floors f;
-    f.readSeconds = timePerRun([&] {
-        gguf::runChunks(chunks, threads, [&](uint64_t c, unsigned w) {
-            const uint64_t begin = c * kChunk, end = std::min(size, begin + kChunk);
-            uint64_t s = 0, v = 0;
-            for (uint64_t i = begin; i + 8 <= end; i += 8) {
-                std::memcpy(&v, data + i, 8);
-                s += v;
-            }
-            sinks[w * 8] += s;
-        }, {});
-    });
+    f.readSeconds = timePerRun([&] { sinks[0] += measureFloorOnce(data, size, threads); });
     f.memcpySeconds = timePerRun([&] {
         gguf::runChunks(chunks, threads, [&](uint64_t c, unsigned w) {
             const uint64_t begin = c * kChunk, end = std::min(size, begin + kChunk);

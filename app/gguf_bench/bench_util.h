@@ -21,6 +21,16 @@ double timePerRun(const std::function<void()> &body, double minSeconds = 0.3);
 /// or a negative number when the child failed. What the child prints goes to our stdout.
 double peakMemoryOfChild(const std::function<void()> &body);
 
+/// A run of `body` in a fresh forked child: its wall-clock seconds and the child's peak resident
+/// memory in MiB (negative when the child failed). A fresh process maps files anew, so page faults
+/// are part of every figure and nothing the parent touched is counted in the child's memory.
+struct ChildRun {
+    double seconds = -1;
+    double peakMiB = -1;           ///< peak resident memory of the run (VmHWM, reset at its start)
+    double residentAtStartMiB = -1; ///< what the child had resident from the parent at its start
+};
+ChildRun runInChild(const std::function<void()> &body);
+
 /// Deterministic pseudo-random bytes (xorshift), so runs are comparable.
 void fillRandom(uint8_t *data, uint64_t size, uint64_t seed);
 
@@ -34,6 +44,8 @@ struct Floors {
     double memcpySeconds = 0;
 };
 Floors measureFloors(const uint8_t *data, uint64_t size, unsigned threads);
+/// One read of `size` bytes (the sum of its 64-bit words, returned so it is not optimized away).
+uint64_t measureFloorOnce(const uint8_t *data, uint64_t size, unsigned threads);
 
 std::string formatRate(double perSecond, const char *unit);
 

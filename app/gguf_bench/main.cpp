@@ -73,32 +73,67 @@ void benchDequant(bool quick)
     }
 }
 
+double medianOf(std::vector<double> v);
+
+// Median of three fresh-process runs of `body` (the time of each and its peak memory).
+ChildRun medianChildRun(const std::function<void()> &body)
+{
+    std::vector<double> times;
+    ChildRun worst;
+    for (int i = 0; i < 3; ++i) {
+        const ChildRun r = runInChild(body);
+        if (r.seconds < 0 || r.peakMiB < 0)
+            return {};
+        times.push_back(r.seconds);
+        if (r.peakMiB > worst.peakMiB)
+            worst = r;
+    }
+    worst.seconds = medianOf(times);
+    return worst;
+}
+
 void benchStats(const std::string &dir, bool quick)
 {
     const unsigned cores = std::max(1u, std::thread::hardware_concurrency());
     const uint64_t size = quick ? (64u << 20) : (1u << 30);
-    std::printf("\n## Statistics of one %llu MiB tensor (file in the page cache; %u threads)\n\n",
+    std::printf("\n## Statistics of one %llu MiB tensor (file in the page cache; %u threads; each figure the "
+                "median of 3 fresh processes, mapping included)\n\n",
                 static_cast<unsigned long long>(size >> 20), cores);
-    std::printf("| type | read floor s | dequant pass s | stats s | stats / dequant | Melem/s | peak RSS MiB |\n");
-    std::printf("|---|---:|---:|---:|---:|---:|---:|\n");
+    std::printf("| type | elements | read floor s | dequant pass s | stats s | stats / dequant | Melem/s | "
+                "key sample | peak RSS of stats MiB | peak RSS of dequant pass MiB | RSS at start MiB |\n");
+    std::printf("|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|\n");
     for (const uint32_t type : {12u, 1u, 8u}) { // Q4_K, F16, Q8_0
         const std::string path = dir + "/bench-stats-" + gguf::typeName(type) + ".gguf";
         const uint64_t elements = writeSingleTensorFile(path, type, size);
-        const double peak = peakMemoryOfChild([&] {
-            const gguf::OpenResult r = gguf::GgufFile::open(path);
-            if (!r.file || r.file->tensors().empty())
-                std::exit(1);
-            const gguf::TensorData data = gguf::tensorData(*r.file, r.file->tensors()[0]);
-            const Floors floor = measureFloors(data.bytes.data(), data.bytes.size(), cores);
-            const double dequant = timePerRun([&] { decodeAll(type, data.bytes, elements, cores); }, 1.0);
+        const auto withTensor = [&](const std::function<void(const gguf::TensorData &)> &body) {
+            return [&path, body] {
+                const gguf::OpenResult r = gguf::GgufFile::open(path);
+                if (!r.file || r.file->tensors().empty())
+                    std::exit(1);
+                body(gguf::tensorData(*r.file, r.file->tensors()[0]));
+            };
+        };
+        const ChildRun read = medianChildRun(withTensor([&](const gguf::TensorData &data) {
+            if (measureFloorOnce(data.bytes.data(), data.bytes.size(), cores) == 42)
+                std::puts("");
+        }));
+        const ChildRun dequant = medianChildRun(withTensor([&](const gguf::TensorData &data) {
+            decodeAll(type, data.bytes, elements, cores);
+        }));
+        const ChildRun stats = medianChildRun(withTensor([&](const gguf::TensorData &data) {
             gguf::TensorStatistics st;
             gguf::StatsOptions opt;
             opt.bins = 256;
-            const double stats = timePerRun([&] { gguf::computeStatistics(data, opt, st); }, 1.0);
-            std::printf("| %s | %.3f | %.3f | %.3f | %.2f× | %.0f |", gguf::typeName(type).c_str(), floor.readSeconds,
-                        dequant, stats, stats / dequant, static_cast<double>(elements) / 1e6 / stats);
-        });
-        std::printf(" %.1f |\n", peak);
+            if (gguf::computeStatistics(data, opt, st) != gguf::StatsStatus::Ok)
+                std::exit(1);
+        }));
+        const uint32_t stride = gguf::keySampleStride(elements, gguf::StatsOptions{}.exactKeyElements);
+        std::printf("| %s | %llu | %.3f | %.3f | %.3f | %.2f× | %.0f | 1 in %u | %.1f | %.1f | %.1f |\n",
+                    gguf::typeName(type).c_str(), static_cast<unsigned long long>(elements), read.seconds,
+                    dequant.seconds, stats.seconds, stats.seconds / dequant.seconds,
+                    static_cast<double>(elements) / 1e6 / stats.seconds, stride, stats.peakMiB, dequant.peakMiB,
+                    stats.residentAtStartMiB);
+        std::fflush(stdout);
         std::filesystem::remove(path);
     }
 }
