@@ -19,11 +19,17 @@
 #include <QFile>
 #include <QMimeData>
 #include <QPushButton>
+#include <QRegularExpression>
 #include <QSettings>
 #include <QTabWidget>
 #include <QTemporaryDir>
 #include <QTreeView>
 #include <QtTest>
+
+#include <linux/capability.h>
+#include <sys/stat.h>
+#include <sys/syscall.h>
+#include <unistd.h>
 
 namespace {
 
@@ -65,6 +71,22 @@ bool hasContent(const QImage &image)
     return false;
 }
 
+// Run as root, the tests could read a file without read permission: drop the capabilities that
+// override file permissions from this thread, so threads started later (the loading workers) lack
+// them too. Returns false when they are still in effect.
+bool dropPermissionOverride()
+{
+    if (::geteuid() != 0)
+        return true;
+    __user_cap_header_struct header{_LINUX_CAPABILITY_VERSION_3, 0};
+    __user_cap_data_struct data[2]{};
+    if (::syscall(SYS_capget, &header, data) != 0)
+        return false;
+    for (const int cap : {CAP_DAC_OVERRIDE, CAP_DAC_READ_SEARCH})
+        data[cap / 32].effective &= ~(1u << (cap % 32));
+    return ::syscall(SYS_capset, &header, data) == 0;
+}
+
 void saveScreenshots(MainWindow &window, const QString &name)
 {
     const QString dir = qEnvironmentVariable("GGUF_SCREENSHOT_DIR");
@@ -85,6 +107,7 @@ private slots:
         QSettings::setPath(QSettings::IniFormat, QSettings::UserScope, m_settingsDir.path());
         QCoreApplication::setOrganizationName(QStringLiteral("gguf-explorer-tests"));
         QCoreApplication::setApplicationName(QStringLiteral("tst_main_window"));
+        m_permissionsApply = dropPermissionOverride();
     }
 
     void smokeTestOnTheSample()
@@ -278,9 +301,18 @@ private slots:
         QTest::addColumn<QString>("name");
         QTest::addColumn<QByteArray>("bytes");
         QTest::addColumn<QString>("message");
-        QTest::newRow("png") << "picture.png" << QByteArray("\x89PNG\r\n\x1a\n\0\0\0\rIHDR", 16) << "PNG image";
-        QTest::newRow("directory") << "" << QByteArray() << "directory";
-        QTest::newRow("zero bytes") << "empty.gguf" << QByteArray() << "empty";
+        QTest::addColumn<QString>("special"); // how the input is made when it is not a plain file
+        const QString plain;
+        QTest::newRow("png") << "picture.png" << QByteArray("\x89PNG\r\n\x1a\n\0\0\0\rIHDR", 16) << "PNG image" << plain;
+        QTest::newRow("directory") << "" << QByteArray() << "directory" << plain;
+        QTest::newRow("zero bytes") << "empty.gguf" << QByteArray() << "empty" << plain;
+        QTest::newRow("not GGUF") << "notes.txt" << QByteArray("hello, world\n") << "not a GGUF file" << plain;
+        QTest::newRow("symlink loop") << "loop.gguf" << QByteArray() << "symlink loop" << "symlink loop";
+        QTest::newRow("FIFO") << "pipe.gguf" << QByteArray() << "FIFO" << "fifo";
+        QTest::newRow("device file") << "/dev/zero" << QByteArray() << "character device" << "device";
+        QTest::newRow("5 GB of zeros") << "download.gguf" << QByteArray() << "begins with zero bytes" << "5 GB";
+        QTest::newRow("no permission") << "secret.gguf" << QByteArray("GGUF\3\0\0\0", 8) << "Permission denied"
+                                       << "no permission";
     }
 
     void badDropKeepsTheDocument()
@@ -288,13 +320,30 @@ private slots:
         QFETCH(QString, name);
         QFETCH(QByteArray, bytes);
         QFETCH(QString, message);
+        QFETCH(QString, special);
         QTemporaryDir dir;
         QString path = dir.path();
-        if (!name.isEmpty()) {
+        if (special == QLatin1String("device")) {
+            path = name;
+        } else if (special == QLatin1String("symlink loop")) {
+            path = dir.filePath(name);
+            QVERIFY(QFile::link(dir.filePath(QStringLiteral("other.gguf")), path));
+            QVERIFY(QFile::link(path, dir.filePath(QStringLiteral("other.gguf"))));
+        } else if (special == QLatin1String("fifo")) {
+            path = dir.filePath(name);
+            QCOMPARE(::mkfifo(QFile::encodeName(path).constData(), 0600), 0);
+        } else if (!name.isEmpty()) {
             path = dir.filePath(name);
             QFile file(path);
             QVERIFY(file.open(QIODevice::WriteOnly));
             file.write(bytes);
+            if (special == QLatin1String("5 GB"))
+                QVERIFY(file.resize(qint64(5) << 30)); // sparse: no disk blocks
+            if (special == QLatin1String("no permission")) {
+                QVERIFY(file.setPermissions({}));
+                if (!m_permissionsApply)
+                    QSKIP("running with the capability to read any file");
+            }
         }
         MainWindow window;
         window.resize(1100, 760);
@@ -339,8 +388,91 @@ private slots:
         QVERIFY(restored.tensorsPage()->model()->isGroupedByLayer());
     }
 
+    void fileChangedOnDiskIsReportedAndReloads_data()
+    {
+        QTest::addColumn<QString>("change");
+        QTest::addColumn<QString>("message");
+        QTest::newRow("truncated") << "truncate" << "was truncated from";
+        QTest::newRow("grown") << "append" << "grew from";
+        QTest::newRow("replaced") << "replace" << "was modified or replaced";
+        QTest::newRow("deleted") << "delete" << "was deleted or renamed";
+    }
+
+    // A file that changes while it is open (a download still running, a re-quantized model
+    // written over it): the window says so, keeps working, and reloads on request.
+    void fileChangedOnDiskIsReportedAndReloads()
+    {
+        QFETCH(QString, change);
+        QFETCH(QString, message);
+        QTemporaryDir dir;
+        const QString path = dir.filePath(QStringLiteral("model.gguf"));
+        QVERIFY(QFile::copy(kSample, path));
+        const qint64 size = QFileInfo(path).size();
+        MainWindow window;
+        window.resize(1100, 760);
+        window.show();
+        QVERIFY(openAndWait(window, path));
+        const auto model = window.document()->model();
+        QVERIFY(window.messageBar()->isHidden());
+
+        if (change == QLatin1String("truncate")) {
+            QVERIFY(QFile::resize(path, size / 2));
+        } else if (change == QLatin1String("append")) {
+            QFile file(path);
+            QVERIFY(file.open(QIODevice::Append));
+            file.write(QByteArray(4096, '\0'));
+        } else if (change == QLatin1String("replace")) {
+            // written elsewhere and renamed over it, as download managers and converters do
+            const QString fresh = dir.filePath(QStringLiteral("fresh.gguf"));
+            QVERIFY(QFile::copy(kSample, fresh));
+            QCOMPARE(::rename(QFile::encodeName(fresh).constData(), QFile::encodeName(path).constData()), 0);
+        } else {
+            QVERIFY(QFile::remove(path));
+        }
+        QTRY_VERIFY_WITH_TIMEOUT(window.messageBar()->isVisible(), 5000);
+        QCOMPARE(window.messageBar()->kind(), MessageBar::Kind::Warning);
+        QVERIFY2(window.messageBar()->text().contains(message), qPrintable(window.messageBar()->text()));
+        QVERIFY(window.messageBar()->text().contains(QStringLiteral("model.gguf")));
+        QVERIFY(window.messageBar()->actionButton()->isVisible());
+        // the open document is untouched and its pages still work
+        QCOMPARE(window.document()->model(), model);
+        QCOMPARE(window.overviewPage()->fieldText(OverviewPage::Field::Architecture), QStringLiteral("llama"));
+        if (change == QLatin1String("truncate"))
+            saveScreenshots(window, QStringLiteral("changed-on-disk"));
+
+        QSignalSpy loaded(window.document(), &Document::loaded);
+        QSignalSpy failed(window.document(), &Document::loadFailed);
+        window.messageBar()->actionButton()->click();
+        QTRY_VERIFY_WITH_TIMEOUT(loaded.count() + failed.count() == 1, 10000);
+        if (change == QLatin1String("append") || change == QLatin1String("replace")) {
+            QCOMPARE(loaded.count(), 1);
+            QVERIFY(window.document()->model() != model);
+            QVERIFY(window.messageBar()->isHidden());
+            // the new mapping is watched again
+            QFile file(path);
+            QVERIFY(file.open(QIODevice::Append));
+            file.write("x");
+            file.close();
+            QTRY_VERIFY_WITH_TIMEOUT(window.messageBar()->isVisible(), 5000);
+        } else if (change == QLatin1String("truncate")) {
+            // the header is still whole: the file opens again, with a warning naming what is missing
+            QCOMPARE(loaded.count(), 1);
+            QVERIFY(window.messageBar()->isVisible());
+            QCOMPARE(window.messageBar()->kind(), MessageBar::Kind::Warning);
+            QVERIFY2(window.messageBar()->text().contains(QRegularExpression(QStringLiteral("is truncated .* of its 38 tensors"))),
+                     qPrintable(window.messageBar()->text()));
+        } else {
+            // a file that cannot be read any more: the old document stays, with the reason
+            QCOMPARE(failed.count(), 1);
+            QCOMPARE(window.document()->model(), model);
+            QCOMPARE(window.messageBar()->kind(), MessageBar::Kind::Error);
+            QVERIFY(window.messageBar()->text().contains(QStringLiteral("Still showing model.gguf")));
+        }
+    }
+
 private:
     QTemporaryDir m_settingsDir;
+    bool m_permissionsApply = true;
 };
 
 QTEST_MAIN(TestMainWindow)

@@ -3,8 +3,12 @@
 
 #include "core/split_model.h"
 
+#include <QDir>
 #include <QFile>
+#include <QFileInfo>
+#include <QFileSystemWatcher>
 #include <QFutureWatcher>
+#include <QLocale>
 #include <QPromise>
 #include <QtConcurrent/QtConcurrentRun>
 
@@ -35,6 +39,21 @@ QString describeProblems(const gguf::SplitModel &model)
     QStringList lines;
     for (const std::string &problem : model.problems())
         lines << QString::fromStdString(problem);
+    for (const auto &shard : model.shards()) {
+        if (!shard.file)
+            continue;
+        // a download cut short: the header is whole, the data is not
+        const auto &findings = shard.file->findings();
+        const auto cut = std::count_if(findings.begin(), findings.end(),
+                                       [](const gguf::Finding &f) { return f.code == "tensor_data_past_end"; });
+        if (cut > 0)
+            lines << Document::tr("%1 is truncated (%2 bytes): the data of %3 of its %4 tensors runs past its end, so "
+                                  "their values cannot be shown.")
+                         .arg(QString::fromStdString(shard.path))
+                         .arg(shard.file->mapped().size())
+                         .arg(cut)
+                         .arg(shard.file->tensors().size());
+    }
     for (const auto &shard : model.shards())
         if (shard.file && shard.file->error())
             lines << Document::tr("%1: reading stopped at byte %2: %3")
@@ -73,7 +92,16 @@ void loadOnWorker(QPromise<Document::LoadResult> &promise, const QString &path)
 
 } // namespace
 
-Document::Document(QObject *parent) : QObject(parent) {}
+Document::Document(QObject *parent) : QObject(parent), m_watcher(new QFileSystemWatcher(this))
+{
+    m_recheck.setSingleShot(true);
+    m_recheck.setInterval(200);
+    m_poll.setInterval(2000);
+    connect(&m_recheck, &QTimer::timeout, this, &Document::checkOnDisk);
+    connect(&m_poll, &QTimer::timeout, this, &Document::checkOnDisk);
+    connect(m_watcher, &QFileSystemWatcher::fileChanged, &m_recheck, qOverload<>(&QTimer::start));
+    connect(m_watcher, &QFileSystemWatcher::directoryChanged, &m_recheck, qOverload<>(&QTimer::start));
+}
 
 Document::~Document()
 {
@@ -101,6 +129,71 @@ void Document::open(const QString &path)
     });
     watcher->setFuture(m_future);
     emit loadStarted(path);
+}
+
+void Document::reload()
+{
+    if (!m_path.isEmpty())
+        open(m_path);
+}
+
+QString Document::describeChangesOnDisk() const
+{
+    if (!m_model)
+        return {};
+    QStringList lines;
+    const QLocale locale;
+    for (const auto &shard : m_model->shards()) {
+        if (!shard.file || !shard.file->mapped().isMapped() || !shard.file->mapped().changedOnDisk())
+            continue;
+        const gguf::MappedFile &mapped = shard.file->mapped();
+        const QString path = QDir::toNativeSeparators(QFile::decodeName(shard.path.c_str()));
+        const QFileInfo now(path);
+        if (!now.exists()) {
+            lines << tr("%1 was deleted or renamed.").arg(path);
+        } else if (static_cast<quint64>(now.size()) < mapped.size()) {
+            lines << tr("%1 was truncated from %2 to %3 bytes: values past its new end read as zeros.")
+                         .arg(path, locale.toString(static_cast<qulonglong>(mapped.size())),
+                              locale.toString(static_cast<qulonglong>(now.size())));
+        } else if (static_cast<quint64>(now.size()) > mapped.size()) {
+            lines << tr("%1 grew from %2 to %3 bytes.")
+                         .arg(path, locale.toString(static_cast<qulonglong>(mapped.size())),
+                              locale.toString(static_cast<qulonglong>(now.size())));
+        } else {
+            lines << tr("%1 was modified or replaced.").arg(path);
+        }
+    }
+    return lines.join(u'\n');
+}
+
+void Document::watchModelFiles()
+{
+    m_changeReported = false;
+    if (const QStringList old = m_watcher->files() + m_watcher->directories(); !old.isEmpty())
+        m_watcher->removePaths(old);
+    QStringList paths;
+    for (const auto &shard : m_model->shards()) {
+        if (!shard.file || !shard.file->mapped().isMapped())
+            continue;
+        const QString path = QFile::decodeName(shard.path.c_str());
+        paths << path << QFileInfo(path).absolutePath();
+    }
+    paths.removeDuplicates();
+    if (!paths.isEmpty())
+        m_watcher->addPaths(paths);
+    m_poll.start();
+}
+
+void Document::checkOnDisk()
+{
+    if (!m_model || m_changeReported)
+        return;
+    const QString description = describeChangesOnDisk();
+    if (description.isEmpty())
+        return;
+    m_changeReported = true;
+    m_poll.stop();
+    emit changedOnDisk(description);
 }
 
 void Document::cancel()
@@ -131,6 +224,7 @@ void Document::finish(quint64 generation, const QString &path, const QFuture<Loa
     } else {
         m_model = result.model;
         m_path = path;
+        watchModelFiles();
         emit loaded(path, result.warning);
     }
 }

@@ -4,6 +4,9 @@
 #include <QFuture>
 #include <QObject>
 #include <QString>
+#include <QTimer>
+
+class QFileSystemWatcher;
 
 #include <memory>
 
@@ -16,6 +19,11 @@ class SplitModel;
 /// back to the GUI thread through a QFutureWatcher. Each open() gets a generation number: a result
 /// that arrives after a newer open() or a cancel() is dropped. A failed open leaves the current
 /// model in place.
+///
+/// The files of the open model are watched (QFileSystemWatcher on them and their folders, and a
+/// stat every two seconds for file systems without change notification): when one is truncated,
+/// grown, replaced or deleted — or a view read a page past its new end — changedOnDisk() is emitted
+/// once, until the next open. The mapping stays valid meanwhile (pages past the end read as zeros).
 class Document : public QObject {
     Q_OBJECT
 public:
@@ -35,6 +43,10 @@ public:
     void open(const QString &path);
     /// Stops the load in progress, if any; the current model stays.
     void cancel();
+    /// Opens path() again (after the file changed on disk).
+    void reload();
+    /// What changed on disk in the files of model(), one line per file; empty when nothing did.
+    QString describeChangesOnDisk() const;
 
     bool isLoading() const { return m_loading; }
     /// The path being opened while isLoading().
@@ -56,9 +68,13 @@ signals:
     /// Opening failed; model() is unchanged. `offset` is the byte where reading stopped.
     void loadFailed(const QString &path, const QString &message, quint64 offset);
     void loadCancelled(const QString &path);
+    /// A file of model() changed on disk (see describeChangesOnDisk()); emitted once per open.
+    void changedOnDisk(const QString &description);
 
 private:
     void finish(quint64 generation, const QString &path, const QFuture<LoadResult> &future);
+    void watchModelFiles();
+    void checkOnDisk();
 
     std::shared_ptr<const gguf::SplitModel> m_model;
     QString m_path;
@@ -66,4 +82,8 @@ private:
     QFuture<LoadResult> m_future;
     quint64 m_generation = 0;
     bool m_loading = false;
+    QFileSystemWatcher *m_watcher;
+    QTimer m_recheck; ///< coalesces bursts of change notifications
+    QTimer m_poll;    ///< the stat fallback
+    bool m_changeReported = false;
 };

@@ -4,6 +4,7 @@
 #include <QHBoxLayout>
 #include <QLabel>
 #include <QPainter>
+#include <QPushButton>
 #include <QStyle>
 #include <QToolButton>
 
@@ -39,7 +40,8 @@ QStyle::StandardPixmap iconOf(MessageBar::Kind kind)
 } // namespace
 
 MessageBar::MessageBar(QWidget *parent)
-    : QFrame(parent), m_icon(new QLabel(this)), m_text(new QLabel(this)), m_close(new QToolButton(this))
+    : QFrame(parent), m_icon(new QLabel(this)), m_text(new QLabel(this)), m_action(new QPushButton(this)),
+      m_close(new QToolButton(this))
 {
     setObjectName(QStringLiteral("messageBar"));
     setFrameShape(QFrame::NoFrame);
@@ -54,7 +56,13 @@ MessageBar::MessageBar(QWidget *parent)
     layout->setContentsMargins(8, 6, 4, 6);
     layout->addWidget(m_icon, 0, Qt::AlignTop);
     layout->addWidget(m_text, 1);
+    layout->addWidget(m_action, 0, Qt::AlignTop);
     layout->addWidget(m_close, 0, Qt::AlignTop);
+    m_action->hide();
+    connect(m_action, &QPushButton::clicked, this, [this] {
+        clearMessage();
+        emit actionTriggered();
+    });
     connect(m_close, &QToolButton::clicked, this, [this] {
         clearMessage();
         emit closed();
@@ -62,10 +70,12 @@ MessageBar::MessageBar(QWidget *parent)
     hide();
 }
 
-void MessageBar::showMessage(Kind kind, const QString &text)
+void MessageBar::showMessage(Kind kind, const QString &text, const QString &actionText)
 {
     m_kind = kind;
     m_text->setText(text);
+    m_action->setText(actionText);
+    m_action->setVisible(!actionText.isEmpty());
     const int size = style()->pixelMetric(QStyle::PM_SmallIconSize, nullptr, this);
     m_icon->setPixmap(style()->standardIcon(iconOf(kind)).pixmap(size, size));
     show();

@@ -4,6 +4,7 @@
 #include <QFrame>
 
 class QLabel;
+class QPushButton;
 class QToolButton;
 
 /// An inline message above the pages (in the manner of KMessageWidget): a coloured frame with an
@@ -15,16 +16,20 @@ public:
 
     explicit MessageBar(QWidget *parent = nullptr);
 
-    /// Shows `text` (plain text, may span lines) and makes the bar visible.
-    void showMessage(Kind kind, const QString &text);
+    /// Shows `text` (plain text, may span lines) and makes the bar visible; with `actionText`, a
+    /// button that emits actionTriggered() (and closes the bar).
+    void showMessage(Kind kind, const QString &text, const QString &actionText = {});
     /// Hides the bar.
     void clearMessage();
 
     Kind kind() const { return m_kind; }
     QString text() const;
+    /// The action button (hidden when the message has no action).
+    QPushButton *actionButton() const { return m_action; }
 
 signals:
     void closed();
+    void actionTriggered();
 
 protected:
     void paintEvent(QPaintEvent *event) override;
@@ -33,5 +38,6 @@ private:
     Kind m_kind = Kind::Information;
     QLabel *m_icon;
     QLabel *m_text;
+    QPushButton *m_action;
     QToolButton *m_close;
 };

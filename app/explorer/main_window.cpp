@@ -77,6 +77,15 @@ MainWindow::MainWindow(QWidget *parent)
         statusBar()->showMessage(tr("Opening %1 was cancelled").arg(QFileInfo(path).fileName()), 5000);
     });
     connect(m_loadStatus, &LoadStatus::cancelClicked, m_document, &Document::cancel);
+    connect(m_document, &Document::changedOnDisk, this, [this](const QString &description) {
+        m_messageBar->showMessage(MessageBar::Kind::Warning,
+                                  tr("The open file changed on disk:\n%1\nWhat the pages show may no longer match "
+                                     "it. Reload to read it again.")
+                                      .arg(description),
+                                  tr("&Reload"));
+    });
+    // the only action the bar offers is the reload of a changed file
+    connect(m_messageBar, &MessageBar::actionTriggered, m_document, &Document::reload);
     auto *cancel = new QShortcut(QKeySequence(Qt::Key_Escape), this);
     connect(cancel, &QShortcut::activated, m_document, &Document::cancel);
 
@@ -125,6 +134,9 @@ void MainWindow::createMenus()
     open->setShortcut(QKeySequence::Open);
     m_recent = new RecentFiles(file->addMenu(tr("Open &Recent")), this);
     connect(m_recent, &RecentFiles::fileChosen, this, &MainWindow::openFile);
+    QAction *reload = file->addAction(QIcon::fromTheme(QStringLiteral("view-refresh")), tr("Re&load"), m_document,
+                                      &Document::reload);
+    reload->setShortcut(QKeySequence::Refresh);
     file->addSeparator();
     file->addAction(tr("&Close Window"), this, &QWidget::close)->setShortcut(QKeySequence::Close);
     QAction *quit = file->addAction(tr("&Quit"), qApp, &QApplication::closeAllWindows);
