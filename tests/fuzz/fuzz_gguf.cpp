@@ -12,6 +12,7 @@
 
 #include <algorithm>
 #include <cstdint>
+#include <utility>
 #include <vector>
 
 namespace {
@@ -64,6 +65,10 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
         gguf::StatsOptions options;
         options.threads = 1;
         options.bins = 16;
+        // bits of where the tensor's name lies pick the sampled-percentile path and a chosen range too
+        options.exactKeyElements = (t.nameOffset & 1) ? 1 + (t.nameOffset >> 1) % 4096 : options.exactKeyElements;
+        if (t.nameOffset & 2)
+            options.range = std::make_pair(-1.0, 1.0);
         gguf::TensorStatistics stats;
         gguf::computeStatistics(d, options, stats);
         sink += stats.count;
