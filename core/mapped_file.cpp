@@ -83,6 +83,10 @@ std::shared_ptr<MappedFile> MappedFile::open(const std::string &path, Error &err
             return nullptr;
         }
         file->m_data = static_cast<const uint8_t *>(p);
+        // Without this, a kernel that keeps the file in 2 MiB page-cache folios maps them whole,
+        // and streaming passes that release what they read (releasePages) still held 130–180 MB
+        // of a 1 GiB tensor (measured on Linux 6.18); with it, about 16 MB.
+        ::madvise(p, static_cast<size_t>(file->m_size), MADV_NOHUGEPAGE);
         file->m_mapped = true;
         file->m_guardSlot = mapping_guard::add(p, static_cast<size_t>(file->m_size));
     }

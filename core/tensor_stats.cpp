@@ -5,6 +5,7 @@
 #include "core/dequantize_blocks.h"
 #include "core/ggml_types.h"
 #include "core/gguf_file.h"
+#include "core/stats_fused.h"
 
 #include <algorithm>
 #include <array>
@@ -127,6 +128,8 @@ struct Worker {
     std::unique_ptr<uint64_t[], FreeDeleter> flushed; // only for more than 2^32 elements
     KeySpan flushedSpan;
     uint64_t keysCounted = 0; // values whose key was counted (all, or the sampled ones)
+    std::vector<uint32_t> samplePositions; // the fused path's sampled elements of a piece
+    std::vector<float> sampleValues;
     std::vector<uint64_t> bins; // chosen-range histogram
     uint64_t below = 0, above = 0;
 
@@ -344,8 +347,8 @@ std::optional<Partial> scanFinitePiece(const float *v, size_t n)
     return p;
 }
 
-// Random bits for the sampled element of key groups 16·block … 16·block + 15 (4 bits each): a
-// fixed hash of the block index, so the result does not depend on the chunking or the threads.
+// Random bits for the sampled element of key groups 8·block … 8·block + 7 (8 bits each): a fixed
+// hash of the block index, so the result does not depend on the chunking or the threads.
 uint64_t sampleBits(uint64_t block)
 {
     uint64_t z = (block + 1) * 0x9e3779b97f4a7c15ull;
@@ -354,39 +357,43 @@ uint64_t sampleBits(uint64_t block)
     return z ^ (z >> 29);
 }
 
+// Calls f(i, g) for the element i (index into the piece) sampled from each run g of `stride`
+// elements of a piece starting at element `first` of the tensor: one chosen at random per run.
+template <typename F> void forEachSample(uint64_t first, size_t n, uint32_t stride, F f)
+{
+    // `first` is a multiple of the piece size, itself a multiple of every stride
+    static_assert(kMaxKeySampleStride <= 256, "8 random bits per group");
+    const uint64_t group0 = first / stride;
+    uint64_t random = sampleBits(group0 / 8);
+    for (size_t at = 0, g = 0; at < n; at += stride, ++g) {
+        const uint64_t group = group0 + g;
+        if (group % 8 == 0)
+            random = sampleBits(group / 8);
+        const size_t length = std::min<size_t>(stride, n - at);
+        uint32_t offset = static_cast<uint32_t>(random >> (8 * (group % 8))) & (stride - 1);
+        if (offset >= length)
+            offset %= static_cast<uint32_t>(length);
+        f(at + offset, g);
+    }
+}
+
 // Counts the 16-bit keys of a piece starting at element `first` of the tensor: every finite value
-// when stride is 1, else one value chosen at random (sampleOffset) from each run of `stride`
-// elements. Returns how many keys were counted.
+// when stride is 1, else the sample of forEachSample. Returns how many keys were counted.
 uint64_t countKeys(const float *v, size_t n, uint64_t first, uint32_t stride, bool allFinite, uint32_t *keyCopies)
 {
     uint64_t counted = 0;
-    if (stride == 1) {
-        for (size_t i = 0; i < n; ++i) {
-            const uint32_t bits = bitsOf(v[i]);
-            if (!allFinite && (bits & 0x7f800000u) == 0x7f800000u)
-                continue;
-            ++keyCopies[(bits >> 16) * kKeyCopies + i % kKeyCopies];
-            ++counted;
-        }
-        return counted;
-    }
-    // `first` is a multiple of the piece size, itself a multiple of every stride
-    static_assert(kMaxKeySampleStride <= 16, "4 random bits per group");
-    const uint64_t group0 = first / stride;
-    uint64_t random = sampleBits(group0 / 16);
-    for (size_t at = 0, g = 0; at < n; at += stride, ++g) {
-        const uint64_t group = group0 + g;
-        if (group % 16 == 0)
-            random = sampleBits(group / 16);
-        const size_t length = std::min<size_t>(stride, n - at);
-        uint32_t offset = static_cast<uint32_t>(random >> (4 * (group % 16))) & (stride - 1);
-        if (offset >= length)
-            offset %= static_cast<uint32_t>(length);
-        const uint32_t bits = bitsOf(v[at + offset]);
+    const auto count = [&](size_t i, size_t copy) {
+        const uint32_t bits = bitsOf(v[i]);
         if (!allFinite && (bits & 0x7f800000u) == 0x7f800000u)
-            continue;
-        ++keyCopies[(bits >> 16) * kKeyCopies + g % kKeyCopies];
+            return;
+        ++keyCopies[(bits >> 16) * kKeyCopies + copy % kKeyCopies];
         ++counted;
+    };
+    if (stride == 1) {
+        for (size_t i = 0; i < n; ++i)
+            count(i, i);
+    } else {
+        forEachSample(first, n, stride, count);
     }
     return counted;
 }
@@ -449,6 +456,41 @@ void binRange(const float *v, size_t n, Worker &w, double lo, double hi, double 
     }
     w.below += below;
     w.above += above;
+}
+
+// Accumulates a piece of whole blocks of a fused type (see stats_fused.h) without decoding it;
+// false when a block needs the float path.
+bool scanFusedPiece(const TensorData &data, uint64_t first, size_t n, uint32_t stride, Worker &w, Partial &p)
+{
+    const TypeTraits &t = typeTraits(data.typeId);
+    const uint64_t begin = first / t.blockSize * t.typeSize, size = n / t.blockSize * t.typeSize;
+    if (begin > data.bytes.size() || size > data.bytes.size() - begin)
+        return false; // the float path reports the missing data
+    w.samplePositions.clear();
+    forEachSample(first, n, stride, [&](size_t i, size_t) { w.samplePositions.push_back(static_cast<uint32_t>(i)); });
+    w.sampleValues.resize(w.samplePositions.size());
+    detail::FusedResult r;
+    if (!detail::fusedScan(data.typeId, data.bytes.data() + begin, n / t.blockSize,
+                           w.samplePositions, w.sampleValues.data(), r))
+        return false;
+    if (w.sinceFlush + n > std::numeric_limits<uint32_t>::max())
+        w.flushKeys();
+    w.sinceFlush += n;
+    // every value is finite: the scales are
+    for (size_t s = 0; s < w.sampleValues.size(); ++s)
+        ++w.keyCopies[(bitsOf(w.sampleValues[s]) >> 16) * kKeyCopies + s % kKeyCopies];
+    w.keysCounted += w.sampleValues.size();
+    p = Partial{};
+    p.finite = r.count;
+    p.zeros = r.zeros;
+    if (r.count > 0) {
+        p.min = r.min;
+        p.max = r.max;
+        p.mean = r.mean;
+        p.m2 = r.m2;
+        w.counted.coverValues(r.min, r.max);
+    }
+    return true;
 }
 
 // Accumulates one decoded piece (elements [first, first + n) of the tensor): counts, min/max,
@@ -618,6 +660,10 @@ StatsStatus computeStatistics(const TensorData &data, const StatsOptions &option
     const double span = options.range ? options.range->second - options.range->first : 0.0;
     const double scale = span > 0 ? bins / span : 0.0;
     const uint32_t stride = keySampleStride(data.elements, options.exactKeyElements);
+    // Large tensors of some types are reduced from their integer codes (all keys are not needed,
+    // and no chosen-range histogram asks for every value)
+    const uint32_t fusedBlock =
+        stride > 1 && !options.range && !data.swapBytes && options.fused ? detail::fusedBlockSize(data.typeId) : 0;
 
     std::vector<Worker> workers(nWorkers);
     for (Worker &w : workers) {
@@ -639,6 +685,13 @@ StatsStatus computeStatistics(const TensorData &data, const StatsOptions &option
         Partial acc;
         for (uint64_t at = first; at < last; at += kPiece) {
             const size_t n = static_cast<size_t>(std::min(kPiece, last - at));
+            if (fusedBlock && at % fusedBlock == 0 && n % fusedBlock == 0) {
+                Partial p;
+                if (scanFusedPiece(data, at, n, stride, w, p)) {
+                    acc.merge(p);
+                    continue;
+                }
+            }
             if (!dequantizeRange(data.typeId, data.bytes, data.elements, at, std::span<float>(w.buffer, n),
                                  data.swapBytes)) {
                 decodeFailed = true;

@@ -39,13 +39,16 @@ struct StatsOptions {
     /// Tensors up to this many elements have every value's key counted (percentiles within one key
     /// bucket); larger ones count a random sample of one value in keySampleStride() consecutive ones.
     uint64_t exactKeyElements = uint64_t(1) << 24;
+    /// Sampled tensors of Q8_0 and Q4_K are reduced from their integer codes, without decoding every
+    /// value (same results; off only to compare with the float path).
+    bool fused = true;
 };
 
 /// The largest sampling stride of the key histogram (see StatsOptions::exactKeyElements).
-inline constexpr uint32_t kMaxKeySampleStride = 16;
+inline constexpr uint32_t kMaxKeySampleStride = 64;
 
 /// The power of two s ≤ kMaxKeySampleStride, smallest with elements ≤ exactKeyElements · s; so a
-/// sampled tensor has at least exactKeyElements / 2 sampled values, or elements / 16.
+/// sampled tensor has at least exactKeyElements / 2 sampled values, or elements / 64.
 uint32_t keySampleStride(uint64_t elements, uint64_t exactKeyElements);
 
 /// The percentiles reported, in percent.

@@ -60,6 +60,8 @@ private slots:
     void sampledPercentilesWithinStatedBound_data();
     void sampledPercentilesWithinStatedBound();
     void percentileInTheZeroBucketIsZero();
+    void codeReductionEqualsTheFloatPath_data();
+    void codeReductionEqualsTheFloatPath();
     void cancelStopsTheJob();
     void quantizedTensorMatchesReferenceValues();
     void unsupportedTypeIsRefused();
@@ -283,6 +285,106 @@ void TestTensorStats::percentileInTheZeroBucketIsZero()
     for (size_t q = 0; q < 5; ++q) // p1 … p75 fall among the zeros
         QCOMPARE(s.percentiles[q], 0.0);
     QCOMPARE(s.percentiles[6], 1.0);
+}
+
+// f16 bits with the given sign, biased exponent (0–30) and mantissa.
+uint16_t half(uint32_t sign, uint32_t exponent, uint32_t mantissa)
+{
+    return static_cast<uint16_t>((sign << 15) | (exponent << 10) | (mantissa & 0x3ff));
+}
+
+void putHalf(std::vector<uint8_t> &bytes, size_t at, uint16_t h)
+{
+    bytes[at] = static_cast<uint8_t>(h & 0xff);
+    bytes[at + 1] = static_cast<uint8_t>(h >> 8);
+}
+
+void TestTensorStats::codeReductionEqualsTheFloatPath_data()
+{
+    QTest::addColumn<uint32_t>("type");
+    QTest::addColumn<int>("variant");
+    // 0: weight-like scales; 1: edge cases (zero, negative and subnormal scales, zero codes);
+    // 2: Q4_K scales binades apart, so that the decoder rounds; 3: a NaN scale in one piece
+    for (const uint32_t type : {8u, 12u})
+        for (int variant = 0; variant < 4; ++variant)
+            QTest::addRow("%s, variant %d", type == 8 ? "Q8_0" : "Q4_K", variant) << type << variant;
+}
+
+// Large tensors of Q8_0 and Q4_K are reduced from their integer codes; every figure must equal
+// the float path's (mean and std to rounding).
+void TestTensorStats::codeReductionEqualsTheFloatPath()
+{
+    QFETCH(uint32_t, type);
+    QFETCH(int, variant);
+    const TypeTraits &t = typeTraits(type);
+    const uint64_t elements = 3 * 16384 + 1024; // three whole pieces and a part
+    const uint64_t blocks = elements / t.blockSize;
+    std::vector<uint8_t> bytes(blocks * t.typeSize);
+    std::mt19937 rng(1234 + variant);
+    for (uint8_t &b : bytes)
+        b = static_cast<uint8_t>(rng());
+    const auto scale = [&](size_t block, bool isMin) -> uint16_t {
+        switch (variant) {
+        case 0: return half(isMin ? 0 : rng() % 2, 8 + rng() % 3, rng()); // about 2^-7 … 2^-5
+        case 1: {
+            switch (rng() % 6) {
+            case 0: return half(0, 0, 0);             // zero
+            case 1: return half(1, 0, 0);             // negative zero
+            case 2: return half(0, 0, rng());         // subnormal
+            case 3: return half(1, 10 + rng() % 4, rng()); // negative
+            default: return half(0, 10, rng());
+            }
+        }
+        case 2: return isMin ? half(0, 20 + rng() % 4, rng()) : half(0, 1 + rng() % 3, rng());
+        default: return block == blocks / 2 ? half(0, 31, 1) : half(0, 9, rng()); // one NaN
+        }
+    };
+    for (size_t i = 0; i < blocks; ++i) {
+        const size_t at = i * t.typeSize;
+        putHalf(bytes, at, scale(i, false));
+        if (type == 12)
+            putHalf(bytes, at + 2, scale(i, true));
+        if (variant == 1 && i % 5 == 0) // runs of zero codes
+            std::fill_n(bytes.begin() + static_cast<ptrdiff_t>(at + (type == 12 ? 16 : 2)), 16, uint8_t{0});
+    }
+    TensorData data;
+    data.typeId = type;
+    data.bytes = bytes;
+    data.elements = elements;
+    StatsOptions opt;
+    opt.exactKeyElements = 1024; // sampled: one in 64
+    TensorStatistics fused, plain;
+    QCOMPARE(computeStatistics(data, opt, fused), StatsStatus::Ok);
+    opt.fused = false;
+    QCOMPARE(computeStatistics(data, opt, plain), StatsStatus::Ok);
+    QCOMPARE(fused.keySampleStride, 64u);
+    QCOMPARE(fused.count, plain.count);
+    QCOMPARE(fused.finite, plain.finite);
+    QCOMPARE(fused.zeros, plain.zeros);
+    QCOMPARE(fused.nan, plain.nan);
+    QCOMPARE(fused.posInf + fused.negInf, plain.posInf + plain.negInf);
+    QCOMPARE(fused.min, plain.min);
+    QCOMPARE(fused.max, plain.max);
+    QCOMPARE(fused.keysCounted, plain.keysCounted);
+    QCOMPARE(fused.percentiles, plain.percentiles);
+    QCOMPARE(fused.histogram.counts, plain.histogram.counts);
+    const double tolerance = 1e-12 * std::max(plain.std, std::fabs(plain.mean)) + 1e-300;
+    QVERIFY2(std::fabs(fused.mean - plain.mean) <= tolerance,
+             qPrintable(QString("mean %1 vs %2").arg(fused.mean, 0, 'g', 17).arg(plain.mean, 0, 'g', 17)));
+    QVERIFY2(std::fabs(fused.std - plain.std) <= 1e-12 * plain.std + 1e-300,
+             qPrintable(QString("std %1 vs %2").arg(fused.std, 0, 'g', 17).arg(plain.std, 0, 'g', 17)));
+    // and both against a plain double sum of the decoded values
+    std::vector<float> values(elements);
+    QVERIFY(dequantizeRange(type, data.bytes, elements, 0, values));
+    double sum = 0;
+    uint64_t finite = 0;
+    for (const float v : values)
+        if (std::isfinite(v)) {
+            sum += v;
+            ++finite;
+        }
+    QCOMPARE(plain.finite, finite);
+    QVERIFY(std::fabs(fused.mean - sum / static_cast<double>(finite)) <= 1e-9 * std::max(1.0, plain.std));
 }
 
 void TestTensorStats::cancelStopsTheJob()

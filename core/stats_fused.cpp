@@ -1,0 +1,494 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
+// Statistics straight from the integer codes of Q8_0 and Q4_K blocks (layouts: ggml
+// src/ggml-common.h). A Q8_0 value is q·d; a Q4_K value is q·d1 − m1 with d1 = d·scale and
+// m1 = dmin·min. With d an f16, every product here fits in a float's 24 bits, so the decoder's
+// float arithmetic is exact, and the sums of a group of 32 values follow exactly from Σq and Σq²
+// of its codes — except for a Q4_K subtraction whose terms lie too many binades apart, which the
+// code checks for and then sums that group's decoded floats instead.
+#include "core/stats_fused.h"
+
+#include "core/dequantize_blocks.h"
+#include "core/float_convert.h"
+#include "core/ggml_types.h"
+
+#include <algorithm>
+#include <array>
+#include <bit>
+#include <cmath>
+#include <cstring>
+#include <limits>
+#include <vector>
+
+namespace gguf::detail {
+namespace {
+
+constexpr size_t kGroup = 32;
+constexpr size_t kQ8_0Bytes = 34;  // f16 d, 32 int8 codes
+constexpr size_t kQ4_KBytes = 144; // f16 d, f16 dmin, 12 bytes of 6-bit scales and mins, 128 bytes of nibbles
+constexpr size_t kQ4_KScales = 4, kQ4_KCodes = 16;
+
+// Sums of groups of 32 values around a fixed shift K (the piece's first group mean), in 8 lanes
+// (group i in lane i % 8), each group given by its mean μ and its M2: Σ(v − K) = 32·(μ − K) and
+// Σ(v − K)² = M2 + 32·(μ − K)². M2 of a group of affine codes is a·a·(32·Σq² − (Σq)²)/32 with
+// an exact integer factor, so nothing cancels there; the shift keeps the final
+// Σ(v − K)² − (Σ(v − K))²/n well conditioned, as the float path's shift does.
+class LaneMoments {
+public:
+    static constexpr size_t kLanes = 8;
+
+    void addGroups(const double *mean, const double *m2, size_t count)
+    {
+        if (m_groups == 0 && count > 0)
+            m_shift = mean[0];
+        for (size_t j = 0; j < count; ++j) {
+            const double dev = mean[j] - m_shift;
+            m_dev[j] += dev;
+            m_sq[j] += m2[j] + 32.0 * dev * dev;
+        }
+        m_groups += count;
+    }
+
+    // The mean and M2 of 32 decoded floats (a group whose values the decoder rounds).
+    static void floatGroup(const float *v, double &mean, double &m2)
+    {
+        double sum = 0;
+        for (size_t l = 0; l < kGroup; ++l)
+            sum += v[l];
+        mean = sum / static_cast<double>(kGroup);
+        m2 = 0;
+        for (size_t l = 0; l < kGroup; ++l) {
+            const double d = v[l] - mean;
+            m2 += d * d;
+        }
+    }
+
+    void cover(float lo, float hi)
+    {
+        min = lo < min ? lo : min;
+        max = hi > max ? hi : max;
+    }
+
+    void finish(FusedResult &out) const
+    {
+        out.count = m_groups * kGroup;
+        out.zeros = zeros;
+        out.min = min;
+        out.max = max;
+        if (m_groups == 0)
+            return;
+        double dev = 0, sq = 0;
+        for (size_t j = 0; j < kLanes; ++j) {
+            dev += m_dev[j];
+            sq += m_sq[j];
+        }
+        const double n = static_cast<double>(out.count);
+        const double sum = 32.0 * dev; // Σ(v − K)
+        out.mean = m_shift + sum / n;
+        out.m2 = std::max(0.0, sq - sum * (sum / n));
+    }
+
+    uint64_t zeros = 0;
+    float min = std::numeric_limits<float>::infinity();
+    float max = -std::numeric_limits<float>::infinity();
+
+private:
+    double m_shift = 0;
+    uint64_t m_groups = 0;
+    std::array<double, kLanes> m_dev{}, m_sq{};
+};
+
+// Exponent of the lowest set bit of a finite non-zero float: x is an odd multiple of 2^result.
+int lowestBitExponent(float x)
+{
+    const uint32_t bits = std::bit_cast<uint32_t>(x);
+    const uint32_t exponent = (bits >> 23) & 0xff;
+    const uint32_t mantissa = bits & 0x7fffff;
+    if (exponent == 0)
+        return -149 + std::countr_zero(mantissa);
+    return static_cast<int>(exponent) - 150 + std::countr_zero(mantissa | 0x800000u);
+}
+
+double powerOfTwo(int e)
+{
+    return std::bit_cast<double>(static_cast<uint64_t>(1023 + e) << 52);
+}
+
+// Whether every a·q − b (q a small non-negative integer, a·q exact) is a float: all of them are
+// multiples of 2^L, L the smaller of the lowest set bits of a and b, and at most `magnitude`
+// (maxCode·|a| + |b|) in size; a multiple of 2^L under 2^(L + 24) is a float.
+bool differencesExact(float a, float b, double magnitude)
+{
+    if (a == 0.0f && b == 0.0f)
+        return true;
+    int lowest = std::numeric_limits<int>::max();
+    if (a != 0.0f)
+        lowest = lowestBitExponent(a);
+    if (b != 0.0f)
+        lowest = std::min(lowest, lowestBitExponent(b));
+    return magnitude < powerOfTwo(lowest + 24);
+}
+
+// ---- integer sums of the codes: portable and AVX2, both exact, so both give the same result
+
+// Σq and Σq² of the 8 Q4_K sub-blocks of one block (sub-block 2c: low nibbles of bytes
+// 32c … 32c + 31; 2c + 1: their high nibbles).
+void q4kCodeSums(const uint8_t *qs, int32_t *sum, int32_t *sumSq)
+{
+    for (int j = 0; j < 8; ++j) {
+        const uint8_t *bytes = qs + 32 * (j / 2);
+        const int shift = 4 * (j % 2);
+        int32_t s = 0, sq = 0;
+        for (size_t l = 0; l < kGroup; ++l) {
+            const int32_t q = (bytes[l] >> shift) & 15;
+            s += q;
+            sq += q * q;
+        }
+        sum[j] = s;
+        sumSq[j] = sq;
+    }
+}
+
+// Σq, Σq² and the number of zero codes of 8 consecutive Q8_0 blocks.
+void q8CodeSums8(const uint8_t *blocks, int32_t *sum, int32_t *sumSq, int32_t *zeros)
+{
+    for (int j = 0; j < 8; ++j) {
+        const auto *q = reinterpret_cast<const int8_t *>(blocks + j * kQ8_0Bytes + 2);
+        int32_t s = 0, sq = 0, z = 0;
+        for (size_t l = 0; l < kGroup; ++l) {
+            s += q[l];
+            sq += q[l] * q[l];
+            z += q[l] == 0;
+        }
+        sum[j] = s;
+        sumSq[j] = sq;
+        zeros[j] = z;
+    }
+}
+
+#if GGUF_X86_KERNELS
+// The eight 8-lane sums of v[0..7] as one vector of 8.
+GGUF_AVX2 inline __m256i reduce8(const __m256i *v)
+{
+    const __m256i t0 = _mm256_hadd_epi32(v[0], v[1]), t1 = _mm256_hadd_epi32(v[2], v[3]);
+    const __m256i t2 = _mm256_hadd_epi32(v[4], v[5]), t3 = _mm256_hadd_epi32(v[6], v[7]);
+    const __m256i u0 = _mm256_hadd_epi32(t0, t1), u1 = _mm256_hadd_epi32(t2, t3);
+    return _mm256_add_epi32(_mm256_permute2x128_si256(u0, u1, 0x20), _mm256_permute2x128_si256(u0, u1, 0x31));
+}
+
+GGUF_AVX2_KERNEL void q4kCodeSumsAvx2(const uint8_t *qs, int32_t *sum, int32_t *sumSq)
+{
+    const __m256i lowNibble = _mm256_set1_epi8(0x0f), ones8 = _mm256_set1_epi8(1), ones16 = _mm256_set1_epi16(1);
+    __m256i s[8], sq[8];
+    for (int c = 0; c < 4; ++c) {
+        const __m256i x = _mm256_loadu_si256(reinterpret_cast<const __m256i *>(qs + 32 * c));
+        const __m256i lo = _mm256_and_si256(x, lowNibble);
+        const __m256i hi = _mm256_and_si256(_mm256_srli_epi16(x, 4), lowNibble);
+        s[2 * c] = _mm256_madd_epi16(_mm256_maddubs_epi16(lo, ones8), ones16);
+        s[2 * c + 1] = _mm256_madd_epi16(_mm256_maddubs_epi16(hi, ones8), ones16);
+        sq[2 * c] = _mm256_madd_epi16(_mm256_maddubs_epi16(lo, lo), ones16);
+        sq[2 * c + 1] = _mm256_madd_epi16(_mm256_maddubs_epi16(hi, hi), ones16);
+    }
+    _mm256_storeu_si256(reinterpret_cast<__m256i *>(sum), reduce8(s));
+    _mm256_storeu_si256(reinterpret_cast<__m256i *>(sumSq), reduce8(sq));
+}
+
+GGUF_AVX2_KERNEL void q8CodeSums8Avx2(const uint8_t *blocks, int32_t *sum, int32_t *sumSq, int32_t *zeros)
+{
+    const __m256i ones8 = _mm256_set1_epi8(1), ones16 = _mm256_set1_epi16(1);
+    __m256i s[8], sq[8];
+    for (int j = 0; j < 8; ++j) {
+        const __m256i x = _mm256_loadu_si256(reinterpret_cast<const __m256i *>(blocks + j * kQ8_0Bytes + 2));
+        s[j] = _mm256_madd_epi16(_mm256_maddubs_epi16(ones8, x), ones16);
+        const __m256i lo = _mm256_cvtepi8_epi16(_mm256_castsi256_si128(x));
+        const __m256i hi = _mm256_cvtepi8_epi16(_mm256_extracti128_si256(x, 1));
+        sq[j] = _mm256_add_epi32(_mm256_madd_epi16(lo, lo), _mm256_madd_epi16(hi, hi));
+        zeros[j] = std::popcount(static_cast<uint32_t>(_mm256_movemask_epi8(_mm256_cmpeq_epi8(x, _mm256_setzero_si256()))));
+    }
+    _mm256_storeu_si256(reinterpret_cast<__m256i *>(sum), reduce8(s));
+    _mm256_storeu_si256(reinterpret_cast<__m256i *>(sumSq), reduce8(sq));
+}
+#endif
+
+void q4kSums(const uint8_t *qs, int32_t *sum, int32_t *sumSq)
+{
+#if GGUF_X86_KERNELS
+    if (cpuHasAvx2()) {
+        q4kCodeSumsAvx2(qs, sum, sumSq);
+        return;
+    }
+#endif
+    q4kCodeSums(qs, sum, sumSq);
+}
+
+void q8Sums8(const uint8_t *blocks, int32_t *sum, int32_t *sumSq, int32_t *zeros)
+{
+#if GGUF_X86_KERNELS
+    if (cpuHasAvx2()) {
+        q8CodeSums8Avx2(blocks, sum, sumSq, zeros);
+        return;
+    }
+#endif
+    q8CodeSums8(blocks, sum, sumSq, zeros);
+}
+
+// ---- per-group arithmetic of 8 groups of values a[j]·q − b[j] (codes q in [codeLow, codeHigh]
+// with sums sum[j], sumSq[j]): the group's mean and M2, the values bounding it, and the code whose
+// value is zero (16: every code; -1: none; only meaningful for codes 0..15). The AVX2 version does
+// the same IEEE operations in the same order, so both give the same bits.
+struct Lanes8 {
+    std::array<double, 8> mean, m2;
+    std::array<float, 8> lo, hi;
+    std::array<int32_t, 8> zeroCode;
+};
+
+void laneMath(const float *a, const float *b, const int32_t *sum, const int32_t *sumSq, float codeLow,
+              float codeHigh, Lanes8 &out)
+{
+    for (size_t j = 0; j < 8; ++j) {
+        const double x = a[j], y = b[j];
+        out.mean[j] = (x * static_cast<double>(sum[j]) - 32.0 * y) * 0.03125;
+        // 32·Σq² − (Σq)² is exact in integers and never negative
+        out.m2[j] = (x * x) * static_cast<double>(32 * sumSq[j] - sum[j] * sum[j]) * 0.03125;
+        const float v0 = codeLow * a[j] - b[j], v1 = codeHigh * a[j] - b[j];
+        out.lo[j] = v1 < v0 ? v1 : v0;
+        out.hi[j] = v1 > v0 ? v1 : v0;
+        // a·q = b with q an integer in 0..15: as a·q is exact, q = b / a (correctly rounded, so
+        // exact when it is an integer) is checked
+        const float ratio = b[j] / a[j];
+        const int32_t q = ratio >= 0.0f && ratio <= 15.0f ? static_cast<int32_t>(ratio) : 0;
+        const bool hit = a[j] != 0.0f && static_cast<float>(q) * a[j] == b[j];
+        out.zeroCode[j] = b[j] == 0.0f ? (a[j] == 0.0f ? 16 : 0) : hit ? q : -1;
+    }
+}
+
+#if GGUF_X86_KERNELS
+GGUF_AVX2_KERNEL void laneMathAvx2(const float *a, const float *b, const int32_t *sum, const int32_t *sumSq,
+                                   float codeLow, float codeHigh, Lanes8 &out)
+{
+    const __m256 va = _mm256_loadu_ps(a), vb = _mm256_loadu_ps(b);
+    const __m256i s = _mm256_loadu_si256(reinterpret_cast<const __m256i *>(sum));
+    const __m256i sq = _mm256_loadu_si256(reinterpret_cast<const __m256i *>(sumSq));
+    const __m256i spread = _mm256_sub_epi32(_mm256_slli_epi32(sq, 5), _mm256_mullo_epi32(s, s));
+    const __m256d thirtyTwo = _mm256_set1_pd(32.0), oneThirtySecond = _mm256_set1_pd(0.03125);
+    for (int h = 0; h < 2; ++h) {
+        const __m256d x = _mm256_cvtps_pd(h ? _mm256_extractf128_ps(va, 1) : _mm256_castps256_ps128(va));
+        const __m256d y = _mm256_cvtps_pd(h ? _mm256_extractf128_ps(vb, 1) : _mm256_castps256_ps128(vb));
+        const __m256d sd = _mm256_cvtepi32_pd(h ? _mm256_extracti128_si256(s, 1) : _mm256_castsi256_si128(s));
+        const __m256d spd =
+            _mm256_cvtepi32_pd(h ? _mm256_extracti128_si256(spread, 1) : _mm256_castsi256_si128(spread));
+        _mm256_storeu_pd(out.mean.data() + 4 * h,
+                         _mm256_mul_pd(_mm256_sub_pd(_mm256_mul_pd(x, sd), _mm256_mul_pd(thirtyTwo, y)), oneThirtySecond));
+        _mm256_storeu_pd(out.m2.data() + 4 * h, _mm256_mul_pd(_mm256_mul_pd(_mm256_mul_pd(x, x), spd), oneThirtySecond));
+    }
+    const __m256 v0 = _mm256_sub_ps(_mm256_mul_ps(_mm256_set1_ps(codeLow), va), vb);
+    const __m256 v1 = _mm256_sub_ps(_mm256_mul_ps(_mm256_set1_ps(codeHigh), va), vb);
+    _mm256_storeu_ps(out.lo.data(), _mm256_min_ps(v1, v0)); // v1 < v0 ? v1 : v0
+    _mm256_storeu_ps(out.hi.data(), _mm256_max_ps(v1, v0));
+    const __m256 zero = _mm256_setzero_ps();
+    const __m256 ratio = _mm256_div_ps(vb, va);
+    const __m256 inRange = _mm256_and_ps(_mm256_cmp_ps(ratio, zero, _CMP_GE_OQ),
+                                         _mm256_cmp_ps(ratio, _mm256_set1_ps(15.0f), _CMP_LE_OQ));
+    const __m256i q = _mm256_and_si256(_mm256_cvttps_epi32(ratio), _mm256_castps_si256(inRange));
+    const __m256 hit = _mm256_and_ps(_mm256_cmp_ps(va, zero, _CMP_NEQ_UQ),
+                                     _mm256_cmp_ps(_mm256_mul_ps(_mm256_cvtepi32_ps(q), va), vb, _CMP_EQ_OQ));
+    const __m256i none = _mm256_set1_epi32(-1);
+    const __m256i whenHit = _mm256_blendv_epi8(none, q, _mm256_castps_si256(hit));
+    const __m256i whenZeroB = _mm256_blendv_epi8(_mm256_setzero_si256(), _mm256_set1_epi32(16),
+                                                 _mm256_castps_si256(_mm256_cmp_ps(va, zero, _CMP_EQ_OQ)));
+    const __m256i code = _mm256_blendv_epi8(whenHit, whenZeroB, _mm256_castps_si256(_mm256_cmp_ps(vb, zero, _CMP_EQ_OQ)));
+    _mm256_storeu_si256(reinterpret_cast<__m256i *>(out.zeroCode.data()), code);
+}
+#endif
+
+void lanes(const float *a, const float *b, const int32_t *sum, const int32_t *sumSq, float codeLow, float codeHigh,
+           Lanes8 &out)
+{
+#if GGUF_X86_KERNELS
+    if (cpuHasAvx2()) {
+        laneMathAvx2(a, b, sum, sumSq, codeLow, codeHigh, out);
+        return;
+    }
+#endif
+    laneMath(a, b, sum, sumSq, codeLow, codeHigh, out);
+}
+
+// ---- the scans
+
+// Takes the sampled elements in [begin, end) from the front of `sampled` (ascending).
+template <typename ValueAt>
+void takeSamples(std::span<const uint32_t> &sampled, float *&values, uint32_t end, ValueAt valueAt)
+{
+    while (!sampled.empty() && sampled.front() < end) {
+        *values++ = valueAt(sampled.front());
+        sampled = sampled.subspan(1);
+    }
+}
+
+bool scanQ8_0(const uint8_t *blocks, size_t nBlocks, std::span<const uint32_t> sampled, float *values, LaneMoments &g)
+{
+    int32_t sum[8], sumSq[8], zeros[8];
+    std::array<float, 8> d{}, none{};
+    for (size_t first = 0; first < nBlocks; first += 8) {
+        const size_t count = std::min<size_t>(8, nBlocks - first);
+        const uint8_t *base = blocks + first * kQ8_0Bytes;
+        if (count == 8) {
+            q8Sums8(base, sum, sumSq, zeros);
+        } else {
+            // the last few blocks, through a copy padded with zero blocks
+            std::array<uint8_t, 8 * kQ8_0Bytes> padded{};
+            std::memcpy(padded.data(), base, count * kQ8_0Bytes);
+            q8Sums8(padded.data(), sum, sumSq, zeros);
+        }
+        d.fill(0.0f);
+        bool finite = true;
+        for (size_t j = 0; j < count; ++j) {
+            d[j] = fp16ToFp32(loadU16(base + j * kQ8_0Bytes));
+            finite = finite && std::isfinite(d[j]);
+        }
+        if (!finite)
+            return false;
+        Lanes8 l8;
+        lanes(d.data(), none.data(), sum, sumSq, -128.0f, 127.0f, l8);
+        for (size_t j = 0; j < count; ++j) {
+            g.zeros += d[j] == 0.0f ? kGroup : static_cast<uint64_t>(zeros[j]);
+            // the codes' extremes, only when the block could hold a new min or max
+            if (l8.lo[j] < g.min || l8.hi[j] > g.max) {
+                const auto *q = reinterpret_cast<const int8_t *>(base + j * kQ8_0Bytes + 2);
+                int qlo = 127, qhi = -128; // a loop the compiler vectorizes, unlike minmax_element
+                for (size_t l = 0; l < kGroup; ++l) {
+                    qlo = std::min<int>(qlo, q[l]);
+                    qhi = std::max<int>(qhi, q[l]);
+                }
+                const float x = static_cast<float>(qlo) * d[j], y = static_cast<float>(qhi) * d[j];
+                g.cover(std::min(x, y), std::max(x, y));
+            }
+        }
+        g.addGroups(l8.mean.data(), l8.m2.data(), count);
+        const uint32_t start = static_cast<uint32_t>(first * kGroup);
+        takeSamples(sampled, values, start + static_cast<uint32_t>(count * kGroup), [&](uint32_t e) {
+            const size_t j = (e - start) / kGroup;
+            const auto *q = reinterpret_cast<const int8_t *>(base + j * kQ8_0Bytes + 2);
+            return static_cast<float>(q[(e - start) % kGroup]) * d[j];
+        });
+    }
+    return true;
+}
+
+struct ScaleMin {
+    uint8_t scale, min;
+};
+
+// Scale/min pair j of the 12-byte Q4_K packing (as ggml's get_scale_min_k4).
+ScaleMin q4kScaleMin(const uint8_t *q, int j)
+{
+    if (j < 4)
+        return {static_cast<uint8_t>(q[j] & 63), static_cast<uint8_t>(q[j + 4] & 63)};
+    return {static_cast<uint8_t>((q[j + 4] & 0x0f) | ((q[j - 4] >> 6) << 4)),
+            static_cast<uint8_t>((q[j + 4] >> 4) | ((q[j] >> 6) << 4))};
+}
+
+bool scanQ4_K(const uint8_t *blocks, size_t nBlocks, std::span<const uint32_t> sampled, float *values, LaneMoments &g)
+{
+    int32_t sum[8], sumSq[8];
+    std::array<float, 8> d1, m1;
+    for (size_t i = 0; i < nBlocks; ++i) {
+        const uint8_t *b = blocks + i * kQ4_KBytes;
+        const float d = fp16ToFp32(loadU16(b));
+        const float dmin = fp16ToFp32(loadU16(b + 2));
+        if (!std::isfinite(d) || !std::isfinite(dmin))
+            return false;
+        const uint8_t *scales = b + kQ4_KScales;
+        const uint8_t *qs = b + kQ4_KCodes;
+        for (int j = 0; j < 8; ++j) {
+            const ScaleMin sm = q4kScaleMin(scales, j);
+            d1[j] = d * static_cast<float>(sm.scale);
+            m1[j] = dmin * static_cast<float>(sm.min);
+        }
+        q4kSums(qs, sum, sumSq);
+        Lanes8 l8;
+        lanes(d1.data(), m1.data(), sum, sumSq, 0.0f, 15.0f, l8);
+        const auto code = [&](int j, size_t l) { return (qs[32 * (j / 2) + l] >> (4 * (j % 2))) & 15; };
+        const auto value = [&](int j, int q) { return static_cast<float>(q) * d1[j] - m1[j]; };
+        // d·scale and dmin·min are multiples of d's and dmin's lowest bits: one check for the block
+        if (!differencesExact(d, dmin, 945.0 * std::fabs(d) + 63.0 * std::fabs(dmin))) {
+            for (int j = 0; j < 8; ++j) {
+                if (differencesExact(d1[j], m1[j], 15.0 * std::fabs(d1[j]) + std::fabs(m1[j])))
+                    continue;
+                // the decoder rounds some of these values: take them as it gives them
+                std::array<float, kGroup> v;
+                for (size_t l = 0; l < kGroup; ++l)
+                    v[l] = value(j, code(j, l));
+                LaneMoments::floatGroup(v.data(), l8.mean[j], l8.m2[j]);
+                float vlo = v[0], vhi = v[0];
+                for (const float x : v) {
+                    vlo = std::min(vlo, x);
+                    vhi = std::max(vhi, x);
+                    g.zeros += x == 0.0f;
+                }
+                g.cover(vlo, vhi);
+                l8.lo[j] = l8.hi[j] = std::numeric_limits<float>::quiet_NaN(); // covered
+                l8.zeroCode[j] = -1;                                          // counted
+            }
+        }
+        g.addGroups(l8.mean.data(), l8.m2.data(), 8);
+        const auto &lo = l8.lo;
+        const auto &hi = l8.hi;
+        const auto &zeroCode = l8.zeroCode;
+        for (int j = 0; j < 8; ++j) {
+            if (zeroCode[j] == 16)
+                g.zeros += kGroup;
+            else if (zeroCode[j] >= 0)
+                for (size_t l = 0; l < kGroup; ++l)
+                    g.zeros += code(j, l) == zeroCode[j];
+            // the codes' extremes, only when the sub-block could hold a new min or max
+            if (lo[j] < g.min || hi[j] > g.max) {
+                int qlo = 15, qhi = 0;
+                for (size_t l = 0; l < kGroup; ++l) {
+                    qlo = std::min(qlo, code(j, l));
+                    qhi = std::max(qhi, code(j, l));
+                }
+                const float x = value(j, qlo), y = value(j, qhi);
+                g.cover(std::min(x, y), std::max(x, y));
+            }
+        }
+        const uint32_t start = static_cast<uint32_t>(i * 256);
+        takeSamples(sampled, values, start + 256, [&](uint32_t e) {
+            const uint32_t at = e - start, chunk = at / 64, half = (at % 64) / 32;
+            const int j = static_cast<int>(2 * chunk + half);
+            return value(j, code(j, at % 32));
+        });
+    }
+    return true;
+}
+
+} // namespace
+
+uint32_t fusedBlockSize(uint32_t typeId)
+{
+    switch (static_cast<GgmlType>(typeId)) {
+    case GgmlType::Q8_0: return 32;
+    case GgmlType::Q4_K: return 256;
+    default: return 0;
+    }
+}
+
+bool fusedScan(uint32_t typeId, const uint8_t *blocks, size_t nBlocks, std::span<const uint32_t> sampled,
+               float *sampledValues, FusedResult &out)
+{
+    LaneMoments g;
+    bool ok = false;
+    switch (static_cast<GgmlType>(typeId)) {
+    case GgmlType::Q8_0:
+        ok = scanQ8_0(blocks, nBlocks, sampled, sampledValues, g);
+        break;
+    case GgmlType::Q4_K:
+        ok = scanQ4_K(blocks, nBlocks, sampled, sampledValues, g);
+        break;
+    default: break;
+    }
+    if (ok)
+        g.finish(out);
+    return ok;
+}
+
+} // namespace gguf::detail
