@@ -15,6 +15,7 @@
 #include "ui/overview_page.h"
 #include "ui/tensors_page.h"
 #include "ui/type_mix_plot.h"
+#include "ui/weights_page.h"
 
 #include <QFile>
 #include <QMimeData>
@@ -414,6 +415,9 @@ private slots:
         QVERIFY(openAndWait(window, path));
         const auto model = window.document()->model();
         QVERIFY(window.messageBar()->isHidden());
+        window.tensorsPage()->selectTensor(0, 7);
+        const QString shown = window.weightsPage()->tensor().name();
+        QVERIFY(!shown.isEmpty());
 
         if (change == QLatin1String("truncate")) {
             QVERIFY(QFile::resize(path, size / 2));
@@ -448,6 +452,9 @@ private slots:
             QCOMPARE(loaded.count(), 1);
             QVERIFY(window.document()->model() != model);
             QVERIFY(window.messageBar()->isHidden());
+            // the tensor on show before the reload is on show again
+            QCOMPARE(window.weightsPage()->tensor().model, window.document()->model());
+            QCOMPARE(window.weightsPage()->tensor().name(), shown);
             // the new mapping is watched again
             QFile file(path);
             QVERIFY(file.open(QIODevice::Append));

@@ -10,6 +10,7 @@
 #include "ui/metadata_page.h"
 #include "ui/models/value_text.h"
 #include "ui/overview_page.h"
+#include "ui/tensor_handle.h"
 #include "ui/recent_files.h"
 #include "ui/tensors_page.h"
 #include "ui/tokenizer_page.h"
@@ -85,7 +86,7 @@ MainWindow::MainWindow(QWidget *parent)
                                   tr("&Reload"));
     });
     // the only action the bar offers is the reload of a changed file
-    connect(m_messageBar, &MessageBar::actionTriggered, m_document, &Document::reload);
+    connect(m_messageBar, &MessageBar::actionTriggered, this, &MainWindow::reloadDocument);
     auto *cancel = new QShortcut(QKeySequence(Qt::Key_Escape), this);
     connect(cancel, &QShortcut::activated, m_document, &Document::cancel);
 
@@ -134,8 +135,8 @@ void MainWindow::createMenus()
     open->setShortcut(QKeySequence::Open);
     m_recent = new RecentFiles(file->addMenu(tr("Open &Recent")), this);
     connect(m_recent, &RecentFiles::fileChosen, this, &MainWindow::openFile);
-    QAction *reload = file->addAction(QIcon::fromTheme(QStringLiteral("view-refresh")), tr("Re&load"), m_document,
-                                      &Document::reload);
+    QAction *reload = file->addAction(QIcon::fromTheme(QStringLiteral("view-refresh")), tr("Re&load"), this,
+                                      &MainWindow::reloadDocument);
     reload->setShortcut(QKeySequence::Refresh);
     file->addSeparator();
     file->addAction(tr("&Close Window"), this, &QWidget::close)->setShortcut(QKeySequence::Close);
@@ -210,6 +211,12 @@ void MainWindow::showLoaded(const QString &path, const QString &warning)
     m_hex->setModel(model);
     m_tokenizer->setFile(model->primaryShared());
     m_weights->setModel(model);
+    if (!m_reselectTensor.isEmpty() && path == m_reselectPath) {
+        const TensorHandle again = TensorHandle::named(model, m_reselectTensor);
+        if (again.isValid())
+            m_tensors->selectTensor(again.shard(), static_cast<int>(again.info().index));
+    }
+    m_reselectTensor.clear();
     if (warning.isEmpty())
         m_messageBar->clearMessage();
     else
@@ -228,6 +235,15 @@ void MainWindow::showFailure(const QString &path, const QString &message, quint6
     if (m_document->model())
         text += QLatin1Char('\n') + tr("Still showing %1.").arg(QFileInfo(m_document->path()).fileName());
     m_messageBar->showMessage(MessageBar::Kind::Error, text);
+}
+
+void MainWindow::reloadDocument()
+{
+    if (m_document->path().isEmpty())
+        return;
+    m_reselectTensor = m_weights->tensor().isValid() ? m_weights->tensor().name() : QString();
+    m_reselectPath = m_document->path();
+    m_document->reload();
 }
 
 void MainWindow::showAbout()

@@ -52,6 +52,8 @@ private:
     void showLoaded(const QString &path, const QString &warning);
     void showFailure(const QString &path, const QString &message, quint64 offset);
     void showAbout();
+    /// Opens the document's file again, keeping the tensor on show.
+    void reloadDocument();
     void restoreSettings();
     void saveSettings() const;
 
@@ -67,4 +69,6 @@ private:
     LoadStatus *m_loadStatus;
     RecentFiles *m_recent = nullptr;
     QElapsedTimer m_loadTimer;
+    QString m_reselectTensor; ///< shown before a reload of m_reselectPath: shown again after it
+    QString m_reselectPath;
 };
