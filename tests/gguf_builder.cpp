@@ -596,4 +596,16 @@ BuiltFile GgufBuilder::build() const
     return BuiltFile(std::move(out), std::move(L));
 }
 
+std::vector<uint8_t> twoFileSplitShard(uint16_t number)
+{
+    GgufBuilder builder;
+    if (number == 1)
+        builder.kv("general.architecture", V::str("llama"));
+    builder.kv("split.no", V::u16(static_cast<uint16_t>(number - 1)))
+        .kv("split.count", V::u16(2))
+        .kv("split.tensors.count", V::i32(2))
+        .tensor("blk." + std::to_string(number) + ".w", {32}, 0);
+    return builder.build().bytes();
+}
+
 } // namespace gguf::test

@@ -231,4 +231,8 @@ private:
 /// Shorthand for tests.
 using V = BuildValue;
 
+/// Shard `number` (1 or 2) of a two-file split model ("general.architecture" llama in shard 1),
+/// each shard with one F32 tensor "blk.<number>.w" of 32 values.
+std::vector<uint8_t> twoFileSplitShard(uint16_t number);
+
 } // namespace gguf::test

@@ -59,6 +59,17 @@ inline bool waitReady(HexPage &page)
     return ready.wait(5000);
 }
 
+// Shows the page at `size` with `model` and waits until its byte map is built.
+inline bool showReady(HexPage &page, std::shared_ptr<const gguf::SplitModel> model, QSize size)
+{
+    page.resize(size);
+    page.show();
+    if (!QTest::qWaitForWindowExposed(&page))
+        return false;
+    page.setModel(std::move(model));
+    return waitReady(page);
+}
+
 // Clicks byte `offset` in the hex column (scrolling to it first).
 inline void clickByte(HexView *view, uint64_t offset, bool doubleClick = false)
 {

@@ -26,15 +26,7 @@ QString writeFile(const QTemporaryDir &dir, const QString &name, const QByteArra
 // Shard `number` of a two-file split model with one F32 tensor of its own.
 QByteArray shardBytes(uint16_t number)
 {
-    using gguf::test::V;
-    gguf::test::GgufBuilder builder;
-    if (number == 1)
-        builder.kv("general.architecture", V::str("llama"));
-    builder.kv("split.no", V::u16(static_cast<uint16_t>(number - 1)))
-        .kv("split.count", V::u16(2))
-        .kv("split.tensors.count", V::i32(2))
-        .tensor("blk." + std::to_string(number) + ".w", {32}, 0);
-    const auto bytes = builder.build().bytes();
+    const auto bytes = gguf::test::twoFileSplitShard(number);
     return QByteArray(reinterpret_cast<const char *>(bytes.data()), static_cast<qsizetype>(bytes.size()));
 }
 

@@ -4,6 +4,7 @@
 // backward on a worker, and copying as hex and as a C array.
 #include "core/gguf_file.h"
 #include "core/split_model.h"
+#include "tests/gguf_builder.h"
 #include "tests/hex_fixture.h"
 #include "ui/hex_annotator.h"
 #include "ui/hex_find_bar.h"
@@ -17,6 +18,7 @@
 #include <QClipboard>
 #include <QHelpEvent>
 #include <QLineEdit>
+#include <QTemporaryDir>
 #include <QToolTip>
 #include <QTreeView>
 
@@ -110,6 +112,33 @@ private slots:
         QCOMPARE(page.view()->selection(), Range(f16.infoOffset, f16.infoEnd));
         clickByte(page.view(), f16.nameOffset, true);
         QCOMPARE(page.view()->selection(), Range(f16.dataOffset, f16.dataOffset + f16.dataSize));
+    }
+
+    // A byte range of another shard of a split model (the heatmap's "Show bytes" for a tensor of
+    // shard 2) opens that shard's file.
+    void byteRangeOfAnotherShard()
+    {
+        QTemporaryDir dir;
+        for (const uint16_t number : {uint16_t(1), uint16_t(2)}) {
+            QFile file(dir.filePath(QStringLiteral("m-0000%1-of-00002.gguf").arg(number)));
+            const auto bytes = gguf::test::twoFileSplitShard(number);
+            QVERIFY(file.open(QIODevice::WriteOnly));
+            file.write(reinterpret_cast<const char *>(bytes.data()), static_cast<qsizetype>(bytes.size()));
+        }
+        gguf::Error error;
+        const auto model = gguf::SplitModel::open(dir.filePath(QStringLiteral("m-00001-of-00002.gguf")).toStdString(), error);
+        QVERIFY(model && model->shards().size() == 2 && model->shards()[1].file);
+        HexPage page;
+        QVERIFY(showReady(page, model, QSize(1000, 500)));
+        QCOMPARE(page.shard(), 0);
+        const gguf::TensorInfo &second = model->shards()[1].file->tensors()[0];
+        page.showShardBytes(1, second.fileOffset, 64);
+        QCOMPARE(page.shard(), 1);
+        QCOMPARE(page.view()->selection(), Range(second.fileOffset, second.fileOffset + 64));
+        // a metadata range is always of the primary file
+        page.showByteRange(8, 8);
+        QCOMPARE(page.shard(), 0);
+        QCOMPARE(page.view()->selection(), Range(8, 16));
     }
 
     void goTo_data()

@@ -274,11 +274,7 @@ private slots:
     void paintsColouredBytes()
     {
         HexPage page;
-        page.resize(1100, 500);
-        page.show();
-        QVERIFY(QTest::qWaitForWindowExposed(&page));
-        page.setModel(m_model);
-        QVERIFY(waitReady(page));
+        QVERIFY(showReady(page, m_model, QSize(1100, 500)));
         HexView *view = page.view();
         view->setCursorOffset(200); // away from the bytes sampled
         const QImage image = view->viewport()->grab().toImage();

@@ -257,7 +257,14 @@ void HexPage::showByteRange(quint64 offset, quint64 size)
     const auto &shards = m_model->shards();
     for (size_t i = 0; i < shards.size(); ++i)
         if (shards[i].file.get() == &m_model->primary())
-            showShard(int(i));
+            showShardBytes(int(i), offset, size);
+}
+
+void HexPage::showShardBytes(int shard, quint64 offset, quint64 size)
+{
+    if (m_linking || !m_model || shard < 0 || size_t(shard) >= m_model->shards().size())
+        return;
+    showShard(shard);
     m_message->clearMessage();
     m_view->select(offset, offset + std::max<quint64>(size, 1));
 }

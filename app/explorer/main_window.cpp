@@ -102,11 +102,9 @@ MainWindow::MainWindow(QWidget *parent)
         statusBar()->showMessage(tr("Tile bytes %1–%2 (%3 bytes)")
                                      .arg(ValueText::hexOffset(offset), ValueText::hexOffset(offset + size))
                                      .arg(size));
-        // the Bytes page shows the first shard; a tile of another shard is only named
-        if (m_weights->tensor().shard() == 0) {
-            m_hex->showByteRange(offset, size);
-            m_tabs->setCurrentWidget(m_hex);
-        }
+        // the tile's blocks, in the file (shard) that holds the tensor
+        m_hex->showShardBytes(m_weights->tensor().shard(), offset, size);
+        m_tabs->setCurrentWidget(m_hex);
     });
 
     // a token named in the metadata (a *_token_id key, a tokens element) opens on the Tokenizer page
