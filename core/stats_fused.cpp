@@ -239,11 +239,14 @@ struct Lanes8 {
     std::array<double, 8> mean, m2;
     std::array<float, 8> lo, hi;
     std::array<int32_t, 8> zeroCode;
+    /// bit j: group j has a zero code or could hold a value below runMin or above runMax
+    unsigned rare = 0;
 };
 
 void laneMath(const float *a, const float *b, const int32_t *sum, const int32_t *sumSq, float codeLow,
-              float codeHigh, Lanes8 &out)
+              float codeHigh, float runMin, float runMax, Lanes8 &out)
 {
+    out.rare = 0;
     for (size_t j = 0; j < 8; ++j) {
         const double x = a[j], y = b[j];
         out.mean[j] = (x * static_cast<double>(sum[j]) - 32.0 * y) * 0.03125;
@@ -258,12 +261,13 @@ void laneMath(const float *a, const float *b, const int32_t *sum, const int32_t 
         const int32_t q = ratio >= 0.0f && ratio <= 15.0f ? static_cast<int32_t>(ratio) : 0;
         const bool hit = a[j] != 0.0f && static_cast<float>(q) * a[j] == b[j];
         out.zeroCode[j] = b[j] == 0.0f ? (a[j] == 0.0f ? 16 : 0) : hit ? q : -1;
+        out.rare |= static_cast<unsigned>(out.zeroCode[j] >= 0 || out.lo[j] < runMin || out.hi[j] > runMax) << j;
     }
 }
 
 #if GGUF_X86_KERNELS
 GGUF_AVX2_KERNEL void laneMathAvx2(const float *a, const float *b, const int32_t *sum, const int32_t *sumSq,
-                                   float codeLow, float codeHigh, Lanes8 &out)
+                                   float codeLow, float codeHigh, float runMin, float runMax, Lanes8 &out)
 {
     const __m256 va = _mm256_loadu_ps(a), vb = _mm256_loadu_ps(b);
     const __m256i s = _mm256_loadu_si256(reinterpret_cast<const __m256i *>(sum));
@@ -282,8 +286,9 @@ GGUF_AVX2_KERNEL void laneMathAvx2(const float *a, const float *b, const int32_t
     }
     const __m256 v0 = _mm256_sub_ps(_mm256_mul_ps(_mm256_set1_ps(codeLow), va), vb);
     const __m256 v1 = _mm256_sub_ps(_mm256_mul_ps(_mm256_set1_ps(codeHigh), va), vb);
-    _mm256_storeu_ps(out.lo.data(), _mm256_min_ps(v1, v0)); // v1 < v0 ? v1 : v0
-    _mm256_storeu_ps(out.hi.data(), _mm256_max_ps(v1, v0));
+    const __m256 lo = _mm256_min_ps(v1, v0), hi = _mm256_max_ps(v1, v0); // v1 < v0 ? v1 : v0
+    _mm256_storeu_ps(out.lo.data(), lo);
+    _mm256_storeu_ps(out.hi.data(), hi);
     const __m256 zero = _mm256_setzero_ps();
     const __m256 ratio = _mm256_div_ps(vb, va);
     const __m256 inRange = _mm256_and_ps(_mm256_cmp_ps(ratio, zero, _CMP_GE_OQ),
@@ -297,19 +302,23 @@ GGUF_AVX2_KERNEL void laneMathAvx2(const float *a, const float *b, const int32_t
                                                  _mm256_castps_si256(_mm256_cmp_ps(va, zero, _CMP_EQ_OQ)));
     const __m256i code = _mm256_blendv_epi8(whenHit, whenZeroB, _mm256_castps_si256(_mm256_cmp_ps(vb, zero, _CMP_EQ_OQ)));
     _mm256_storeu_si256(reinterpret_cast<__m256i *>(out.zeroCode.data()), code);
+    const __m256 outside = _mm256_or_ps(_mm256_cmp_ps(lo, _mm256_set1_ps(runMin), _CMP_LT_OQ),
+                                        _mm256_cmp_ps(hi, _mm256_set1_ps(runMax), _CMP_GT_OQ));
+    const __m256 hasZero = _mm256_castsi256_ps(_mm256_cmpgt_epi32(code, none));
+    out.rare = static_cast<unsigned>(_mm256_movemask_ps(_mm256_or_ps(outside, hasZero)));
 }
 #endif
 
 void lanes(const float *a, const float *b, const int32_t *sum, const int32_t *sumSq, float codeLow, float codeHigh,
-           Lanes8 &out)
+           float runMin, float runMax, Lanes8 &out)
 {
 #if GGUF_X86_KERNELS
     if (cpuHasAvx2()) {
-        laneMathAvx2(a, b, sum, sumSq, codeLow, codeHigh, out);
+        laneMathAvx2(a, b, sum, sumSq, codeLow, codeHigh, runMin, runMax, out);
         return;
     }
 #endif
-    laneMath(a, b, sum, sumSq, codeLow, codeHigh, out);
+    laneMath(a, b, sum, sumSq, codeLow, codeHigh, runMin, runMax, out);
 }
 
 // ---- the scans
@@ -348,7 +357,7 @@ bool scanQ8_0(const uint8_t *blocks, size_t nBlocks, std::span<const uint32_t> s
         if (!finite)
             return false;
         Lanes8 l8;
-        lanes(d.data(), none.data(), sum, sumSq, -128.0f, 127.0f, l8);
+        lanes(d.data(), none.data(), sum, sumSq, -128.0f, 127.0f, g.min, g.max, l8);
         for (size_t j = 0; j < count; ++j) {
             g.zeros += d[j] == 0.0f ? kGroup : static_cast<uint64_t>(zeros[j]);
             // the codes' extremes, only when the block could hold a new min or max
@@ -374,17 +383,56 @@ bool scanQ8_0(const uint8_t *blocks, size_t nBlocks, std::span<const uint32_t> s
     return true;
 }
 
-struct ScaleMin {
-    uint8_t scale, min;
-};
-
-// Scale/min pair j of the 12-byte Q4_K packing (as ggml's get_scale_min_k4).
-ScaleMin q4kScaleMin(const uint8_t *q, int j)
+// The 8 scales (out[0..7]) and 8 mins (out[8..15]) of the 12-byte Q4_K packing (as ggml's
+// get_scale_min_k4): the first four of each are the low 6 bits of bytes 0-3 / 4-7; the last four
+// take their low 4 bits from the nibbles of bytes 8-11 and their top 2 bits from the spare top bits
+// of bytes 0-3 / 4-7. Done on 32-bit words, four bytes at a time.
+void q4kUnpackScales(const uint8_t *q, uint8_t *out)
 {
-    if (j < 4)
-        return {static_cast<uint8_t>(q[j] & 63), static_cast<uint8_t>(q[j + 4] & 63)};
-    return {static_cast<uint8_t>((q[j + 4] & 0x0f) | ((q[j - 4] >> 6) << 4)),
-            static_cast<uint8_t>((q[j + 4] >> 4) | ((q[j] >> 6) << 4))};
+    const auto word = [q](int at) {
+        return uint32_t{q[at]} | uint32_t{q[at + 1]} << 8 | uint32_t{q[at + 2]} << 16 | uint32_t{q[at + 3]} << 24;
+    };
+    const uint32_t w0 = word(0), w1 = word(4), w2 = word(8);
+    constexpr uint32_t low6 = 0x3f3f3f3f, low4 = 0x0f0f0f0f, low2 = 0x03030303;
+    const uint32_t words[4] = {w0 & low6, (w2 & low4) | (((w0 >> 6) & low2) << 4), w1 & low6,
+                               ((w2 >> 4) & low4) | (((w1 >> 6) & low2) << 4)};
+    if constexpr (std::endian::native == std::endian::little) {
+        std::memcpy(out, words, sizeof words);
+    } else {
+        for (int w = 0; w < 4; ++w)
+            for (int k = 0; k < 4; ++k)
+                out[4 * w + k] = static_cast<uint8_t>(words[w] >> (8 * k));
+    }
+}
+
+// d1[j] = d · scale j and m1[j] = dmin · min j, from the unpacked bytes (scales, then mins).
+void scaleProductsPortable(const uint8_t *scaleMin, float d, float dmin, float *d1, float *m1)
+{
+    for (int j = 0; j < 8; ++j) {
+        d1[j] = d * static_cast<float>(scaleMin[j]);
+        m1[j] = dmin * static_cast<float>(scaleMin[8 + j]);
+    }
+}
+
+#if GGUF_X86_KERNELS
+GGUF_AVX2_KERNEL void scaleProductsAvx2(const uint8_t *scaleMin, float d, float dmin, float *d1, float *m1)
+{
+    const __m128i bytes = _mm_loadu_si128(reinterpret_cast<const __m128i *>(scaleMin));
+    _mm256_storeu_ps(d1, _mm256_mul_ps(_mm256_set1_ps(d), _mm256_cvtepi32_ps(_mm256_cvtepu8_epi32(bytes))));
+    _mm256_storeu_ps(m1, _mm256_mul_ps(_mm256_set1_ps(dmin),
+                                       _mm256_cvtepi32_ps(_mm256_cvtepu8_epi32(_mm_srli_si128(bytes, 8)))));
+}
+#endif
+
+void scaleProducts(const uint8_t *scaleMin, float d, float dmin, float *d1, float *m1)
+{
+#if GGUF_X86_KERNELS
+    if (cpuHasAvx2()) {
+        scaleProductsAvx2(scaleMin, d, dmin, d1, m1);
+        return;
+    }
+#endif
+    scaleProductsPortable(scaleMin, d, dmin, d1, m1);
 }
 
 bool scanQ4_K(const uint8_t *blocks, size_t nBlocks, std::span<const uint32_t> sampled, float *values, LaneMoments &g)
@@ -399,14 +447,12 @@ bool scanQ4_K(const uint8_t *blocks, size_t nBlocks, std::span<const uint32_t> s
             return false;
         const uint8_t *scales = b + kQ4_KScales;
         const uint8_t *qs = b + kQ4_KCodes;
-        for (int j = 0; j < 8; ++j) {
-            const ScaleMin sm = q4kScaleMin(scales, j);
-            d1[j] = d * static_cast<float>(sm.scale);
-            m1[j] = dmin * static_cast<float>(sm.min);
-        }
+        uint8_t scaleMin[16];
+        q4kUnpackScales(scales, scaleMin);
+        scaleProducts(scaleMin, d, dmin, d1.data(), m1.data());
         q4kSums(qs, sum, sumSq);
         Lanes8 l8;
-        lanes(d1.data(), m1.data(), sum, sumSq, 0.0f, 15.0f, l8);
+        lanes(d1.data(), m1.data(), sum, sumSq, 0.0f, 15.0f, g.min, g.max, l8);
         const auto code = [&](int j, size_t l) { return (qs[32 * (j / 2) + l] >> (4 * (j % 2))) & 15; };
         const auto value = [&](int j, int q) { return static_cast<float>(q) * d1[j] - m1[j]; };
         // d·scale and dmin·min are multiples of d's and dmin's lowest bits: one check for the block
@@ -428,19 +474,23 @@ bool scanQ4_K(const uint8_t *blocks, size_t nBlocks, std::span<const uint32_t> s
                 g.cover(vlo, vhi);
                 l8.lo[j] = l8.hi[j] = std::numeric_limits<float>::quiet_NaN(); // covered
                 l8.zeroCode[j] = -1;                                          // counted
+                l8.rare &= ~(1u << j);
             }
         }
         g.addGroups(l8.mean.data(), l8.m2.data(), 8);
         const auto &lo = l8.lo;
         const auto &hi = l8.hi;
         const auto &zeroCode = l8.zeroCode;
-        for (int j = 0; j < 8; ++j) {
+        // the sub-blocks with a zero value, or that could hold a new min or max (rare after the
+        // first few blocks): one bit each
+        for (unsigned rare = l8.rare; rare != 0; rare &= rare - 1) {
+            const int j = std::countr_zero(rare);
             if (zeroCode[j] == 16)
                 g.zeros += kGroup;
             else if (zeroCode[j] >= 0)
                 for (size_t l = 0; l < kGroup; ++l)
                     g.zeros += code(j, l) == zeroCode[j];
-            // the codes' extremes, only when the sub-block could hold a new min or max
+            // the codes' extremes
             if (lo[j] < g.min || hi[j] > g.max) {
                 int qlo = 15, qhi = 0;
                 for (size_t l = 0; l < kGroup; ++l) {
