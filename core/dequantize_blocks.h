@@ -24,6 +24,7 @@
 // Define GGUF_PORTABLE_DECODERS to build only the portable code (to test and time it).
 #if defined(__x86_64__) && (defined(__GNUC__) || defined(__clang__)) && !defined(GGUF_PORTABLE_DECODERS)
 #define GGUF_X86_KERNELS 1
+#include <cpuid.h>
 #include <immintrin.h>
 #define GGUF_AVX2 __attribute__((target("avx2")))
 // Kernel entry points are noipa: GCC 12.2 -O3 deleted a dispatcher's call to one of them (its
@@ -141,6 +142,19 @@ void decodeIQ1_M(const uint8_t *src, size_t nBlocks, float *dst);
 void decodeIQ4_XS(const uint8_t *src, size_t nBlocks, float *dst);
 
 #if GGUF_X86_KERNELS
+/// True when the CPU has F16C (checked once). F16C is CPUID leaf 1, ECX bit 29 (not every
+/// compiler's __builtin_cpu_supports knows it); the "avx" check covers the OS saving the YMM
+/// registers.
+inline bool cpuHasF16c()
+{
+    static const bool yes = [] {
+        unsigned eax = 0, ebx = 0, ecx = 0, edx = 0;
+        __builtin_cpu_init();
+        return __builtin_cpu_supports("avx") && __get_cpuid(1, &eax, &ebx, &ecx, &edx) && (ecx & bit_F16C) != 0;
+    }();
+    return yes;
+}
+
 /// True when the CPU and the OS support AVX2 (checked once).
 inline bool cpuHasAvx2()
 {

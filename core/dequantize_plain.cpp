@@ -5,7 +5,6 @@
 #include "core/float_convert.h"
 
 #if GGUF_X86_KERNELS
-#include <cpuid.h>
 #endif
 
 namespace gguf::detail {
@@ -61,18 +60,6 @@ void decodeF32Swapped(const uint8_t *src, size_t n, float *dst)
 
 #if GGUF_X86_KERNELS
 namespace {
-
-// F16C is CPUID leaf 1, ECX bit 29 (not every compiler's __builtin_cpu_supports knows it); the
-// "avx" check covers the OS saving the YMM registers.
-bool cpuHasF16c()
-{
-    static const bool yes = [] {
-        unsigned eax = 0, ebx = 0, ecx = 0, edx = 0;
-        __builtin_cpu_init();
-        return __builtin_cpu_supports("avx") && __get_cpuid(1, &eax, &ebx, &ecx, &edx) && (ecx & bit_F16C) != 0;
-    }();
-    return yes;
-}
 
 // The F16C conversion gives exactly fp16ToFp32's results (quiet NaNs, exact subnormals).
 template <bool Swap> GGUF_F16C_KERNEL void decodeF16F16c(const uint8_t *src, size_t n, float *dst)

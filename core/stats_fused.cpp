@@ -239,14 +239,16 @@ struct Lanes8 {
     std::array<double, 8> mean, m2;
     std::array<float, 8> lo, hi;
     std::array<int32_t, 8> zeroCode;
-    /// bit j: group j has a zero code or could hold a value below runMin or above runMax
+    /// bit j: group j could hold a value below runMin or above runMax
+    unsigned outside = 0;
+    /// bit j: that, or group j has a zero code
     unsigned rare = 0;
 };
 
 void laneMath(const float *a, const float *b, const int32_t *sum, const int32_t *sumSq, float codeLow,
               float codeHigh, float runMin, float runMax, Lanes8 &out)
 {
-    out.rare = 0;
+    out.rare = out.outside = 0;
     for (size_t j = 0; j < 8; ++j) {
         const double x = a[j], y = b[j];
         out.mean[j] = (x * static_cast<double>(sum[j]) - 32.0 * y) * 0.03125;
@@ -261,7 +263,9 @@ void laneMath(const float *a, const float *b, const int32_t *sum, const int32_t 
         const int32_t q = ratio >= 0.0f && ratio <= 15.0f ? static_cast<int32_t>(ratio) : 0;
         const bool hit = a[j] != 0.0f && static_cast<float>(q) * a[j] == b[j];
         out.zeroCode[j] = b[j] == 0.0f ? (a[j] == 0.0f ? 16 : 0) : hit ? q : -1;
-        out.rare |= static_cast<unsigned>(out.zeroCode[j] >= 0 || out.lo[j] < runMin || out.hi[j] > runMax) << j;
+        const bool outside = out.lo[j] < runMin || out.hi[j] > runMax;
+        out.outside |= static_cast<unsigned>(outside) << j;
+        out.rare |= static_cast<unsigned>(outside || out.zeroCode[j] >= 0) << j;
     }
 }
 
@@ -305,6 +309,7 @@ GGUF_AVX2_KERNEL void laneMathAvx2(const float *a, const float *b, const int32_t
     const __m256 outside = _mm256_or_ps(_mm256_cmp_ps(lo, _mm256_set1_ps(runMin), _CMP_LT_OQ),
                                         _mm256_cmp_ps(hi, _mm256_set1_ps(runMax), _CMP_GT_OQ));
     const __m256 hasZero = _mm256_castsi256_ps(_mm256_cmpgt_epi32(code, none));
+    out.outside = static_cast<unsigned>(_mm256_movemask_ps(outside));
     out.rare = static_cast<unsigned>(_mm256_movemask_ps(_mm256_or_ps(outside, hasZero)));
 }
 #endif
@@ -333,6 +338,31 @@ void takeSamples(std::span<const uint32_t> &sampled, float *&values, uint32_t en
     }
 }
 
+// Eight f16 values as floats (exactly: F16C gives fp16ToFp32's results).
+void halvesToFloatsPortable(const uint16_t *h, float *out)
+{
+    for (int j = 0; j < 8; ++j)
+        out[j] = fp16ToFp32(h[j]);
+}
+
+#if GGUF_X86_KERNELS
+GGUF_F16C_KERNEL void halvesToFloatsF16c(const uint16_t *h, float *out)
+{
+    _mm256_storeu_ps(out, _mm256_cvtph_ps(_mm_loadu_si128(reinterpret_cast<const __m128i *>(h))));
+}
+#endif
+
+void halvesToFloats(const uint16_t *h, float *out)
+{
+#if GGUF_X86_KERNELS
+    if (cpuHasF16c()) {
+        halvesToFloatsF16c(h, out);
+        return;
+    }
+#endif
+    halvesToFloatsPortable(h, out);
+}
+
 bool scanQ8_0(const uint8_t *blocks, size_t nBlocks, std::span<const uint32_t> sampled, float *values, LaneMoments &g)
 {
     int32_t sum[8], sumSq[8], zeros[8];
@@ -348,19 +378,24 @@ bool scanQ8_0(const uint8_t *blocks, size_t nBlocks, std::span<const uint32_t> s
             std::memcpy(padded.data(), base, count * kQ8_0Bytes);
             q8Sums8(padded.data(), sum, sumSq, zeros);
         }
-        d.fill(0.0f);
+        std::array<uint16_t, 8> halves{};
+        for (size_t j = 0; j < count; ++j)
+            halves[j] = loadU16(base + j * kQ8_0Bytes);
+        halvesToFloats(halves.data(), d.data());
         bool finite = true;
+        uint64_t zeroCount = 0;
         for (size_t j = 0; j < count; ++j) {
-            d[j] = fp16ToFp32(loadU16(base + j * kQ8_0Bytes));
             finite = finite && std::isfinite(d[j]);
+            zeroCount += d[j] == 0.0f ? kGroup : static_cast<uint64_t>(zeros[j]);
         }
         if (!finite)
             return false;
+        g.zeros += zeroCount;
         Lanes8 l8;
         lanes(d.data(), none.data(), sum, sumSq, -128.0f, 127.0f, g.min, g.max, l8);
-        for (size_t j = 0; j < count; ++j) {
-            g.zeros += d[j] == 0.0f ? kGroup : static_cast<uint64_t>(zeros[j]);
-            // the codes' extremes, only when the block could hold a new min or max
+        // the codes' extremes, only of the blocks that could hold a new min or max
+        for (unsigned outside = l8.outside & ((1u << count) - 1); outside != 0; outside &= outside - 1) {
+            const size_t j = static_cast<size_t>(std::countr_zero(outside));
             if (l8.lo[j] < g.min || l8.hi[j] > g.max) {
                 const auto *q = reinterpret_cast<const int8_t *>(base + j * kQ8_0Bytes + 2);
                 int qlo = 127, qhi = -128; // a loop the compiler vectorizes, unlike minmax_element

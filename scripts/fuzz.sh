@@ -15,6 +15,10 @@ cmake --build build/fuzz -j2 --target fuzz_gguf
 mkdir -p build/fuzz/corpus-work
 export ASAN_OPTIONS=abort_on_error=1:detect_leaks=1
 export UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1
+status=0
 build/fuzz/tests/fuzz/fuzz_gguf build/fuzz/corpus-work tests/fuzz/corpus tests/fuzz/regressions \
   -max_total_time="$seconds" -max_len=65536 -timeout=10 -rss_limit_mb=2048 \
-  -artifact_prefix=build/fuzz/ -print_final_stats=1 2>&1 | tail -n 40
+  -artifact_prefix=build/fuzz/ -print_final_stats=1 > build/fuzz/last-run.log 2>&1 || status=$?
+# the summary: the final coverage line and the statistics (the whole log: build/fuzz/last-run.log)
+grep -E '^#[0-9]+[[:space:]]+DONE|^stat::|ERROR|SUMMARY|crash-|leak-|timeout-' build/fuzz/last-run.log | tail -n 20
+exit $status
