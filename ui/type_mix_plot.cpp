@@ -1,6 +1,8 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 #include "ui/type_mix_plot.h"
 
+#include "ui/plot_style.h"
+
 #include <QEvent>
 #include <QLabel>
 #include <QStackedLayout>
@@ -25,18 +27,6 @@ std::pair<double, QString> unitFor(double maxBytes)
     return {scale, QString::fromLatin1(names[unit])};
 }
 
-void styleAxis(QCPAxis *axis, const QPalette &palette)
-{
-    const QColor text = palette.color(QPalette::WindowText);
-    axis->setBasePen(QPen(text));
-    axis->setTickPen(QPen(text));
-    axis->setSubTickPen(QPen(text));
-    axis->setTickLabelColor(text);
-    axis->setLabelColor(text);
-    QColor grid = text;
-    grid.setAlphaF(0.15f);
-    axis->grid()->setPen(QPen(grid, 1, Qt::DotLine));
-}
 
 } // namespace
 
@@ -100,9 +90,7 @@ void TypeMixPlot::changeEvent(QEvent *event)
 void TypeMixPlot::applyPalette()
 {
     const QPalette pal = palette();
-    m_plot->setBackground(pal.brush(QPalette::Base));
-    styleAxis(m_plot->xAxis, pal);
-    styleAxis(m_plot->yAxis, pal);
+    PlotStyle::apply(m_plot, pal);
     QColor fill = pal.color(QPalette::Highlight);
     m_series->setPen(QPen(fill.darker(120)));
     fill.setAlphaF(0.75f);
