@@ -22,12 +22,7 @@ namespace {
 
 using WeightJobs::RangeChoice;
 using WeightJobs::RangeMode;
-
-struct RangePreset {
-    const char *label;
-    RangeMode mode;
-    size_t low, high;
-};
+using WeightJobs::RangePreset;
 constexpr RangePreset kPresets[] = {
     {QT_TRANSLATE_NOOP("ComparePanel", "Union of min – max"), RangeMode::Automatic, 0, 6},
     {QT_TRANSLATE_NOOP("ComparePanel", "Union of p1 – p99"), RangeMode::Percentiles, 0, 6},
@@ -205,9 +200,7 @@ void ComparePanel::setBins(int bins)
 void ComparePanel::setRangeChoice(const RangeChoice &choice)
 {
     for (int i = 0; i < static_cast<int>(std::size(kPresets)); ++i)
-        if (kPresets[i].mode == choice.mode &&
-            (choice.mode == RangeMode::Automatic ||
-             (kPresets[i].low == choice.lowLevel && kPresets[i].high == choice.highLevel)))
+        if (kPresets[i].matches(choice))
             m_range->setCurrentIndex(i);
 }
 
@@ -241,10 +234,7 @@ void ComparePanel::refresh()
         return;
     }
     const RangePreset &preset = kPresets[std::clamp(m_range->currentIndex(), 0, int(std::size(kPresets)) - 1)];
-    RangeChoice choice;
-    choice.mode = preset.mode;
-    choice.lowLevel = preset.low;
-    choice.highLevel = preset.high;
+    const RangeChoice choice = preset.choice();
     const uint32_t bins = static_cast<uint32_t>(m_bins->value());
     m_plot->showMessage(tr("Computing %n histogram(s)…", nullptr, static_cast<int>(tensors.size())));
     m_tracker->start(

@@ -22,13 +22,7 @@ namespace {
 
 using WeightJobs::RangeChoice;
 using WeightJobs::RangeMode;
-
-// Range presets: mode and the percentile levels (indexes into kPercentileLevels) they clip at.
-struct RangePreset {
-    const char *label;
-    RangeMode mode;
-    size_t low, high;
-};
+using WeightJobs::RangePreset;
 constexpr RangePreset kPresets[] = {
     {QT_TRANSLATE_NOOP("HistogramPanel", "Automatic (min – max)"), RangeMode::Automatic, 0, 6},
     {QT_TRANSLATE_NOOP("HistogramPanel", "Clip outliers: p1 – p99"), RangeMode::Percentiles, 0, 6},
@@ -151,9 +145,7 @@ void HistogramPanel::setRangeChoice(const RangeChoice &choice)
 {
     int index = kCustom;
     for (int i = 0; i < kCustom; ++i)
-        if (kPresets[i].mode == choice.mode &&
-            (choice.mode == RangeMode::Automatic ||
-             (kPresets[i].low == choice.lowLevel && kPresets[i].high == choice.highLevel)))
+        if (kPresets[i].matches(choice))
             index = i;
     const QSignalBlocker block(m_range);
     m_range->setCurrentIndex(index);
@@ -169,10 +161,7 @@ void HistogramPanel::setRangeChoice(const RangeChoice &choice)
 RangeChoice HistogramPanel::rangeChoice() const
 {
     const RangePreset &preset = kPresets[std::clamp(m_range->currentIndex(), 0, kCustom)];
-    RangeChoice choice;
-    choice.mode = preset.mode;
-    choice.lowLevel = preset.low;
-    choice.highLevel = preset.high;
+    RangeChoice choice = preset.choice();
     choice.lo = m_lo->text().toDouble();
     choice.hi = m_hi->text().toDouble();
     return choice;

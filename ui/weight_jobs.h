@@ -31,6 +31,21 @@ struct RangeChoice {
     std::pair<double, double> rangeFor(const gguf::TensorStatistics &stats) const;
 };
 
+/// An entry of a range menu: its untranslated label (QT_TRANSLATE_NOOP), mode and the percentile
+/// levels (indexes into gguf::kPercentileLevels) it clips at.
+struct RangePreset {
+    const char *label;
+    RangeMode mode;
+    size_t low, high;
+
+    RangeChoice choice() const { return {mode, low, high, 0, 1}; }
+    /// Whether `c` is this preset (any automatic choice is the automatic preset).
+    bool matches(const RangeChoice &c) const
+    {
+        return mode == c.mode && (mode == RangeMode::Automatic || (low == c.lowLevel && high == c.highLevel));
+    }
+};
+
 struct Statistics {
     gguf::StatsStatus status = gguf::StatsStatus::NoData;
     gguf::TensorStatistics stats;
