@@ -135,6 +135,21 @@ std::string decodeSentencePiece(std::string_view text)
     return out;
 }
 
+std::shared_ptr<const Vocabulary> Vocabulary::shared(std::shared_ptr<const GgufFile> file)
+{
+    if (!file)
+        return nullptr;
+    struct Holder {
+        explicit Holder(std::shared_ptr<const GgufFile> f) : file(std::move(f)), vocab(*file) {}
+        std::shared_ptr<const GgufFile> file;
+        Vocabulary vocab;
+    };
+    auto holder = std::make_shared<const Holder>(std::move(file));
+    if (!holder->vocab.isValid())
+        return nullptr;
+    return std::shared_ptr<const Vocabulary>(holder, &holder->vocab);
+}
+
 Vocabulary::Vocabulary(const GgufFile &file) : m_file(&file)
 {
     m_tokens = arrayOf(file, "tokenizer.ggml.tokens", ValueType::String);

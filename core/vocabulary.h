@@ -6,6 +6,7 @@
 #include <array>
 #include <atomic>
 #include <cstdint>
+#include <memory>
 #include <optional>
 #include <string>
 #include <string_view>
@@ -60,6 +61,9 @@ struct VocabularyStats {
 class Vocabulary {
 public:
     explicit Vocabulary(const GgufFile &file);
+    /// The vocabulary of `file`, holding the file alive for as long as the vocabulary is used;
+    /// nullptr when the file is null or has no vocabulary.
+    static std::shared_ptr<const Vocabulary> shared(std::shared_ptr<const GgufFile> file);
     Vocabulary(const Vocabulary &) = delete;
     Vocabulary &operator=(const Vocabulary &) = delete;
 

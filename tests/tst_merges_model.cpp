@@ -14,16 +14,7 @@ namespace {
 
 std::shared_ptr<const Vocabulary> realVocabulary(const QString &name)
 {
-    struct Holder {
-        explicit Holder(std::shared_ptr<const GgufFile> f) : file(std::move(f)), vocab(*file) {}
-        std::shared_ptr<const GgufFile> file;
-        Vocabulary vocab;
-    };
-    auto file = GgufFile::open((QStringLiteral(GGUF_TEST_DATA_DIR "/real/") + name).toStdString()).file;
-    if (!file)
-        return nullptr;
-    auto holder = std::make_shared<const Holder>(std::move(file));
-    return std::shared_ptr<const Vocabulary>(holder, &holder->vocab);
+    return Vocabulary::shared(GgufFile::open((QStringLiteral(GGUF_TEST_DATA_DIR "/real/") + name).toStdString()).file);
 }
 
 QStringList row(const QAbstractItemModel &model, int r)

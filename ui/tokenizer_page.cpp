@@ -29,12 +29,6 @@ QString bold(const QString &text)
 }
 
 // The vocabulary together with the file it points into: whoever holds it keeps both alive.
-struct VocabularyHolder {
-    explicit VocabularyHolder(std::shared_ptr<const gguf::GgufFile> f) : file(std::move(f)), vocab(*file) {}
-    std::shared_ptr<const gguf::GgufFile> file;
-    gguf::Vocabulary vocab;
-};
-
 QString spelling(gguf::TokenizerStyle style)
 {
     switch (style) {
@@ -86,12 +80,7 @@ void TokenizerPage::setFile(std::shared_ptr<const gguf::GgufFile> file)
 {
     m_jobs->drop();
     m_file = std::move(file);
-    m_vocab.reset();
-    if (m_file) {
-        auto holder = std::make_shared<const VocabularyHolder>(m_file);
-        if (holder->vocab.isValid())
-            m_vocab = std::shared_ptr<const gguf::Vocabulary>(holder, &holder->vocab);
-    }
+    m_vocab = gguf::Vocabulary::shared(m_file);
     m_vocabulary->setVocabulary(m_vocab);
     m_details->setVocabulary(m_vocab);
     m_merges->setVocabulary(m_vocab);
