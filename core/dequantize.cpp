@@ -158,11 +158,20 @@ bool dequantizeRange(uint32_t typeId, std::span<const uint8_t> tensorData, uint6
 
     if (offsetInBlock != 0 || remaining < g.blockElements)
         decodePartial(std::min<uint64_t>(remaining, g.blockElements - offsetInBlock));
-    if (const uint64_t whole = remaining / g.blockElements; whole > 0) {
-        decode(base + block * g.blockBytes, static_cast<size_t>(whole), dst);
-        dst += whole * g.blockElements;
-        remaining -= whole * g.blockElements;
-        block += whole;
+    if (uint64_t whole = remaining / g.blockElements; whole > 0) {
+        // in batches of about 2 KiB of input, each first asking for the bytes kPrefetchAhead
+        // further on (see detail::prefetchAhead)
+        const uint64_t batch = std::max<uint64_t>(1, detail::kPrefetchBatch / g.blockBytes);
+        while (whole > 0) {
+            const uint64_t n = std::min(whole, batch);
+            const uint8_t *src = base + block * g.blockBytes;
+            detail::prefetchAhead(src, n * g.blockBytes, tensorData);
+            decode(src, static_cast<size_t>(n), dst);
+            dst += n * g.blockElements;
+            remaining -= n * g.blockElements;
+            block += n;
+            whole -= n;
+        }
     }
     if (remaining > 0)
         decodePartial(remaining);

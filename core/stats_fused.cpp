@@ -363,13 +363,15 @@ void halvesToFloats(const uint16_t *h, float *out)
     halvesToFloatsPortable(h, out);
 }
 
-bool scanQ8_0(const uint8_t *blocks, size_t nBlocks, std::span<const uint32_t> sampled, float *values, LaneMoments &g)
+bool scanQ8_0(const uint8_t *blocks, size_t nBlocks, std::span<const uint8_t> tensor, std::span<const uint32_t> sampled,
+              float *values, LaneMoments &g)
 {
     int32_t sum[8], sumSq[8], zeros[8];
     std::array<float, 8> d{}, none{};
     for (size_t first = 0; first < nBlocks; first += 8) {
         const size_t count = std::min<size_t>(8, nBlocks - first);
         const uint8_t *base = blocks + first * kQ8_0Bytes;
+        prefetchAhead(base, count * kQ8_0Bytes, tensor);
         if (count == 8) {
             q8Sums8(base, sum, sumSq, zeros);
         } else {
@@ -470,12 +472,14 @@ void scaleProducts(const uint8_t *scaleMin, float d, float dmin, float *d1, floa
     scaleProductsPortable(scaleMin, d, dmin, d1, m1);
 }
 
-bool scanQ4_K(const uint8_t *blocks, size_t nBlocks, std::span<const uint32_t> sampled, float *values, LaneMoments &g)
+bool scanQ4_K(const uint8_t *blocks, size_t nBlocks, std::span<const uint8_t> tensor, std::span<const uint32_t> sampled,
+              float *values, LaneMoments &g)
 {
     int32_t sum[8], sumSq[8];
     std::array<float, 8> d1, m1;
     for (size_t i = 0; i < nBlocks; ++i) {
         const uint8_t *b = blocks + i * kQ4_KBytes;
+        prefetchAhead(b, kQ4_KBytes, tensor);
         const float d = fp16ToFp32(loadU16(b));
         const float dmin = fp16ToFp32(loadU16(b + 2));
         if (!std::isfinite(d) || !std::isfinite(dmin))
@@ -557,17 +561,17 @@ uint32_t fusedBlockSize(uint32_t typeId)
     }
 }
 
-bool fusedScan(uint32_t typeId, const uint8_t *blocks, size_t nBlocks, std::span<const uint32_t> sampled,
-               float *sampledValues, FusedResult &out)
+bool fusedScan(uint32_t typeId, const uint8_t *blocks, size_t nBlocks, std::span<const uint8_t> tensor,
+               std::span<const uint32_t> sampled, float *sampledValues, FusedResult &out)
 {
     LaneMoments g;
     bool ok = false;
     switch (static_cast<GgmlType>(typeId)) {
     case GgmlType::Q8_0:
-        ok = scanQ8_0(blocks, nBlocks, sampled, sampledValues, g);
+        ok = scanQ8_0(blocks, nBlocks, tensor, sampled, sampledValues, g);
         break;
     case GgmlType::Q4_K:
-        ok = scanQ4_K(blocks, nBlocks, sampled, sampledValues, g);
+        ok = scanQ4_K(blocks, nBlocks, tensor, sampled, sampledValues, g);
         break;
     default: break;
     }

@@ -25,7 +25,8 @@ uint32_t fusedBlockSize(uint32_t typeId);
 /// is decoded and summed as floats). Also fills sampledValues[i] with the value of element
 /// sampled[i] (indices into these blocks), bit for bit the decoder's. Returns false when a block
 /// has a non-finite scale: then the caller decodes the piece and classifies every value.
-bool fusedScan(uint32_t typeId, const uint8_t *blocks, size_t nBlocks, std::span<const uint32_t> sampled,
-               float *sampledValues, FusedResult &out);
+/// `tensor` holds the blocks (and those after them, which are prefetched).
+bool fusedScan(uint32_t typeId, const uint8_t *blocks, size_t nBlocks, std::span<const uint8_t> tensor,
+               std::span<const uint32_t> sampled, float *sampledValues, FusedResult &out);
 
 } // namespace gguf::detail

@@ -3,6 +3,7 @@
 
 #include "core/dequantize.h"
 #include "core/dequantize_blocks.h"
+#include "core/float_convert.h"
 #include "core/ggml_types.h"
 #include "core/gguf_file.h"
 #include "core/stats_fused.h"
@@ -130,6 +131,7 @@ struct Worker {
     uint64_t keysCounted = 0; // values whose key was counted (all, or the sampled ones)
     std::vector<uint32_t> samplePositions; // the fused path's sampled elements of a piece
     std::vector<float> sampleValues;
+    std::vector<uint16_t> sampleKeys; // the in-place path's sampled keys of a piece
     std::vector<uint64_t> bins; // chosen-range histogram
     uint64_t below = 0, above = 0;
 
@@ -153,10 +155,27 @@ struct Worker {
 };
 static_assert(kKeyCopies == 4, "countOf adds four copies");
 
-// The per-piece scan has an AVX2 version (x86-64, chosen per piece) and a portable one written
-// with GCC/Clang vector types, since GCC does not vectorize float min/max or double sums itself
-// without -ffast-math. Both use the same lanes and the same operations (no fused multiply-add), so
-// every machine gets the same sums: element i of a piece goes to lane i % kSumLanes.
+// The per-piece scan reads 16 values at a time from one of three sources: floats (a decoded
+// buffer, or an F32 tensor in place), or the halves of an F16 or BF16 tensor in place, converted
+// in registers (exactly: both widen to float without rounding).
+enum class Source : uint8_t { Floats, Halves, BrainHalves };
+
+template <Source S> float valueAt(const void *v, size_t i)
+{
+    if constexpr (S == Source::Floats) {
+        float x;
+        std::memcpy(&x, static_cast<const uint8_t *>(v) + 4 * i, sizeof x);
+        return x;
+    } else {
+        const uint16_t h = detail::loadU16(static_cast<const uint8_t *>(v) + 2 * i);
+        return S == Source::Halves ? fp16ToFp32(h) : bf16ToFp32(h);
+    }
+}
+
+// It has AVX-512 and AVX2 versions (x86-64, chosen per piece) and a portable one written with
+// GCC/Clang vector types, since GCC does not vectorize float min/max or double sums itself
+// without -ffast-math. All use the same lanes and the same operations (no fused multiply-add), so
+// every machine gets the same results: element i of a piece goes to lane i % 16.
 constexpr size_t kSumLanes = 16;
 
 // 16-byte vectors: native on SSE2 and NEON (wider GCC vectors are split badly without AVX).
@@ -165,17 +184,15 @@ using I32x4 = int32_t __attribute__((vector_size(16)));
 using F32x2 = float __attribute__((vector_size(8)));
 using F64x2 = double __attribute__((vector_size(16)));
 
-// Per-lane sums of d = x − shift and of d² (16 lanes: element i of a piece in lane i % 16), and
-// min, max and zero count (8 lanes: i % 8) of a piece. A NaN or an infinity anywhere makes the sum
-// of d non-finite (no sum of 16,384 finite floats reaches the double range), which is how a piece
-// needing the careful path is recognized.
-constexpr size_t kMinLanes = 8;
+// Per-lane sums of d = x − shift and of d², min, max and zero count of a piece. A NaN or an
+// infinity anywhere makes the sum of d non-finite (no sum of 16,384 finite floats reaches the
+// double range), which is how a piece needing the careful path is recognized.
 struct Lanes {
     double sum[kSumLanes] = {};
     double sumSq[kSumLanes] = {};
-    float min[kMinLanes];
-    float max[kMinLanes];
-    int32_t zeros[kMinLanes] = {};
+    float min[kSumLanes];
+    float max[kSumLanes];
+    int32_t zeros[kSumLanes] = {};
 
     Lanes()
     {
@@ -185,60 +202,63 @@ struct Lanes {
 
     void add(size_t i, float x, double shift)
     {
-        const size_t lane = i % kMinLanes;
+        const size_t lane = i % kSumLanes;
         zeros[lane] += (bitsOf(x) & 0x7fffffffu) == 0;
         min[lane] = x < min[lane] ? x : min[lane];
         max[lane] = x > max[lane] ? x : max[lane];
         const double d = static_cast<double>(x) - shift;
-        sum[i % kSumLanes] += d;
-        sumSq[i % kSumLanes] += d * d;
+        sum[lane] += d;
+        sumSq[lane] += d * d;
     }
 };
 
 // Whole groups of 16 values into the lanes; returns how many values it took. Written out by hand
-// so that the 11 accumulators stay in registers: per group, the two halves of 8 are first reduced
-// with each other (the min of elements j and j + 8 is taken before the running min), as the AVX2
-// version does.
-size_t scanGroups(const float *v, size_t n, double shift, Lanes &l)
+// so that the accumulators stay in registers.
+// Values read in place (Ahead) are prefetched kPrefetchAhead bytes ahead, one line per group.
+constexpr size_t widthOf(Source s)
+{
+    return s == Source::Floats ? 4 : 2;
+}
+template <Source S, bool Ahead> inline void prefetchGroup(const void *v, size_t i)
+{
+    if constexpr (Ahead)
+        __builtin_prefetch(static_cast<const uint8_t *>(v) + widthOf(S) * i + detail::kPrefetchAhead, 0, 3);
+}
+
+template <Source S, bool Ahead> size_t scanGroups(const void *v, size_t n, double shift, Lanes &l)
 {
     F64x2 sum[8], sumSq[8];
-    F32x4 mnA, mnB, mxA, mxB;
-    I32x4 zA, zB;
+    F32x4 mn[4], mx[4];
+    I32x4 z[4];
     std::memcpy(sum, l.sum, sizeof sum);
     std::memcpy(sumSq, l.sumSq, sizeof sumSq);
-    std::memcpy(&mnA, l.min, sizeof mnA);
-    std::memcpy(&mnB, l.min + 4, sizeof mnB);
-    std::memcpy(&mxA, l.max, sizeof mxA);
-    std::memcpy(&mxB, l.max + 4, sizeof mxB);
-    std::memcpy(&zA, l.zeros, sizeof zA);
-    std::memcpy(&zB, l.zeros + 4, sizeof zB);
-    const auto load4 = [](const float *p) {
-        F32x4 x;
-        std::memcpy(&x, p, sizeof x);
-        return x;
-    };
-    const auto isZero = [](F32x4 x) {
-        I32x4 bits;
-        std::memcpy(&bits, &x, sizeof bits);
-        return (bits & 0x7fffffff) == 0; // -1 where true
-    };
+    std::memcpy(mn, l.min, sizeof mn);
+    std::memcpy(mx, l.max, sizeof mx);
+    std::memcpy(z, l.zeros, sizeof z);
     size_t i = 0;
     for (; i + kSumLanes <= n; i += kSumLanes) {
-        const F32x4 x0 = load4(v + i), x1 = load4(v + i + 4), x2 = load4(v + i + 8), x3 = load4(v + i + 12);
-        zA -= isZero(x0);
-        zA -= isZero(x2);
-        zB -= isZero(x1);
-        zB -= isZero(x3);
-        const F32x4 lowA = x2 < x0 ? x2 : x0, lowB = x3 < x1 ? x3 : x1;
-        const F32x4 highA = x2 > x0 ? x2 : x0, highB = x3 > x1 ? x3 : x1;
-        mnA = lowA < mnA ? lowA : mnA;
-        mnB = lowB < mnB ? lowB : mnB;
-        mxA = highA > mxA ? highA : mxA;
-        mxB = highB > mxB ? highB : mxB;
+        prefetchGroup<S, Ahead>(v, i);
+        float x[kSumLanes];
+        if constexpr (S == Source::Floats) {
+            std::memcpy(x, static_cast<const float *>(v) + i, sizeof x);
+        } else {
+            for (size_t k = 0; k < kSumLanes; ++k)
+                x[k] = valueAt<S>(v, i + k);
+        }
+#pragma GCC unroll 4
+        for (size_t q = 0; q < 4; ++q) {
+            F32x4 xq;
+            std::memcpy(&xq, x + 4 * q, sizeof xq);
+            I32x4 bits;
+            std::memcpy(&bits, &xq, sizeof bits);
+            z[q] -= (bits & 0x7fffffff) == 0; // -1 where true
+            mn[q] = xq < mn[q] ? xq : mn[q];
+            mx[q] = xq > mx[q] ? xq : mx[q];
+        }
 #pragma GCC unroll 8
         for (size_t g = 0; g < 8; ++g) {
             F32x2 pair;
-            std::memcpy(&pair, v + i + 2 * g, sizeof pair);
+            std::memcpy(&pair, x + 2 * g, sizeof pair);
             const F64x2 d = __builtin_convertvector(pair, F64x2) - shift;
             sum[g] += d;
             sumSq[g] += d * d;
@@ -246,12 +266,9 @@ size_t scanGroups(const float *v, size_t n, double shift, Lanes &l)
     }
     std::memcpy(l.sum, sum, sizeof sum);
     std::memcpy(l.sumSq, sumSq, sizeof sumSq);
-    std::memcpy(l.min, &mnA, sizeof mnA);
-    std::memcpy(l.min + 4, &mnB, sizeof mnB);
-    std::memcpy(l.max, &mxA, sizeof mxA);
-    std::memcpy(l.max + 4, &mxB, sizeof mxB);
-    std::memcpy(l.zeros, &zA, sizeof zA);
-    std::memcpy(l.zeros + 4, &zB, sizeof zB);
+    std::memcpy(l.min, mn, sizeof mn);
+    std::memcpy(l.max, mx, sizeof mx);
+    std::memcpy(l.zeros, z, sizeof z);
     return i;
 }
 
@@ -261,25 +278,46 @@ GGUF_AVX2 inline __m256i zeroMaskAvx2(__m256 x, __m256 magnitudeMask)
     return _mm256_cmpeq_epi32(_mm256_castps_si256(_mm256_and_ps(x, magnitudeMask)), _mm256_setzero_si256());
 }
 
+// 8 values from element i (F16 needs F16C, which cpuHasAvx2 callers check)
+template <Source S> __attribute__((target("avx2,f16c"))) inline __m256 load8Avx2(const void *v, size_t i)
+{
+    if constexpr (S == Source::Floats) {
+        return _mm256_loadu_ps(static_cast<const float *>(v) + i);
+    } else {
+        const __m128i h = _mm_loadu_si128(reinterpret_cast<const __m128i *>(static_cast<const uint16_t *>(v) + i));
+        if constexpr (S == Source::Halves)
+            return _mm256_cvtph_ps(h);
+        else
+            return _mm256_castsi256_ps(_mm256_slli_epi32(_mm256_cvtepu16_epi32(h), 16));
+    }
+}
+
 // The same loop with AVX2 intrinsics: GCC turns the portable float-to-double conversions into
 // 2-lane pieces. Same lanes and the same operations, so the same results.
-GGUF_AVX2_KERNEL size_t scanGroupsAvx2(const float *v, size_t n, double shift, Lanes &l)
+template <Source S, bool Ahead>
+GGUF_AVX2_F16C_KERNEL size_t scanGroupsAvx2(const void *v, size_t n, double shift, Lanes &l)
 {
     __m256d s0 = _mm256_loadu_pd(l.sum), s1 = _mm256_loadu_pd(l.sum + 4);
     __m256d s2 = _mm256_loadu_pd(l.sum + 8), s3 = _mm256_loadu_pd(l.sum + 12);
     __m256d q0 = _mm256_loadu_pd(l.sumSq), q1 = _mm256_loadu_pd(l.sumSq + 4);
     __m256d q2 = _mm256_loadu_pd(l.sumSq + 8), q3 = _mm256_loadu_pd(l.sumSq + 12);
-    __m256 mn = _mm256_loadu_ps(l.min), mx = _mm256_loadu_ps(l.max);
-    __m256i zeros = _mm256_loadu_si256(reinterpret_cast<const __m256i *>(l.zeros));
+    __m256 mn0 = _mm256_loadu_ps(l.min), mn1 = _mm256_loadu_ps(l.min + 8);
+    __m256 mx0 = _mm256_loadu_ps(l.max), mx1 = _mm256_loadu_ps(l.max + 8);
+    __m256i z0 = _mm256_loadu_si256(reinterpret_cast<const __m256i *>(l.zeros));
+    __m256i z1 = _mm256_loadu_si256(reinterpret_cast<const __m256i *>(l.zeros + 8));
     const __m256 magnitudeMask = _mm256_castsi256_ps(_mm256_set1_epi32(0x7fffffff));
     const __m256d center = _mm256_set1_pd(shift);
     size_t i = 0;
     for (; i + kSumLanes <= n; i += kSumLanes) {
-        const __m256 x0 = _mm256_loadu_ps(v + i), x1 = _mm256_loadu_ps(v + i + 8);
-        zeros = _mm256_sub_epi32(_mm256_sub_epi32(zeros, zeroMaskAvx2(x0, magnitudeMask)), zeroMaskAvx2(x1, magnitudeMask));
+        prefetchGroup<S, Ahead>(v, i);
+        const __m256 x0 = load8Avx2<S>(v, i), x1 = load8Avx2<S>(v, i + 8);
+        z0 = _mm256_sub_epi32(z0, zeroMaskAvx2(x0, magnitudeMask));
+        z1 = _mm256_sub_epi32(z1, zeroMaskAvx2(x1, magnitudeMask));
         // _mm256_min_ps(a, b) is a < b ? a : b, as the portable loop
-        mn = _mm256_min_ps(_mm256_min_ps(x1, x0), mn);
-        mx = _mm256_max_ps(_mm256_max_ps(x1, x0), mx);
+        mn0 = _mm256_min_ps(x0, mn0);
+        mn1 = _mm256_min_ps(x1, mn1);
+        mx0 = _mm256_max_ps(x0, mx0);
+        mx1 = _mm256_max_ps(x1, mx1);
         const __m256d d0 = _mm256_sub_pd(_mm256_cvtps_pd(_mm256_castps256_ps128(x0)), center);
         const __m256d d1 = _mm256_sub_pd(_mm256_cvtps_pd(_mm256_extractf128_ps(x0, 1)), center);
         const __m256d d2 = _mm256_sub_pd(_mm256_cvtps_pd(_mm256_castps256_ps128(x1)), center);
@@ -301,30 +339,104 @@ GGUF_AVX2_KERNEL size_t scanGroupsAvx2(const float *v, size_t n, double shift, L
     _mm256_storeu_pd(l.sumSq + 4, q1);
     _mm256_storeu_pd(l.sumSq + 8, q2);
     _mm256_storeu_pd(l.sumSq + 12, q3);
-    _mm256_storeu_ps(l.min, mn);
-    _mm256_storeu_ps(l.max, mx);
-    _mm256_storeu_si256(reinterpret_cast<__m256i *>(l.zeros), zeros);
+    _mm256_storeu_ps(l.min, mn0);
+    _mm256_storeu_ps(l.min + 8, mn1);
+    _mm256_storeu_ps(l.max, mx0);
+    _mm256_storeu_ps(l.max + 8, mx1);
+    _mm256_storeu_si256(reinterpret_cast<__m256i *>(l.zeros), z0);
+    _mm256_storeu_si256(reinterpret_cast<__m256i *>(l.zeros + 8), z1);
+    return i;
+}
+
+template <Source S> GGUF_AVX512 inline __m512 load16Avx512(const void *v, size_t i)
+{
+    if constexpr (S == Source::Floats) {
+        return _mm512_loadu_ps(static_cast<const float *>(v) + i);
+    } else {
+        const __m256i h = _mm256_loadu_si256(reinterpret_cast<const __m256i *>(static_cast<const uint16_t *>(v) + i));
+        if constexpr (S == Source::Halves)
+            return _mm512_cvtph_ps(h);
+        else
+            return _mm512_castsi512_ps(_mm512_slli_epi32(_mm512_cvtepu16_epi32(h), 16));
+    }
+}
+
+// The same loop on 16-lane vectors: two ports' worth of work per group instead of three.
+template <Source S, bool Ahead> GGUF_AVX512_KERNEL size_t scanGroupsAvx512(const void *v, size_t n, double shift, Lanes &l)
+{
+    __m512d s0 = _mm512_loadu_pd(l.sum), s1 = _mm512_loadu_pd(l.sum + 8);
+    __m512d q0 = _mm512_loadu_pd(l.sumSq), q1 = _mm512_loadu_pd(l.sumSq + 8);
+    __m512 mn = _mm512_loadu_ps(l.min), mx = _mm512_loadu_ps(l.max);
+    __m512i z = _mm512_loadu_si512(l.zeros);
+    const __m512i magnitudeMask = _mm512_set1_epi32(0x7fffffff), one = _mm512_set1_epi32(1);
+    const __m512d center = _mm512_set1_pd(shift);
+    size_t i = 0;
+    for (; i + kSumLanes <= n; i += kSumLanes) {
+        prefetchGroup<S, Ahead>(v, i);
+        const __m512 x = load16Avx512<S>(v, i);
+        z = _mm512_mask_add_epi32(z, _mm512_testn_epi32_mask(_mm512_castps_si512(x), magnitudeMask), z, one);
+        mn = _mm512_min_ps(x, mn); // x < mn ? x : mn
+        mx = _mm512_max_ps(x, mx);
+        const __m256 high = _mm256_castpd_ps(_mm512_extractf64x4_pd(_mm512_castps_pd(x), 1));
+        const __m512d d0 = _mm512_sub_pd(_mm512_cvtps_pd(_mm512_castps512_ps256(x)), center);
+        const __m512d d1 = _mm512_sub_pd(_mm512_cvtps_pd(high), center);
+        s0 = _mm512_add_pd(s0, d0);
+        s1 = _mm512_add_pd(s1, d1);
+        q0 = _mm512_add_pd(q0, _mm512_mul_pd(d0, d0));
+        q1 = _mm512_add_pd(q1, _mm512_mul_pd(d1, d1));
+    }
+    _mm512_storeu_pd(l.sum, s0);
+    _mm512_storeu_pd(l.sum + 8, s1);
+    _mm512_storeu_pd(l.sumSq, q0);
+    _mm512_storeu_pd(l.sumSq + 8, q1);
+    _mm512_storeu_ps(l.min, mn);
+    _mm512_storeu_ps(l.max, mx);
+    _mm512_storeu_si512(l.zeros, z);
     return i;
 }
 #endif
+
+template <Source S, bool Ahead> size_t scanGroupsBest(const void *v, size_t n, double shift, Lanes &l)
+{
+#if GGUF_X86_KERNELS
+    if (detail::cpuHasAvx512())
+        return scanGroupsAvx512<S, Ahead>(v, n, shift, l);
+    if (detail::cpuHasAvx2() && detail::cpuHasF16c())
+        return scanGroupsAvx2<S, Ahead>(v, n, shift, l);
+#endif
+    return scanGroups<S, Ahead>(v, n, shift, l);
+}
 
 // Count, mean and M2 (sum of squared deviations from the mean) of an all-finite piece, with its
 // min, max and zeros; nullopt when the piece holds a NaN or an infinity. One pass: the sums are
 // taken around the piece's first value, so M2 = Σd² − (Σd)²/n loses nothing to cancellation unless
 // the piece's spread is below ~1e-8 of its distance from that value.
-std::optional<Partial> scanFinitePiece(const float *v, size_t n)
+// Values read in place (InPlace) are prefetched ahead, and scanned in batches of kBatch values,
+// each followed by afterBatch(first, count) while it is still in the L1 cache.
+constexpr size_t kBatch = 2048;
+struct NoBatchWork {
+    void operator()(size_t, size_t) const {}
+};
+template <Source S, bool InPlace = false, typename AfterBatch = NoBatchWork>
+std::optional<Partial> scanFinitePiece(const void *v, size_t n, AfterBatch afterBatch = {})
 {
     if (n == 0)
         return Partial{};
-    const double shift = v[0];
+    const double shift = valueAt<S>(v, 0);
     Lanes l;
-#if GGUF_X86_KERNELS
-    size_t i = detail::cpuHasAvx2() ? scanGroupsAvx2(v, n, shift, l) : scanGroups(v, n, shift, l);
-#else
-    size_t i = scanGroups(v, n, shift, l);
-#endif
+    size_t i = 0;
+    if constexpr (InPlace) {
+        const auto *bytes = static_cast<const uint8_t *>(v);
+        while (n - i >= kSumLanes) {
+            const size_t m = scanGroupsBest<S, true>(bytes + widthOf(S) * i, std::min(kBatch, n - i), shift, l);
+            afterBatch(i, m);
+            i += m;
+        }
+    } else {
+        i = scanGroupsBest<S, false>(v, n, shift, l);
+    }
     for (; i < n; ++i)
-        l.add(i, v[i], shift);
+        l.add(i, valueAt<S>(v, i), shift);
     double sum = 0, sumSq = 0;
     for (size_t lane = 0; lane < kSumLanes; ++lane) {
         sum += l.sum[lane];
@@ -333,7 +445,7 @@ std::optional<Partial> scanFinitePiece(const float *v, size_t n)
     Partial p;
     p.min = l.min[0];
     p.max = l.max[0];
-    for (size_t lane = 0; lane < kMinLanes; ++lane) {
+    for (size_t lane = 0; lane < kSumLanes; ++lane) {
         p.min = std::min<double>(p.min, l.min[lane]);
         p.max = std::max<double>(p.max, l.max[lane]);
         p.zeros += static_cast<uint32_t>(l.zeros[lane]);
@@ -358,14 +470,16 @@ uint64_t sampleBits(uint64_t block)
 }
 
 // Calls f(i, g) for the element i (index into the piece) sampled from each run g of `stride`
-// elements of a piece starting at element `first` of the tensor: one chosen at random per run.
-template <typename F> void forEachSample(uint64_t first, size_t n, uint32_t stride, F f)
+// elements of a piece starting at element `first` of the tensor: one chosen at random per run;
+// runs before element `from` (a multiple of stride) are skipped.
+template <typename F> void forEachSample(uint64_t first, size_t n, uint32_t stride, F f, size_t from = 0)
 {
     // `first` is a multiple of the piece size, itself a multiple of every stride
     static_assert(kMaxKeySampleStride <= 256, "8 random bits per group");
     const uint64_t group0 = first / stride;
-    uint64_t random = sampleBits(group0 / 8);
-    for (size_t at = 0, g = 0; at < n; at += stride, ++g) {
+    size_t g = from / stride;
+    uint64_t random = sampleBits((group0 + g) / 8);
+    for (size_t at = from; at < n; at += stride, ++g) {
         const uint64_t group = group0 + g;
         if (group % 8 == 0)
             random = sampleBits(group / 8);
@@ -470,7 +584,7 @@ bool scanFusedPiece(const TensorData &data, uint64_t first, size_t n, uint32_t s
     forEachSample(first, n, stride, [&](size_t i, size_t) { w.samplePositions.push_back(static_cast<uint32_t>(i)); });
     w.sampleValues.resize(w.samplePositions.size());
     detail::FusedResult r;
-    if (!detail::fusedScan(data.typeId, data.bytes.data() + begin, n / t.blockSize,
+    if (!detail::fusedScan(data.typeId, data.bytes.data() + begin, n / t.blockSize, data.bytes,
                            w.samplePositions, w.sampleValues.data(), r))
         return false;
     if (w.sinceFlush + n > std::numeric_limits<uint32_t>::max())
@@ -493,6 +607,202 @@ bool scanFusedPiece(const TensorData &data, uint64_t first, size_t n, uint32_t s
     return true;
 }
 
+// The 16-bit key (upper bits of the float32 pattern) of value i of a piece in place.
+template <Source S> uint32_t keyAt(const uint8_t *v, size_t i)
+{
+    if constexpr (S == Source::Floats) {
+        return bitsOf(valueAt<S>(v, i)) >> 16;
+    } else {
+        const uint32_t h = detail::loadU16(v + 2 * i);
+        if constexpr (S == Source::BrainHalves)
+            return h; // a bfloat16 is the upper half of its float
+        // a normal half's float has the same sign and mantissa, its exponent rebased by 127 − 15
+        const uint32_t magnitude = h & 0x7fffu;
+        if (magnitude >= 0x400u && magnitude < 0x7c00u) [[likely]]
+            return (h & 0x8000u) | ((magnitude + (112u << 10)) >> 3);
+        return bitsOf(fp16ToFp32(static_cast<uint16_t>(h))) >> 16;
+    }
+}
+
+// Keys of the sampled elements of `runs` runs of 8 groups of a piece read in place, the first run
+// starting at element `at` with random word sampleBits(run): 8 keys per run into `out`.
+template <Source S>
+void collectRunKeys(const uint8_t *v, size_t at, uint64_t run, size_t runs, uint32_t stride, uint16_t *out)
+{
+    const uint32_t mask = stride - 1;
+    for (size_t r = 0; r < runs; ++r, ++run) {
+        uint64_t random = sampleBits(run);
+        for (size_t k = 0; k < 8; ++k, random >>= 8, at += stride)
+            *out++ = static_cast<uint16_t>(keyAt<S>(v, at + (static_cast<uint32_t>(random) & mask)));
+    }
+}
+
+#if GGUF_X86_KERNELS
+// The same with gathers, 16 groups at a time; a half is gathered as 32 bits, so the caller keeps
+// one element after the last run readable.
+template <Source S>
+GGUF_AVX512_KERNEL void collectRunKeysAvx512(const uint8_t *v, size_t at, uint64_t run, size_t runs, uint32_t stride,
+                                             uint16_t *out)
+{
+    const __m512i mask = _mm512_set1_epi32(static_cast<int>(stride - 1));
+    const __m512i starts = _mm512_mullo_epi32(_mm512_setr_epi32(0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15),
+                                              _mm512_set1_epi32(static_cast<int>(stride)));
+    size_t r = 0;
+    for (; r + 2 <= runs; r += 2, run += 2, at += 16 * size_t{stride}, out += 16) {
+        const __m128i random = _mm_set_epi64x(static_cast<long long>(sampleBits(run + 1)), static_cast<long long>(sampleBits(run)));
+        const __m512i index = _mm512_add_epi32(_mm512_add_epi32(_mm512_and_si512(_mm512_cvtepu8_epi32(random), mask), starts),
+                                               _mm512_set1_epi32(static_cast<int>(at)));
+        __m512i key;
+        if constexpr (S == Source::Floats) {
+            key = _mm512_srli_epi32(_mm512_i32gather_epi32(index, v, 4), 16);
+        } else {
+            const __m512i halves = _mm512_i32gather_epi32(index, v, 2); // the element and the next
+            if constexpr (S == Source::BrainHalves)
+                key = halves;
+            else
+                key = _mm512_srli_epi32(_mm512_castps_si512(_mm512_cvtph_ps(_mm512_cvtepi32_epi16(halves))), 16);
+        }
+        _mm256_storeu_si256(reinterpret_cast<__m256i *>(out), _mm512_cvtepi32_epi16(key)); // low 16 bits of each
+    }
+    if (r < runs)
+        collectRunKeys<S>(v, at, run, runs - r, stride, out);
+}
+
+template <Source S>
+GGUF_AVX2_F16C_KERNEL void collectRunKeysAvx2(const uint8_t *v, size_t at, uint64_t run, size_t runs,
+                                                                    uint32_t stride, uint16_t *out)
+{
+    const __m256i mask = _mm256_set1_epi32(static_cast<int>(stride - 1)), low16 = _mm256_set1_epi32(0xffff);
+    const __m256i starts =
+        _mm256_mullo_epi32(_mm256_setr_epi32(0, 1, 2, 3, 4, 5, 6, 7), _mm256_set1_epi32(static_cast<int>(stride)));
+    for (size_t r = 0; r < runs; ++r, ++run, at += 8 * size_t{stride}, out += 8) {
+        const __m128i random = _mm_cvtsi64_si128(static_cast<long long>(sampleBits(run)));
+        const __m256i index = _mm256_add_epi32(_mm256_add_epi32(_mm256_and_si256(_mm256_cvtepu8_epi32(random), mask), starts),
+                                               _mm256_set1_epi32(static_cast<int>(at)));
+        __m256i key;
+        if constexpr (S == Source::Floats) {
+            key = _mm256_srli_epi32(_mm256_i32gather_epi32(reinterpret_cast<const int *>(v), index, 4), 16);
+        } else {
+            key = _mm256_and_si256(_mm256_i32gather_epi32(reinterpret_cast<const int *>(v), index, 2), low16);
+            if constexpr (S == Source::Halves) {
+                const __m128i packed = _mm_packus_epi32(_mm256_castsi256_si128(key), _mm256_extracti128_si256(key, 1));
+                key = _mm256_srli_epi32(_mm256_castps_si256(_mm256_cvtph_ps(packed)), 16);
+            }
+        }
+        _mm_storeu_si128(reinterpret_cast<__m128i *>(out),
+                         _mm_packus_epi32(_mm256_castsi256_si128(key), _mm256_extracti128_si256(key, 1)));
+    }
+}
+#endif
+
+// The sample of forEachSample in a piece read in place, in two steps: while the piece is scanned,
+// collectKeys takes the keys of the groups that lie wholly inside each batch, 8 groups (which share
+// one random word) at a time; once the piece is known to be finite, count() adds them, and those
+// of the piece's last groups, to the counters.
+template <Source S> class SampledKeys {
+public:
+    /// `readable`: elements that can be read from v (the rest of the tensor's data)
+    SampledKeys(const uint8_t *v, uint64_t first, size_t n, size_t readable, uint32_t stride, std::vector<uint16_t> &keys)
+        : m_v(v), m_first(first), m_n(n), m_readable(readable), m_stride(stride), m_keys(keys)
+    {
+        m_keys.resize(n / stride + 16);
+        // batches start at multiples of kBatch, and pieces at multiples of kPiece
+        static_assert(kBatch % (8 * kMaxKeySampleStride) == 0 && kPiece % kBatch == 0);
+    }
+
+    void collectKeys(size_t at, size_t count)
+    {
+        if (at != m_done)
+            return; // (a short batch was seen: the rest goes to count())
+        const size_t runLength = 8 * size_t{m_stride};
+        size_t runs = count / runLength;
+        const uint64_t run = (m_first / m_stride + at / m_stride) / 8;
+        uint16_t *out = m_keys.data() + m_done / m_stride;
+#if GGUF_X86_KERNELS
+        // a gathered half reads the next element too
+        const bool roomAfter = at + runs * runLength + (S == Source::Floats ? 0 : 1) <= m_readable;
+        if (roomAfter && detail::cpuHasAvx512())
+            collectRunKeysAvx512<S>(m_v, at, run, runs, m_stride, out);
+        else if (roomAfter && detail::cpuHasAvx2() && detail::cpuHasF16c())
+            collectRunKeysAvx2<S>(m_v, at, run, runs, m_stride, out);
+        else
+            collectRunKeys<S>(m_v, at, run, runs, m_stride, out);
+#else
+        collectRunKeys<S>(m_v, at, run, runs, m_stride, out);
+#endif
+        m_done += runs * runLength;
+    }
+
+    uint64_t count(uint32_t *keyCopies) const
+    {
+        const size_t collected = m_done / m_stride;
+        for (size_t g = 0; g < collected; ++g)
+            ++keyCopies[size_t{m_keys[g]} * kKeyCopies + g % kKeyCopies];
+        uint64_t counted = collected;
+        forEachSample(m_first, m_n, m_stride, [&](size_t i, size_t g) {
+            ++keyCopies[keyAt<S>(m_v, i) * kKeyCopies + g % kKeyCopies];
+            ++counted;
+        }, m_done);
+        return counted;
+    }
+
+private:
+    const uint8_t *m_v;
+    uint64_t m_first;
+    size_t m_n, m_readable;
+    uint32_t m_stride;
+    std::vector<uint16_t> &m_keys;
+    size_t m_done = 0; // elements whose groups' keys were collected
+};
+
+// The source of a type whose values are scanned in place, without a decode buffer.
+std::optional<Source> directSource(uint32_t typeId)
+{
+    switch (static_cast<GgmlType>(typeId)) {
+    case GgmlType::F32: return Source::Floats;
+    case GgmlType::F16: return Source::Halves;
+    case GgmlType::BF16: return Source::BrainHalves;
+    default: return std::nullopt;
+    }
+}
+
+// Accumulates a piece (elements [first, first + n)) of an F32, F16 or BF16 tensor read in place,
+// with its sampled keys, exactly as scanPiece would from the decoded floats; false when the piece
+// holds a NaN or an infinity, or is not inside the data (the float path handles both).
+template <Source S> bool scanDirectPiece(const TensorData &data, uint64_t first, size_t n, uint32_t stride, Worker &w,
+                                         Partial &p)
+{
+    const uint64_t width = S == Source::Floats ? 4 : 2;
+    const uint64_t available = data.bytes.size() / width;
+    if (first > available || n > available - first)
+        return false;
+    const uint8_t *v = data.bytes.data() + first * width;
+    SampledKeys<S> sample(v, first, n, static_cast<size_t>(available - first), stride, w.sampleKeys);
+    const std::optional<Partial> finite =
+        scanFinitePiece<S, true>(v, n, [&](size_t at, size_t count) { sample.collectKeys(at, count); });
+    if (!finite)
+        return false;
+    p = *finite;
+    if (w.sinceFlush + n > std::numeric_limits<uint32_t>::max())
+        w.flushKeys();
+    w.sinceFlush += n;
+    w.keysCounted += sample.count(w.keyCopies.get());
+    if (p.finite > 0)
+        w.counted.coverValues(static_cast<float>(p.min), static_cast<float>(p.max));
+    return true;
+}
+
+bool scanDirectPiece(Source source, const TensorData &data, uint64_t first, size_t n, uint32_t stride, Worker &w,
+                     Partial &p)
+{
+    switch (source) {
+    case Source::Floats: return scanDirectPiece<Source::Floats>(data, first, n, stride, w, p);
+    case Source::Halves: return scanDirectPiece<Source::Halves>(data, first, n, stride, w, p);
+    case Source::BrainHalves: return scanDirectPiece<Source::BrainHalves>(data, first, n, stride, w, p);
+    }
+    return false;
+}
+
 // Accumulates one decoded piece (elements [first, first + n) of the tensor): counts, min/max,
 // mean/M2, the key histogram and the chosen-range histogram.
 Partial scanPiece(const float *v, size_t n, uint64_t first, Worker &w, const StatsOptions &opt, uint32_t stride,
@@ -501,7 +811,7 @@ Partial scanPiece(const float *v, size_t n, uint64_t first, Worker &w, const Sta
     if (w.sinceFlush + n > std::numeric_limits<uint32_t>::max())
         w.flushKeys();
     w.sinceFlush += n;
-    const std::optional<Partial> finite = scanFinitePiece(v, n);
+    const std::optional<Partial> finite = scanFinitePiece<Source::Floats>(v, n);
     const Partial p = finite ? *finite : scanNonFinite(v, n);
     w.keysCounted += countKeys(v, n, first, stride, finite.has_value(), w.keyCopies.get());
     if (p.finite > 0)
@@ -662,8 +972,10 @@ StatsStatus computeStatistics(const TensorData &data, const StatsOptions &option
     const uint32_t stride = keySampleStride(data.elements, options.exactKeyElements);
     // Large tensors of some types are reduced from their integer codes (all keys are not needed,
     // and no chosen-range histogram asks for every value)
-    const uint32_t fusedBlock =
-        stride > 1 && !options.range && !data.swapBytes && options.fused ? detail::fusedBlockSize(data.typeId) : 0;
+    const bool inPlace = stride > 1 && !options.range && !data.swapBytes && options.fused;
+    const uint32_t fusedBlock = inPlace ? detail::fusedBlockSize(data.typeId) : 0;
+    // F32, F16 and BF16 are scanned where they lie (same results, without the copy)
+    const std::optional<Source> direct = inPlace ? directSource(data.typeId) : std::nullopt;
 
     std::vector<Worker> workers(nWorkers);
     for (Worker &w : workers) {
@@ -688,6 +1000,13 @@ StatsStatus computeStatistics(const TensorData &data, const StatsOptions &option
             if (fusedBlock && at % fusedBlock == 0 && n % fusedBlock == 0) {
                 Partial p;
                 if (scanFusedPiece(data, at, n, stride, w, p)) {
+                    acc.merge(p);
+                    continue;
+                }
+            }
+            if (direct) {
+                Partial p;
+                if (scanDirectPiece(*direct, data, at, n, stride, w, p)) {
                     acc.merge(p);
                     continue;
                 }

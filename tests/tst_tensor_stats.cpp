@@ -62,6 +62,8 @@ private slots:
     void percentileInTheZeroBucketIsZero();
     void codeReductionEqualsTheFloatPath_data();
     void codeReductionEqualsTheFloatPath();
+    void inPlaceScanEqualsTheFloatPath_data();
+    void inPlaceScanEqualsTheFloatPath();
     void cancelStopsTheJob();
     void quantizedTensorMatchesReferenceValues();
     void unsupportedTypeIsRefused();
@@ -299,6 +301,22 @@ void putHalf(std::vector<uint8_t> &bytes, size_t at, uint16_t h)
     bytes[at + 1] = static_cast<uint8_t>(h >> 8);
 }
 
+// The double sum and the count of the finite decoded values of `data`.
+std::pair<double, uint64_t> decodedSum(const TensorData &data)
+{
+    std::vector<float> values(data.elements);
+    if (!dequantizeRange(data.typeId, data.bytes, data.elements, 0, values))
+        return {std::nan(""), 0};
+    double sum = 0;
+    uint64_t finite = 0;
+    for (const float v : values)
+        if (std::isfinite(v)) {
+            sum += v;
+            ++finite;
+        }
+    return {sum, finite};
+}
+
 void TestTensorStats::codeReductionEqualsTheFloatPath_data()
 {
     QTest::addColumn<uint32_t>("type");
@@ -374,17 +392,107 @@ void TestTensorStats::codeReductionEqualsTheFloatPath()
     QVERIFY2(std::fabs(fused.std - plain.std) <= 1e-12 * plain.std + 1e-300,
              qPrintable(QString("std %1 vs %2").arg(fused.std, 0, 'g', 17).arg(plain.std, 0, 'g', 17)));
     // and both against a plain double sum of the decoded values
-    std::vector<float> values(elements);
-    QVERIFY(dequantizeRange(type, data.bytes, elements, 0, values));
-    double sum = 0;
-    uint64_t finite = 0;
-    for (const float v : values)
-        if (std::isfinite(v)) {
-            sum += v;
-            ++finite;
-        }
+    const auto [sum, finite] = decodedSum(data);
     QCOMPARE(plain.finite, finite);
     QVERIFY(std::fabs(fused.mean - sum / static_cast<double>(finite)) <= 1e-9 * std::max(1.0, plain.std));
+}
+
+void TestTensorStats::inPlaceScanEqualsTheFloatPath_data()
+{
+    QTest::addColumn<uint32_t>("type");
+    QTest::addColumn<int>("variant");
+    // 0: weight-like values; 1: ±0, subnormals, extremes and runs of zeros; 2: as 0 plus a NaN in
+    // one piece and infinities in another; 3: values far from the first of each piece
+    for (const uint32_t type : {0u, 1u, 30u})
+        for (int variant = 0; variant < 4; ++variant)
+            QTest::addRow("%s, variant %d", type == 0 ? "F32" : type == 1 ? "F16" : "BF16", variant) << type << variant;
+}
+
+// Large F32, F16 and BF16 tensors are scanned where they lie, without a decode buffer; every
+// figure must be the float path's, bit for bit (same lanes, same operations).
+void TestTensorStats::inPlaceScanEqualsTheFloatPath()
+{
+    QFETCH(uint32_t, type);
+    QFETCH(int, variant);
+    const size_t width = type == 0 ? 4 : 2;
+    const uint64_t elements = 5 * 16384 + 2048 + 777; // pieces, a whole batch and a ragged end
+    std::vector<uint8_t> bytes(elements * width);
+    std::mt19937 rng(77 + variant + 10 * type);
+    const auto put = [&](size_t i, uint32_t bits) {
+        if (width == 4)
+            std::memcpy(bytes.data() + 4 * i, &bits, 4);
+        else
+            putHalf(bytes, 2 * i, static_cast<uint16_t>(bits));
+    };
+    // a random pattern of the type: sign, exponent (biased, of the type's width) and mantissa
+    const auto pattern = [&](uint32_t sign, uint32_t exponent, uint32_t mantissa) -> uint32_t {
+        switch (type) {
+        case 0: return sign << 31 | exponent << 23 | (mantissa & 0x7fffff);
+        case 1: return half(sign, exponent, mantissa);
+        default: return sign << 15 | exponent << 7 | (mantissa & 0x7f);
+        }
+    };
+    const uint32_t bias = type == 1 ? 15 : 127, maxExponent = type == 1 ? 30 : 254;
+    for (size_t i = 0; i < elements; ++i) {
+        const uint32_t r = static_cast<uint32_t>(rng());
+        uint32_t exponent = bias - 8 + r % 4; // about 2^-8 … 2^-5
+        if (variant == 1) {
+            switch (r % 7) {
+            case 0: exponent = 0; break;                           // zero or subnormal
+            case 1: put(i, pattern(r >> 31, 0, 0)); continue;      // ±0
+            case 2: exponent = maxExponent; break;                 // the largest
+            case 3: exponent = 1; break;                           // the smallest normal
+            default: break;
+            }
+            if (i % 4096 < 64) {
+                put(i, 0); // runs of zeros
+                continue;
+            }
+        }
+        if (variant == 3)
+            exponent = (i % 16384 == 0) ? bias + 10 : bias - 2; // each piece starts with an outlier
+        put(i, pattern(r >> 31, exponent, static_cast<uint32_t>(rng())));
+    }
+    if (variant == 2) {
+        const uint32_t nanExponent = type == 1 ? 31 : 255;
+        put(3 * 16384 + 5, pattern(0, nanExponent, 1));  // NaN
+        put(16384 + 100, pattern(0, nanExponent, 0));    // +Inf
+        put(16384 + 2000, pattern(1, nanExponent, 0));   // -Inf
+    }
+    TensorData data;
+    data.typeId = type;
+    data.bytes = bytes;
+    data.elements = elements;
+    StatsOptions opt;
+    opt.exactKeyElements = 4096; // sampled: one in 32
+    opt.threads = 2;
+    TensorStatistics inPlace, plain;
+    QCOMPARE(computeStatistics(data, opt, inPlace), StatsStatus::Ok);
+    opt.fused = false;
+    QCOMPARE(computeStatistics(data, opt, plain), StatsStatus::Ok);
+    QCOMPARE(inPlace.keySampleStride, 32u);
+    const auto sameBits = [](double a, double b) { return std::memcmp(&a, &b, sizeof a) == 0; };
+    QCOMPARE(inPlace.count, plain.count);
+    QCOMPARE(inPlace.finite, plain.finite);
+    QCOMPARE(inPlace.zeros, plain.zeros);
+    QCOMPARE(inPlace.nan, plain.nan);
+    QCOMPARE(inPlace.posInf, plain.posInf);
+    QCOMPARE(inPlace.negInf, plain.negInf);
+    QVERIFY(sameBits(inPlace.min, plain.min));
+    QVERIFY(sameBits(inPlace.max, plain.max));
+    QVERIFY2(sameBits(inPlace.mean, plain.mean),
+             qPrintable(QString("mean %1 vs %2").arg(inPlace.mean, 0, 'g', 17).arg(plain.mean, 0, 'g', 17)));
+    QVERIFY2(sameBits(inPlace.std, plain.std),
+             qPrintable(QString("std %1 vs %2").arg(inPlace.std, 0, 'g', 17).arg(plain.std, 0, 'g', 17)));
+    QCOMPARE(inPlace.keysCounted, plain.keysCounted);
+    for (size_t q = 0; q < inPlace.percentiles.size(); ++q)
+        QVERIFY(sameBits(inPlace.percentiles[q], plain.percentiles[q]));
+    QCOMPARE(inPlace.histogram.counts, plain.histogram.counts);
+    // and the moments against a plain double sum of the decoded values
+    const auto [sum, finite] = decodedSum(data);
+    QCOMPARE(inPlace.finite, finite);
+    QCOMPARE(inPlace.nan + inPlace.posInf + inPlace.negInf, variant == 2 ? uint64_t(3) : uint64_t(0));
+    QVERIFY(std::fabs(inPlace.mean - sum / static_cast<double>(finite)) <= 1e-9 * std::max(1.0, inPlace.std));
 }
 
 void TestTensorStats::cancelStopsTheJob()
