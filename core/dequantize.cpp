@@ -159,7 +159,7 @@ bool dequantizeRange(uint32_t typeId, std::span<const uint8_t> tensorData, uint6
     if (offsetInBlock != 0 || remaining < g.blockElements)
         decodePartial(std::min<uint64_t>(remaining, g.blockElements - offsetInBlock));
     if (uint64_t whole = remaining / g.blockElements; whole > 0) {
-        // in batches of about 2 KiB of input, each first asking for the bytes kPrefetchAhead
+        // in batches of about 512 bytes of input, each first asking for the bytes kPrefetchAhead
         // further on (see detail::prefetchAhead)
         const uint64_t batch = std::max<uint64_t>(1, detail::kPrefetchBatch / g.blockBytes);
         while (whole > 0) {

@@ -62,6 +62,20 @@ public:
         }
     }
 
+#if GGUF_X86_KERNELS
+    /// addGroups of 8 groups held in vectors, with the same operations per lane.
+    GGUF_AVX512 void addGroups8(__m512d mean, __m512d m2)
+    {
+        if (m_groups == 0)
+            m_shift = _mm512_cvtsd_f64(mean);
+        const __m512d dev = _mm512_sub_pd(mean, _mm512_set1_pd(m_shift));
+        _mm512_storeu_pd(m_dev.data(), _mm512_add_pd(_mm512_loadu_pd(m_dev.data()), dev));
+        const __m512d spread = _mm512_mul_pd(_mm512_mul_pd(_mm512_set1_pd(32.0), dev), dev);
+        _mm512_storeu_pd(m_sq.data(), _mm512_add_pd(_mm512_loadu_pd(m_sq.data()), _mm512_add_pd(m2, spread)));
+        m_groups += kLanes;
+    }
+#endif
+
     void cover(float lo, float hi)
     {
         min = lo < min ? lo : min;
@@ -363,12 +377,164 @@ void halvesToFloats(const uint16_t *h, float *out)
     halvesToFloatsPortable(h, out);
 }
 
+#if GGUF_X86_KERNELS
+bool cpuHasAvx512Vnni()
+{
+    static const bool yes = __builtin_cpu_supports("avx512vnni");
+    return yes && cpuHasAvx512();
+}
+
+#define GGUF_AVX512_VNNI_KERNEL __attribute__((target("avx512f,avx512bw,avx512vl,avx512dq,avx512vnni,f16c")))
+
+// The 16 block totals of eight vectors v[i] that each hold 8 partial sums (32-bit lanes 0-7) of
+// one block and 8 of another (lanes 8-15): blocks i and i + 4 for i < 4, blocks i + 4 and i + 8
+// for i ≥ 4, so that the totals come out in block order.
+GGUF_AVX512 inline __m512i pairSums(__m512i a, __m512i b)
+{
+    return _mm512_add_epi32(_mm512_unpacklo_epi32(a, b), _mm512_unpackhi_epi32(a, b));
+}
+GGUF_AVX512 inline __m512i quadSums(__m512i a, __m512i b)
+{
+    return _mm512_add_epi32(_mm512_unpacklo_epi64(a, b), _mm512_unpackhi_epi64(a, b));
+}
+GGUF_AVX512 inline __m512i blockTotals16(const __m512i *v)
+{
+    // each 128-bit lane k of u0 holds the sums of elements 4k … 4k + 3 of v[0..3]; of u1, v[4..7]
+    const __m512i u0 = quadSums(pairSums(v[0], v[1]), pairSums(v[2], v[3]));
+    const __m512i u1 = quadSums(pairSums(v[4], v[5]), pairSums(v[6], v[7]));
+    return _mm512_add_epi32(_mm512_shuffle_i32x4(u0, u1, 0x88), _mm512_shuffle_i32x4(u0, u1, 0xdd));
+}
+
+// scanQ8_0's work for runs of 16 blocks (nBlocks a multiple of 16), without the samples: the
+// code sums with VNNI dot products (Σq² as Σ|q|·(|q| − 1) + Σ|q|, since |q| = 128 is no signed
+// byte), the block scales gathered, and the per-group arithmetic of laneMath and addGroups on
+// vectors with the same operations, so the results are those of the 8-block loop. False when a
+// scale is not finite.
+GGUF_AVX512_VNNI_KERNEL bool scanQ8_0Avx512(const uint8_t *blocks, size_t nBlocks, std::span<const uint8_t> tensor,
+                                            LaneMoments &g)
+{
+    const __m512i ones8 = _mm512_set1_epi8(1), zero = _mm512_setzero_si512();
+    const __m512i scaleOffsets = _mm512_mullo_epi32(_mm512_setr_epi32(0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15),
+                                                    _mm512_set1_epi32(static_cast<int>(kQ8_0Bytes)));
+    const __m512d oneThirtySecond = _mm512_set1_pd(0.03125);
+    for (size_t first = 0; first < nBlocks; first += 16) {
+        const uint8_t *base = blocks + first * kQ8_0Bytes;
+        prefetchAhead(base, 16 * kQ8_0Bytes, tensor);
+        // the scales: each gathered as 32 bits from the block's start
+        const __m256i halves = _mm512_cvtepi32_epi16(_mm512_i32gather_epi32(scaleOffsets, base, 1));
+        if (_mm256_cmpeq_epi16_mask(_mm256_and_si256(halves, _mm256_set1_epi16(0x7c00)), _mm256_set1_epi16(0x7c00)))
+            return false;
+        const __m512 d = _mm512_cvtph_ps(halves);
+        __m512i sums[8], squares[8];
+        uint64_t zeros = 0;
+        __mmask64 zeroCodes[8];
+        for (int i = 0; i < 8; ++i) {
+            const int lo = i < 4 ? i : i + 4, hi = lo + 4;
+            const __m512i x = _mm512_inserti64x4(
+                _mm512_castsi256_si512(_mm256_loadu_si256(reinterpret_cast<const __m256i *>(base + lo * kQ8_0Bytes + 2))),
+                _mm256_loadu_si256(reinterpret_cast<const __m256i *>(base + hi * kQ8_0Bytes + 2)), 1);
+            sums[i] = _mm512_dpbusd_epi32(zero, ones8, x);
+            const __m512i magnitude = _mm512_abs_epi8(x);
+            squares[i] = _mm512_dpbusd_epi32(_mm512_dpbusd_epi32(zero, magnitude, _mm512_sub_epi8(magnitude, ones8)),
+                                             magnitude, ones8);
+            zeroCodes[i] = _mm512_cmpeq_epi8_mask(x, zero);
+            zeros += static_cast<uint64_t>(std::popcount(zeroCodes[i]));
+        }
+        // a block with a zero scale has 32 zeros, whatever its codes
+        const __mmask16 zeroScales = _mm512_cmp_ps_mask(d, _mm512_setzero_ps(), _CMP_EQ_OQ);
+        for (unsigned m = zeroScales; m != 0; m &= m - 1) {
+            const int j = std::countr_zero(m);
+            const int i = j < 8 ? (j < 4 ? j : j - 4) : (j < 12 ? j - 4 : j - 8);
+            const bool upper = (j % 8) >= 4;
+            zeros += kGroup - static_cast<uint64_t>(std::popcount(upper ? zeroCodes[i] >> 32 : zeroCodes[i] & 0xffffffffu));
+        }
+        g.zeros += zeros;
+        const __m512i s = blockTotals16(sums), q = blockTotals16(squares);
+        const __m512i spread = _mm512_sub_epi32(_mm512_slli_epi32(q, 5), _mm512_mullo_epi32(s, s));
+        for (int h = 0; h < 2; ++h) {
+            const __m512d x = _mm512_cvtps_pd(h ? _mm256_castpd_ps(_mm512_extractf64x4_pd(_mm512_castps_pd(d), 1))
+                                                : _mm512_castps512_ps256(d));
+            const __m512d sd = _mm512_cvtepi32_pd(h ? _mm512_extracti64x4_epi64(s, 1) : _mm512_castsi512_si256(s));
+            const __m512d spd = _mm512_cvtepi32_pd(h ? _mm512_extracti64x4_epi64(spread, 1) : _mm512_castsi512_si256(spread));
+            // as laneMath: (x·Σq − 32·0)/32 and (x·x)·spread/32
+            const __m512d mean = _mm512_mul_pd(_mm512_mul_pd(x, sd), oneThirtySecond);
+            const __m512d m2 = _mm512_mul_pd(_mm512_mul_pd(_mm512_mul_pd(x, x), spd), oneThirtySecond);
+            g.addGroups8(mean, m2);
+        }
+        // the blocks that could hold a new min or max: their codes' extremes
+        const __m512 v0 = _mm512_mul_ps(_mm512_set1_ps(-128.0f), d), v1 = _mm512_mul_ps(_mm512_set1_ps(127.0f), d);
+        const __m512 lo = _mm512_min_ps(v1, v0), hi = _mm512_max_ps(v1, v0);
+        unsigned outside = _mm512_cmp_ps_mask(lo, _mm512_set1_ps(g.min), _CMP_LT_OQ) |
+                           _mm512_cmp_ps_mask(hi, _mm512_set1_ps(g.max), _CMP_GT_OQ);
+        if (outside != 0) {
+            alignas(64) float los[16], his[16], ds[16];
+            _mm512_store_ps(los, lo);
+            _mm512_store_ps(his, hi);
+            _mm512_store_ps(ds, d);
+            for (; outside != 0; outside &= outside - 1) {
+                const int j = std::countr_zero(outside);
+                if (los[j] < g.min || his[j] > g.max) {
+                    const auto *codes = reinterpret_cast<const int8_t *>(base + j * kQ8_0Bytes + 2);
+                    int qlo = 127, qhi = -128;
+                    for (size_t l = 0; l < kGroup; ++l) {
+                        qlo = std::min<int>(qlo, codes[l]);
+                        qhi = std::max<int>(qhi, codes[l]);
+                    }
+                    const float a = static_cast<float>(qlo) * ds[j], b = static_cast<float>(qhi) * ds[j];
+                    g.cover(std::min(a, b), std::max(a, b));
+                }
+            }
+        }
+    }
+    return true;
+}
+
+// The values of the sampled elements `sampled` (indices into `blocks`), 16 at a time with
+// gathers: the code is gathered as 32 bits, so `readable` (the bytes readable from `blocks`)
+// must leave room for the 3 bytes after it, else the rest are done one by one.
+GGUF_AVX512_KERNEL void sampleQ8_0Avx512(const uint8_t *blocks, size_t readable, std::span<const uint32_t> sampled,
+                                         float *values)
+{
+    const __m512i blockBytes = _mm512_set1_epi32(static_cast<int>(kQ8_0Bytes));
+    size_t i = 0;
+    for (; i + 16 <= sampled.size(); i += 16) {
+        const __m512i at = _mm512_loadu_si512(sampled.data() + i);
+        const __m512i start = _mm512_mullo_epi32(_mm512_srli_epi32(at, 5), blockBytes);
+        const __m512i codeAt = _mm512_add_epi32(_mm512_add_epi32(start, _mm512_set1_epi32(2)),
+                                                _mm512_and_si512(at, _mm512_set1_epi32(31)));
+        if (static_cast<size_t>(_mm512_reduce_max_epu32(codeAt)) + 4 > readable)
+            break;
+        const __m512 d = _mm512_cvtph_ps(_mm512_cvtepi32_epi16(_mm512_i32gather_epi32(start, blocks, 1)));
+        const __m512i code = _mm512_srai_epi32(_mm512_slli_epi32(_mm512_i32gather_epi32(codeAt, blocks, 1), 24), 24);
+        _mm512_storeu_ps(values + i, _mm512_mul_ps(_mm512_cvtepi32_ps(code), d));
+    }
+    for (; i < sampled.size(); ++i) {
+        const uint8_t *b = blocks + sampled[i] / kGroup * kQ8_0Bytes;
+        values[i] = static_cast<float>(static_cast<int8_t>(b[2 + sampled[i] % kGroup])) * fp16ToFp32(loadU16(b));
+    }
+}
+#endif
+
 bool scanQ8_0(const uint8_t *blocks, size_t nBlocks, std::span<const uint8_t> tensor, std::span<const uint32_t> sampled,
               float *values, LaneMoments &g)
 {
     int32_t sum[8], sumSq[8], zeros[8];
     std::array<float, 8> d{}, none{};
-    for (size_t first = 0; first < nBlocks; first += 8) {
+    size_t first = 0;
+#if GGUF_X86_KERNELS
+    if (cpuHasAvx512Vnni() && nBlocks >= 16) {
+        first = nBlocks / 16 * 16;
+        if (!scanQ8_0Avx512(blocks, first, tensor, g))
+            return false;
+        const size_t taken = static_cast<size_t>(
+            std::lower_bound(sampled.begin(), sampled.end(), static_cast<uint32_t>(first * kGroup)) - sampled.begin());
+        const size_t readable = static_cast<size_t>(tensor.data() + tensor.size() - blocks);
+        sampleQ8_0Avx512(blocks, readable, sampled.first(taken), values);
+        sampled = sampled.subspan(taken);
+        values += taken;
+    }
+#endif
+    for (; first < nBlocks; first += 8) {
         const size_t count = std::min<size_t>(8, nBlocks - first);
         const uint8_t *base = blocks + first * kQ8_0Bytes;
         prefetchAhead(base, count * kQ8_0Bytes, tensor);
@@ -472,80 +638,304 @@ void scaleProducts(const uint8_t *scaleMin, float d, float dmin, float *d1, floa
     scaleProductsPortable(scaleMin, d, dmin, d1, m1);
 }
 
-bool scanQ4_K(const uint8_t *blocks, size_t nBlocks, std::span<const uint8_t> tensor, std::span<const uint32_t> sampled,
-              float *values, LaneMoments &g)
+// The sub-blocks of one Q4_K block (codes qs, scales d1 and m1) flagged in `rare`: their zero
+// values (zeroCode, see laneMath) and their codes' extremes when they could hold a new min or max.
+void q4kRareSubBlocks(const uint8_t *qs, const float *d1, const float *m1, const float *lo, const float *hi,
+                      const int32_t *zeroCode, unsigned rare, LaneMoments &g)
 {
-    int32_t sum[8], sumSq[8];
-    std::array<float, 8> d1, m1;
-    for (size_t i = 0; i < nBlocks; ++i) {
-        const uint8_t *b = blocks + i * kQ4_KBytes;
-        prefetchAhead(b, kQ4_KBytes, tensor);
-        const float d = fp16ToFp32(loadU16(b));
-        const float dmin = fp16ToFp32(loadU16(b + 2));
-        if (!std::isfinite(d) || !std::isfinite(dmin))
-            return false;
-        const uint8_t *scales = b + kQ4_KScales;
-        const uint8_t *qs = b + kQ4_KCodes;
-        uint8_t scaleMin[16];
-        q4kUnpackScales(scales, scaleMin);
-        scaleProducts(scaleMin, d, dmin, d1.data(), m1.data());
-        q4kSums(qs, sum, sumSq);
-        Lanes8 l8;
-        lanes(d1.data(), m1.data(), sum, sumSq, 0.0f, 15.0f, g.min, g.max, l8);
-        const auto code = [&](int j, size_t l) { return (qs[32 * (j / 2) + l] >> (4 * (j % 2))) & 15; };
-        const auto value = [&](int j, int q) { return static_cast<float>(q) * d1[j] - m1[j]; };
-        // d·scale and dmin·min are multiples of d's and dmin's lowest bits: one check for the block
-        if (!differencesExact(d, dmin, 945.0 * std::fabs(d) + 63.0 * std::fabs(dmin))) {
-            for (int j = 0; j < 8; ++j) {
-                if (differencesExact(d1[j], m1[j], 15.0 * std::fabs(d1[j]) + std::fabs(m1[j])))
-                    continue;
-                // the decoder rounds some of these values: take them as it gives them
-                std::array<float, kGroup> v;
-                for (size_t l = 0; l < kGroup; ++l)
-                    v[l] = value(j, code(j, l));
-                LaneMoments::floatGroup(v.data(), l8.mean[j], l8.m2[j]);
-                float vlo = v[0], vhi = v[0];
-                for (const float x : v) {
-                    vlo = std::min(vlo, x);
-                    vhi = std::max(vhi, x);
-                    g.zeros += x == 0.0f;
-                }
-                g.cover(vlo, vhi);
-                l8.lo[j] = l8.hi[j] = std::numeric_limits<float>::quiet_NaN(); // covered
-                l8.zeroCode[j] = -1;                                          // counted
-                l8.rare &= ~(1u << j);
+    const auto code = [&](int j, size_t l) { return (qs[32 * (j / 2) + l] >> (4 * (j % 2))) & 15; };
+    const auto value = [&](int j, int q) { return static_cast<float>(q) * d1[j] - m1[j]; };
+    for (; rare != 0; rare &= rare - 1) {
+        const int j = std::countr_zero(rare);
+        if (zeroCode[j] == 16)
+            g.zeros += kGroup;
+        else if (zeroCode[j] >= 0)
+            for (size_t l = 0; l < kGroup; ++l)
+                g.zeros += code(j, l) == zeroCode[j];
+        // the codes' extremes
+        if (lo[j] < g.min || hi[j] > g.max) {
+            int qlo = 15, qhi = 0;
+            for (size_t l = 0; l < kGroup; ++l) {
+                qlo = std::min(qlo, code(j, l));
+                qhi = std::max(qhi, code(j, l));
             }
+            const float x = value(j, qlo), y = value(j, qhi);
+            g.cover(std::min(x, y), std::max(x, y));
         }
-        g.addGroups(l8.mean.data(), l8.m2.data(), 8);
-        const auto &lo = l8.lo;
-        const auto &hi = l8.hi;
-        const auto &zeroCode = l8.zeroCode;
-        // the sub-blocks with a zero value, or that could hold a new min or max (rare after the
-        // first few blocks): one bit each
-        for (unsigned rare = l8.rare; rare != 0; rare &= rare - 1) {
-            const int j = std::countr_zero(rare);
-            if (zeroCode[j] == 16)
-                g.zeros += kGroup;
-            else if (zeroCode[j] >= 0)
-                for (size_t l = 0; l < kGroup; ++l)
-                    g.zeros += code(j, l) == zeroCode[j];
-            // the codes' extremes
-            if (lo[j] < g.min || hi[j] > g.max) {
-                int qlo = 15, qhi = 0;
-                for (size_t l = 0; l < kGroup; ++l) {
-                    qlo = std::min(qlo, code(j, l));
-                    qhi = std::max(qhi, code(j, l));
-                }
-                const float x = value(j, qlo), y = value(j, qhi);
+    }
+}
+
+// d·scale and dmin·min are multiples of d's and dmin's lowest bits: whether every value of the
+// block is exact (else some sub-blocks need the decoder's floats).
+bool q4kBlockExact(float d, float dmin)
+{
+    return differencesExact(d, dmin, 945.0 * std::fabs(d) + 63.0 * std::fabs(dmin));
+}
+
+// One Q4_K block into g; its sub-block scales d1 and mins m1 into d1m1[0..7] and d1m1[8..15].
+// False when d or dmin is not finite.
+bool scanQ4_KBlock(const uint8_t *b, float *d1m1, LaneMoments &g)
+{
+    const float d = fp16ToFp32(loadU16(b));
+    const float dmin = fp16ToFp32(loadU16(b + 2));
+    if (!std::isfinite(d) || !std::isfinite(dmin))
+        return false;
+    const uint8_t *qs = b + kQ4_KCodes;
+    uint8_t scaleMin[16];
+    q4kUnpackScales(b + kQ4_KScales, scaleMin);
+    float *d1 = d1m1, *m1 = d1m1 + 8;
+    scaleProducts(scaleMin, d, dmin, d1, m1);
+    int32_t sum[8], sumSq[8];
+    q4kSums(qs, sum, sumSq);
+    Lanes8 l8;
+    lanes(d1, m1, sum, sumSq, 0.0f, 15.0f, g.min, g.max, l8);
+    if (!q4kBlockExact(d, dmin)) {
+        for (int j = 0; j < 8; ++j) {
+            if (differencesExact(d1[j], m1[j], 15.0 * std::fabs(d1[j]) + std::fabs(m1[j])))
+                continue;
+            // the decoder rounds some of these values: take them as it gives them
+            std::array<float, kGroup> v;
+            for (size_t l = 0; l < kGroup; ++l)
+                v[l] = static_cast<float>((qs[32 * (j / 2) + l] >> (4 * (j % 2))) & 15) * d1[j] - m1[j];
+            LaneMoments::floatGroup(v.data(), l8.mean[j], l8.m2[j]);
+            float vlo = v[0], vhi = v[0];
+            for (const float x : v) {
+                vlo = std::min(vlo, x);
+                vhi = std::max(vhi, x);
+                g.zeros += x == 0.0f;
+            }
+            g.cover(vlo, vhi);
+            l8.lo[j] = l8.hi[j] = std::numeric_limits<float>::quiet_NaN(); // covered
+            l8.zeroCode[j] = -1;                                          // counted
+            l8.rare &= ~(1u << j);
+        }
+    }
+    g.addGroups(l8.mean.data(), l8.m2.data(), 8);
+    // the sub-blocks with a zero value, or that could hold a new min or max (rare after the
+    // first few blocks): one bit each
+    q4kRareSubBlocks(qs, d1, m1, l8.lo.data(), l8.hi.data(), l8.zeroCode.data(), l8.rare, g);
+    return true;
+}
+
+// The value of element e (index into `blocks`) from its block's d1m1 (see scanQ4_KBlock).
+float q4kSampleValue(const uint8_t *blocks, const float *d1m1, uint32_t e)
+{
+    const uint32_t block = e / 256, at = e % 256, chunk = at / 64, half = (at % 64) / 32;
+    const uint32_t j = 2 * chunk + half;
+    const uint8_t byte = blocks[block * kQ4_KBytes + kQ4_KCodes + 32 * chunk + at % 32];
+    const float *s = d1m1 + 16 * block;
+    return static_cast<float>((byte >> (4 * half)) & 15) * s[j] - s[8 + j];
+}
+
+#if GGUF_X86_KERNELS
+// The smallest and largest byte of each 32-byte half of v.
+GGUF_AVX512 inline void nibbleExtremes(__m512i v, uint8_t &low0, uint8_t &high0, uint8_t &low1, uint8_t &high1)
+{
+    // fold 128-bit lanes within each half, then 64- and 32-bit parts: each 32-bit element of
+    // 128-bit lanes 0 and 2 then holds four candidates
+    __m512i mn = _mm512_min_epu8(v, _mm512_shuffle_i64x2(v, v, 0xb1));
+    __m512i mx = _mm512_max_epu8(v, _mm512_shuffle_i64x2(v, v, 0xb1));
+    mn = _mm512_min_epu8(mn, _mm512_shuffle_epi32(mn, _MM_PERM_BADC));
+    mx = _mm512_max_epu8(mx, _mm512_shuffle_epi32(mx, _MM_PERM_BADC));
+    mn = _mm512_min_epu8(mn, _mm512_shuffle_epi32(mn, _MM_PERM_CDAB));
+    mx = _mm512_max_epu8(mx, _mm512_shuffle_epi32(mx, _MM_PERM_CDAB));
+    const auto low = [](uint32_t w) {
+        return static_cast<uint8_t>(std::min(std::min(w & 0xff, (w >> 8) & 0xff), std::min((w >> 16) & 0xff, w >> 24)));
+    };
+    const auto high = [](uint32_t w) {
+        return static_cast<uint8_t>(std::max(std::max(w & 0xff, (w >> 8) & 0xff), std::max((w >> 16) & 0xff, w >> 24)));
+    };
+    low0 = low(static_cast<uint32_t>(_mm_cvtsi128_si32(_mm512_castsi512_si128(mn))));
+    high0 = high(static_cast<uint32_t>(_mm_cvtsi128_si32(_mm512_castsi512_si128(mx))));
+    low1 = low(static_cast<uint32_t>(_mm_cvtsi128_si32(_mm512_extracti32x4_epi32(mn, 2))));
+    high1 = high(static_cast<uint32_t>(_mm_cvtsi128_si32(_mm512_extracti32x4_epi32(mx, 2))));
+}
+
+// Two consecutive Q4_K blocks (both with finite d and dmin and exact values, see q4kBlockExact)
+// into g, as two calls of scanQ4_KBlock would: the 16 sub-blocks' code sums with VNNI dot products,
+// laneMath and addGroups on vectors with the same operations. d1m1 as scanQ4_KBlock's, for both.
+GGUF_AVX512_VNNI_KERNEL void scanQ4_KPairAvx512(const uint8_t *blocks, const float *scales, float *d1m1, LaneMoments &g)
+{
+    const uint8_t *a = blocks, *b = blocks + kQ4_KBytes;
+    uint8_t unpacked[2][16];
+    q4kUnpackScales(a + kQ4_KScales, unpacked[0]);
+    q4kUnpackScales(b + kQ4_KScales, unpacked[1]);
+    const __m128i packedA = _mm_loadu_si128(reinterpret_cast<const __m128i *>(unpacked[0]));
+    const __m128i packedB = _mm_loadu_si128(reinterpret_cast<const __m128i *>(unpacked[1]));
+    // lanes 0-7: block a's sub-blocks; 8-15: block b's (scales = {d_a, dmin_a, d_b, dmin_b})
+    const __m512 d = _mm512_mask_blend_ps(0xff00, _mm512_set1_ps(scales[0]), _mm512_set1_ps(scales[2]));
+    const __m512 dmin = _mm512_mask_blend_ps(0xff00, _mm512_set1_ps(scales[1]), _mm512_set1_ps(scales[3]));
+    const __m512 d1 = _mm512_mul_ps(d, _mm512_cvtepi32_ps(_mm512_cvtepu8_epi32(_mm_unpacklo_epi64(packedA, packedB))));
+    const __m512 m1 = _mm512_mul_ps(dmin, _mm512_cvtepi32_ps(_mm512_cvtepu8_epi32(_mm_unpackhi_epi64(packedA, packedB))));
+    const __m256 d1a = _mm512_castps512_ps256(d1), m1a = _mm512_castps512_ps256(m1);
+    const __m256 d1b = _mm256_castpd_ps(_mm512_extractf64x4_pd(_mm512_castps_pd(d1), 1));
+    const __m256 m1b = _mm256_castpd_ps(_mm512_extractf64x4_pd(_mm512_castps_pd(m1), 1));
+    _mm256_storeu_ps(d1m1, d1a);
+    _mm256_storeu_ps(d1m1 + 8, m1a);
+    _mm256_storeu_ps(d1m1 + 16, d1b);
+    _mm256_storeu_ps(d1m1 + 24, m1b);
+
+    // sub-block 2c holds the low nibbles of bytes 32c … 32c + 31 of the codes, 2c + 1 the high
+    // ones; vectors in blockTotals16's order: {a0|a4}, {a1|a5}, {a2|a6}, {a3|a7}, then b's
+    const __m512i lowNibble = _mm512_set1_epi8(0x0f), ones8 = _mm512_set1_epi8(1), zero = _mm512_setzero_si512();
+    __m512i sums[8], squares[8], nibbles[8];
+    for (int k = 0; k < 4; ++k) {
+        const uint8_t *qs = (k < 2 ? a : b) + kQ4_KCodes + 32 * (k % 2);
+        const __m512i x = _mm512_inserti64x4(_mm512_castsi256_si512(_mm256_loadu_si256(reinterpret_cast<const __m256i *>(qs))),
+                                             _mm256_loadu_si256(reinterpret_cast<const __m256i *>(qs + 64)), 1);
+        const __m512i low = _mm512_and_si512(x, lowNibble);
+        const __m512i high = _mm512_and_si512(_mm512_srli_epi16(x, 4), lowNibble);
+        nibbles[2 * k] = low;
+        nibbles[2 * k + 1] = high;
+        sums[2 * k] = _mm512_dpbusd_epi32(zero, low, ones8);
+        sums[2 * k + 1] = _mm512_dpbusd_epi32(zero, high, ones8);
+        squares[2 * k] = _mm512_dpbusd_epi32(zero, low, low);
+        squares[2 * k + 1] = _mm512_dpbusd_epi32(zero, high, high);
+    }
+    const __m512i s = blockTotals16(sums), q = blockTotals16(squares);
+    const __m512i spread = _mm512_sub_epi32(_mm512_slli_epi32(q, 5), _mm512_mullo_epi32(s, s));
+    const __m512d thirtyTwo = _mm512_set1_pd(32.0), oneThirtySecond = _mm512_set1_pd(0.03125);
+    for (int h = 0; h < 2; ++h) {
+        const __m512d x = _mm512_cvtps_pd(h ? d1b : d1a);
+        const __m512d y = _mm512_cvtps_pd(h ? m1b : m1a);
+        const __m512d sd = _mm512_cvtepi32_pd(h ? _mm512_extracti64x4_epi64(s, 1) : _mm512_castsi512_si256(s));
+        const __m512d spd = _mm512_cvtepi32_pd(h ? _mm512_extracti64x4_epi64(spread, 1) : _mm512_castsi512_si256(spread));
+        // as laneMath: (x·Σq − 32·y)/32 and (x·x)·spread/32
+        const __m512d mean = _mm512_mul_pd(_mm512_sub_pd(_mm512_mul_pd(x, sd), _mm512_mul_pd(thirtyTwo, y)), oneThirtySecond);
+        const __m512d m2 = _mm512_mul_pd(_mm512_mul_pd(_mm512_mul_pd(x, x), spd), oneThirtySecond);
+        g.addGroups8(mean, m2);
+    }
+    // laneMath's bounds and zero codes
+    const __m512 v0 = _mm512_sub_ps(_mm512_mul_ps(_mm512_setzero_ps(), d1), m1);
+    const __m512 v1 = _mm512_sub_ps(_mm512_mul_ps(_mm512_set1_ps(15.0f), d1), m1);
+    const __m512 lo = _mm512_min_ps(v1, v0), hi = _mm512_max_ps(v1, v0);
+    const __m512 ratio = _mm512_div_ps(m1, d1);
+    const __mmask16 inRange = _mm512_cmp_ps_mask(ratio, _mm512_setzero_ps(), _CMP_GE_OQ) &
+                              _mm512_cmp_ps_mask(ratio, _mm512_set1_ps(15.0f), _CMP_LE_OQ);
+    const __m512i codeOfZero = _mm512_maskz_mov_epi32(inRange, _mm512_cvttps_epi32(ratio));
+    const __mmask16 hit = _mm512_cmp_ps_mask(d1, _mm512_setzero_ps(), _CMP_NEQ_UQ) &
+                          _mm512_cmp_ps_mask(_mm512_mul_ps(_mm512_cvtepi32_ps(codeOfZero), d1), m1, _CMP_EQ_OQ);
+    const __mmask16 zeroMin = _mm512_cmp_ps_mask(m1, _mm512_setzero_ps(), _CMP_EQ_OQ);
+    const __mmask16 zeroScale = _mm512_cmp_ps_mask(d1, _mm512_setzero_ps(), _CMP_EQ_OQ);
+    __m512i code = _mm512_mask_mov_epi32(_mm512_set1_epi32(-1), hit, codeOfZero);
+    code = _mm512_mask_mov_epi32(code, zeroMin, _mm512_maskz_mov_epi32(zeroScale, _mm512_set1_epi32(16)));
+    // the zero values: sub-blocks whose zero code is 16 are all zeros; others count their codes
+    // equal to it (a code of -1 is byte 0xff, never a nibble)
+    if (_mm512_cmpgt_epi32_mask(code, _mm512_set1_epi32(-1)) != 0) {
+        const __m512i zeroCodes = _mm512_broadcast_i32x4(_mm512_cvtepi32_epi8(code)); // sub-block j in byte j
+        uint64_t zeros = kGroup * static_cast<uint64_t>(std::popcount(static_cast<unsigned>(
+                                      _mm512_cmpeq_epi32_mask(code, _mm512_set1_epi32(16)))));
+        for (int i = 0; i < 8; ++i) {
+            // the sub-blocks of nibbles[i] (blockTotals16's order): bytes 0-31 and 32-63
+            const int lower = i < 4 ? i : i + 4, upper = lower + 4;
+            const __m512i index = _mm512_mask_blend_epi8(0xffffffff00000000ull, _mm512_set1_epi8(static_cast<char>(lower)),
+                                                         _mm512_set1_epi8(static_cast<char>(upper)));
+            zeros += static_cast<uint64_t>(
+                std::popcount(_mm512_cmpeq_epi8_mask(nibbles[i], _mm512_shuffle_epi8(zeroCodes, index))));
+        }
+        g.zeros += zeros;
+    }
+    // the sub-blocks that could hold a new min or max
+    const unsigned outside = _mm512_cmp_ps_mask(lo, _mm512_set1_ps(g.min), _CMP_LT_OQ) |
+                             _mm512_cmp_ps_mask(hi, _mm512_set1_ps(g.max), _CMP_GT_OQ);
+    if (outside != 0) {
+        alignas(64) float los[16], his[16];
+        _mm512_store_ps(los, lo);
+        _mm512_store_ps(his, hi);
+        // the codes' extremes of the flagged sub-blocks, in sub-block order (as scanQ4_KBlock)
+        std::array<uint8_t, 16> codeLow{}, codeHigh{};
+        for (int i = 0; i < 8; ++i) {
+            const int lower = i < 4 ? i : i + 4, upper = lower + 4;
+            if (((outside >> lower) | (outside >> upper)) & 1)
+                nibbleExtremes(nibbles[i], codeLow[lower], codeHigh[lower], codeLow[upper], codeHigh[upper]);
+        }
+        for (unsigned m = outside; m != 0; m &= m - 1) {
+            const int j = std::countr_zero(m);
+            if (los[j] < g.min || his[j] > g.max) {
+                const float *s = d1m1 + 16 * (j / 8);
+                const float x = static_cast<float>(codeLow[j]) * s[j % 8] - s[8 + j % 8];
+                const float y = static_cast<float>(codeHigh[j]) * s[j % 8] - s[8 + j % 8];
                 g.cover(std::min(x, y), std::max(x, y));
             }
         }
-        const uint32_t start = static_cast<uint32_t>(i * 256);
-        takeSamples(sampled, values, start + 256, [&](uint32_t e) {
-            const uint32_t at = e - start, chunk = at / 64, half = (at % 64) / 32;
-            const int j = static_cast<int>(2 * chunk + half);
-            return value(j, code(j, at % 32));
-        });
+    }
+}
+
+// d and dmin of two consecutive Q4_K blocks as floats; false when one is not finite.
+GGUF_AVX512 bool q4kPairScales(const uint8_t *b, float *scales)
+{
+    uint32_t a, c;
+    std::memcpy(&a, b, 4);
+    std::memcpy(&c, b + kQ4_KBytes, 4);
+    const __m128i halves = _mm_set_epi32(0, 0, static_cast<int>(c), static_cast<int>(a));
+    _mm_storeu_ps(scales, _mm_cvtph_ps(halves));
+    return _mm_cmpeq_epi16_mask(_mm_and_si128(halves, _mm_set1_epi16(0x7c00)), _mm_set1_epi16(0x7c00)) == 0;
+}
+
+// The values of the sampled elements (indices into `blocks`), 16 at a time with gathers from the
+// blocks' d1m1; the code byte is gathered as 32 bits, so `readable` (bytes readable from
+// `blocks`) must leave room for the 3 bytes after it, else the rest are done one by one.
+GGUF_AVX512_KERNEL void sampleQ4_KAvx512(const uint8_t *blocks, size_t readable, const float *d1m1,
+                                         std::span<const uint32_t> sampled, float *values)
+{
+    size_t i = 0;
+    for (; i + 16 <= sampled.size(); i += 16) {
+        const __m512i e = _mm512_loadu_si512(sampled.data() + i);
+        const __m512i block = _mm512_srli_epi32(e, 8), at = _mm512_and_si512(e, _mm512_set1_epi32(255));
+        const __m512i chunk = _mm512_srli_epi32(at, 6), half = _mm512_and_si512(_mm512_srli_epi32(at, 5), _mm512_set1_epi32(1));
+        const __m512i byteAt = _mm512_add_epi32(
+            _mm512_add_epi32(_mm512_mullo_epi32(block, _mm512_set1_epi32(static_cast<int>(kQ4_KBytes))),
+                             _mm512_set1_epi32(static_cast<int>(kQ4_KCodes))),
+            _mm512_add_epi32(_mm512_slli_epi32(chunk, 5), _mm512_and_si512(at, _mm512_set1_epi32(31))));
+        if (static_cast<size_t>(_mm512_reduce_max_epu32(byteAt)) + 4 > readable)
+            break;
+        const __m512i bytes = _mm512_i32gather_epi32(byteAt, blocks, 1);
+        const __m512i codes = _mm512_and_si512(_mm512_srlv_epi32(bytes, _mm512_slli_epi32(half, 2)), _mm512_set1_epi32(15));
+        const __m512i scaleAt = _mm512_add_epi32(_mm512_slli_epi32(block, 4), _mm512_add_epi32(_mm512_slli_epi32(chunk, 1), half));
+        const __m512 d1 = _mm512_i32gather_ps(scaleAt, d1m1, 4);
+        const __m512 m1 = _mm512_i32gather_ps(_mm512_add_epi32(scaleAt, _mm512_set1_epi32(8)), d1m1, 4);
+        _mm512_storeu_ps(values + i, _mm512_sub_ps(_mm512_mul_ps(_mm512_cvtepi32_ps(codes), d1), m1));
+    }
+    for (; i < sampled.size(); ++i)
+        values[i] = q4kSampleValue(blocks, d1m1, sampled[i]);
+}
+#endif
+
+bool scanQ4_K(const uint8_t *blocks, size_t nBlocks, std::span<const uint8_t> tensor, std::span<const uint32_t> sampled,
+              float *values, LaneMoments &g)
+{
+    // d1 and m1 of every block, for the sampled values
+    thread_local std::vector<float> d1m1;
+    d1m1.resize(16 * nBlocks);
+    size_t i = 0;
+#if GGUF_X86_KERNELS
+    if (cpuHasAvx512Vnni()) {
+        for (; i + 2 <= nBlocks; i += 2) {
+            const uint8_t *b = blocks + i * kQ4_KBytes;
+            prefetchAhead(b, 2 * kQ4_KBytes, tensor);
+            float scales[4];
+            if (q4kPairScales(b, scales) && q4kBlockExact(scales[0], scales[1]) && q4kBlockExact(scales[2], scales[3])) {
+                scanQ4_KPairAvx512(b, scales, d1m1.data() + 16 * i, g);
+            } else if (!scanQ4_KBlock(b, d1m1.data() + 16 * i, g) ||
+                       !scanQ4_KBlock(b + kQ4_KBytes, d1m1.data() + 16 * (i + 1), g)) {
+                return false;
+            }
+        }
+        const size_t taken = static_cast<size_t>(
+            std::lower_bound(sampled.begin(), sampled.end(), static_cast<uint32_t>(i * 256)) - sampled.begin());
+        sampleQ4_KAvx512(blocks, static_cast<size_t>(tensor.data() + tensor.size() - blocks), d1m1.data(),
+                         sampled.first(taken), values);
+        sampled = sampled.subspan(taken);
+        values += taken;
+    }
+#endif
+    for (; i < nBlocks; ++i) {
+        const uint8_t *b = blocks + i * kQ4_KBytes;
+        prefetchAhead(b, kQ4_KBytes, tensor);
+        if (!scanQ4_KBlock(b, d1m1.data() + 16 * i, g))
+            return false;
+        takeSamples(sampled, values, static_cast<uint32_t>((i + 1) * 256),
+                    [&](uint32_t e) { return q4kSampleValue(blocks, d1m1.data(), e); });
     }
     return true;
 }

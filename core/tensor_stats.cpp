@@ -572,6 +572,26 @@ void binRange(const float *v, size_t n, Worker &w, double lo, double hi, double 
     w.above += above;
 }
 
+// The elements forEachSample chooses in a piece, in ascending order; whole runs of 8 groups,
+// which share one random word, take a short loop.
+void samplePositions(uint64_t first, size_t n, uint32_t stride, std::vector<uint32_t> &out)
+{
+    out.resize(n / stride + 1);
+    size_t count = 0, done = 0;
+    const uint64_t group0 = first / stride;
+    if (group0 % 8 == 0) {
+        const uint32_t mask = stride - 1;
+        const size_t runs = n / (8 * size_t{stride});
+        for (size_t r = 0; r < runs; ++r) {
+            uint64_t random = sampleBits(group0 / 8 + r);
+            for (size_t k = 0; k < 8; ++k, random >>= 8, done += stride)
+                out[count++] = static_cast<uint32_t>(done + (static_cast<uint32_t>(random) & mask));
+        }
+    }
+    forEachSample(first, n, stride, [&](size_t i, size_t) { out[count++] = static_cast<uint32_t>(i); }, done);
+    out.resize(count);
+}
+
 // Accumulates a piece of whole blocks of a fused type (see stats_fused.h) without decoding it;
 // false when a block needs the float path.
 bool scanFusedPiece(const TensorData &data, uint64_t first, size_t n, uint32_t stride, Worker &w, Partial &p)
@@ -580,8 +600,7 @@ bool scanFusedPiece(const TensorData &data, uint64_t first, size_t n, uint32_t s
     const uint64_t begin = first / t.blockSize * t.typeSize, size = n / t.blockSize * t.typeSize;
     if (begin > data.bytes.size() || size > data.bytes.size() - begin)
         return false; // the float path reports the missing data
-    w.samplePositions.clear();
-    forEachSample(first, n, stride, [&](size_t i, size_t) { w.samplePositions.push_back(static_cast<uint32_t>(i)); });
+    samplePositions(first, n, stride, w.samplePositions);
     w.sampleValues.resize(w.samplePositions.size());
     detail::FusedResult r;
     if (!detail::fusedScan(data.typeId, data.bytes.data() + begin, n / t.blockSize, data.bytes,

@@ -46,10 +46,11 @@ struct StatsOptions {
 };
 
 /// The largest sampling stride of the key histogram (see StatsOptions::exactKeyElements).
-inline constexpr uint32_t kMaxKeySampleStride = 64;
+inline constexpr uint32_t kMaxKeySampleStride = 256;
 
 /// The power of two s ≤ kMaxKeySampleStride, smallest with elements ≤ exactKeyElements · s; so a
-/// sampled tensor has at least exactKeyElements / 2 sampled values, or elements / 64.
+/// sampled tensor has at least exactKeyElements / 2 sampled values (tensors of up to 2^32 elements
+/// with the default), or elements / 256.
 uint32_t keySampleStride(uint64_t elements, uint64_t exactKeyElements);
 
 /// The percentiles reported, in percent.

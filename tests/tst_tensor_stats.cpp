@@ -1,5 +1,6 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 #include "core/dequantize.h"
+#include "core/dequantize_blocks.h"
 #include "core/ggml_types.h"
 #include "core/gguf_file.h"
 #include "core/heatmap.h"
@@ -9,6 +10,7 @@
 #include <QTest>
 
 #include <algorithm>
+#include <bit>
 #include <cmath>
 #include <cstring>
 #include <limits>
@@ -64,6 +66,8 @@ private slots:
     void codeReductionEqualsTheFloatPath();
     void inPlaceScanEqualsTheFloatPath_data();
     void inPlaceScanEqualsTheFloatPath();
+    void everyKernelLevelGivesTheSameBits_data();
+    void everyKernelLevelGivesTheSameBits();
     void cancelStopsTheJob();
     void quantizedTensorMatchesReferenceValues();
     void unsupportedTypeIsRefused();
@@ -493,6 +497,81 @@ void TestTensorStats::inPlaceScanEqualsTheFloatPath()
     QCOMPARE(inPlace.finite, finite);
     QCOMPARE(inPlace.nan + inPlace.posInf + inPlace.negInf, variant == 2 ? uint64_t(3) : uint64_t(0));
     QVERIFY(std::fabs(inPlace.mean - sum / static_cast<double>(finite)) <= 1e-9 * std::max(1.0, inPlace.std));
+}
+
+void TestTensorStats::everyKernelLevelGivesTheSameBits_data()
+{
+    QTest::addColumn<uint32_t>("type");
+    QTest::addColumn<bool>("sampled");
+    // in place (F32, F16, BF16), from the codes (Q8_0, Q4_K) and decoded (Q6_K)
+    for (const uint32_t type : {0u, 1u, 30u, 8u, 12u, 14u})
+        for (const bool sampled : {false, true})
+            QTest::addRow("%s, %s", typeName(type).c_str(), sampled ? "sampled" : "every key") << type << sampled;
+}
+
+// The AVX-512, AVX2 and portable kernels (on this machine, whichever it has) give the same bits.
+void TestTensorStats::everyKernelLevelGivesTheSameBits()
+{
+    QFETCH(uint32_t, type);
+    QFETCH(bool, sampled);
+    const TypeTraits &t = typeTraits(type);
+    const uint64_t elements = 4 * 16384 + 2048 + (t.blockSize == 1 ? 333 : 0);
+    std::vector<uint8_t> bytes(elements / t.blockSize * t.typeSize);
+    std::mt19937 rng(4321 + type);
+    for (uint8_t &b : bytes)
+        b = static_cast<uint8_t>(rng());
+    const auto r = [&] { return static_cast<uint32_t>(rng()); };
+    for (uint64_t i = 0; i < elements / t.blockSize; ++i) {
+        const size_t at = i * t.typeSize;
+        switch (type) {
+        case 0: { // sign, exponent about 2^-10 … 2^-3 (and some zeros), random mantissa
+            const uint32_t bits = i % 97 == 0 ? 0u : (r() & 0x807fffffu) | (117u + r() % 8) << 23;
+            std::memcpy(bytes.data() + at, &bits, 4);
+            break;
+        }
+        case 1: putHalf(bytes, at, i % 97 == 0 ? 0 : half(r() % 2, 5 + r() % 8, r())); break;
+        case 30: putHalf(bytes, at, i % 97 == 0 ? 0 : static_cast<uint16_t>((r() & 0x807f) | (117u + r() % 8) << 7)); break;
+        case 8: putHalf(bytes, at, i % 50 == 0 ? 0 : half(r() % 2, 8 + r() % 3, r())); break;
+        case 12: // d and dmin, some blocks with them far apart (the decoder rounds: the float path)
+            putHalf(bytes, at, half(r() % 2, 8 + r() % 3, r()));
+            putHalf(bytes, at + 2, i % 7 == 3 ? half(0, 24, r()) : half(0, 8 + r() % 3, r()));
+            break;
+        default: putHalf(bytes, at + 208, half(r() % 2, 8 + r() % 3, r())); break; // Q6_K's d
+        }
+    }
+    TensorData data;
+    data.typeId = type;
+    data.bytes = bytes;
+    data.elements = elements;
+    StatsOptions opt;
+    opt.threads = 2;
+    if (sampled)
+        opt.exactKeyElements = 4096;
+    const int ceiling = detail::simdCeiling();
+    std::vector<TensorStatistics> results;
+    for (int level = 2; level >= 0; --level) {
+        detail::setSimdCeiling(level);
+        results.emplace_back();
+        QCOMPARE(computeStatistics(data, opt, results.back()), StatsStatus::Ok);
+    }
+    detail::setSimdCeiling(ceiling);
+    const auto bits = [](double x) { return std::bit_cast<uint64_t>(x); };
+    const TensorStatistics &best = results[0];
+    QCOMPARE(best.keySampleStride, sampled ? 32u : 1u);
+    QVERIFY(best.zeros > 0);
+    for (size_t i = 1; i < results.size(); ++i) {
+        const TensorStatistics &s = results[i];
+        QCOMPARE(s.finite, best.finite);
+        QCOMPARE(s.zeros, best.zeros);
+        QCOMPARE(bits(s.min), bits(best.min));
+        QCOMPARE(bits(s.max), bits(best.max));
+        QCOMPARE(bits(s.mean), bits(best.mean));
+        QCOMPARE(bits(s.std), bits(best.std));
+        QCOMPARE(s.keysCounted, best.keysCounted);
+        for (size_t q = 0; q < s.percentiles.size(); ++q)
+            QCOMPARE(bits(s.percentiles[q]), bits(best.percentiles[q]));
+        QCOMPARE(s.histogram.counts, best.histogram.counts);
+    }
 }
 
 void TestTensorStats::cancelStopsTheJob()
