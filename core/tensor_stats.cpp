@@ -1074,6 +1074,12 @@ StatsStatus computeStatistics(const TensorData &data, const StatsOptions &option
     out.posInf = total.posInf;
     out.negInf = total.negInf;
     if (total.finite > 0) {
+        // a zero extreme is +0: which zero is kept when both occur depends on the order of the
+        // comparisons, which differs between the float path and the code reductions
+        if (total.min == 0.0)
+            total.min = 0.0;
+        if (total.max == 0.0)
+            total.max = 0.0;
         out.min = total.min;
         out.max = total.max;
         out.mean = total.mean;

@@ -10,6 +10,7 @@
 #include "core/tensor_stats.h"
 
 #include <algorithm>
+#include <array>
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
@@ -75,31 +76,59 @@ void benchDequant(bool quick)
 
 double medianOf(std::vector<double> v);
 
-// Median of three fresh-process runs of `body` (the time of each and its peak memory).
-ChildRun medianChildRun(const std::function<void()> &body)
-{
-    std::vector<double> times;
-    ChildRun worst;
-    for (int i = 0; i < 3; ++i) {
-        const ChildRun r = runInChild(body);
-        if (r.seconds < 0 || r.peakMiB < 0)
-            return {};
-        times.push_back(r.seconds);
-        if (r.peakMiB > worst.peakMiB)
-            worst = r;
+// Rounds of fresh-process runs: each round runs every body once, in turn, so that the machine's
+// slow and fast moments fall on all of them alike.
+constexpr int kRounds = 7;
+
+struct Rounds {
+    std::vector<std::vector<ChildRun>> runs; // [body][round]
+
+    double median(size_t body) const
+    {
+        std::vector<double> t;
+        for (const ChildRun &r : runs[body])
+            t.push_back(r.seconds);
+        return medianOf(t);
     }
-    worst.seconds = medianOf(times);
-    return worst;
+    double peakMiB(size_t body) const
+    {
+        double peak = 0;
+        for (const ChildRun &r : runs[body])
+            peak = std::max(peak, r.peakMiB);
+        return peak;
+    }
+    // the ratio body a / body b of each round: median, lowest and highest
+    std::array<double, 3> ratio(size_t a, size_t b) const
+    {
+        std::vector<double> q;
+        for (size_t k = 0; k < runs[a].size(); ++k)
+            q.push_back(runs[a][k].seconds / runs[b][k].seconds);
+        return {medianOf(q), *std::min_element(q.begin(), q.end()), *std::max_element(q.begin(), q.end())};
+    }
+};
+
+bool runRounds(const std::vector<std::function<void()>> &bodies, Rounds &out)
+{
+    out.runs.assign(bodies.size(), {});
+    for (int k = 0; k < kRounds; ++k)
+        for (size_t b = 0; b < bodies.size(); ++b) {
+            const ChildRun r = runInChild(bodies[b]);
+            if (r.seconds < 0 || r.peakMiB < 0)
+                return false;
+            out.runs[b].push_back(r);
+        }
+    return true;
 }
 
 void benchStats(const std::string &dir, bool quick)
 {
     const unsigned cores = std::max(1u, std::thread::hardware_concurrency());
     const uint64_t size = quick ? (64u << 20) : (1u << 30);
-    std::printf("\n## Statistics of one %llu MiB tensor (file in the page cache; %u threads; each figure the "
-                "median of 3 fresh processes, mapping included)\n\n",
-                static_cast<unsigned long long>(size >> 20), cores);
-    std::printf("| type | elements | read floor s | dequant pass s | stats s | stats / dequant | Melem/s | "
+    std::printf("\n## Statistics of one %llu MiB tensor (file in the page cache; %u threads; %d rounds, each running "
+                "the three passes in turn in fresh processes, mapping included; times are medians, the ratio is the "
+                "median of the rounds' ratios, with their range)\n\n",
+                static_cast<unsigned long long>(size >> 20), cores, kRounds);
+    std::printf("| type | elements | read floor s | dequant pass s | stats s | stats / dequant (range) | Melem/s | "
                 "key sample | peak RSS of stats MiB | peak RSS of dequant pass MiB | RSS at start MiB |\n");
     std::printf("|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|\n");
     for (const uint32_t type : {12u, 1u, 8u}) { // Q4_K, F16, Q8_0
@@ -113,28 +142,34 @@ void benchStats(const std::string &dir, bool quick)
                 body(gguf::tensorData(*r.file, r.file->tensors()[0]));
             };
         };
-        const ChildRun read = medianChildRun(withTensor([&](const gguf::TensorData &data) {
-            if (measureFloorOnce(data.bytes.data(), data.bytes.size(), cores) == 42)
-                std::puts("");
-        }));
-        const ChildRun dequant = medianChildRun(withTensor([&](const gguf::TensorData &data) {
-            decodeAll(type, data.bytes, elements, cores);
-        }));
-        const ChildRun stats = medianChildRun(withTensor([&](const gguf::TensorData &data) {
-            gguf::TensorStatistics st;
-            gguf::StatsOptions opt;
-            opt.bins = 256;
-            if (gguf::computeStatistics(data, opt, st) != gguf::StatsStatus::Ok)
-                std::exit(1);
-        }));
-        const uint32_t stride = gguf::keySampleStride(elements, gguf::StatsOptions{}.exactKeyElements);
-        std::printf("| %s | %llu | %.3f | %.3f | %.3f | %.2f× | %.0f | 1 in %u | %.1f | %.1f | %.1f |\n",
-                    gguf::typeName(type).c_str(), static_cast<unsigned long long>(elements), read.seconds,
-                    dequant.seconds, stats.seconds, stats.seconds / dequant.seconds,
-                    static_cast<double>(elements) / 1e6 / stats.seconds, stride, stats.peakMiB, dequant.peakMiB,
-                    stats.residentAtStartMiB);
-        std::fflush(stdout);
+        Rounds rounds;
+        const bool ok = runRounds(
+            {withTensor([&](const gguf::TensorData &data) {
+                 if (measureFloorOnce(data.bytes.data(), data.bytes.size(), cores) == 42)
+                     std::puts("");
+             }),
+             withTensor([&](const gguf::TensorData &data) { decodeAll(type, data.bytes, elements, cores); }),
+             withTensor([&](const gguf::TensorData &data) {
+                 gguf::TensorStatistics st;
+                 gguf::StatsOptions opt;
+                 opt.bins = 256;
+                 if (gguf::computeStatistics(data, opt, st) != gguf::StatsStatus::Ok)
+                     std::exit(1);
+             })},
+            rounds);
         std::filesystem::remove(path);
+        if (!ok) {
+            std::printf("| %s | (a run failed) |\n", gguf::typeName(type).c_str());
+            continue;
+        }
+        const uint32_t stride = gguf::keySampleStride(elements, gguf::StatsOptions{}.exactKeyElements);
+        const auto [ratio, lowest, highest] = rounds.ratio(2, 1);
+        std::printf("| %s | %llu | %.3f | %.3f | %.3f | %.2f× (%.2f–%.2f) | %.0f | 1 in %u | %.1f | %.1f | %.1f |\n",
+                    gguf::typeName(type).c_str(), static_cast<unsigned long long>(elements), rounds.median(0),
+                    rounds.median(1), rounds.median(2), ratio, lowest, highest,
+                    static_cast<double>(elements) / 1e6 / rounds.median(2), stride, rounds.peakMiB(2),
+                    rounds.peakMiB(1), rounds.runs[2][0].residentAtStartMiB);
+        std::fflush(stdout);
     }
 }
 
