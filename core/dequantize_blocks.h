@@ -48,11 +48,15 @@
 #define GGUF_F16C_KERNEL __attribute__((target("avx,f16c"), noipa))
 #define GGUF_AVX512_KERNEL __attribute__((target("avx512f,avx512bw,avx512vl,avx512dq,f16c"), noipa))
 #define GGUF_AVX2_F16C_KERNEL __attribute__((target("avx2,f16c"), noipa))
+#define GGUF_AVX2_FMA_KERNEL __attribute__((target("avx2,f16c,fma"), noipa))
+#define GGUF_AVX512_FMA_KERNEL __attribute__((target("avx512f,avx512bw,avx512vl,avx512dq,f16c,fma"), noipa))
 #else
 #define GGUF_AVX2_KERNEL __attribute__((target("avx2")))
 #define GGUF_F16C_KERNEL __attribute__((target("avx,f16c")))
 #define GGUF_AVX512_KERNEL __attribute__((target("avx512f,avx512bw,avx512vl,avx512dq,f16c")))
 #define GGUF_AVX2_F16C_KERNEL __attribute__((target("avx2,f16c")))
+#define GGUF_AVX2_FMA_KERNEL __attribute__((target("avx2,f16c,fma")))
+#define GGUF_AVX512_FMA_KERNEL __attribute__((target("avx512f,avx512bw,avx512vl,avx512dq,f16c,fma")))
 #endif
 #define GGUF_AVX512 __attribute__((target("avx512f,avx512bw,avx512vl,avx512dq,f16c")))
 #if defined(__GLIBC__) && __has_attribute(target_clones)
@@ -224,6 +228,16 @@ inline bool cpuHasAvx2()
     static const bool yes = [] {
         __builtin_cpu_init();
         return __builtin_cpu_supports("avx2") != 0;
+    }();
+    return yes && simdCeiling() >= 1;
+}
+
+/// True when the CPU has FMA3 (checked once; it comes with AVX2 in practice).
+inline bool cpuHasFma()
+{
+    static const bool yes = [] {
+        __builtin_cpu_init();
+        return __builtin_cpu_supports("fma") != 0;
     }();
     return yes && simdCeiling() >= 1;
 }

@@ -174,8 +174,9 @@ template <Source S> float valueAt(const void *v, size_t i)
 
 // It has AVX-512 and AVX2 versions (x86-64, chosen per piece) and a portable one written with
 // GCC/Clang vector types, since GCC does not vectorize float min/max or double sums itself
-// without -ffast-math. All use the same lanes and the same operations (no fused multiply-add), so
-// every machine gets the same results: element i of a piece goes to lane i % 16.
+// without -ffast-math. All use the same lanes and the same operations, so every machine gets the
+// same results: element i of a piece goes to lane i % 16, and each square is added with one fused
+// multiply-add (std::fma in the portable code; the x86 kernels need FMA3, which every AVX2 CPU has).
 constexpr size_t kSumLanes = 16;
 
 // 16-byte vectors: native on SSE2 and NEON (wider GCC vectors are split badly without AVX).
@@ -208,7 +209,7 @@ struct Lanes {
         max[lane] = x > max[lane] ? x : max[lane];
         const double d = static_cast<double>(x) - shift;
         sum[lane] += d;
-        sumSq[lane] += d * d;
+        sumSq[lane] = std::fma(d, d, sumSq[lane]);
     }
 };
 
@@ -225,7 +226,7 @@ template <Source S, bool Ahead> inline void prefetchGroup(const void *v, size_t 
         __builtin_prefetch(static_cast<const uint8_t *>(v) + widthOf(S) * i + detail::kPrefetchAhead, 0, 3);
 }
 
-template <Source S, bool Ahead> size_t scanGroups(const void *v, size_t n, double shift, Lanes &l)
+template <Source S, bool Ahead, bool Shifted> size_t scanGroups(const void *v, size_t n, double shift, Lanes &l)
 {
     F64x2 sum[8], sumSq[8];
     F32x4 mn[4], mx[4];
@@ -259,9 +260,11 @@ template <Source S, bool Ahead> size_t scanGroups(const void *v, size_t n, doubl
         for (size_t g = 0; g < 8; ++g) {
             F32x2 pair;
             std::memcpy(&pair, x + 2 * g, sizeof pair);
-            const F64x2 d = __builtin_convertvector(pair, F64x2) - shift;
+            F64x2 d = __builtin_convertvector(pair, F64x2);
+            if constexpr (Shifted)
+                d -= shift;
             sum[g] += d;
-            sumSq[g] += d * d;
+            sumSq[g] = F64x2{std::fma(d[0], d[0], sumSq[g][0]), std::fma(d[1], d[1], sumSq[g][1])};
         }
     }
     std::memcpy(l.sum, sum, sizeof sum);
@@ -294,8 +297,8 @@ template <Source S> __attribute__((target("avx2,f16c"))) inline __m256 load8Avx2
 
 // The same loop with AVX2 intrinsics: GCC turns the portable float-to-double conversions into
 // 2-lane pieces. Same lanes and the same operations, so the same results.
-template <Source S, bool Ahead>
-GGUF_AVX2_F16C_KERNEL size_t scanGroupsAvx2(const void *v, size_t n, double shift, Lanes &l)
+template <Source S, bool Ahead, bool Shifted>
+GGUF_AVX2_FMA_KERNEL size_t scanGroupsAvx2(const void *v, size_t n, double shift, Lanes &l)
 {
     __m256d s0 = _mm256_loadu_pd(l.sum), s1 = _mm256_loadu_pd(l.sum + 4);
     __m256d s2 = _mm256_loadu_pd(l.sum + 8), s3 = _mm256_loadu_pd(l.sum + 12);
@@ -318,18 +321,22 @@ GGUF_AVX2_F16C_KERNEL size_t scanGroupsAvx2(const void *v, size_t n, double shif
         mn1 = _mm256_min_ps(x1, mn1);
         mx0 = _mm256_max_ps(x0, mx0);
         mx1 = _mm256_max_ps(x1, mx1);
-        const __m256d d0 = _mm256_sub_pd(_mm256_cvtps_pd(_mm256_castps256_ps128(x0)), center);
-        const __m256d d1 = _mm256_sub_pd(_mm256_cvtps_pd(_mm256_extractf128_ps(x0, 1)), center);
-        const __m256d d2 = _mm256_sub_pd(_mm256_cvtps_pd(_mm256_castps256_ps128(x1)), center);
-        const __m256d d3 = _mm256_sub_pd(_mm256_cvtps_pd(_mm256_extractf128_ps(x1, 1)), center);
+        __m256d d0 = _mm256_cvtps_pd(_mm256_castps256_ps128(x0)), d1 = _mm256_cvtps_pd(_mm256_extractf128_ps(x0, 1));
+        __m256d d2 = _mm256_cvtps_pd(_mm256_castps256_ps128(x1)), d3 = _mm256_cvtps_pd(_mm256_extractf128_ps(x1, 1));
+        if constexpr (Shifted) {
+            d0 = _mm256_sub_pd(d0, center);
+            d1 = _mm256_sub_pd(d1, center);
+            d2 = _mm256_sub_pd(d2, center);
+            d3 = _mm256_sub_pd(d3, center);
+        }
         s0 = _mm256_add_pd(s0, d0);
         s1 = _mm256_add_pd(s1, d1);
         s2 = _mm256_add_pd(s2, d2);
         s3 = _mm256_add_pd(s3, d3);
-        q0 = _mm256_add_pd(q0, _mm256_mul_pd(d0, d0));
-        q1 = _mm256_add_pd(q1, _mm256_mul_pd(d1, d1));
-        q2 = _mm256_add_pd(q2, _mm256_mul_pd(d2, d2));
-        q3 = _mm256_add_pd(q3, _mm256_mul_pd(d3, d3));
+        q0 = _mm256_fmadd_pd(d0, d0, q0);
+        q1 = _mm256_fmadd_pd(d1, d1, q1);
+        q2 = _mm256_fmadd_pd(d2, d2, q2);
+        q3 = _mm256_fmadd_pd(d3, d3, q3);
     }
     _mm256_storeu_pd(l.sum, s0);
     _mm256_storeu_pd(l.sum + 4, s1);
@@ -362,55 +369,93 @@ template <Source S> GGUF_AVX512 inline __m512 load16Avx512(const void *v, size_t
 }
 
 // The same loop on 16-lane vectors: two ports' worth of work per group instead of three.
-template <Source S, bool Ahead> GGUF_AVX512_KERNEL size_t scanGroupsAvx512(const void *v, size_t n, double shift, Lanes &l)
+// The 16-lane accumulators of scanGroupsAvx512, but for the zeros.
+template <bool Shifted> struct Avx512Moments {
+    __m512d s0, s1, q0, q1, center;
+    __m512 mn, mx;
+
+    GGUF_AVX512 explicit Avx512Moments(const Lanes &l, double shift)
+        : s0(_mm512_loadu_pd(l.sum)), s1(_mm512_loadu_pd(l.sum + 8)), q0(_mm512_loadu_pd(l.sumSq)),
+          q1(_mm512_loadu_pd(l.sumSq + 8)), center(_mm512_set1_pd(shift)), mn(_mm512_loadu_ps(l.min)),
+          mx(_mm512_loadu_ps(l.max))
+    {
+    }
+    __attribute__((target("avx512f,avx512bw,avx512vl,avx512dq,f16c,fma"), always_inline)) inline void add(__m512 x)
+    {
+        mn = _mm512_min_ps(x, mn); // x < mn ? x : mn, as the other versions
+        mx = _mm512_max_ps(x, mx);
+        const __m256 high = _mm256_castpd_ps(_mm512_extractf64x4_pd(_mm512_castps_pd(x), 1));
+        __m512d d0 = _mm512_cvtps_pd(_mm512_castps512_ps256(x)), d1 = _mm512_cvtps_pd(high);
+        if constexpr (Shifted) {
+            d0 = _mm512_sub_pd(d0, center);
+            d1 = _mm512_sub_pd(d1, center);
+        }
+        s0 = _mm512_add_pd(s0, d0);
+        s1 = _mm512_add_pd(s1, d1);
+        q0 = _mm512_fmadd_pd(d0, d0, q0);
+        q1 = _mm512_fmadd_pd(d1, d1, q1);
+    }
+    GGUF_AVX512 void store(Lanes &l) const
+    {
+        _mm512_storeu_pd(l.sum, s0);
+        _mm512_storeu_pd(l.sum + 8, s1);
+        _mm512_storeu_pd(l.sumSq, q0);
+        _mm512_storeu_pd(l.sumSq + 8, q1);
+        _mm512_storeu_ps(l.min, mn);
+        _mm512_storeu_ps(l.max, mx);
+    }
+};
+
+template <Source S, bool Ahead, bool Shifted>
+GGUF_AVX512_FMA_KERNEL size_t scanGroupsAvx512(const void *v, size_t n, double shift, Lanes &l)
 {
-    __m512d s0 = _mm512_loadu_pd(l.sum), s1 = _mm512_loadu_pd(l.sum + 8);
-    __m512d q0 = _mm512_loadu_pd(l.sumSq), q1 = _mm512_loadu_pd(l.sumSq + 8);
-    __m512 mn = _mm512_loadu_ps(l.min), mx = _mm512_loadu_ps(l.max);
+    Avx512Moments<Shifted> acc(l, shift);
     __m512i z = _mm512_loadu_si512(l.zeros);
     const __m512i magnitudeMask = _mm512_set1_epi32(0x7fffffff), one = _mm512_set1_epi32(1);
-    const __m512d center = _mm512_set1_pd(shift);
     size_t i = 0;
+    if constexpr (S != Source::Floats) {
+        // halves 32 at a time: their zeros counted from their own bits, 32 lanes per test
+        uint64_t zeros = 0;
+        for (; i + 2 * kSumLanes <= n; i += 2 * kSumLanes) {
+            prefetchGroup<S, Ahead>(v, i);
+            const __m512i halves = _mm512_loadu_si512(static_cast<const uint16_t *>(v) + i);
+            zeros += static_cast<uint64_t>(std::popcount(_mm512_testn_epi16_mask(halves, _mm512_set1_epi16(0x7fff))));
+            for (size_t k = 0; k < 2; ++k) {
+                acc.add(load16Avx512<S>(v, i + kSumLanes * k));
+            }
+        }
+        // (lane 0 takes them: only the total counts)
+        z = _mm512_add_epi32(z, _mm512_castsi128_si512(_mm_cvtsi32_si128(static_cast<int>(zeros))));
+    }
     for (; i + kSumLanes <= n; i += kSumLanes) {
         prefetchGroup<S, Ahead>(v, i);
         const __m512 x = load16Avx512<S>(v, i);
         z = _mm512_mask_add_epi32(z, _mm512_testn_epi32_mask(_mm512_castps_si512(x), magnitudeMask), z, one);
-        mn = _mm512_min_ps(x, mn); // x < mn ? x : mn
-        mx = _mm512_max_ps(x, mx);
-        const __m256 high = _mm256_castpd_ps(_mm512_extractf64x4_pd(_mm512_castps_pd(x), 1));
-        const __m512d d0 = _mm512_sub_pd(_mm512_cvtps_pd(_mm512_castps512_ps256(x)), center);
-        const __m512d d1 = _mm512_sub_pd(_mm512_cvtps_pd(high), center);
-        s0 = _mm512_add_pd(s0, d0);
-        s1 = _mm512_add_pd(s1, d1);
-        q0 = _mm512_add_pd(q0, _mm512_mul_pd(d0, d0));
-        q1 = _mm512_add_pd(q1, _mm512_mul_pd(d1, d1));
+        acc.add(x);
     }
-    _mm512_storeu_pd(l.sum, s0);
-    _mm512_storeu_pd(l.sum + 8, s1);
-    _mm512_storeu_pd(l.sumSq, q0);
-    _mm512_storeu_pd(l.sumSq + 8, q1);
-    _mm512_storeu_ps(l.min, mn);
-    _mm512_storeu_ps(l.max, mx);
+    acc.store(l);
     _mm512_storeu_si512(l.zeros, z);
     return i;
 }
 #endif
 
-template <Source S, bool Ahead> size_t scanGroupsBest(const void *v, size_t n, double shift, Lanes &l)
+template <Source S, bool Ahead, bool Shifted> size_t scanGroupsBest(const void *v, size_t n, double shift, Lanes &l)
 {
 #if GGUF_X86_KERNELS
-    if (detail::cpuHasAvx512())
-        return scanGroupsAvx512<S, Ahead>(v, n, shift, l);
-    if (detail::cpuHasAvx2() && detail::cpuHasF16c())
-        return scanGroupsAvx2<S, Ahead>(v, n, shift, l);
+    if (detail::cpuHasAvx512() && detail::cpuHasFma())
+        return scanGroupsAvx512<S, Ahead, Shifted>(v, n, shift, l);
+    if (detail::cpuHasAvx2() && detail::cpuHasF16c() && detail::cpuHasFma())
+        return scanGroupsAvx2<S, Ahead, Shifted>(v, n, shift, l);
 #endif
-    return scanGroups<S, Ahead>(v, n, shift, l);
+    return scanGroups<S, Ahead, Shifted>(v, n, shift, l);
 }
 
 // Count, mean and M2 (sum of squared deviations from the mean) of an all-finite piece, with its
-// min, max and zeros; nullopt when the piece holds a NaN or an infinity. One pass: the sums are
-// taken around the piece's first value, so M2 = Σd² − (Σd)²/n loses nothing to cancellation unless
-// the piece's spread is below ~1e-8 of its distance from that value.
+// min, max and zeros; nullopt when the piece holds a NaN or an infinity. One pass, M2 = Σx² −
+// (Σx)²/n, unless that cancels (Σx² > kRecenter · M2, a mean more than about 4 standard deviations
+// from 0): then the piece's sums are taken again around its first value, so that Σd² − (Σd)²/n
+// loses nothing unless the spread is below ~1e-8 of the distance from that value.
+constexpr double kRecenter = 16;
 // Values read in place (InPlace) are prefetched ahead, and scanned in batches of kBatch values,
 // each followed by afterBatch(first, count) while it is still in the L1 cache.
 constexpr size_t kBatch = 2048;
@@ -422,26 +467,20 @@ std::optional<Partial> scanFinitePiece(const void *v, size_t n, AfterBatch after
 {
     if (n == 0)
         return Partial{};
-    const double shift = valueAt<S>(v, 0);
     Lanes l;
     size_t i = 0;
     if constexpr (InPlace) {
         const auto *bytes = static_cast<const uint8_t *>(v);
         while (n - i >= kSumLanes) {
-            const size_t m = scanGroupsBest<S, true>(bytes + widthOf(S) * i, std::min(kBatch, n - i), shift, l);
+            const size_t m = scanGroupsBest<S, true, false>(bytes + widthOf(S) * i, std::min(kBatch, n - i), 0.0, l);
             afterBatch(i, m);
             i += m;
         }
     } else {
-        i = scanGroupsBest<S, false>(v, n, shift, l);
+        i = scanGroupsBest<S, false, false>(v, n, 0.0, l);
     }
     for (; i < n; ++i)
-        l.add(i, valueAt<S>(v, i), shift);
-    double sum = 0, sumSq = 0;
-    for (size_t lane = 0; lane < kSumLanes; ++lane) {
-        sum += l.sum[lane];
-        sumSq += l.sumSq[lane];
-    }
+        l.add(i, valueAt<S>(v, i), 0.0);
     Partial p;
     p.min = l.min[0];
     p.max = l.max[0];
@@ -450,12 +489,36 @@ std::optional<Partial> scanFinitePiece(const void *v, size_t n, AfterBatch after
         p.max = std::max<double>(p.max, l.max[lane]);
         p.zeros += static_cast<uint32_t>(l.zeros[lane]);
     }
-    if (!std::isfinite(sum) || !std::isfinite(shift))
-        return std::nullopt;
+    const auto moments = [](const Lanes &lanes, double count, double &sum, double &m2) {
+        double sumSq = 0;
+        sum = 0;
+        for (size_t lane = 0; lane < kSumLanes; ++lane) {
+            sum += lanes.sum[lane];
+            sumSq += lanes.sumSq[lane];
+        }
+        m2 = std::max(0.0, sumSq - sum * (sum / count));
+        return sumSq;
+    };
     const double count = static_cast<double>(n);
+    double sum = 0, m2 = 0;
+    const double sumSq = moments(l, count, sum, m2);
+    if (!std::isfinite(sum))
+        return std::nullopt;
     p.finite = n;
-    p.mean = shift + sum / count;
-    p.m2 = std::max(0.0, sumSq - sum * (sum / count));
+    p.mean = sum / count;
+    p.m2 = m2;
+    if (!(sumSq <= kRecenter * m2)) {
+        // the mean is large against the spread, and Σx² − (Σx)²/n would cancel: sum again around
+        // the piece's first value
+        const double shift = valueAt<S>(v, 0);
+        Lanes around;
+        size_t k = scanGroupsBest<S, false, true>(v, n, shift, around);
+        for (; k < n; ++k)
+            around.add(k, valueAt<S>(v, k), shift);
+        moments(around, count, sum, m2);
+        p.mean = shift + sum / count;
+        p.m2 = m2;
+    }
     return p;
 }
 

@@ -68,6 +68,8 @@ private slots:
     void inPlaceScanEqualsTheFloatPath();
     void everyKernelLevelGivesTheSameBits_data();
     void everyKernelLevelGivesTheSameBits();
+    void largeMeanSmallSpreadStaysAccurate_data();
+    void largeMeanSmallSpreadStaysAccurate();
     void cancelStopsTheJob();
     void quantizedTensorMatchesReferenceValues();
     void unsupportedTypeIsRefused();
@@ -572,6 +574,51 @@ void TestTensorStats::everyKernelLevelGivesTheSameBits()
             QCOMPARE(bits(s.percentiles[q]), bits(best.percentiles[q]));
         QCOMPARE(s.histogram.counts, best.histogram.counts);
     }
+}
+
+void TestTensorStats::largeMeanSmallSpreadStaysAccurate_data()
+{
+    QTest::addColumn<double>("center");
+    QTest::addColumn<double>("spread");
+    QTest::addColumn<bool>("sampled");
+    // a mean 0, 10 and 10^6 standard deviations from zero, and spread-free runs
+    for (const bool sampled : {false, true}) {
+        QTest::addRow("around 0%s", sampled ? ", in place" : "") << 0.0 << 1.0 << sampled;
+        QTest::addRow("around 10 sigma%s", sampled ? ", in place" : "") << 10.0 << 1.0 << sampled;
+        QTest::addRow("around 1e6 sigma%s", sampled ? ", in place" : "") << 1000.0 << 0.001 << sampled;
+    }
+}
+
+// Mean and std against a long double two-pass computation: Σx² − (Σx)²/n alone would cancel when
+// the mean is far from 0 against the spread, so such pieces are summed around a value of theirs.
+void TestTensorStats::largeMeanSmallSpreadStaysAccurate()
+{
+    QFETCH(double, center);
+    QFETCH(double, spread);
+    QFETCH(bool, sampled);
+    std::mt19937 rng(99);
+    std::normal_distribution<double> normal(0.0, 1.0);
+    std::vector<float> v(3 * 16384 + 555);
+    for (float &x : v)
+        x = static_cast<float>(center + spread * normal(rng));
+    const auto bytes = asBytes(v);
+    StatsOptions opt;
+    if (sampled)
+        opt.exactKeyElements = 4096; // F32 in place
+    TensorStatistics s;
+    QCOMPARE(computeStatistics(f32Data(bytes), opt, s), StatsStatus::Ok);
+    long double sum = 0;
+    for (const float x : v)
+        sum += x;
+    const long double mean = sum / static_cast<long double>(v.size());
+    long double m2 = 0;
+    for (const float x : v)
+        m2 += (x - mean) * (x - mean);
+    const double std = static_cast<double>(std::sqrt(m2 / static_cast<long double>(v.size())));
+    QVERIFY2(std::fabs(s.mean - static_cast<double>(mean)) <= 1e-12 * std::max(std::fabs(static_cast<double>(mean)), std),
+             qPrintable(QString("mean %1 vs %2").arg(s.mean, 0, 'g', 17).arg(static_cast<double>(mean), 0, 'g', 17)));
+    QVERIFY2(std::fabs(s.std - std) <= 1e-10 * std,
+             qPrintable(QString("std %1 vs %2").arg(s.std, 0, 'g', 17).arg(std, 0, 'g', 17)));
 }
 
 void TestTensorStats::cancelStopsTheJob()
