@@ -20,6 +20,7 @@
 #include <memory>
 #include <new>
 #include <optional>
+#include <type_traits>
 
 namespace gguf {
 namespace {
@@ -457,25 +458,34 @@ template <Source S, bool Ahead, bool Shifted> size_t scanGroupsBest(const void *
 // loses nothing unless the spread is below ~1e-8 of the distance from that value.
 constexpr double kRecenter = 16;
 // Values read in place (InPlace) are prefetched ahead, and scanned in batches of kBatch values,
-// each followed by afterBatch(first, count) while it is still in the L1 cache.
+// each followed by afterBatch(first, count) while it is still in the L1 cache. A piece that is
+// being decoded (Decoding) has each batch decoded by beforeBatch(first, count) just before it is
+// scanned, for the same reason; the whole piece is decoded when the scan returns.
 constexpr size_t kBatch = 2048;
 struct NoBatchWork {
     void operator()(size_t, size_t) const {}
 };
-template <Source S, bool InPlace = false, typename AfterBatch = NoBatchWork>
-std::optional<Partial> scanFinitePiece(const void *v, size_t n, AfterBatch afterBatch = {})
+template <Source S, bool InPlace = false, typename AfterBatch = NoBatchWork, typename BeforeBatch = NoBatchWork>
+std::optional<Partial> scanFinitePiece(const void *v, size_t n, AfterBatch afterBatch = {}, BeforeBatch beforeBatch = {})
 {
     if (n == 0)
         return Partial{};
+    constexpr bool decoding = !std::is_same_v<BeforeBatch, NoBatchWork>;
     Lanes l;
     size_t i = 0;
-    if constexpr (InPlace) {
+    if constexpr (InPlace || decoding) {
         const auto *bytes = static_cast<const uint8_t *>(v);
+        size_t decoded = 0;
         while (n - i >= kSumLanes) {
-            const size_t m = scanGroupsBest<S, true, false>(bytes + widthOf(S) * i, std::min(kBatch, n - i), 0.0, l);
+            const size_t count = std::min(kBatch, n - i);
+            beforeBatch(i, count);
+            decoded = i + count;
+            const size_t m = scanGroupsBest<S, InPlace, false>(bytes + widthOf(S) * i, count, 0.0, l);
             afterBatch(i, m);
             i += m;
         }
+        if (decoded < n)
+            beforeBatch(decoded, n - decoded);
     } else {
         i = scanGroupsBest<S, false, false>(v, n, 0.0, l);
     }
@@ -898,13 +908,14 @@ bool scanDirectPiece(Source source, const TensorData &data, uint64_t first, size
 
 // Accumulates one decoded piece (elements [first, first + n) of the tensor): counts, min/max,
 // mean/M2, the key histogram and the chosen-range histogram.
+template <typename Decode>
 Partial scanPiece(const float *v, size_t n, uint64_t first, Worker &w, const StatsOptions &opt, uint32_t stride,
-                  double lo, double scale)
+                  double lo, double scale, Decode decode)
 {
     if (w.sinceFlush + n > std::numeric_limits<uint32_t>::max())
         w.flushKeys();
     w.sinceFlush += n;
-    const std::optional<Partial> finite = scanFinitePiece<Source::Floats>(v, n);
+    const std::optional<Partial> finite = scanFinitePiece<Source::Floats>(v, n, NoBatchWork{}, decode);
     const Partial p = finite ? *finite : scanNonFinite(v, n);
     w.keysCounted += countKeys(v, n, first, stride, finite.has_value(), w.keyCopies.get());
     if (p.finite > 0)
@@ -1104,12 +1115,18 @@ StatsStatus computeStatistics(const TensorData &data, const StatsOptions &option
                     continue;
                 }
             }
-            if (!dequantizeRange(data.typeId, data.bytes, data.elements, at, std::span<float>(w.buffer, n),
-                                 data.swapBytes)) {
+            // decoded batch by batch as it is scanned
+            bool decoded = true;
+            const Partial p = scanPiece(w.buffer, n, at, w, options, stride, lo, scale, [&](size_t from, size_t count) {
+                decoded = dequantizeRange(data.typeId, data.bytes, data.elements, at + from,
+                                          std::span<float>(w.buffer + from, count), data.swapBytes) &&
+                          decoded;
+            });
+            if (!decoded) {
                 decodeFailed = true;
                 return;
             }
-            acc.merge(scanPiece(w.buffer, n, at, w, options, stride, lo, scale));
+            acc.merge(p);
         }
         partials[static_cast<size_t>(c)] = acc;
         if (data.mapping)
