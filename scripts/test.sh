@@ -1,15 +1,17 @@
 #!/usr/bin/env bash
 # SPDX-License-Identifier: GPL-3.0-or-later
-# Installs what is missing, builds every target and runs every test with CTest under the offscreen
-# Qt platform: first the normal configuration, then the AddressSanitizer + UBSan one, then a
-# 60-second libFuzzer run over the read path (scripts/fuzz.sh).
-#   scripts/test.sh            all three
-#   scripts/test.sh --quick    the normal configuration only
+# Installs what is missing, checks the formatting, builds every target and runs every test with
+# CTest under the offscreen Qt platform: first the normal configuration, then the core and
+# gguf-inspect alone (-DGGUF_BUILD_GUI=OFF, with every GUI package made unfindable), then the
+# AddressSanitizer + UBSan configuration, then a 60-second libFuzzer run over the read path
+# (scripts/fuzz.sh).
+#   scripts/test.sh            all of it
+#   scripts/test.sh --quick    the formatting and the normal configuration only
 set -euo pipefail
 cd "$(dirname "$0")/.."
 # shellcheck source=scripts/deps.sh
 source scripts/deps.sh
-gguf_ensure_packages
+gguf_ensure_packages clang-format
 
 quick=0
 [ "${1:-}" = "--quick" ] && quick=1
@@ -28,8 +30,18 @@ run_config() {
   ctest --test-dir "$dir" --output-on-failure -j"$jobs" --timeout 900
 }
 
+echo "== format (clang-format $(clang-format --version | grep -o '[0-9][0-9.]*' | head -n 1))"
+bash scripts/format.sh --check
+
 run_config build/test -DCMAKE_BUILD_TYPE=RelWithDebInfo
 if [ "$quick" -eq 0 ]; then
+  # Without the explorer nothing may look for Qt Gui, Widgets, PrintSupport, Svg, Concurrent or
+  # QCustomPlot: each is made unfindable, so a find_package of one fails the configuration.
+  nogui=(--no-warn-unused-cli -DGGUF_BUILD_GUI=OFF)
+  for p in Qt6Gui Qt6Widgets Qt6PrintSupport Qt6Svg Qt6Concurrent QCustomPlotQt6; do
+    nogui+=("-DCMAKE_DISABLE_FIND_PACKAGE_$p=ON")
+  done
+  run_config build/nogui -DCMAKE_BUILD_TYPE=RelWithDebInfo "${nogui[@]}"
   # Qt's own allocations are not ours to chase; leaks are checked on core targets by the fuzzer.
   export ASAN_OPTIONS=detect_leaks=0:abort_on_error=1
   export UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1

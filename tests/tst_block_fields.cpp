@@ -2,8 +2,8 @@
 // Block-field layouts: for every ggml type id the fields tile its block exactly (the type table's
 // byte size), scalar fields have their format's size, and bytes of a tensor locate to the right
 // block and field (including BitNet I2_S's trailing scale).
-#include "core/block_fields.h"
-#include "core/ggml_types.h"
+#include "core/format/block_fields.h"
+#include "core/format/ggml_types.h"
 
 #include <QtTest>
 

@@ -1,11 +1,11 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 // ByteMap: the regions of built files cover every byte in order, and every field the builder
 // recorded is found under the right kind; a file cut short ends in an `unparsed` region.
-#include "core/byte_map.h"
-#include "core/ggml_types.h"
-#include "core/gguf_file.h"
-#include "tests/gguf_builder.h"
-#include "tests/test_printers.h"
+#include "core/format/byte_map.h"
+#include "core/format/ggml_types.h"
+#include "core/format/gguf_file.h"
+#include "tests/support/gguf_builder.h"
+#include "tests/support/test_printers.h"
 
 #include <QtTest>
 

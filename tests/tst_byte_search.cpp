@@ -1,8 +1,8 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 // findBytes: forward and backward from any start, matches across chunk borders, single bytes,
 // empty and oversized patterns, progress and cancellation.
-#include "core/byte_search.h"
-#include "core/mapped_file.h"
+#include "core/format/byte_search.h"
+#include "core/format/mapped_file.h"
 
 #include <QtTest>
 

@@ -2,9 +2,9 @@
 // ChatTemplateView: phi-3's real template shown in full, read-only, fixed-pitch and highlighted;
 // copying it; named templates (tokenizer.chat_template.NAME) after the default one; a file
 // without a template; line wrapping.
-#include "core/gguf_file.h"
-#include "tests/gguf_builder.h"
-#include "ui/chat_template_view.h"
+#include "core/format/gguf_file.h"
+#include "tests/support/gguf_builder.h"
+#include "ui/tokenizer/chat_template_view.h"
 
 #include <QCheckBox>
 #include <QClipboard>

@@ -3,11 +3,11 @@
 // the reader reports, a cut at every byte, and claims of impossible sizes. Each case asserts the
 // error or finding code, its byte offset (taken from where the builder wrote the field) and
 // whether llama.cpp would accept the file.
-#include "core/byte_map.h"
-#include "core/ggml_types.h"
-#include "core/gguf_file.h"
-#include "tests/gguf_builder.h"
-#include "tests/test_printers.h"
+#include "core/format/byte_map.h"
+#include "core/format/ggml_types.h"
+#include "core/format/gguf_file.h"
+#include "tests/support/gguf_builder.h"
+#include "tests/support/test_printers.h"
 
 #include <QTemporaryDir>
 #include <QtTest>

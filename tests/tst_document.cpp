@@ -1,8 +1,8 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 // Document: opening on a worker thread, failures that keep the open model, stale results dropped
 // by generation, cancellation.
-#include "core/split_model.h"
-#include "tests/gguf_builder.h"
+#include "core/format/split_model.h"
+#include "tests/support/gguf_builder.h"
 #include "ui/document.h"
 
 #include <QFile>

@@ -1,10 +1,10 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 // GgufFile on well-formed files: every value type, versions, byte orders, header layouts,
 // alignments, lazy arrays, getters, peeking, tensor data and the tensor types ggml cannot size.
-#include "core/ggml_types.h"
-#include "core/gguf_file.h"
-#include "tests/gguf_builder.h"
-#include "tests/test_printers.h"
+#include "core/format/ggml_types.h"
+#include "core/format/gguf_file.h"
+#include "tests/support/gguf_builder.h"
+#include "tests/support/test_printers.h"
 
 #include <QTemporaryDir>
 #include <QtTest>

@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 // HexLayout: offset ↔ row/column, visible ranges, hit testing, selection rectangles and the
 // scroll-bar mapping, for 8/16/32 bytes per row and 64-bit offsets (2^40 and beyond), without a widget.
-#include "ui/hex_layout.h"
+#include "ui/hex/hex_layout.h"
 
 #include <QtTest>
 

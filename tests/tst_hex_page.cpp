@@ -2,17 +2,17 @@
 // The Bytes page: the two-way link with the metadata tree and the tensor table (select an item →
 // its bytes; click a byte → its item), hover explanations, go-to bounds, find forward and
 // backward on a worker, and copying as hex and as a C array.
-#include "core/gguf_file.h"
-#include "core/split_model.h"
-#include "tests/gguf_builder.h"
-#include "tests/hex_fixture.h"
-#include "ui/hex_annotator.h"
-#include "ui/hex_find_bar.h"
-#include "ui/hex_inspector.h"
-#include "ui/hex_text.h"
-#include "ui/metadata_page.h"
+#include "core/format/gguf_file.h"
+#include "core/format/split_model.h"
+#include "tests/support/gguf_builder.h"
+#include "tests/support/hex_fixture.h"
+#include "ui/hex/hex_annotator.h"
+#include "ui/hex/hex_find_bar.h"
+#include "ui/hex/hex_inspector.h"
+#include "ui/hex/hex_text.h"
+#include "ui/metadata/metadata_page.h"
 #include "ui/models/metadata_tree_model.h"
-#include "ui/tensors_page.h"
+#include "ui/tensors/tensors_page.h"
 
 #include <QApplication>
 #include <QClipboard>

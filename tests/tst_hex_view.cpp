@@ -3,13 +3,13 @@
 // for every value type and several quant types, shading, readable colours in light and dark
 // palettes, the inspector's decoding, painting, and a sparse 30 GB file that paints at its last
 // byte at once; the sample's first rows read like an annotated walk through the format.
-#include "core/gguf_file.h"
-#include "core/split_model.h"
-#include "tests/hex_fixture.h"
-#include "ui/hex_annotator.h"
-#include "ui/hex_colors.h"
-#include "ui/hex_inspector.h"
-#include "ui/hex_notes.h"
+#include "core/format/gguf_file.h"
+#include "core/format/split_model.h"
+#include "tests/support/hex_fixture.h"
+#include "ui/hex/hex_annotator.h"
+#include "ui/hex/hex_colors.h"
+#include "ui/hex/hex_inspector.h"
+#include "ui/hex/hex_notes.h"
 
 #include <QElapsedTimer>
 #include <QFile>

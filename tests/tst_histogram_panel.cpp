@@ -2,14 +2,14 @@
 // The histogram view fed by tensors of known values: exact bin counts over a chosen range, the
 // statistics beside them, clipping at percentiles, the hover read-out; a result for a tensor the
 // user has left is dropped; Cancel stops the computation and Restart runs it again.
-#include "core/gguf_file.h"
-#include "core/split_model.h"
-#include "tests/gguf_builder.h"
-#include "ui/histogram_panel.h"
-#include "ui/histogram_plot.h"
+#include "core/format/gguf_file.h"
+#include "core/format/split_model.h"
+#include "tests/support/gguf_builder.h"
+#include "ui/weights/histogram_panel.h"
+#include "ui/plots/histogram_plot.h"
 #include "ui/job_progress.h"
 #include "ui/job_tracker.h"
-#include "ui/stats_table.h"
+#include "ui/weights/stats_table.h"
 
 #include <QPushButton>
 #include <QThreadPool>

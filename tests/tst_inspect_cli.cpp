@@ -2,7 +2,7 @@
 // Runs the built gguf-inspect: `dump --json` must print llama.cpp's gguf_dump.py documents
 // (tests/data/gguf-dump/), the other commands their contract keys (DESIGN.md), and bad input must
 // give one line on stderr with exit status 1, wrong usage exit status 2.
-#include "tests/json_compare.h"
+#include "tests/support/json_compare.h"
 
 #include <QDir>
 #include <QFile>

@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 // JinjaHighlighter: what each character of a chat template is drawn as — delimiters with their
 // whitespace markers, keywords, strings, numbers, filters and comments, also across lines.
-#include "ui/jinja_highlighter.h"
+#include "ui/tokenizer/jinja_highlighter.h"
 
 #include <QTextBlock>
 #include <QTextDocument>

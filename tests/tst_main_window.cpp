@@ -3,19 +3,19 @@
 // file URLs opens them, a bad drop keeps the open document and says why inside the window, the
 // recent-files list and the saved window state. Screenshots go to $GGUF_SCREENSHOT_DIR when set.
 #include "app/explorer/main_window.h"
-#include "core/split_model.h"
+#include "core/format/split_model.h"
 #include "ui/document.h"
 #include "ui/load_status.h"
 #include "ui/message_bar.h"
-#include "ui/metadata_page.h"
+#include "ui/metadata/metadata_page.h"
 #include "ui/models/metadata_filter_proxy.h"
 #include "ui/models/metadata_tree_model.h"
 #include "ui/models/tensor_sort_filter_proxy.h"
 #include "ui/models/tensor_table_model.h"
-#include "ui/overview_page.h"
-#include "ui/tensors_page.h"
-#include "ui/type_mix_plot.h"
-#include "ui/weights_page.h"
+#include "ui/overview/overview_page.h"
+#include "ui/tensors/tensors_page.h"
+#include "ui/plots/type_mix_plot.h"
+#include "ui/weights/weights_page.h"
 
 #include <QFile>
 #include <QMimeData>

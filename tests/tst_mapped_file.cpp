@@ -1,8 +1,8 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 // A file that shrinks, is replaced or is deleted while mapped must never crash a reader.
-#include "core/gguf_file.h"
-#include "core/mapped_file.h"
-#include "core/tensor_stats.h"
+#include "core/format/gguf_file.h"
+#include "core/format/mapped_file.h"
+#include "core/stats/tensor_stats.h"
 
 #include <QFile>
 #include <QTemporaryDir>

@@ -1,8 +1,8 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 // MergesModel under QAbstractItemModelTester: the merge rules of GPT-2's real vocabulary split into
 // halves, joined and decoded; rows from a search; a vocabulary without merges.
-#include "core/gguf_file.h"
-#include "core/vocabulary.h"
+#include "core/format/gguf_file.h"
+#include "core/vocab/vocabulary.h"
 #include "ui/models/merges_model.h"
 
 #include <QAbstractItemModelTester>

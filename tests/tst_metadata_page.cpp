@@ -1,8 +1,8 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 // MetadataPage: recursive filtering, the detail pane, copying key and value, the byte range of the
 // selection, and its saved state.
-#include "core/gguf_file.h"
-#include "ui/metadata_page.h"
+#include "core/format/gguf_file.h"
+#include "ui/metadata/metadata_page.h"
 #include "ui/models/metadata_filter_proxy.h"
 #include "ui/models/metadata_tree_model.h"
 

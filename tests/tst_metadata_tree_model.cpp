@@ -1,8 +1,8 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 // MetadataTreeModel: grouping by namespace, decoded values, token text, byte ranges, and array
 // elements that arrive lazily in chunks — always under QAbstractItemModelTester.
-#include "core/gguf_file.h"
-#include "tests/gguf_builder.h"
+#include "core/format/gguf_file.h"
+#include "tests/support/gguf_builder.h"
 #include "ui/models/metadata_tree_model.h"
 
 #include <QAbstractItemModelTester>

@@ -1,10 +1,10 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 // Files written by real tools, checked against what ggml's own reader saw in them: the vocabulary
 // files of llama.cpp (data/real/) and the ggml reference set (data/ggml-reference/).
-#include "core/ggml_types.h"
-#include "core/gguf_file.h"
-#include "tests/exact_json.h"
-#include "tests/test_printers.h"
+#include "core/format/ggml_types.h"
+#include "core/format/gguf_file.h"
+#include "tests/support/exact_json.h"
+#include "tests/support/test_printers.h"
 
 #include <QCryptographicHash>
 #include <QDir>

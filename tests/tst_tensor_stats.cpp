@@ -1,10 +1,10 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
-#include "core/dequantize.h"
-#include "core/dequantize_blocks.h"
-#include "core/ggml_types.h"
-#include "core/gguf_file.h"
-#include "core/heatmap.h"
-#include "core/tensor_stats.h"
+#include "core/quant/dequantize.h"
+#include "core/util/cpu_features.h"
+#include "core/format/ggml_types.h"
+#include "core/format/gguf_file.h"
+#include "core/stats/heatmap.h"
+#include "core/stats/tensor_stats.h"
 
 #include <QFile>
 #include <QTest>

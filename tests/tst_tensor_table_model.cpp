@@ -2,10 +2,10 @@
 // TensorTableModel and TensorSortFilterProxy: columns, sorting by raw value on every column,
 // natural name order, substring/regex filters, grouping by layer and the totals of visible rows —
 // always under QAbstractItemModelTester.
-#include "core/ggml_types.h"
-#include "core/gguf_file.h"
-#include "core/split_model.h"
-#include "tests/gguf_builder.h"
+#include "core/format/ggml_types.h"
+#include "core/format/gguf_file.h"
+#include "core/format/split_model.h"
+#include "tests/support/gguf_builder.h"
 #include "ui/models/tensor_sort_filter_proxy.h"
 #include "ui/models/tensor_table_model.h"
 

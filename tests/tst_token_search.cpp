@@ -2,8 +2,8 @@
 // TokenSearch: parsing of ids and hex bytes, every search mode on llama.cpp's real vocabularies
 // (expected counts from `gguf-inspect vocab --json`, worked out with Python), type filters, sort
 // orders, merge rule searches and cancelling.
-#include "core/gguf_file.h"
-#include "core/vocabulary.h"
+#include "core/format/gguf_file.h"
+#include "core/vocab/vocabulary.h"
 #include "ui/models/token_search.h"
 
 #include <QtTest>

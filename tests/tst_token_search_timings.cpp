@@ -2,10 +2,10 @@
 // How long TokenSearch takes on a synthetic 256k-token vocabulary (GPT-2 style, with types, scores
 // and merge rules): every search mode, the sort orders and the merge index, printed in ms. Nothing
 // is asserted about time — the machine decides the figure; only the counts are checked.
-#include "core/gguf_file.h"
-#include "core/merge_index.h"
-#include "core/vocabulary.h"
-#include "tests/gguf_builder.h"
+#include "core/format/gguf_file.h"
+#include "core/vocab/merge_index.h"
+#include "core/vocab/vocabulary.h"
+#include "tests/support/gguf_builder.h"
 #include "ui/models/token_search.h"
 
 #include <QElapsedTimer>

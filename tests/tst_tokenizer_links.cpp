@@ -4,11 +4,11 @@
 // shows the Tokenizer page with that token selected; other keys do nothing.
 #include "app/explorer/main_window.h"
 #include "ui/document.h"
-#include "ui/metadata_page.h"
+#include "ui/metadata/metadata_page.h"
 #include "ui/models/metadata_filter_proxy.h"
 #include "ui/models/metadata_tree_model.h"
-#include "ui/tokenizer_page.h"
-#include "ui/vocabulary_view.h"
+#include "ui/tokenizer/tokenizer_page.h"
+#include "ui/tokenizer/vocabulary_view.h"
 
 #include <QSettings>
 #include <QTabWidget>

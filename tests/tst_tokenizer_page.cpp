@@ -3,16 +3,16 @@
 // run on a worker, selecting tokens (also when a search hides them), the special tokens panel,
 // the merges producing a token, the merges table, which sections a file has. Screenshots of every
 // section go to $GGUF_SCREENSHOT_DIR when set.
-#include "core/gguf_file.h"
-#include "tests/gguf_builder.h"
-#include "ui/chat_template_view.h"
-#include "ui/merges_view.h"
+#include "core/format/gguf_file.h"
+#include "tests/support/gguf_builder.h"
+#include "ui/tokenizer/chat_template_view.h"
+#include "ui/tokenizer/merges_view.h"
 #include "ui/models/merges_model.h"
 #include "ui/models/vocabulary_model.h"
-#include "ui/token_details_panel.h"
-#include "ui/token_search_bar.h"
-#include "ui/tokenizer_page.h"
-#include "ui/vocabulary_view.h"
+#include "ui/tokenizer/token_details_panel.h"
+#include "ui/tokenizer/token_search_bar.h"
+#include "ui/tokenizer/tokenizer_page.h"
+#include "ui/tokenizer/vocabulary_view.h"
 
 #include <QAction>
 #include <QClipboard>

@@ -2,8 +2,8 @@
 // ValueGridModel under QAbstractItemModelTester: values, indexes and headers of a small tensor; the
 // right values at far positions of a big quantized tensor while decoding only the chunk asked for;
 // paging; the bounded cache; types that cannot be decoded.
-#include "core/gguf_file.h"
-#include "tests/gguf_builder.h"
+#include "core/format/gguf_file.h"
+#include "tests/support/gguf_builder.h"
 #include "ui/models/value_grid_model.h"
 
 #include <QAbstractItemModelTester>

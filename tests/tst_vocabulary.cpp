@@ -3,9 +3,9 @@
 // decoding of GPT-2 byte-level, SentencePiece and WordPiece tokens (expected strings worked out
 // from the GPT-2 byte table and SentencePiece's rules, not from our decoder), merge halves, the
 // merges that produce a token, the counts per type and the special tokens.
-#include "core/gguf_file.h"
-#include "core/merge_index.h"
-#include "core/vocabulary.h"
+#include "core/format/gguf_file.h"
+#include "core/vocab/merge_index.h"
+#include "core/vocab/vocabulary.h"
 
 #include <QtTest>
 

@@ -2,8 +2,8 @@
 // VocabularyModel under QAbstractItemModelTester: every column of GPT-2 and SentencePiece tokens
 // with invisible characters made visible, rows from a search, special tokens marked, sort requests;
 // and TokenText, which draws token bytes as visible text.
-#include "core/gguf_file.h"
-#include "core/vocabulary.h"
+#include "core/format/gguf_file.h"
+#include "core/vocab/vocabulary.h"
 #include "ui/models/token_text.h"
 #include "ui/models/vocabulary_model.h"
 

@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 // The enum tables of well-known keys: llama_ftype names, pooling, rope scaling and gating types,
 // token types, token-id keys and key namespaces.
-#include "core/well_known_keys.h"
+#include "core/vocab/well_known_keys.h"
 
 #include <QtTest>
 

@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 #include "ui/drop_paths.h"
 
-#include "core/split_model.h"
+#include "core/format/split_model.h"
 
 #include <QFile>
 #include <QFileInfo>

@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 #pragma once
 
-#include "core/parallel_chunks.h"
+#include "core/util/parallel_chunks.h"
 
 #include <QFutureWatcher>
 #include <QObject>

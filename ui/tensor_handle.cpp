@@ -1,8 +1,8 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 #include "ui/tensor_handle.h"
 
-#include "core/ggml_types.h"
-#include "core/split_model.h"
+#include "core/format/ggml_types.h"
+#include "core/format/split_model.h"
 
 #include <QRegularExpression>
 #include <QSet>

@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 #pragma once
 
-#include "core/tensor_stats.h"
+#include "core/stats/tensor_stats.h"
 
 #include <QString>
 #include <QVector>

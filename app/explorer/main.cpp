@@ -1,9 +1,9 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 #include "app/explorer/main_window.h"
-#include "core/gguf_file.h"
+#include "core/format/gguf_file.h"
 #include "ui/document.h"
-#include "ui/tensors_page.h"
-#include "ui/weights_page.h"
+#include "ui/tensors/tensors_page.h"
+#include "ui/weights/weights_page.h"
 
 #include <QApplication>
 #include <QCommandLineParser>

@@ -1,20 +1,20 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 #include "app/explorer/main_window.h"
 
-#include "core/split_model.h"
+#include "core/format/split_model.h"
 #include "ui/document.h"
 #include "ui/drop_paths.h"
-#include "ui/hex_page.h"
+#include "ui/hex/hex_page.h"
 #include "ui/load_status.h"
 #include "ui/message_bar.h"
-#include "ui/metadata_page.h"
+#include "ui/metadata/metadata_page.h"
 #include "ui/models/value_text.h"
-#include "ui/overview_page.h"
+#include "ui/overview/overview_page.h"
 #include "ui/tensor_handle.h"
 #include "ui/recent_files.h"
-#include "ui/tensors_page.h"
-#include "ui/tokenizer_page.h"
-#include "ui/weights_page.h"
+#include "ui/tensors/tensors_page.h"
+#include "ui/tokenizer/tokenizer_page.h"
+#include "ui/weights/weights_page.h"
 
 #include <QAction>
 #include <QApplication>
@@ -33,18 +33,11 @@
 #include <QTabWidget>
 #include <QVBoxLayout>
 
-static void initResources()
-{
-    // The icon lives in a static library: its resources must be registered explicitly.
-    Q_INIT_RESOURCE(gguf_explorer);
-}
-
 MainWindow::MainWindow(QWidget *parent)
     : QMainWindow(parent), m_document(new Document(this)), m_messageBar(new MessageBar(this)),
       m_tabs(new QTabWidget(this)), m_overview(new OverviewPage(this)), m_metadata(new MetadataPage(this)),
       m_tensors(new TensorsPage(this)), m_weights(new WeightsPage(this)), m_loadStatus(new LoadStatus(this))
 {
-    initResources();
     setWindowIcon(QIcon(QStringLiteral(":/gguf-explorer/gguf-explorer.svg")));
     setWindowTitle(tr("GGUF Explorer"));
     setAcceptDrops(true);

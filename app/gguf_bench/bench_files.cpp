@@ -2,7 +2,7 @@
 #include "app/gguf_bench/bench_files.h"
 
 #include "app/gguf_bench/bench_util.h"
-#include "core/ggml_types.h"
+#include "core/format/ggml_types.h"
 
 #include <cstdio>
 #include <stdexcept>

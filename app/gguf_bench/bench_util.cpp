@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 #include "app/gguf_bench/bench_util.h"
 
-#include "core/parallel_chunks.h"
+#include "core/util/parallel_chunks.h"
 
 #include <cstdio>
 #include <cstdlib>

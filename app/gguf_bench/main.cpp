@@ -4,10 +4,10 @@
 // physical limit is visible. Usage: gguf-bench [--quick] [--dir DIR] [dequant] [stats] [open]
 #include "app/gguf_bench/bench_files.h"
 #include "app/gguf_bench/bench_util.h"
-#include "core/dequantize.h"
-#include "core/ggml_types.h"
-#include "core/gguf_file.h"
-#include "core/tensor_stats.h"
+#include "core/quant/dequantize.h"
+#include "core/format/ggml_types.h"
+#include "core/format/gguf_file.h"
+#include "core/stats/tensor_stats.h"
 
 #include <algorithm>
 #include <array>

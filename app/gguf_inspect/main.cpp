@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 // gguf-inspect: the command-line companion of GGUF Explorer (DESIGN.md, "a stable contract").
-#include "app/cli/commands.h"
+#include "app/gguf_inspect/commands.h"
 
 #include <QCommandLineParser>
 #include <QCoreApplication>

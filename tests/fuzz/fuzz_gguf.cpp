@@ -3,12 +3,12 @@
 // included), vocabulary index, and dequantization + statistics + heatmap of every tensor found.
 // Built with clang by scripts/fuzz.sh; the same function is replayed over the seed corpus and the
 // regression inputs by the tst_fuzz_replay test in every normal build.
-#include "core/byte_map.h"
-#include "core/dequantize.h"
-#include "core/gguf_file.h"
-#include "core/heatmap.h"
-#include "core/tensor_stats.h"
-#include "core/vocabulary.h"
+#include "core/format/byte_map.h"
+#include "core/quant/dequantize.h"
+#include "core/format/gguf_file.h"
+#include "core/stats/heatmap.h"
+#include "core/stats/tensor_stats.h"
+#include "core/vocab/vocabulary.h"
 
 #include <algorithm>
 #include <cstdint>

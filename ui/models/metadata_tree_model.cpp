@@ -1,9 +1,9 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 #include "ui/models/metadata_tree_model.h"
 
-#include "core/gguf_file.h"
-#include "core/vocabulary.h"
-#include "core/well_known_keys.h"
+#include "core/format/gguf_file.h"
+#include "core/vocab/vocabulary.h"
+#include "core/vocab/well_known_keys.h"
 #include "ui/models/value_text.h"
 
 #include <QHash>

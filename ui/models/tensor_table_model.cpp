@@ -1,8 +1,8 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 #include "ui/models/tensor_table_model.h"
 
-#include "core/ggml_types.h"
-#include "core/split_model.h"
+#include "core/format/ggml_types.h"
+#include "core/format/split_model.h"
 #include "ui/models/value_text.h"
 
 #include <QColor>

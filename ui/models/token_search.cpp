@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 #include "ui/models/token_search.h"
 
-#include "core/vocabulary.h"
+#include "core/vocab/vocabulary.h"
 
 #include <QCoreApplication>
 #include <QStringDecoder>

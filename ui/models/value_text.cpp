@@ -1,8 +1,8 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 #include "ui/models/value_text.h"
 
-#include "core/vocabulary.h"
-#include "core/well_known_keys.h"
+#include "core/vocab/vocabulary.h"
+#include "core/vocab/well_known_keys.h"
 
 #include <QLocale>
 #include <QStringBuilder>

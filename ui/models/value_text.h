@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 #pragma once
 
-#include "core/gguf_value.h"
+#include "core/format/gguf_value.h"
 
 #include <QString>
 

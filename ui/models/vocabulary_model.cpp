@@ -1,8 +1,8 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
-#include "ui/fixed_font.h"
+#include "ui/models/fixed_font.h"
 #include "ui/models/vocabulary_model.h"
 
-#include "core/vocabulary.h"
+#include "core/vocab/vocabulary.h"
 #include "ui/models/token_search.h"
 #include "ui/models/token_text.h"
 

@@ -1,0 +1,187 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
+#include "app/gguf_inspect/cli_common.h"
+
+#include "app/gguf_inspect/json_writer.h"
+
+#include <algorithm>
+#include <cstdio>
+
+namespace cli {
+
+std::shared_ptr<const gguf::GgufFile> openFile(const std::string &path, OpenMode mode)
+{
+    gguf::OpenResult result = gguf::GgufFile::open(path);
+    if (!result.file) {
+        reportError(path, result.error);
+        return nullptr;
+    }
+    if (result.error && mode == OpenMode::Complete) {
+        reportError(path, result.error);
+        return nullptr;
+    }
+    return result.file;
+}
+
+void reportError(const std::string &path, const gguf::Error &error)
+{
+    std::string line = "gguf-inspect: ";
+    // Open errors already start with the path; parse errors do not.
+    if (error.message.compare(0, path.size() + 2, path + ": ") != 0)
+        line += printable(path) + ": ";
+    line += printable(error.message);
+    // Not-found and unreadable files have no byte to point at; most parse messages name it already.
+    const bool hasOffset = error.kind != gguf::ErrorKind::NotFound && error.kind != gguf::ErrorKind::Unreadable;
+    if (hasOffset && error.message.find("offset " + std::to_string(error.offset)) == std::string::npos)
+        line += " (offset " + std::to_string(error.offset) + ")";
+    line += '\n';
+    std::fflush(stdout);
+    std::fputs(line.c_str(), stderr);
+}
+
+void print(std::string_view text)
+{
+    std::fwrite(text.data(), 1, text.size(), stdout);
+}
+
+std::string printable(std::string_view text, size_t maxChars)
+{
+    std::string out;
+    size_t pos = 0;
+    size_t chars = 0;
+    while (pos < text.size()) {
+        if (maxChars != 0 && chars == maxChars) {
+            out += "…";
+            break;
+        }
+        const size_t start = pos;
+        const char32_t cp = decodeUtf8(text, pos);
+        const std::string_view raw = text.substr(start, pos - start);
+        char buf[8];
+        ++chars;
+        if (cp == 0xFFFD && raw != "\xEF\xBF\xBD") {
+            // ill-formed bytes: show each one
+            for (unsigned char c : raw) {
+                std::snprintf(buf, sizeof buf, "\\x%02x", c);
+                out += buf;
+            }
+        } else if (cp == '\n') {
+            out += "\\n";
+        } else if (cp == '\t') {
+            out += "\\t";
+        } else if (cp == '\r') {
+            out += "\\r";
+        } else if (cp < 0x20 || cp == 0x7F) {
+            std::snprintf(buf, sizeof buf, "\\x%02x", static_cast<unsigned>(cp));
+            out += buf;
+        } else if (cp >= 0x80 && cp < 0xA0) {
+            std::snprintf(buf, sizeof buf, "\\u%04x", static_cast<unsigned>(cp));
+            out += buf;
+        } else {
+            out += raw;
+        }
+    }
+    return out;
+}
+
+std::string groupDigits(uint64_t value)
+{
+    std::string digits = std::to_string(value);
+    std::string out;
+    for (size_t i = 0; i < digits.size(); ++i) {
+        if (i != 0 && (digits.size() - i) % 3 == 0)
+            out += ',';
+        out += digits[i];
+    }
+    return out;
+}
+
+std::string humanBytes(uint64_t bytes)
+{
+    static constexpr const char *kUnits[] = {"B", "KiB", "MiB", "GiB", "TiB", "PiB", "EiB"};
+    if (bytes < 1024)
+        return std::to_string(bytes) + " B";
+    double v = static_cast<double>(bytes);
+    size_t unit = 0;
+    while (v >= 1024.0 && unit + 1 < std::size(kUnits)) {
+        v /= 1024.0;
+        ++unit;
+    }
+    char buf[32];
+    std::snprintf(buf, sizeof buf, "%.1f %s", v, kUnits[unit]);
+    return buf;
+}
+
+std::string shapeText(const gguf::TensorInfo &tensor)
+{
+    std::string out = "[";
+    const uint32_t shown = std::min<uint32_t>(tensor.nDims, 4);
+    for (uint32_t d = 0; d < shown; ++d) {
+        if (d != 0)
+            out += ", ";
+        out += std::to_string(tensor.ne[d]);
+    }
+    if (tensor.nDims > shown)
+        out += ", …";
+    return out + "]";
+}
+
+namespace {
+
+// Code points, which is what a terminal advances by for the text we print (no wide-glyph tables).
+size_t displayWidth(std::string_view text)
+{
+    size_t n = 0;
+    for (unsigned char c : text)
+        if ((c & 0xC0) != 0x80)
+            ++n;
+    return n;
+}
+
+} // namespace
+
+TextTable::TextTable(std::vector<Column> columns) : m_columns(std::move(columns)) {}
+
+void TextTable::addRow(std::vector<std::string> cells)
+{
+    cells.resize(m_columns.size());
+    m_rows.push_back(std::move(cells));
+}
+
+void TextTable::print(size_t indent, bool header) const
+{
+    std::vector<size_t> widths(m_columns.size());
+    for (size_t c = 0; c < m_columns.size(); ++c) {
+        widths[c] = header ? displayWidth(m_columns[c].header) : 0;
+        for (const auto &row : m_rows)
+            widths[c] = std::max(widths[c], displayWidth(row[c]));
+    }
+    const auto line = [&](const std::vector<std::string> &cells) {
+        std::string out(indent, ' ');
+        for (size_t c = 0; c < cells.size(); ++c) {
+            const size_t pad = widths[c] - displayWidth(cells[c]);
+            const bool last = c + 1 == cells.size();
+            if (m_columns[c].align == Align::Right)
+                out.append(pad, ' ').append(cells[c]);
+            else
+                out.append(cells[c]).append(last ? 0 : pad, ' ');
+            if (!last)
+                out += "  ";
+        }
+        out += '\n';
+        cli::print(out);
+    };
+    if (header) {
+        std::vector<std::string> titles;
+        std::vector<std::string> rule;
+        for (size_t c = 0; c < m_columns.size(); ++c) {
+            titles.push_back(m_columns[c].header);
+            rule.push_back(std::string(widths[c], '-'));
+        }
+        line(titles);
+        line(rule);
+    }
+    for (const auto &row : m_rows)
+        line(row);
+}
+
+} // namespace cli

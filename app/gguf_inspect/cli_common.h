@@ -1,0 +1,76 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
+#pragma once
+
+#include "core/format/gguf_file.h"
+
+#include <cstdint>
+#include <memory>
+#include <string>
+#include <string_view>
+#include <vector>
+
+namespace cli {
+
+/// Exit statuses of the DESIGN.md contract.
+inline constexpr int kExitOk = 0;
+inline constexpr int kExitBadFile =
+    1; ///< the file could not be read as GGUF (or, for validate, llama.cpp would refuse it)
+inline constexpr int kExitUsage = 2;
+
+/// What a command was given on the command line.
+struct CommandArgs {
+    std::string file;              ///< FILE exactly as typed (gguf_dump.py echoes it as "filename")
+    std::vector<std::string> rest; ///< further positional arguments
+    bool json = false;
+    bool jsonArray = false;
+    std::string output;            ///< dequant: -o OUT
+    long long bins = 64;           ///< stats: --bins N
+};
+
+/// How much of a file a command can work with.
+enum class OpenMode : uint8_t {
+    Complete, ///< the whole file must parse; otherwise one line on stderr
+    Partial,  ///< a file that stopped early is still returned (validate, layout)
+};
+
+/// Opens `path`; on failure prints the one-line diagnostic and returns null.
+std::shared_ptr<const gguf::GgufFile> openFile(const std::string &path, OpenMode mode);
+
+/// "gguf-inspect: model.gguf: <what was wrong> (offset N)" on stderr.
+void reportError(const std::string &path, const gguf::Error &error);
+
+/// Writes text to stdout (buffered by the C library).
+void print(std::string_view text);
+
+/// Text with control characters, DEL and ill-formed UTF-8 made visible ("\n", "\x07", "\xff"),
+/// so that file content can never drive the terminal.
+std::string printable(std::string_view text, size_t maxChars = 0);
+
+/// "12,345,678".
+std::string groupDigits(uint64_t value);
+/// "13.3 MiB" (or "512 B").
+std::string humanBytes(uint64_t bytes);
+/// "[4096, 32000]": a tensor's dims, innermost first.
+std::string shapeText(const gguf::TensorInfo &tensor);
+
+/// A plain-text table whose columns are padded to their widest cell (counted in code points).
+class TextTable {
+public:
+    enum class Align : uint8_t { Left, Right };
+    struct Column {
+        std::string header;
+        Align align = Align::Left;
+    };
+
+    explicit TextTable(std::vector<Column> columns);
+    void addRow(std::vector<std::string> cells);
+    /// Prints the header and a rule (unless `header` is false) and the rows, each line indented by
+    /// `indent` spaces.
+    void print(size_t indent = 0, bool header = true) const;
+
+private:
+    std::vector<Column> m_columns;
+    std::vector<std::vector<std::string>> m_rows;
+};
+
+} // namespace cli

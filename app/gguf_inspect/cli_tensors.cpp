@@ -1,0 +1,84 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
+// `tensors`: the tensor index.
+#include "app/gguf_inspect/commands.h"
+
+#include "app/gguf_inspect/json_writer.h"
+#include "core/format/ggml_types.h"
+
+#include <algorithm>
+#include <cstdio>
+
+namespace cli {
+namespace {
+
+void writeJson(const gguf::GgufFile &file)
+{
+    JsonWriter json(stdout);
+    json.beginArray();
+    for (const gguf::TensorInfo &t : file.tensors()) {
+        json.beginObject();
+        json.key("index");
+        json.unsignedInteger(t.index);
+        json.key("name");
+        json.string(t.name);
+        json.key("type");
+        json.string(gguf::typeName(t.typeId));
+        json.key("type_id");
+        json.unsignedInteger(t.typeId);
+        json.key("dims");
+        json.beginArray();
+        for (uint32_t d = 0; d < std::min<uint32_t>(t.nDims, 4); ++d)
+            json.unsignedInteger(t.ne[d]);
+        json.endArray();
+        json.key("elements");
+        json.unsignedInteger(t.elements);
+        json.key("bytes");
+        json.unsignedInteger(t.byteSize);
+        json.key("offset");
+        json.unsignedInteger(t.relativeOffset);
+        json.key("file_offset");
+        json.unsignedInteger(t.fileOffset);
+        json.endObject();
+    }
+    json.endArray();
+    json.finish();
+}
+
+void printTable(const gguf::GgufFile &file)
+{
+    TextTable table({{"#", TextTable::Align::Right},
+                     {"name"},
+                     {"type"},
+                     {"shape"},
+                     {"elements", TextTable::Align::Right},
+                     {"bytes", TextTable::Align::Right},
+                     {"offset", TextTable::Align::Right},
+                     {"file offset", TextTable::Align::Right}});
+    for (const gguf::TensorInfo &t : file.tensors()) {
+        std::string bytes = groupDigits(t.byteSize);
+        if (t.sizeInferred)
+            bytes += " (inferred)";
+        table.addRow({std::to_string(t.index), printable(t.name, 64), gguf::typeName(t.typeId), shapeText(t),
+                      groupDigits(t.elements), bytes, groupDigits(t.relativeOffset), groupDigits(t.fileOffset)});
+    }
+    table.print();
+    print(std::to_string(file.tensors().size()) + " tensors, " + groupDigits(file.parameterCount()) + " elements, " +
+          humanBytes(file.tensorDataBytes()) + " of data starting at offset " + std::to_string(file.dataOffset()) +
+          "\n");
+}
+
+} // namespace
+
+int runTensors(const CommandArgs &args)
+{
+    const auto file = openFile(args.file, OpenMode::Complete);
+    if (!file)
+        return kExitBadFile;
+    if (args.json)
+        writeJson(*file);
+    else
+        printTable(*file);
+    return kExitOk;
+}
+
+} // namespace cli

@@ -1,0 +1,246 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
+// `dequant` and `stats`: the tensor values, decoded by the same core as the explorer's views.
+#include "app/gguf_inspect/commands.h"
+
+#include "app/gguf_inspect/json_writer.h"
+#include "core/quant/dequantize.h"
+#include "core/format/ggml_types.h"
+#include "core/stats/tensor_export.h"
+#include "core/stats/tensor_stats.h"
+
+#include <algorithm>
+#include <cerrno>
+#include <cstdio>
+#include <cstring>
+#include <filesystem>
+#include <functional>
+#include <unistd.h>
+
+namespace cli {
+namespace {
+
+// A progress line on stderr for jobs long enough to want one, only when stderr is a terminal.
+class ProgressPrinter {
+public:
+    explicit ProgressPrinter(std::string label) : m_label(std::move(label)), m_tty(::isatty(2) != 0) {}
+    ~ProgressPrinter()
+    {
+        if (m_shown)
+            std::fputs("\r\033[K", stderr);
+    }
+    bool operator()(uint64_t done, uint64_t total)
+    {
+        if (!m_tty || total < 8)
+            return true;
+        const int percent = static_cast<int>(done * 100 / total);
+        if (percent != m_last) {
+            m_last = percent;
+            m_shown = true;
+            std::fprintf(stderr, "\r%s %3d%%", m_label.c_str(), percent);
+        }
+        return true;
+    }
+
+private:
+    std::string m_label;
+    bool m_tty = false;
+    bool m_shown = false;
+    int m_last = -1;
+};
+
+const gguf::TensorInfo *findTensorOrComplain(const gguf::GgufFile &file, const std::string &name)
+{
+    const gguf::TensorInfo *t = file.findTensor(name);
+    if (!t)
+        std::fprintf(stderr, "gguf-inspect: %s: no tensor named '%s' (%zu tensors; list them with 'gguf-inspect tensors %s')\n",
+                     file.path().c_str(), printable(name, 80).c_str(), file.tensors().size(), file.path().c_str());
+    return t;
+}
+
+// Why a tensor's values cannot be produced, or empty when they can.
+std::string whyNotDecodable(const gguf::TensorInfo &t)
+{
+    if (!gguf::canDequantize(t.typeId))
+        return "its type " + gguf::typeName(t.typeId) + " cannot be decoded";
+    if (!t.dataInFile)
+        return "its data lies past the end of the file (the file is truncated)";
+    if (!t.sizeFromType)
+        return "its size does not follow from its shape and type";
+    return {};
+}
+
+void writeStatsJson(JsonWriter &json, const gguf::TensorInfo &t, const gguf::TensorStatistics *s)
+{
+    json.beginObject();
+    json.key("name");
+    json.string(t.name);
+    json.key("count");
+    json.unsignedInteger(s ? s->count : t.elements);
+    const auto numberOrNull = [&](const char *key, double v) {
+        json.key(key);
+        if (s && s->finite > 0)
+            json.number(v);
+        else
+            json.null();
+    };
+    numberOrNull("min", s ? s->min : 0);
+    numberOrNull("max", s ? s->max : 0);
+    numberOrNull("mean", s ? s->mean : 0);
+    numberOrNull("std", s ? s->std : 0);
+    json.key("zeros");
+    json.unsignedInteger(s ? s->zeros : 0);
+    json.key("nan");
+    json.unsignedInteger(s ? s->nan : 0);
+    json.key("inf");
+    json.unsignedInteger(s ? s->posInf + s->negInf : 0);
+    json.key("histogram");
+    json.beginObject();
+    json.key("lo");
+    json.number(s ? s->histogram.lo : 0);
+    json.key("hi");
+    json.number(s ? s->histogram.hi : 0);
+    json.key("counts");
+    json.beginArray();
+    if (s)
+        for (uint64_t c : s->histogram.counts)
+            json.unsignedInteger(c);
+    json.endArray();
+    json.endObject();
+    json.endObject();
+}
+
+std::string number(double v)
+{
+    char buf[32];
+    std::snprintf(buf, sizeof buf, "%.6g", v);
+    return buf;
+}
+
+} // namespace
+
+int runDequant(const CommandArgs &args)
+{
+    if (args.rest.size() != 1 || args.output.empty()) {
+        std::fputs("gguf-inspect: usage: gguf-inspect dequant FILE TENSOR -o OUT (OUT ending in .npy writes NumPy; "
+                   "'-' writes raw float32 to standard output)\n", stderr);
+        return kExitUsage;
+    }
+    const auto file = openFile(args.file, OpenMode::Complete);
+    if (!file)
+        return kExitBadFile;
+    const gguf::TensorInfo *t = findTensorOrComplain(*file, args.rest[0]);
+    if (!t)
+        return kExitUsage;
+    if (const std::string why = whyNotDecodable(*t); !why.empty()) {
+        std::fprintf(stderr, "gguf-inspect: %s: tensor '%s': %s\n", args.file.c_str(), printable(t->name, 80).c_str(),
+                     why.c_str());
+        return kExitBadFile;
+    }
+    std::error_code ec;
+    // never write over the file being read
+    if (args.output != "-" && std::filesystem::exists(args.output, ec) &&
+        std::filesystem::equivalent(args.output, args.file, ec)) {
+        std::fprintf(stderr, "gguf-inspect: refusing to write the output over the input file %s\n", args.file.c_str());
+        return kExitUsage;
+    }
+    std::FILE *out = args.output == "-" ? stdout : std::fopen(args.output.c_str(), "wb");
+    if (!out) {
+        std::fprintf(stderr, "gguf-inspect: cannot write %s: %s\n", args.output.c_str(), std::strerror(errno));
+        return kExitBadFile;
+    }
+    const bool npy = args.output.size() > 4 && args.output.compare(args.output.size() - 4, 4, ".npy") == 0;
+    const std::span<const uint64_t> dims(t->ne.data(), std::min<uint32_t>(t->nDims, 4));
+    ProgressPrinter progress("decoding " + std::string(t->name));
+    const gguf::StatsStatus status =
+        gguf::exportFloat32(gguf::tensorData(*file, *t), dims, npy ? gguf::ExportFormat::Npy : gguf::ExportFormat::RawFloat32,
+                            out, std::ref(progress));
+    const bool closed = out == stdout ? std::fflush(out) == 0 : std::fclose(out) == 0;
+    if (status != gguf::StatsStatus::Ok || !closed) {
+        std::fprintf(stderr, "gguf-inspect: writing %s failed\n", args.output.c_str());
+        return kExitBadFile;
+    }
+    return kExitOk;
+}
+
+int runStats(const CommandArgs &args)
+{
+    if (args.bins < 1 || args.bins > 65536) {
+        std::fputs("gguf-inspect: --bins must be between 1 and 65536\n", stderr);
+        return kExitUsage;
+    }
+    const auto file = openFile(args.file, OpenMode::Complete);
+    if (!file)
+        return kExitBadFile;
+    std::vector<const gguf::TensorInfo *> chosen;
+    for (const std::string &name : args.rest) {
+        const gguf::TensorInfo *t = findTensorOrComplain(*file, name);
+        if (!t)
+            return kExitUsage;
+        chosen.push_back(t);
+    }
+    if (args.rest.empty())
+        for (const gguf::TensorInfo &t : file->tensors())
+            chosen.push_back(&t);
+
+    int status = kExitOk;
+    JsonWriter *json = nullptr;
+    JsonWriter writer(stdout);
+    if (args.json) {
+        json = &writer;
+        json->beginArray();
+    }
+    TextTable table({{"name"}, {"type"}, {"count", TextTable::Align::Right}, {"min", TextTable::Align::Right},
+                     {"max", TextTable::Align::Right}, {"mean", TextTable::Align::Right},
+                     {"std", TextTable::Align::Right}, {"p1", TextTable::Align::Right},
+                     {"p50", TextTable::Align::Right}, {"p99", TextTable::Align::Right},
+                     {"zeros", TextTable::Align::Right}, {"nan", TextTable::Align::Right},
+                     {"inf", TextTable::Align::Right}});
+    double worstRankError = 0; // of the tensors whose keys were sampled
+    for (const gguf::TensorInfo *t : chosen) {
+        gguf::TensorStatistics s;
+        const std::string why = whyNotDecodable(*t);
+        bool ok = why.empty();
+        if (ok) {
+            gguf::StatsOptions options;
+            options.bins = static_cast<uint32_t>(args.bins);
+            ProgressPrinter progress("statistics of " + std::string(t->name));
+            options.progress = std::ref(progress);
+            ok = gguf::computeStatistics(gguf::tensorData(*file, *t), options, s) == gguf::StatsStatus::Ok;
+            if (ok)
+                worstRankError = std::max(worstRankError, s.percentileRankError);
+        }
+        if (!ok) {
+            std::fprintf(stderr, "gguf-inspect: %s: tensor '%s': %s\n", args.file.c_str(), printable(t->name, 80).c_str(),
+                         why.empty() ? "its values could not be decoded" : why.c_str());
+            if (!args.rest.empty())
+                status = kExitBadFile;
+        }
+        if (json) {
+            writeStatsJson(*json, *t, ok ? &s : nullptr);
+            continue;
+        }
+        if (!ok) {
+            table.addRow({printable(t->name, 64), gguf::typeName(t->typeId), groupDigits(t->elements), "-", "-", "-", "-",
+                          "-", "-", "-", "-", "-", "-"});
+            continue;
+        }
+        table.addRow({printable(t->name, 64), gguf::typeName(t->typeId), groupDigits(s.count), number(s.min),
+                      number(s.max), number(s.mean), number(s.std), number(s.percentiles[0]), number(s.percentiles[3]),
+                      number(s.percentiles[6]), groupDigits(s.zeros), groupDigits(s.nan),
+                      groupDigits(s.posInf + s.negInf)});
+    }
+    if (json) {
+        json->endArray();
+        json->finish();
+    } else {
+        table.print();
+        print("(percentiles are estimates within 2^-7 of the value; see the README)\n");
+        if (worstRankError > 0)
+            std::printf("(tensors over %llu elements: percentiles of a random sample, rank within ±%.3f points "
+                        "with probability 1 - 1e-6)\n",
+                        static_cast<unsigned long long>(gguf::StatsOptions{}.exactKeyElements), worstRankError);
+    }
+    return status;
+}
+
+} // namespace cli

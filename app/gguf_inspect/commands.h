@@ -1,0 +1,30 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
+#pragma once
+
+#include "app/gguf_inspect/cli_common.h"
+
+namespace cli {
+
+// Each command returns an exit status (kExitOk, kExitBadFile). Output goes to stdout, the one-line
+// diagnostic of an unreadable file to stderr.
+
+/// `gguf-inspect FILE`: overview and the first tensors.
+int runSummary(const CommandArgs &args);
+/// `info FILE [--json]`.
+int runInfo(const CommandArgs &args);
+/// `dump FILE --json [--json-array]`: gguf_dump.py's document.
+int runDump(const CommandArgs &args);
+/// `tensors FILE [--json]`.
+int runTensors(const CommandArgs &args);
+/// `vocab FILE [--json]`.
+int runVocab(const CommandArgs &args);
+/// `validate FILE [--json]`: exit 0 when llama.cpp would accept the file, 1 when not.
+int runValidate(const CommandArgs &args);
+/// `layout FILE [--json]`: every byte of the file, in order.
+int runLayout(const CommandArgs &args);
+/// `dequant FILE TENSOR -o OUT`: float32 values, raw or .npy.
+int runDequant(const CommandArgs &args);
+/// `stats FILE [TENSOR…] [--bins N] [--json]`.
+int runStats(const CommandArgs &args);
+
+} // namespace cli

@@ -1,0 +1,241 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
+// Block layouts of every type, derived from ggml's block_* structs (src/ggml-common.h) and the
+// block structs of core/dequantize_*.cpp, which pin their sizes with static_assert.
+#include "core/format/block_fields.h"
+
+#include "core/format/ggml_types.h"
+
+#include <array>
+
+namespace gguf {
+namespace {
+
+using F = FieldFormat;
+
+// Plain element types: the block is one element.
+constexpr BlockField kF32[] = {{"value", 0, 4, F::F32, "one IEEE 754 single-precision value"}};
+constexpr BlockField kF16[] = {{"value", 0, 2, F::F16, "one IEEE 754 half-precision value"}};
+constexpr BlockField kBF16[] = {{"value", 0, 2, F::BF16, "one bfloat16 value (the upper half of an f32)"}};
+constexpr BlockField kF64[] = {{"value", 0, 8, F::F64, "one IEEE 754 double-precision value"}};
+constexpr BlockField kI8[] = {{"value", 0, 1, F::I8, "one signed 8-bit integer"}};
+constexpr BlockField kI16[] = {{"value", 0, 2, F::I16, "one signed 16-bit integer"}};
+constexpr BlockField kI32[] = {{"value", 0, 4, F::I32, "one signed 32-bit integer"}};
+constexpr BlockField kI64[] = {{"value", 0, 8, F::I64, "one signed 64-bit integer"}};
+
+// 32-element blocks (block_q4_0 … block_q8_1, block_iq4_nl, block_mxfp4).
+constexpr BlockField kQ4_0[] = {
+    {"d", 0, 2, F::F16, "f16 scale: x = d * (q - 8)"},
+    {"qs", 2, 16, F::Packed, "32 4-bit codes: element j in the low nibble of qs[j], j+16 in the high nibble"},
+};
+constexpr BlockField kQ4_1[] = {
+    {"d", 0, 2, F::F16, "f16 scale: x = d * q + m"},
+    {"m", 2, 2, F::F16, "f16 minimum"},
+    {"qs", 4, 16, F::Packed, "32 4-bit codes: element j in the low nibble of qs[j], j+16 in the high nibble"},
+};
+constexpr BlockField kQ5_0[] = {
+    {"d", 0, 2, F::F16, "f16 scale: x = d * (q - 16)"},
+    {"qh", 2, 4, F::Packed, "the fifth bit of each code: bit j of this word belongs to element j"},
+    {"qs", 6, 16, F::Packed, "low 4 bits of the 32 codes, split halves as in Q4_0"},
+};
+constexpr BlockField kQ5_1[] = {
+    {"d", 0, 2, F::F16, "f16 scale: x = d * q + m"},
+    {"m", 2, 2, F::F16, "f16 minimum"},
+    {"qh", 4, 4, F::Packed, "the fifth bit of each code: bit j of this word belongs to element j"},
+    {"qs", 8, 16, F::Packed, "low 4 bits of the 32 codes, split halves as in Q4_0"},
+};
+constexpr BlockField kQ8_0[] = {
+    {"d", 0, 2, F::F16, "f16 scale: x = d * q"},
+    {"qs", 2, 32, F::I8, "32 signed 8-bit codes"},
+};
+constexpr BlockField kQ8_1[] = {
+    {"d", 0, 2, F::F16, "f16 scale: x = d * q"},
+    {"s", 2, 2, F::F16, "f16 d * sum(qs), used by dot products only"},
+    {"qs", 4, 32, F::I8, "32 signed 8-bit codes"},
+};
+constexpr BlockField kIQ4_NL[] = {
+    {"d", 0, 2, F::F16, "f16 scale"},
+    {"qs", 2, 16, F::Packed, "32 4-bit indices into the non-linear table kvalues_iq4nl"},
+};
+constexpr BlockField kMXFP4[] = {
+    {"e", 0, 1, F::E8M0, "E8M0 shared exponent: scale 2^(e-127)"},
+    {"qs", 1, 16, F::Packed, "32 E2M1 4-bit floats, split halves as in Q4_0"},
+};
+constexpr BlockField kNVFP4[] = {
+    {"d", 0, 4, F::UE4M3, "UE4M3 scale of each 16-element sub-block"},
+    {"qs", 4, 32, F::Packed, "64 E2M1 4-bit floats: sub-block s in qs[8s..8s+7]"},
+};
+constexpr BlockField kQ1_0[] = {
+    {"d", 0, 2, F::F16, "f16 scale"},
+    {"qs", 2, 16, F::Packed, "128 sign bits: 1 gives +d, 0 gives -d"},
+};
+constexpr BlockField kQ2_0[] = {
+    {"d", 0, 2, F::F16, "f16 scale"},
+    {"qs", 2, 16, F::Packed, "64 2-bit codes: code q gives (q - 1) * d"},
+};
+
+// 256-element k-quant super-blocks (block_q2_K … block_q8_K).
+constexpr BlockField kQ2_K[] = {
+    {"scales", 0, 16, F::Packed, "per 16 elements: 4-bit scale (low nibble) and 4-bit min (high nibble)"},
+    {"qs", 16, 64, F::Packed, "256 2-bit codes"},
+    {"d", 80, 2, F::F16, "f16 super-block scale of the scales"},
+    {"dmin", 82, 2, F::F16, "f16 super-block scale of the mins"},
+};
+constexpr BlockField kQ3_K[] = {
+    {"hmask", 0, 32, F::Packed, "the third bit of each code (set: no -4)"},
+    {"qs", 32, 64, F::Packed, "low 2 bits of the 256 codes"},
+    {"scales", 96, 12, F::Packed, "16 6-bit scales"},
+    {"d", 108, 2, F::F16, "f16 super-block scale"},
+};
+constexpr BlockField kQ4_K[] = {
+    {"d", 0, 2, F::F16, "f16 super-block scale of the scales"},
+    {"dmin", 2, 2, F::F16, "f16 super-block scale of the mins"},
+    {"scales", 4, 12, F::Packed, "8 6-bit scales and 8 6-bit mins, one pair per 32 elements"},
+    {"qs", 16, 128, F::Packed, "256 4-bit codes"},
+};
+constexpr BlockField kQ5_K[] = {
+    {"d", 0, 2, F::F16, "f16 super-block scale of the scales"},
+    {"dmin", 2, 2, F::F16, "f16 super-block scale of the mins"},
+    {"scales", 4, 12, F::Packed, "8 6-bit scales and 8 6-bit mins, one pair per 32 elements"},
+    {"qh", 16, 32, F::Packed, "the fifth bit of each code"},
+    {"qs", 48, 128, F::Packed, "low 4 bits of the 256 codes"},
+};
+constexpr BlockField kQ6_K[] = {
+    {"ql", 0, 128, F::Packed, "low 4 bits of the 256 codes"},
+    {"qh", 128, 64, F::Packed, "high 2 bits of the 256 codes"},
+    {"scales", 192, 16, F::I8, "16 signed 8-bit scales, one per 16 elements"},
+    {"d", 208, 2, F::F16, "f16 super-block scale"},
+};
+constexpr BlockField kQ8_K[] = {
+    {"d", 0, 4, F::F32, "f32 scale"},
+    {"qs", 4, 256, F::I8, "256 signed 8-bit codes"},
+    {"bsums", 260, 32, F::I16, "16 int16 sums of groups of 16 codes, for dot products"},
+};
+
+// 256-element codebook super-blocks (block_iq*).
+constexpr BlockField kIQ2_XXS[] = {
+    {"d", 0, 2, F::F16, "f16 super-block scale"},
+    {"qs", 2, 64, F::U16, "per 32 elements: 4 grid indices, then 4x7 sign bits and a 4-bit scale"},
+};
+constexpr BlockField kIQ2_XS[] = {
+    {"d", 0, 2, F::F16, "f16 super-block scale"},
+    {"qs", 2, 64, F::U16, "per 8 elements: 9-bit grid index and 7-bit sign index"},
+    {"scales", 66, 8, F::Packed, "two 4-bit scales per 32 elements"},
+};
+constexpr BlockField kIQ2_S[] = {
+    {"d", 0, 2, F::F16, "f16 super-block scale"},
+    {"qs", 2, 64, F::Packed, "32 low grid-index bytes, then 32 sign bytes"},
+    {"qh", 66, 8, F::Packed, "top 2 grid-index bits of each group of 8"},
+    {"scales", 74, 8, F::Packed, "two 4-bit scales per 32 elements"},
+};
+constexpr BlockField kIQ3_XXS[] = {
+    {"d", 0, 2, F::F16, "f16 super-block scale"},
+    {"qs", 2, 96, F::Packed, "64 grid bytes (one per 4 elements), then 8 words of sign bits and scales"},
+};
+constexpr BlockField kIQ3_S[] = {
+    {"d", 0, 2, F::F16, "f16 super-block scale"},
+    {"qs", 2, 64, F::Packed, "low 8 bits of the grid index, one per 4 elements"},
+    {"qh", 66, 8, F::Packed, "9th grid-index bit, one byte per 32 elements"},
+    {"signs", 74, 32, F::Packed, "one sign bit per element"},
+    {"scales", 106, 4, F::Packed, "two 4-bit scales per 64 elements"},
+};
+constexpr BlockField kIQ1_S[] = {
+    {"d", 0, 2, F::F16, "f16 super-block scale"},
+    {"qs", 2, 32, F::Packed, "low 8 bits of the grid index, one per 8 elements"},
+    {"qh", 34, 16, F::U16, "per 32 elements: 4x3 high index bits, a 3-bit scale and the delta sign"},
+};
+constexpr BlockField kIQ1_M[] = {
+    {"qs", 0, 32, F::Packed, "low 8 bits of the grid index, one per 8 elements"},
+    {"qh", 32, 16, F::Packed, "per 8+8 elements: 3 high index bits and the delta sign, twice"},
+    {"scales", 48, 8, F::Packed, "3-bit scales; the f16 block scale hides in their top nibbles"},
+};
+constexpr BlockField kIQ4_XS[] = {
+    {"d", 0, 2, F::F16, "f16 super-block scale"},
+    {"scales_h", 2, 2, F::U16, "top 2 bits of the 8 6-bit scales"},
+    {"scales_l", 4, 4, F::Packed, "low 4 bits of the 8 scales"},
+    {"qs", 8, 128, F::Packed, "256 4-bit indices into kvalues_iq4nl"},
+};
+
+// Ternary types (block_tq1_0, block_tq2_0; BitNet's I2_S, GGUF_FACTS §2).
+constexpr BlockField kTQ1_0[] = {
+    {"qs", 0, 48, F::Packed, "5 trits per byte, a base-3 fraction of 256"},
+    {"qh", 48, 4, F::Packed, "4 trits per byte, same encoding"},
+    {"d", 52, 2, F::F16, "f16 scale"},
+};
+constexpr BlockField kTQ2_0[] = {
+    {"qs", 0, 64, F::Packed, "256 2-bit codes: code q gives (q - 1) * d"},
+    {"d", 64, 2, F::F16, "f16 scale"},
+};
+constexpr BlockField kI2_S[] = {
+    {"qs", 0, 32, F::Packed,
+     "128 2-bit codes: byte g holds elements g, 32+g, 64+g, 96+g (codes 0/1/2 = -1/0/+1, times the tensor scale)"},
+};
+// The I2_S trailer after the blocks: the f32 scale, then the rest of the writer's 32 bytes.
+constexpr BlockField kI2_STrailer[] = {
+    {"scale", 0, 4, F::F32, "f32 scale of the whole tensor"},
+    {"padding", 4, 28, F::Packed, "the rest of the 32-byte trailer BitNet writes"},
+};
+
+template <size_t N> constexpr std::span<const BlockField> span(const BlockField (&fields)[N])
+{
+    return {fields, N};
+}
+
+constexpr auto kTable = [] {
+    std::array<std::span<const BlockField>, kGgmlTypeCount> t{};
+    t[0] = span(kF32), t[1] = span(kF16), t[2] = span(kQ4_0), t[3] = span(kQ4_1);
+    t[6] = span(kQ5_0), t[7] = span(kQ5_1), t[8] = span(kQ8_0), t[9] = span(kQ8_1);
+    t[10] = span(kQ2_K), t[11] = span(kQ3_K), t[12] = span(kQ4_K), t[13] = span(kQ5_K);
+    t[14] = span(kQ6_K), t[15] = span(kQ8_K), t[16] = span(kIQ2_XXS), t[17] = span(kIQ2_XS);
+    t[18] = span(kIQ3_XXS), t[19] = span(kIQ1_S), t[20] = span(kIQ4_NL), t[21] = span(kIQ3_S);
+    t[22] = span(kIQ2_S), t[23] = span(kIQ4_XS), t[24] = span(kI8), t[25] = span(kI16);
+    t[26] = span(kI32), t[27] = span(kI64), t[28] = span(kF64), t[29] = span(kIQ1_M);
+    t[30] = span(kBF16), t[34] = span(kTQ1_0), t[35] = span(kTQ2_0), t[36] = span(kI2_S);
+    t[39] = span(kMXFP4), t[40] = span(kNVFP4), t[41] = span(kQ1_0), t[42] = span(kQ2_0);
+    return t;
+}();
+
+// The field of `fields` holding byte `offset` of a block (fields tile the block in order).
+uint32_t fieldAt(std::span<const BlockField> fields, uint64_t offset)
+{
+    uint32_t i = 0;
+    while (i + 1 < fields.size() && offset >= fields[i].offset + fields[i].size)
+        ++i;
+    return i;
+}
+
+} // namespace
+
+std::span<const BlockField> blockFields(uint32_t typeId)
+{
+    return typeId < kTable.size() ? kTable[typeId] : std::span<const BlockField>{};
+}
+
+std::optional<TensorDataPosition> locateInTensor(uint32_t typeId, uint64_t elements, uint64_t relative)
+{
+    const TypeTraits &traits = typeTraits(typeId);
+    const std::span<const BlockField> fields = blockFields(typeId);
+    if (fields.empty() || traits.blockSize == 0 || traits.typeSize == 0)
+        return std::nullopt;
+    TensorDataPosition p;
+    p.blockCount = elements / traits.blockSize;
+    const uint64_t codeBytes = p.blockCount * traits.typeSize;
+    if (relative >= codeBytes) {
+        // only I2_S has bytes after its blocks: the 32-byte scale trailer
+        const uint64_t intoTrailer = relative - codeBytes;
+        if (traits.rule != SizeRule::BitNetI2S || intoTrailer >= 32)
+            return std::nullopt;
+        p.trailer = true;
+        p.blockOffset = codeBytes;
+        p.fieldIndex = fieldAt(kI2_STrailer, intoTrailer);
+        p.field = &kI2_STrailer[p.fieldIndex];
+        p.trailerScale = p.fieldIndex == 0;
+        return p;
+    }
+    p.block = relative / traits.typeSize;
+    p.blockOffset = p.block * traits.typeSize;
+    p.fieldIndex = fieldAt(fields, relative - p.blockOffset);
+    p.field = &fields[p.fieldIndex];
+    return p;
+}
+
+} // namespace gguf

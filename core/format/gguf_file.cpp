@@ -1,0 +1,220 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
+#include "core/format/gguf_file.h"
+
+#include "core/util/byte_order.h"
+#include "core/format/gguf_parser.h"
+
+#include <algorithm>
+
+namespace gguf {
+namespace {
+
+constexpr uint64_t kBad = UINT64_MAX;
+
+// End offset of the value of `type` starting at `offset`; kBad when it does not fit.
+// The parser has already walked every value once, so this only re-walks trusted structure.
+uint64_t valueEnd(const GgufFile &file, ValueType type, uint64_t offset, int depth)
+{
+    const uint64_t size = file.fileSize();
+    const bool sw = file.byteSwapped();
+    const uint64_t lenSize = file.v1() ? 4 : 8;
+    const uint32_t fixed = valueTypeSize(type);
+    if (fixed != 0)
+        return offset + fixed <= size ? offset + fixed : kBad;
+    if (type == ValueType::String) {
+        const auto b = file.bytes(offset, lenSize);
+        if (b.size() < lenSize)
+            return kBad;
+        const uint64_t len = lenSize == 4 ? loadAs<uint32_t>(b.data(), sw) : loadAs<uint64_t>(b.data(), sw);
+        if (len > size - offset - lenSize)
+            return kBad;
+        return offset + lenSize + len;
+    }
+    if (type != ValueType::Array || depth > 8)
+        return kBad;
+    const auto b = file.bytes(offset, 4 + lenSize);
+    if (b.size() < 4 + lenSize)
+        return kBad;
+    const auto elemType = static_cast<ValueType>(loadAs<uint32_t>(b.data(), sw));
+    const uint64_t count = lenSize == 4 ? loadAs<uint32_t>(b.data() + 4, sw) : loadAs<uint64_t>(b.data() + 4, sw);
+    uint64_t pos = offset + 4 + lenSize;
+    const uint32_t elemFixed = valueTypeSize(elemType);
+    if (elemFixed != 0) {
+        if (count > (size - pos) / elemFixed)
+            return kBad;
+        return pos + count * elemFixed;
+    }
+    for (uint64_t i = 0; i < count; ++i) {
+        pos = valueEnd(file, elemType, pos, depth + 1);
+        if (pos == kBad)
+            return kBad;
+    }
+    return pos;
+}
+
+} // namespace
+
+OpenResult GgufFile::open(const std::string &path, const OpenOptions &options)
+{
+    OpenResult result;
+    auto mapped = MappedFile::open(path, result.error);
+    if (!mapped)
+        return result;
+    return openMapped(std::move(mapped), options);
+}
+
+OpenResult GgufFile::openBuffer(std::vector<uint8_t> bytes, std::string name, const OpenOptions &options)
+{
+    return openMapped(MappedFile::fromBuffer(std::move(bytes), std::move(name)), options);
+}
+
+OpenResult GgufFile::openMapped(std::shared_ptr<MappedFile> mapped, const OpenOptions &options)
+{
+    auto file = std::shared_ptr<GgufFile>(new GgufFile());
+    file->m_mapped = std::move(mapped);
+    GgufParser parser(*file, options);
+    parser.run();
+    OpenResult result;
+    result.error = file->m_error;
+    // Nothing worth showing when even the header could not be read.
+    const ErrorKind k = file->m_error.kind;
+    if (k == ErrorKind::InvalidMagic || k == ErrorKind::UnsupportedVersion || k == ErrorKind::Cancelled)
+        return result;
+    result.file = std::move(file);
+    return result;
+}
+
+std::span<const uint8_t> GgufFile::bytes(uint64_t offset, uint64_t size) const
+{
+    const uint64_t total = m_mapped->size();
+    if (offset >= total)
+        return {};
+    const uint64_t n = std::min(size, total - offset);
+    return {m_mapped->data() + offset, static_cast<size_t>(n)};
+}
+
+const MetadataEntry *GgufFile::findMetadata(std::string_view key) const
+{
+    const auto it = m_keyIndex.find(key);
+    return it == m_keyIndex.end() ? nullptr : &m_metadata[it->second];
+}
+
+Value GgufFile::value(std::string_view key) const
+{
+    const MetadataEntry *e = findMetadata(key);
+    return e ? e->value : Value();
+}
+
+const TensorInfo *GgufFile::findTensor(std::string_view name) const
+{
+    const auto it = m_tensorIndex.find(name);
+    return it == m_tensorIndex.end() ? nullptr : &m_tensors[it->second];
+}
+
+std::span<const uint8_t> GgufFile::tensorBytes(const TensorInfo &tensor) const
+{
+    if (!tensor.dataInFile)
+        return {};
+    return bytes(tensor.fileOffset, tensor.byteSize);
+}
+
+bool GgufFile::llamaCppAccepts() const
+{
+    return firstRefusal() == nullptr && !m_error;
+}
+
+const Finding *GgufFile::firstRefusal() const
+{
+    for (const Finding &f : m_findings)
+        if (f.severity == Severity::Error)
+            return &f;
+    return nullptr;
+}
+
+std::string GgufFile::architecture() const
+{
+    return std::string(value("general.architecture").toStringView());
+}
+
+std::string GgufFile::name() const
+{
+    return std::string(value("general.name").toStringView());
+}
+
+std::optional<uint64_t> GgufFile::archUInt(std::string_view suffix) const
+{
+    const std::string arch = architecture();
+    if (arch.empty())
+        return std::nullopt;
+    return value(arch + "." + std::string(suffix)).toUInt();
+}
+
+std::optional<uint64_t> GgufFile::vocabSize() const
+{
+    if (auto v = archUInt("vocab_size"))
+        return v;
+    const Value tokens = value("tokenizer.ggml.tokens");
+    if (tokens.type() == ValueType::Array && tokens.isValid())
+        return tokens.array().size();
+    return std::nullopt;
+}
+
+std::optional<uint64_t> GgufFile::fileType() const
+{
+    return value("general.file_type").toUInt();
+}
+
+uint64_t GgufFile::parameterCount() const
+{
+    uint64_t total = 0;
+    for (const TensorInfo &t : m_tensors)
+        total = t.elements > UINT64_MAX - total ? UINT64_MAX : total + t.elements;
+    return total;
+}
+
+uint64_t GgufFile::tensorDataBytes() const
+{
+    uint64_t total = 0;
+    for (const TensorInfo &t : m_tensors)
+        total = t.byteSize > UINT64_MAX - total ? UINT64_MAX : total + t.byteSize;
+    return total;
+}
+
+uint32_t GgufFile::layerCount() const
+{
+    int32_t maxLayer = -1;
+    for (const TensorInfo &t : m_tensors)
+        maxLayer = std::max(maxLayer, t.layer);
+    return static_cast<uint32_t>(maxLayer + 1);
+}
+
+size_t GgufFile::builtArrayIndexCount() const
+{
+    std::lock_guard<std::mutex> lock(m_indexMutex);
+    return m_arrayIndexes.size();
+}
+
+const std::vector<uint64_t> &GgufFile::arrayIndex(const ArrayRef &array) const
+{
+    std::lock_guard<std::mutex> lock(m_indexMutex);
+    auto &slot = m_arrayIndexes[array.elementsOffset()];
+    if (slot)
+        return *slot;
+    // count+1 offsets: element i spans [index[i], index[i+1]).
+    auto index = std::make_unique<std::vector<uint64_t>>();
+    const uint64_t count = array.size();
+    // The parser proved every element fits, so count ≤ bytes of the array; the cap is only a guard.
+    index->reserve(static_cast<size_t>(std::min<uint64_t>(count, array.end() - array.elementsOffset()) + 1));
+    uint64_t pos = array.elementsOffset();
+    index->push_back(pos);
+    for (uint64_t i = 0; i < count; ++i) {
+        pos = valueEnd(*this, array.elementType(), pos, 1);
+        if (pos == kBad || pos > array.end())
+            break;
+        index->push_back(pos);
+    }
+    slot = std::move(index);
+    return *slot;
+}
+
+} // namespace gguf

@@ -1,0 +1,589 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
+#include "core/format/gguf_parser.h"
+
+#include "core/util/byte_order.h"
+#include "core/format/ggml_types.h"
+#include "magic_sniffer.h"
+
+#include <algorithm>
+#include <cstdio>
+#include <numeric>
+
+namespace gguf {
+namespace {
+
+// Limits mirrored from ggml's gguf.cpp.
+constexpr uint64_t kMaxStringLength = uint64_t(1) << 30;
+constexpr uint64_t kMaxArrayElements = uint64_t(1) << 30;
+constexpr uint64_t kMaxAlignment = uint64_t(1) << 20;
+constexpr uint64_t kMaxTensorName = 64; // GGML_MAX_NAME
+constexpr uint32_t kMaxDims = 4;
+constexpr int kMaxNesting = 8;
+// Items reserved up front: a count is only a claim until its items are read, and a large file can
+// back a claim of millions (a reservation for it would be gigabytes).
+constexpr uint64_t kMaxReserve = 4096;
+
+uint64_t alignUp(uint64_t v, uint64_t a)
+{
+    const uint64_t r = v % a;
+    if (r == 0)
+        return v;
+    return v > UINT64_MAX - (a - r) ? UINT64_MAX : v + (a - r);
+}
+
+bool isPowerOfTwo(uint64_t v) { return v != 0 && (v & (v - 1)) == 0; }
+
+// Smallest encoding of a value of `type` (a string is at least its length field).
+uint64_t minValueSize(ValueType type, bool v1)
+{
+    const uint32_t fixed = valueTypeSize(type);
+    if (fixed)
+        return fixed;
+    return type == ValueType::String ? (v1 ? 4 : 8) : (v1 ? 8 : 12);
+}
+
+int32_t layerOf(std::string_view name)
+{
+    for (std::string_view prefix : {std::string_view("blk."), std::string_view("layers."),
+                                    std::string_view("model.layers.")}) {
+        if (name.substr(0, prefix.size()) != prefix)
+            continue;
+        int64_t n = 0;
+        size_t i = prefix.size();
+        const size_t start = i;
+        while (i < name.size() && name[i] >= '0' && name[i] <= '9' && n < 1000000)
+            n = n * 10 + (name[i++] - '0');
+        if (i > start && (i == name.size() || name[i] == '.'))
+            return static_cast<int32_t>(n);
+    }
+    return -1;
+}
+
+std::string quoted(std::string_view s)
+{
+    std::string out = "'";
+    for (char c : s.substr(0, 80))
+        out += (static_cast<unsigned char>(c) < 0x20) ? '?' : c;
+    if (s.size() > 80)
+        out += "…";
+    return out + "'";
+}
+
+} // namespace
+
+std::string formatOffset(uint64_t offset)
+{
+    char buf[48];
+    std::snprintf(buf, sizeof buf, "%llu (0x%llx)", static_cast<unsigned long long>(offset),
+                  static_cast<unsigned long long>(offset));
+    return buf;
+}
+
+GgufParser::GgufParser(GgufFile &file, const OpenOptions &options)
+    : m_file(file), m_options(options), m_data(file.m_mapped->data()), m_size(file.m_mapped->size())
+{
+}
+
+void GgufParser::fatal(ErrorKind kind, std::string code, uint64_t offset, std::string message)
+{
+    if (m_file.m_error)
+        return;
+    m_file.m_error = Error{kind, code, offset, message};
+    if (kind != ErrorKind::Cancelled)
+        m_file.m_findings.push_back(Finding{Severity::Error, std::move(code), offset, std::move(message)});
+}
+
+void GgufParser::finding(Severity severity, std::string code, uint64_t offset, std::string message)
+{
+    m_file.m_findings.push_back(Finding{severity, std::move(code), offset, std::move(message)});
+}
+
+bool GgufParser::needSlow(uint64_t n, const std::string &what)
+{
+    fatal(ErrorKind::Malformed, "truncated", m_pos,
+          "truncated: " + what + " needs " + std::to_string(n) + " bytes at offset " + formatOffset(m_pos) +
+              " but the file ends at " + formatOffset(m_size));
+    return false;
+}
+
+uint32_t GgufParser::readU32()
+{
+    const uint32_t v = loadAs<uint32_t>(m_data + m_pos, m_swap);
+    m_pos += 4;
+    return v;
+}
+
+uint64_t GgufParser::readU64()
+{
+    const uint64_t v = loadAs<uint64_t>(m_data + m_pos, m_swap);
+    m_pos += 8;
+    return v;
+}
+
+uint64_t GgufParser::readLength()
+{
+    return m_v1 ? readU32() : readU64();
+}
+
+bool GgufParser::reportProgress()
+{
+    ++m_itemsDone;
+    if (!m_options.progress || (m_itemsDone & 1023) != 0)
+        return true;
+    if (m_options.progress(m_itemsDone, m_itemsTotal))
+        return true;
+    fatal(ErrorKind::Cancelled, "cancelled", m_pos, "opening was cancelled");
+    return false;
+}
+
+void GgufParser::run()
+{
+    if (!readHeader())
+        return;
+    if (!readMetadata())
+        return;
+    m_file.m_metadataEnd = m_pos;
+    if (m_options.metadataOnly) {
+        m_file.m_metadataOnly = true;
+        return;
+    }
+    if (!readTensorInfos())
+        return;
+    layOutData();
+    if (m_options.progress)
+        m_options.progress(m_itemsTotal, m_itemsTotal);
+}
+
+bool GgufParser::readHeader()
+{
+    if (m_size < 4) {
+        const std::string what = m_size == 0 ? "the file is empty (0 bytes)"
+                                              : "the file is only " + std::to_string(m_size) + " bytes long";
+        fatal(ErrorKind::InvalidMagic, "invalid_magic", 0, "not a GGUF file: " + what + "; a GGUF file starts with the 4 bytes 'GGUF'");
+        return false;
+    }
+    if (std::equal(m_data, m_data + 4, "GGUF")) {
+        // the common case
+    } else if (std::equal(m_data, m_data + 4, "FUGG")) {
+        m_file.m_swappedMagic = true;
+    } else {
+        fatal(ErrorKind::InvalidMagic, "invalid_magic", 0,
+              "not a GGUF file: " + describeMagic(m_data, m_size) + "; a GGUF file starts with 'GGUF' (47 47 55 46)");
+        return false;
+    }
+    m_pos = 4;
+    if (!need(4, [&] { return std::string("the version"); }))
+        return false;
+    uint32_t version = readU32();
+    // ggml's heuristic: a version whose low 16 bits are zero was written in the other byte order.
+    if ((version & 0xFFFF) == 0 && version != 0) {
+        m_swap = true;
+        version = byteSwap(version);
+    }
+    m_file.m_version = version;
+    m_file.m_byteOrder = m_swap ? ByteOrder::Big : ByteOrder::Little;
+    if (version == 0 || version > 3) {
+        fatal(ErrorKind::UnsupportedVersion, "unsupported_version", 4,
+              "unsupported GGUF version " + std::to_string(version) + " at offset 4 (versions 1, 2 and 3 exist)");
+        return false;
+    }
+    m_v1 = version == 1;
+    if (m_file.m_swappedMagic)
+        finding(Severity::Error, "swapped_magic", 0, "the magic is stored byte-swapped ('FUGG'); ggml only accepts 'GGUF'");
+    if (m_swap)
+        finding(Severity::Error, "byte_swapped", 4,
+                "the file is big-endian (byte-swapped version field); ggml refuses files of the other byte order");
+    if (m_v1)
+        finding(Severity::Error, "version_1", 4, "GGUF version 1: ggml no longer reads version 1 files");
+
+    const uint64_t countSize = m_v1 ? 4 : 8;
+    if (!need(2 * countSize, [&] { return std::string("the tensor and key/value counts"); }))
+        return false;
+    m_file.m_declaredTensors = m_v1 ? readU32() : readU64();
+    m_file.m_declaredKvs = m_v1 ? readU32() : readU64();
+    m_file.m_headerEnd = m_pos;
+    if (!m_v1)
+        detectExtendedHeader();
+
+    // A claimed count must be backed by bytes: each item has a smallest possible encoding.
+    const uint64_t minKv = (m_v1 ? 4 : 8) + 4 + 1;
+    const uint64_t minTensor = (m_v1 ? 4 : 8) + 4 + 4 + 8;
+    if (m_file.m_declaredTensors > static_cast<uint64_t>(INT64_MAX) || m_file.m_declaredTensors > left() / minTensor) {
+        fatal(ErrorKind::Malformed, "tensor_count_too_large", 8,
+              "the header claims " + std::to_string(m_file.m_declaredTensors) + " tensors but only " +
+                  std::to_string(left()) + " bytes follow the header");
+        return false;
+    }
+    if (m_file.m_declaredKvs > static_cast<uint64_t>(INT64_MAX) || m_file.m_declaredKvs > left() / minKv) {
+        fatal(ErrorKind::Malformed, "kv_count_too_large", m_file.kvCountOffset(),
+              "the header claims " + std::to_string(m_file.m_declaredKvs) + " key/value pairs but only " +
+                  std::to_string(left()) + " bytes follow the header");
+        return false;
+    }
+    m_itemsTotal = m_file.m_declaredKvs + (m_options.metadataOnly ? 0 : m_file.m_declaredTensors);
+    return true;
+}
+
+void GgufParser::detectExtendedHeader()
+{
+    // Plain layout: what follows the counts is a key (u64 length + printable text), or a tensor
+    // name when there are no keys, or nothing at all.
+    const uint64_t at = m_pos;
+    const bool anythingFollows = m_file.m_declaredKvs + m_file.m_declaredTensors > 0;
+    if (!anythingFollows || m_size - at < 12)
+        return;
+    const uint64_t len = loadAs<uint64_t>(m_data + at, m_swap);
+    bool plain = len > 0 && len <= 65535 && len <= m_size - at - 8;
+    for (uint64_t i = 0; plain && i < std::min<uint64_t>(len, 64); ++i) {
+        const uint8_t c = m_data[at + 8 + i];
+        plain = c >= 0x20 && c != 0x7f;
+    }
+    if (plain)
+        return;
+    const uint32_t alignment = loadAs<uint32_t>(m_data + at, m_swap);
+    const uint64_t dataOffset = loadAs<uint64_t>(m_data + at + 4, m_swap);
+    if (!isPowerOfTwo(alignment) || dataOffset < at + 12 || dataOffset > m_size)
+        return;
+    m_file.m_layout = HeaderLayout::Extended;
+    m_file.m_alignment = alignment;
+    m_file.m_dataOffset = dataOffset;
+    m_pos = at + 12;
+    m_file.m_headerEnd = m_pos;
+    finding(Severity::Error, "extended_header", at,
+            "extended v3 header (alignment " + std::to_string(alignment) + ", data offset " +
+                std::to_string(dataOffset) + " after the counts): written by BitNet-rs; ggml reads only the plain layout");
+}
+
+bool GgufParser::walkArray(int depth, const std::string &outer, int64_t element)
+{
+    const auto where = [&] { return element < 0 ? outer : outer + " element " + std::to_string(element); };
+    const uint64_t headerAt = m_pos;
+    if (!need(m_v1 ? 8 : 12, [&] { return std::string(where() + ": array header"); }))
+        return false;
+    const uint32_t elemType = readU32();
+    const uint64_t count = readLength();
+    if (elemType >= kValueTypeCount) {
+        fatal(ErrorKind::UnsupportedType, "invalid_value_type", headerAt,
+              where() + ": array element type " + std::to_string(elemType) + " at offset " + formatOffset(headerAt) +
+                  " is not a GGUF value type (0–12)");
+        return false;
+    }
+    const auto type = static_cast<ValueType>(elemType);
+    if (type == ValueType::Array) {
+        if (depth + 1 >= kMaxNesting) {
+            fatal(ErrorKind::Malformed, "nesting_too_deep", headerAt,
+                  where() + ": arrays nested more than " + std::to_string(kMaxNesting) + " levels deep");
+            return false;
+        }
+        if (!m_reportedNested) {
+            m_reportedNested = true;
+            finding(Severity::Error, "nested_array", headerAt,
+                    where() + ": an array of arrays; ggml cannot read nested arrays");
+        }
+    }
+    if (count > kMaxArrayElements && depth == 0)
+        finding(Severity::Error, "array_too_long", headerAt + 4,
+                where() + ": " + std::to_string(count) + " elements; ggml refuses arrays of more than 2^30");
+    const uint64_t minSize = minValueSize(type, m_v1);
+    if (count > left() / minSize) {
+        fatal(ErrorKind::Malformed, "array_count_too_large", headerAt + 4,
+              where() + ": array claims " + std::to_string(count) + " elements of " + valueTypeName(type) +
+                  " but only " + std::to_string(left()) + " bytes are left");
+        return false;
+    }
+    const uint32_t fixed = valueTypeSize(type);
+    if (fixed) {
+        m_pos += count * fixed;
+        return true;
+    }
+    // the context names the element only when something is wrong, so the walk allocates nothing
+    for (uint64_t i = 0; i < count; ++i)
+        if (!walkValue(type, depth + 1, outer, static_cast<int64_t>(i)))
+            return false;
+    return true;
+}
+
+bool GgufParser::walkValue(ValueType type, int depth, const std::string &outer, int64_t element)
+{
+    const auto where = [&] { return element < 0 ? outer : outer + " element " + std::to_string(element); };
+    const uint32_t fixed = valueTypeSize(type);
+    if (fixed) {
+        if (!need(fixed, [&] { return std::string(where() + ": " + valueTypeName(type) + " value"); }))
+            return false;
+        m_pos += fixed;
+        return true;
+    }
+    if (type == ValueType::String) {
+        const uint64_t at = m_pos;
+        if (!need(m_v1 ? 4 : 8, [&] { return std::string(where() + ": string length"); }))
+            return false;
+        const uint64_t len = readLength();
+        if (len > left()) {
+            fatal(ErrorKind::Malformed, "string_past_end", at,
+                  where() + ": string length " + std::to_string(len) + " at offset " + formatOffset(at) +
+                      " runs past the end of the file (" + std::to_string(left()) + " bytes left)");
+            return false;
+        }
+        if (len > kMaxStringLength)
+            finding(Severity::Error, "string_too_long", at,
+                    where() + ": string of " + std::to_string(len) + " bytes; ggml refuses strings over 1 GiB");
+        m_pos += len;
+        return true;
+    }
+    return walkArray(depth, outer, element);
+}
+
+bool GgufParser::readMetadata()
+{
+    auto &entries = m_file.m_metadata;
+    entries.reserve(static_cast<size_t>(std::min(m_file.m_declaredKvs, kMaxReserve)));
+    for (uint64_t i = 0; i < m_file.m_declaredKvs; ++i) {
+        if (!reportProgress())
+            return false;
+        MetadataEntry e;
+        e.index = static_cast<uint32_t>(i);
+        e.offset = m_pos;
+        const auto where = [&] { return "key/value pair " + std::to_string(i); };
+        if (!need(m_v1 ? 4 : 8, [&] { return std::string(where() + ": key length"); }))
+            return false;
+        const uint64_t keyLen = readLength();
+        if (keyLen > left()) {
+            fatal(ErrorKind::Malformed, "key_past_end", e.offset,
+                  where() + ": key length " + std::to_string(keyLen) + " at offset " + formatOffset(e.offset) +
+                      " runs past the end of the file");
+            return false;
+        }
+        e.keyOffset = m_pos;
+        e.key = std::string_view(reinterpret_cast<const char *>(m_data + m_pos), static_cast<size_t>(keyLen));
+        m_pos += keyLen;
+        const auto named = [&] { return where() + " (" + quoted(e.key) + ")"; };
+        if (keyLen > kMaxStringLength)
+            finding(Severity::Error, "key_too_long", e.offset, named() + ": key longer than 1 GiB");
+        if (keyLen == 0)
+            finding(Severity::Error, "empty_key", e.offset, where() + ": empty key");
+        if (!need(4, [&] { return std::string(named() + ": value type"); }))
+            return false;
+        e.typeOffset = m_pos;
+        const uint32_t type = readU32();
+        if (type >= kValueTypeCount) {
+            fatal(ErrorKind::UnsupportedType, "invalid_value_type", e.typeOffset,
+                  named() + ": value type " + std::to_string(type) + " at offset " + formatOffset(e.typeOffset) +
+                      " is not a GGUF value type (0–12)");
+            return false;
+        }
+        const uint64_t valueAt = m_pos;
+        if (!walkValue(static_cast<ValueType>(type), 0, named(), -1))
+            return false;
+        e.value = Value(&m_file, static_cast<ValueType>(type), valueAt, m_pos - valueAt);
+        const auto [it, inserted] = m_file.m_keyIndex.emplace(e.key, e.index);
+        if (!inserted)
+            finding(Severity::Error, "duplicate_key", e.offset,
+                    named() + ": duplicate key (first defined as pair " + std::to_string(it->second) + ")");
+        entries.push_back(e);
+        // like ggml's gguf_find_key, the first of duplicated keys is the one that counts
+        if (e.key == "general.alignment" && inserted)
+            checkAlignmentKey(entries.back());
+        else if (e.key == "split.no")
+            m_splitNo = static_cast<int32_t>(e.value.toUInt().value_or(0));
+    }
+    return true;
+}
+
+void GgufParser::checkAlignmentKey(const MetadataEntry &entry)
+{
+    if (entry.value.type() != ValueType::Uint32) {
+        finding(Severity::Error, "alignment_type", entry.typeOffset,
+                "general.alignment is " + valueTypeName(entry.value.type()) + "; ggml requires UINT32");
+        return;
+    }
+    const uint64_t a = entry.value.toUInt().value_or(0);
+    if (!isPowerOfTwo(a)) {
+        finding(Severity::Error, "alignment_not_power_of_two", entry.value.offset(),
+                "general.alignment = " + std::to_string(a) + " is not a power of two; using 32 to lay out the data");
+        return;
+    }
+    if (a > kMaxAlignment)
+        finding(Severity::Error, "alignment_too_large", entry.value.offset(),
+                "general.alignment = " + std::to_string(a) + " exceeds ggml's maximum of 1 MiB");
+    if (m_file.m_layout == HeaderLayout::Plain)
+        m_file.m_alignment = a;
+}
+
+bool GgufParser::readTensorInfos()
+{
+    auto &tensors = m_file.m_tensors;
+    tensors.reserve(static_cast<size_t>(std::min(m_file.m_declaredTensors, kMaxReserve)));
+    for (uint64_t i = 0; i < m_file.m_declaredTensors; ++i) {
+        if (!reportProgress())
+            return false;
+        TensorInfo t;
+        t.index = static_cast<uint32_t>(i);
+        t.infoOffset = m_pos;
+        const auto where = [&] { return "tensor info " + std::to_string(i); };
+        if (!need(m_v1 ? 4 : 8, [&] { return std::string(where() + ": name length"); }))
+            return false;
+        const uint64_t nameLen = readLength();
+        if (nameLen > left()) {
+            fatal(ErrorKind::Malformed, "tensor_name_past_end", t.infoOffset,
+                  where() + ": name length " + std::to_string(nameLen) + " at offset " + formatOffset(t.infoOffset) +
+                      " runs past the end of the file");
+            return false;
+        }
+        t.nameOffset = m_pos;
+        t.name = std::string_view(reinterpret_cast<const char *>(m_data + m_pos), static_cast<size_t>(nameLen));
+        m_pos += nameLen;
+        const auto named = [&] { return where() + " (" + quoted(t.name) + ")"; };
+        if (nameLen >= kMaxTensorName)
+            finding(Severity::Error, "tensor_name_too_long", t.infoOffset,
+                    named() + ": name of " + std::to_string(nameLen) + " bytes; ggml allows at most 63");
+        const auto [it, inserted] = m_file.m_tensorIndex.emplace(t.name, t.index);
+        if (!inserted)
+            finding(Severity::Error, "duplicate_tensor_name", t.infoOffset,
+                    named() + ": duplicate tensor name (first used by tensor " + std::to_string(it->second) + ")");
+
+        if (!need(4, [&] { return std::string(named() + ": number of dimensions"); }))
+            return false;
+        t.nDimsOffset = m_pos;
+        t.nDims = readU32();
+        const uint64_t dimSize = m_v1 ? 4 : 8;
+        if (t.nDims > kMaxDims)
+            finding(Severity::Error, "too_many_dims", t.nDimsOffset,
+                    named() + ": " + std::to_string(t.nDims) + " dimensions; ggml allows at most 4");
+        if (!need(uint64_t(t.nDims) * dimSize, [&] { return std::string(named() + ": " + std::to_string(t.nDims) + " dimensions"); }))
+            return false;
+        t.dimsOffset = m_pos;
+        // check that all ne are non-negative (as int64) and that their product is representable
+        bool overflow = false, negative = false;
+        uint64_t elements = 1;
+        for (uint32_t d = 0; d < t.nDims; ++d) {
+            const uint64_t ne = m_v1 ? readU32() : readU64();
+            if (d < kMaxDims)
+                t.ne[d] = ne;
+            if (ne > static_cast<uint64_t>(INT64_MAX))
+                negative = true;
+            if (ne != 0 && elements > static_cast<uint64_t>(INT64_MAX) / ne)
+                overflow = true;
+            elements = overflow ? UINT64_MAX : elements * ne;
+        }
+        t.elements = (negative || overflow) ? UINT64_MAX : elements;
+        if (negative)
+            finding(Severity::Error, "negative_dim", t.dimsOffset, named() + ": a dimension is negative as int64");
+        else if (overflow)
+            finding(Severity::Error, "dims_overflow", t.dimsOffset,
+                    named() + ": the number of elements overflows int64");
+
+        if (!need(4 + 8, [&] { return std::string(named() + ": type and offset"); }))
+            return false;
+        t.typeOffset = m_pos;
+        t.typeId = readU32();
+        t.offsetFieldOffset = m_pos;
+        t.relativeOffset = readU64();
+        t.infoEnd = m_pos;
+        t.layer = layerOf(t.name);
+        t.shard = m_splitNo > 0 ? static_cast<uint16_t>(m_splitNo) : 0;
+
+        const TypeTraits &traits = typeTraits(t.typeId);
+        if (traits.rule == SizeRule::BitNetI2S)
+            finding(Severity::Error, "fork_tensor_type", t.typeOffset,
+                    named() + ": type 36 is BitNet's I2_S; upstream ggml has no such type (block size 0)");
+        else if (traits.removed)
+            finding(Severity::Error, "removed_tensor_type", t.typeOffset,
+                    named() + ": type " + std::to_string(t.typeId) + " (" + std::string(traits.name) +
+                        ") was removed from ggml");
+        else if (traits.name.empty())
+            finding(Severity::Error, "unknown_tensor_type", t.typeOffset,
+                    named() + ": unknown ggml type " + std::to_string(t.typeId) + " (ggml knows 0–42)");
+        if (traits.rule != SizeRule::Unsized && !negative && !overflow) {
+            if (t.ne[0] % traits.blockSize != 0)
+                finding(Severity::Error, "row_not_multiple_of_block", t.dimsOffset,
+                        named() + ": ne[0] = " + std::to_string(t.ne[0]) + " is not a multiple of the " +
+                            std::string(traits.name) + " block size " + std::to_string(traits.blockSize));
+            else if (const auto size = tensorByteSize(t.typeId, t.ne[0], t.elements)) {
+                t.byteSize = *size;
+                t.sizeFromType = true;
+            } else
+                finding(Severity::Error, "tensor_size_overflow", t.dimsOffset,
+                        named() + ": the byte size cannot be represented");
+        }
+        tensors.push_back(t);
+    }
+    m_file.m_tensorInfoEnd = m_pos;
+    return true;
+}
+
+void GgufParser::layOutData()
+{
+    GgufFile &f = m_file;
+    auto &tensors = f.m_tensors;
+    if (f.m_layout == HeaderLayout::Plain)
+        f.m_dataOffset = tensors.empty() ? m_pos : alignUp(m_pos, f.m_alignment);
+    else if (f.m_dataOffset < m_pos)
+        finding(Severity::Error, "data_offset_inside_header", f.m_headerEnd - 8,
+                "the header's data offset " + std::to_string(f.m_dataOffset) + " lies inside the tensor infos (which end at " +
+                    std::to_string(m_pos) + ")");
+    if (!tensors.empty() && f.m_dataOffset > m_size)
+        finding(Severity::Error, "data_offset_past_end", m_pos,
+                "the data region would start at " + formatOffset(f.m_dataOffset) + ", past the end of the file (" +
+                    std::to_string(m_size) + " bytes)");
+
+    for (TensorInfo &t : tensors)
+        t.fileOffset = t.relativeOffset > UINT64_MAX - f.m_dataOffset ? UINT64_MAX : f.m_dataOffset + t.relativeOffset;
+
+    // Sizes of unsized tensors: the gap to the next tensor's data (or to the end of the file).
+    // Inferred before the offset check, so the tensor after an unsized one is not misjudged.
+    std::vector<uint32_t> order(tensors.size());
+    std::iota(order.begin(), order.end(), 0u);
+    std::stable_sort(order.begin(), order.end(),
+                     [&](uint32_t a, uint32_t b) { return tensors[a].fileOffset < tensors[b].fileOffset; });
+    for (size_t k = 0; k < order.size(); ++k) {
+        TensorInfo &t = tensors[order[k]];
+        if (t.sizeFromType)
+            continue;
+        const uint64_t next = k + 1 < order.size() ? tensors[order[k + 1]].fileOffset : m_size;
+        if (next >= t.fileOffset && t.fileOffset <= m_size) {
+            t.byteSize = std::min(next, m_size) - t.fileOffset;
+            t.sizeInferred = true;
+        }
+    }
+
+    // ggml: each offset must equal the running sum of the previous sizes padded to the alignment
+    uint64_t expected = 0;
+    for (const TensorInfo &t : tensors) {
+        if (t.relativeOffset != expected)
+            finding(Severity::Error, "tensor_offset_mismatch", t.offsetFieldOffset,
+                    "tensor " + quoted(t.name) + " has offset " + std::to_string(t.relativeOffset) +
+                        "; ggml expects " + std::to_string(expected) +
+                        " (the previous tensors' sizes, each padded to the alignment)");
+        expected = alignUp(std::max(expected, t.relativeOffset) + t.byteSize, f.m_alignment);
+    }
+
+    uint64_t prevEnd = 0;
+    const TensorInfo *prev = nullptr;
+    for (uint32_t idx : order) {
+        TensorInfo &t = tensors[idx];
+        t.dataInFile = t.fileOffset <= m_size && t.byteSize <= m_size - t.fileOffset;
+        if (!t.dataInFile)
+            finding(Severity::Error, "tensor_data_past_end", t.offsetFieldOffset,
+                    "tensor " + quoted(t.name) + ": data [" + std::to_string(t.fileOffset) + ", +" +
+                        std::to_string(t.byteSize) + ") runs past the end of the file (" + std::to_string(m_size) +
+                        " bytes): the file is truncated");
+        if (prev && t.fileOffset < prevEnd && t.byteSize > 0)
+            finding(Severity::Error, "tensors_overlap", t.offsetFieldOffset,
+                    "tensor " + quoted(t.name) + " overlaps the data of tensor " + quoted(prev->name));
+        if (t.byteSize > 0 || !prev) {
+            const uint64_t end = t.fileOffset > UINT64_MAX - t.byteSize ? UINT64_MAX : t.fileOffset + t.byteSize;
+            if (end > prevEnd) {
+                prevEnd = end;
+                prev = &t;
+            }
+        }
+    }
+    // ggml's writer pads the last tensor to the alignment too; only bytes past that are noteworthy
+    const uint64_t paddedEnd =
+        prevEnd >= f.m_dataOffset ? f.m_dataOffset + alignUp(prevEnd - f.m_dataOffset, f.m_alignment) : prevEnd;
+    if (!tensors.empty() && paddedEnd < m_size)
+        finding(Severity::Info, "trailing_bytes", paddedEnd,
+                std::to_string(m_size - paddedEnd) + " bytes after the last tensor's data and its padding");
+}
+
+} // namespace gguf

@@ -1,0 +1,64 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
+#pragma once
+
+#include "core/format/gguf_file.h"
+
+#include <string>
+#include <unordered_set>
+
+namespace gguf {
+
+/// Walks a mapped file once, filling a GgufFile: every length is checked against the bytes left
+/// before it is used, every count against the smallest encoding its items can have, so nothing
+/// is allocated for a claim the file cannot back. Problems llama.cpp would refuse become findings;
+/// only structure that makes the rest unreadable stops the walk (recorded as the file's error).
+class GgufParser {
+public:
+    GgufParser(GgufFile &file, const OpenOptions &options);
+    void run();
+
+private:
+    bool readHeader();
+    void detectExtendedHeader();
+    bool readMetadata();
+    bool readTensorInfos();
+    void layOutData();
+    void checkAlignmentKey(const MetadataEntry &entry);
+
+    // Walks one value of `type` at m_pos; false on a fatal problem (already recorded).
+    // `outer` names the key; `element` the array element (-1 for none), spelled out only on errors.
+    bool walkValue(ValueType type, int depth, const std::string &outer, int64_t element);
+    bool walkArray(int depth, const std::string &outer, int64_t element);
+
+    /// True when `n` more bytes exist; otherwise records a `truncated` error described by what().
+    template <typename Describe> bool need(uint64_t n, Describe &&what)
+    {
+        return n <= left() || needSlow(n, what());
+    }
+    bool needSlow(uint64_t n, const std::string &what);
+    uint32_t readU32();
+    uint64_t readU64();
+    uint64_t readLength(); ///< u32 in v1, u64 from v2
+    uint64_t left() const { return m_size - m_pos; }
+    bool reportProgress();
+
+    void fatal(ErrorKind kind, std::string code, uint64_t offset, std::string message);
+    void finding(Severity severity, std::string code, uint64_t offset, std::string message);
+
+    GgufFile &m_file;
+    const OpenOptions &m_options;
+    const uint8_t *m_data = nullptr;
+    uint64_t m_size = 0;
+    uint64_t m_pos = 0;
+    bool m_swap = false;
+    bool m_v1 = false;
+    uint64_t m_itemsDone = 0;
+    uint64_t m_itemsTotal = 0;
+    bool m_reportedNested = false;
+    int32_t m_splitNo = -1;
+};
+
+/// "1234 (0x4d2)": how offsets are written in messages.
+std::string formatOffset(uint64_t offset);
+
+} // namespace gguf

@@ -1,0 +1,123 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
+#include "core/format/split_model.h"
+
+#include <cstdio>
+#include <regex>
+
+namespace gguf {
+
+std::optional<ShardName> parseShardName(const std::string &path)
+{
+    static const std::regex pattern(R"(^(.*)-(\d{5})-of-(\d{5})\.gguf$)");
+    std::smatch m;
+    if (!std::regex_match(path, m, pattern))
+        return std::nullopt;
+    ShardName name;
+    name.base = m[1].str();
+    name.number = static_cast<uint32_t>(std::stoul(m[2].str()));
+    name.count = static_cast<uint32_t>(std::stoul(m[3].str()));
+    if (name.number == 0 || name.count == 0 || name.number > name.count)
+        return std::nullopt;
+    return name;
+}
+
+std::string shardPath(const ShardName &name, uint32_t number)
+{
+    char suffix[32];
+    std::snprintf(suffix, sizeof suffix, "-%05u-of-%05u.gguf", number, name.count);
+    return name.base + suffix;
+}
+
+std::shared_ptr<const SplitModel> SplitModel::open(const std::string &path, Error &error, const OpenOptions &options)
+{
+    OpenResult first = GgufFile::open(path, options);
+    if (!first.file) {
+        error = first.error;
+        return nullptr;
+    }
+    error = first.error;
+    const auto shardName = parseShardName(path);
+    const uint64_t declared = first.file->value("split.count").toUInt().value_or(0);
+    if (!shardName || shardName->count < 2) {
+        auto model = std::shared_ptr<SplitModel>(new SplitModel());
+        model->m_shards.push_back(Shard{path, first.file, first.error});
+        model->indexTensors();
+        return model;
+    }
+    auto model = std::shared_ptr<SplitModel>(new SplitModel());
+    model->m_shards.resize(shardName->count);
+    for (uint32_t k = 1; k <= shardName->count; ++k) {
+        Shard &slot = model->m_shards[k - 1];
+        slot.path = shardPath(*shardName, k);
+        if (k == shardName->number) {
+            slot.file = first.file;
+            slot.error = first.error;
+            continue;
+        }
+        OpenResult r = GgufFile::open(slot.path, options);
+        slot.file = r.file;
+        slot.error = r.error;
+        if (!slot.file && slot.error.kind == ErrorKind::NotFound)
+            slot.error.message = slot.path + ": shard " + std::to_string(k) + " of " +
+                                 std::to_string(shardName->count) + " is missing";
+    }
+    if (declared && declared != shardName->count)
+        model->m_shards[shardName->number - 1].error.message +=
+            (model->m_shards[shardName->number - 1].error.message.empty() ? "" : "; ") +
+            std::string("split.count says ") + std::to_string(declared) + " shards but the name says " +
+            std::to_string(shardName->count);
+    for (size_t i = 0; i < model->m_shards.size(); ++i)
+        if (model->m_shards[i].file) {
+            model->m_primary = i;
+            break;
+        }
+    model->indexTensors();
+    return model;
+}
+
+std::shared_ptr<const SplitModel> SplitModel::single(std::shared_ptr<const GgufFile> file)
+{
+    auto model = std::shared_ptr<SplitModel>(new SplitModel());
+    model->m_shards.push_back(Shard{file->path(), file, file->error()});
+    model->indexTensors();
+    return model;
+}
+
+void SplitModel::indexTensors()
+{
+    for (uint32_t s = 0; s < m_shards.size(); ++s) {
+        if (!m_shards[s].file)
+            continue;
+        for (const TensorInfo &t : m_shards[s].file->tensors())
+            m_tensors.push_back(TensorRef{s, &t});
+    }
+}
+
+std::vector<std::string> SplitModel::problems() const
+{
+    std::vector<std::string> out;
+    for (const Shard &s : m_shards)
+        if (!s.file)
+            out.push_back(s.error.message.empty() ? s.path + ": could not be opened" : s.error.message);
+    return out;
+}
+
+uint64_t SplitModel::parameterCount() const
+{
+    uint64_t total = 0;
+    for (const Shard &s : m_shards)
+        if (s.file)
+            total += s.file->parameterCount();
+    return total;
+}
+
+uint64_t SplitModel::totalFileSize() const
+{
+    uint64_t total = 0;
+    for (const Shard &s : m_shards)
+        if (s.file)
+            total += s.file->fileSize();
+    return total;
+}
+
+} // namespace gguf

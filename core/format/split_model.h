@@ -1,0 +1,69 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
+#pragma once
+
+#include "core/format/gguf_file.h"
+
+#include <memory>
+#include <optional>
+#include <string>
+#include <vector>
+
+namespace gguf {
+
+/// Parts of a shard file name `<base>-0000K-of-0000N.gguf`.
+struct ShardName {
+    std::string base; ///< path before "-0000K-of-0000N.gguf"
+    uint32_t number = 0; ///< K (1-based)
+    uint32_t count = 0;  ///< N
+};
+
+/// Recognises llama.cpp's split naming (`-%05d-of-%05d.gguf`); nullopt for other names.
+std::optional<ShardName> parseShardName(const std::string &path);
+/// The path of shard `number` (1-based) of a split.
+std::string shardPath(const ShardName &name, uint32_t number);
+
+/// One model made of one or more GGUF files. Opening any shard finds the others; a shard that is
+/// missing or unreadable is reported and the rest are still shown.
+class SplitModel {
+public:
+    /// A tensor of the model: which shard, and its info there.
+    struct TensorRef {
+        uint32_t shard = 0; ///< index into shards()
+        const TensorInfo *info = nullptr;
+    };
+    /// A shard slot: the file when it opened, else why not.
+    struct Shard {
+        std::string path;
+        std::shared_ptr<const GgufFile> file;
+        Error error;
+    };
+
+    /// Opens `path`; when its name (or its `split.count` key) says it is part of a split, opens the
+    /// other shards too. Fails (returns the error, no model) only when `path` itself cannot be read.
+    static std::shared_ptr<const SplitModel> open(const std::string &path, Error &error,
+                                                  const OpenOptions &options = {});
+    /// Wraps one already-opened file.
+    static std::shared_ptr<const SplitModel> single(std::shared_ptr<const GgufFile> file);
+
+    const std::vector<Shard> &shards() const { return m_shards; }
+    bool isSplit() const { return m_shards.size() > 1; }
+    /// The shard holding the model metadata (the first that opened, normally shard 1).
+    const GgufFile &primary() const { return *m_shards[m_primary].file; }
+    std::shared_ptr<const GgufFile> primaryShared() const { return m_shards[m_primary].file; }
+    /// Tensors of all shards, in shard order then file order.
+    const std::vector<TensorRef> &tensors() const { return m_tensors; }
+    /// Shards that could not be opened, as "path: reason" lines.
+    std::vector<std::string> problems() const;
+    uint64_t parameterCount() const;
+    uint64_t totalFileSize() const;
+
+private:
+    SplitModel() = default;
+    void indexTensors();
+
+    std::vector<Shard> m_shards;
+    size_t m_primary = 0;
+    std::vector<TensorRef> m_tensors;
+};
+
+} // namespace gguf

@@ -1,0 +1,189 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
+#include "core/quant/dequantize.h"
+
+#include "dequantize_blocks.h"
+#include "core/format/ggml_types.h"
+
+#include <algorithm>
+#include <array>
+#include <limits>
+#include <optional>
+
+namespace gguf {
+namespace {
+
+using detail::BlockDecoder;
+
+/// Per-type decoding behaviour; block geometry comes from typeTraits() (core/ggml_types.h).
+struct Decoder {
+    BlockDecoder decode = nullptr;        ///< bytes as stored (little-endian)
+    BlockDecoder decodeSwapped = nullptr; ///< bytes of a byte-swapped file
+};
+
+/// Plain element types swap each element; block types are decoded as stored either way.
+constexpr Decoder plain(BlockDecoder decode, BlockDecoder swapped)
+{
+    return {decode, swapped};
+}
+
+constexpr Decoder block(BlockDecoder decode)
+{
+    return {decode, decode};
+}
+
+constexpr std::array<Decoder, kGgmlTypeCount> makeDecoderTable()
+{
+    using namespace detail;
+    std::array<Decoder, kGgmlTypeCount> t{};
+    auto set = [&t](GgmlType type, Decoder d) { t[static_cast<uint32_t>(type)] = d; };
+    set(GgmlType::F32, plain(decodeF32, decodeF32Swapped));
+    set(GgmlType::F16, plain(decodeF16, decodeF16Swapped));
+    set(GgmlType::BF16, plain(decodeBF16, decodeBF16Swapped));
+    set(GgmlType::F64, plain(decodeF64, decodeF64Swapped));
+    set(GgmlType::I8, plain(decodeI8, decodeI8));
+    set(GgmlType::I16, plain(decodeI16, decodeI16Swapped));
+    set(GgmlType::I32, plain(decodeI32, decodeI32Swapped));
+    set(GgmlType::I64, plain(decodeI64, decodeI64Swapped));
+    set(GgmlType::Q4_0, block(decodeQ4_0));
+    set(GgmlType::Q4_1, block(decodeQ4_1));
+    set(GgmlType::Q5_0, block(decodeQ5_0));
+    set(GgmlType::Q5_1, block(decodeQ5_1));
+    set(GgmlType::Q8_0, block(decodeQ8_0));
+    set(GgmlType::Q8_1, block(decodeQ8_1));
+    set(GgmlType::Q2_K, block(decodeQ2_K));
+    set(GgmlType::Q3_K, block(decodeQ3_K));
+    set(GgmlType::Q4_K, block(decodeQ4_K));
+    set(GgmlType::Q5_K, block(decodeQ5_K));
+    set(GgmlType::Q6_K, block(decodeQ6_K));
+    set(GgmlType::Q8_K, block(decodeQ8_K));
+    set(GgmlType::IQ2_XXS, block(decodeIQ2_XXS));
+    set(GgmlType::IQ2_XS, block(decodeIQ2_XS));
+    set(GgmlType::IQ3_XXS, block(decodeIQ3_XXS));
+    set(GgmlType::IQ1_S, block(decodeIQ1_S));
+    set(GgmlType::IQ4_NL, block(decodeIQ4_NL));
+    set(GgmlType::IQ3_S, block(decodeIQ3_S));
+    set(GgmlType::IQ2_S, block(decodeIQ2_S));
+    set(GgmlType::IQ4_XS, block(decodeIQ4_XS));
+    set(GgmlType::IQ1_M, block(decodeIQ1_M));
+    set(GgmlType::TQ1_0, block(decodeTQ1_0));
+    set(GgmlType::TQ2_0, block(decodeTQ2_0));
+    set(GgmlType::I2_S, block(decodeI2_S));
+    set(GgmlType::MXFP4, block(decodeMXFP4));
+    set(GgmlType::NVFP4, block(decodeNVFP4));
+    set(GgmlType::Q1_0, block(decodeQ1_0));
+    set(GgmlType::Q2_0, block(decodeQ2_0));
+    return t;
+}
+
+constexpr std::array<Decoder, kGgmlTypeCount> kDecoders = makeDecoderTable();
+
+/// Largest block (k-quant super-block) a partial first or last block is staged in.
+constexpr uint32_t kMaxBlockElements = 256;
+
+const Decoder *decoderFor(uint32_t typeId)
+{
+    if (typeId >= kDecoders.size() || kDecoders[typeId].decode == nullptr)
+        return nullptr;
+    return &kDecoders[typeId];
+}
+
+/// Where the blocks end and, for I2_S, where the tensor-wide scale sits.
+struct Geometry {
+    uint64_t blockElements = 0;
+    uint64_t blockBytes = 0;
+    uint64_t codeBytes = 0;     ///< bytes of the blocks
+    uint64_t dataBytes = 0;     ///< bytes the whole tensor must occupy
+    bool trailingScale = false; ///< I2_S: one f32 scale right after the code blocks
+};
+
+bool tensorGeometry(uint32_t typeId, uint64_t totalElements, Geometry &g)
+{
+    const TypeTraits &traits = typeTraits(typeId);
+    g.blockElements = traits.blockSize;
+    g.blockBytes = traits.typeSize;
+    if (g.blockElements == 0 || g.blockBytes == 0 || totalElements % g.blockElements != 0)
+        return false;
+    const uint64_t blocks = totalElements / g.blockElements;
+    if (blocks > std::numeric_limits<uint64_t>::max() / g.blockBytes)
+        return false;
+    g.codeBytes = blocks * g.blockBytes;
+    g.dataBytes = g.codeBytes;
+    g.trailingScale = traits.rule == SizeRule::BitNetI2S;
+    if (g.trailingScale) {
+        // the scale trailer (BitNet writes 32 bytes, the f32 scale first) must be present
+        const std::optional<uint64_t> size = tensorByteSize(typeId, totalElements, totalElements);
+        if (!size || *size < g.codeBytes + sizeof(float))
+            return false;
+        g.dataBytes = *size;
+    }
+    return g.blockElements <= kMaxBlockElements;
+}
+
+} // namespace
+
+bool canDequantize(uint32_t typeId)
+{
+    return decoderFor(typeId) != nullptr;
+}
+
+bool dequantizeRange(uint32_t typeId, std::span<const uint8_t> tensorData, uint64_t totalElements,
+                     uint64_t firstElement, std::span<float> out, bool swapBytes)
+{
+    const Decoder *decoder = decoderFor(typeId);
+    Geometry g;
+    if (decoder == nullptr || !tensorGeometry(typeId, totalElements, g))
+        return false;
+    if (tensorData.size() != g.dataBytes || firstElement > totalElements || out.size() > totalElements - firstElement)
+        return false;
+    if (out.empty())
+        return true;
+
+    const BlockDecoder decode = swapBytes ? decoder->decodeSwapped : decoder->decode;
+    const uint8_t *base = tensorData.data();
+    float *dst = out.data();
+    uint64_t block = firstElement / g.blockElements;
+    uint64_t offsetInBlock = firstElement % g.blockElements;
+    uint64_t remaining = out.size();
+
+    // a range that starts or ends inside a block decodes that block into a stack buffer
+    auto decodePartial = [&](uint64_t count) {
+        std::array<float, kMaxBlockElements> staging;
+        decode(base + block * g.blockBytes, 1, staging.data());
+        std::copy_n(staging.data() + offsetInBlock, count, dst);
+        dst += count;
+        remaining -= count;
+        ++block;
+        offsetInBlock = 0;
+    };
+
+    if (offsetInBlock != 0 || remaining < g.blockElements)
+        decodePartial(std::min<uint64_t>(remaining, g.blockElements - offsetInBlock));
+    if (uint64_t whole = remaining / g.blockElements; whole > 0) {
+        // in batches of about 512 bytes of input, each first asking for the bytes kPrefetchAhead
+        // further on (see detail::prefetchAhead)
+        const uint64_t batch = std::max<uint64_t>(1, detail::kPrefetchBatch / g.blockBytes);
+        while (whole > 0) {
+            const uint64_t n = std::min(whole, batch);
+            const uint8_t *src = base + block * g.blockBytes;
+            detail::prefetchAhead(src, n * g.blockBytes, tensorData);
+            decode(src, static_cast<size_t>(n), dst);
+            dst += n * g.blockElements;
+            remaining -= n * g.blockElements;
+            block += n;
+            whole -= n;
+        }
+    }
+    if (remaining > 0)
+        decodePartial(remaining);
+
+    if (g.trailingScale) {
+        // I2_S decodes to -1/0/+1; one multiply per element gives exactly code * scale
+        float scale;
+        std::memcpy(&scale, base + g.codeBytes, sizeof scale);
+        for (float &v : out)
+            v *= scale;
+    }
+    return true;
+}
+
+} // namespace gguf

@@ -1,0 +1,419 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
+// k-quant super-blocks of 256 elements (block_q2_K … block_q8_K in ggml src/ggml-common.h).
+// Sub-block scales are small integers multiplied by an f16 super-block scale; the float
+// operations happen in ggml's order: (d * scale) first, then times the code, then minus the min.
+#include "dequantize_blocks.h"
+#include "core/util/float_convert.h"
+
+#include <array>
+#include <cstddef>
+
+namespace gguf::detail {
+namespace {
+
+struct BlockQ2_K {
+    uint8_t scales[16]; // per 16 elements: low nibble scale, high nibble min
+    uint8_t qs[64];     // 2-bit codes
+    uint16_t d;         // f16 scale of the scales
+    uint16_t dmin;      // f16 scale of the mins
+};
+static_assert(sizeof(BlockQ2_K) == 84);
+
+struct BlockQ3_K {
+    uint8_t hmask[32];  // third bit of each code (set means "no -4")
+    uint8_t qs[64];     // low 2 bits of each code
+    uint8_t scales[12]; // 16 6-bit scales
+    uint16_t d;
+};
+static_assert(sizeof(BlockQ3_K) == 110);
+
+struct BlockQ4_K {
+    uint16_t d;
+    uint16_t dmin;
+    uint8_t scales[12]; // 8 6-bit scales and 8 6-bit mins
+    uint8_t qs[128];
+};
+static_assert(sizeof(BlockQ4_K) == 144);
+
+struct BlockQ5_K {
+    uint16_t d;
+    uint16_t dmin;
+    uint8_t scales[12];
+    uint8_t qh[32]; // fifth bit of each code
+    uint8_t qs[128];
+};
+static_assert(sizeof(BlockQ5_K) == 176);
+
+struct BlockQ6_K {
+    uint8_t ql[128];   // low 4 bits
+    uint8_t qh[64];    // high 2 bits
+    int8_t scales[16]; // per 16 elements
+    uint16_t d;
+};
+static_assert(sizeof(BlockQ6_K) == 210);
+
+struct BlockQ8_K {
+    float d;
+    int8_t qs[256];
+    int16_t bsums[16]; // sums of groups of 16 codes, for dot products only
+};
+static_assert(sizeof(BlockQ8_K) == 292);
+
+// Scale/min pair `j` (0..7) of the 12-byte Q4_K/Q5_K packing: the first four pairs are the low
+// 6 bits of bytes 0-3 / 4-7; the last four take their low 4 bits from bytes 8-11 and their top
+// 2 bits from the spare top bits of bytes 0-3 / 4-7.
+struct ScaleMin {
+    uint8_t scale;
+    uint8_t min;
+};
+
+inline ScaleMin scaleMinK4(const uint8_t *q, int j)
+{
+    if (j < 4)
+        return {static_cast<uint8_t>(q[j] & 63), static_cast<uint8_t>(q[j + 4] & 63)};
+    return {static_cast<uint8_t>((q[j + 4] & 0x0f) | ((q[j - 4] >> 6) << 4)),
+            static_cast<uint8_t>((q[j + 4] >> 4) | ((q[j] >> 6) << 4))};
+}
+
+// The 16 6-bit Q3_K scales: low 4 bits in the nibbles of bytes 0-7 (scales 0-7 low nibbles,
+// 8-15 high nibbles), top 2 bits in bytes 8-11 (byte 8 + j%4, bit pair j/4).
+inline std::array<int, 16> unpackQ3Scales(const uint8_t *s)
+{
+    std::array<int, 16> out{};
+    for (int j = 0; j < 16; ++j) {
+        const int low = j < 8 ? (s[j] & 0x0f) : (s[j - 8] >> 4);
+        const int high = (s[8 + (j & 3)] >> (2 * (j >> 2))) & 3;
+        out[j] = (low | (high << 4)) - 32;
+    }
+    return out;
+}
+
+#if GGUF_X86_KERNELS
+// AVX2 kernels: the codes of 32 elements are built with byte operations, then widened to floats
+// 8 at a time; every float operation is the portable loop's, in the same order.
+
+GGUF_AVX2_KERNEL void decodeQ2_KAvx2(const uint8_t *src, size_t nBlocks, float *dst)
+{
+    const __m256i three = _mm256_set1_epi8(3);
+    for (size_t i = 0; i < nBlocks; ++i) {
+        const uint8_t *b = blockAt<BlockQ2_K>(src, i);
+        const float d = fp16ToFp32(loadU16(b + offsetof(BlockQ2_K, d)));
+        const float dmin = fp16ToFp32(loadU16(b + offsetof(BlockQ2_K, dmin)));
+        const uint8_t *scales = b + offsetof(BlockQ2_K, scales);
+        for (int half = 0; half < 2; ++half) {
+            const __m256i q = avx2::load32(b + offsetof(BlockQ2_K, qs) + 32 * half);
+            for (int shift = 0; shift < 8; shift += 2, dst += 32) {
+                // a 16-bit shift is exact here: the mask keeps bits that came from the same byte
+                const __m256i codes = _mm256_and_si256(_mm256_srli_epi16(q, shift), three);
+                const uint8_t sc0 = scales[8 * half + shift];
+                const uint8_t sc1 = scales[8 * half + shift + 1];
+                avx2::storeAffine16<true>(_mm256_castsi256_si128(codes), _mm256_set1_ps(d * static_cast<float>(sc0 & 0x0f)),
+                                          _mm256_set1_ps(dmin * static_cast<float>(sc0 >> 4)), dst);
+                avx2::storeAffine16<true>(_mm256_extracti128_si256(codes, 1),
+                                          _mm256_set1_ps(d * static_cast<float>(sc1 & 0x0f)),
+                                          _mm256_set1_ps(dmin * static_cast<float>(sc1 >> 4)), dst + 16);
+            }
+        }
+    }
+}
+
+GGUF_AVX2_KERNEL void decodeQ3_KAvx2(const uint8_t *src, size_t nBlocks, float *dst)
+{
+    const __m256i three = _mm256_set1_epi8(3);
+    const __m256i four = _mm256_set1_epi8(4);
+    for (size_t i = 0; i < nBlocks; ++i) {
+        const uint8_t *b = blockAt<BlockQ3_K>(src, i);
+        const float d = fp16ToFp32(loadU16(b + offsetof(BlockQ3_K, d)));
+        const std::array<int, 16> scales = unpackQ3Scales(b + offsetof(BlockQ3_K, scales));
+        const __m256i hmask = avx2::load32(b + offsetof(BlockQ3_K, hmask));
+        int maskBit = 0;
+        for (int half = 0; half < 2; ++half) {
+            const __m256i q = avx2::load32(b + offsetof(BlockQ3_K, qs) + 32 * half);
+            for (int shift = 0; shift < 8; shift += 2, ++maskBit, dst += 32) {
+                const __m256i low = _mm256_and_si256(_mm256_srli_epi16(q, shift), three);
+                // 4 where the hmask bit is clear
+                const __m256i bit = _mm256_set1_epi8(static_cast<char>(1 << maskBit));
+                const __m256i clear = _mm256_cmpeq_epi8(_mm256_and_si256(hmask, bit), _mm256_setzero_si256());
+                const __m256i codes = _mm256_sub_epi8(low, _mm256_and_si256(clear, four));
+                const int is = 8 * half + shift;
+                avx2::storeScaled32(codes, _mm256_set1_ps(d * static_cast<float>(scales[is])),
+                                    _mm256_set1_ps(d * static_cast<float>(scales[is + 1])), dst);
+            }
+        }
+    }
+}
+
+GGUF_AVX2_KERNEL void decodeQ4_KAvx2(const uint8_t *src, size_t nBlocks, float *dst)
+{
+    const __m256i lowNibble = _mm256_set1_epi8(0x0f);
+    for (size_t i = 0; i < nBlocks; ++i) {
+        const uint8_t *b = blockAt<BlockQ4_K>(src, i);
+        const float d = fp16ToFp32(loadU16(b + offsetof(BlockQ4_K, d)));
+        const float dmin = fp16ToFp32(loadU16(b + offsetof(BlockQ4_K, dmin)));
+        const uint8_t *scales = b + offsetof(BlockQ4_K, scales);
+        for (int chunk = 0; chunk < 4; ++chunk, dst += 64) {
+            const __m256i q = avx2::load32(b + offsetof(BlockQ4_K, qs) + 32 * chunk);
+            const __m256i codesLo = _mm256_and_si256(q, lowNibble);
+            const __m256i codesHi = _mm256_and_si256(_mm256_srli_epi16(q, 4), lowNibble);
+            const ScaleMin lo = scaleMinK4(scales, 2 * chunk);
+            const ScaleMin hi = scaleMinK4(scales, 2 * chunk + 1);
+            const __m256 d1 = _mm256_set1_ps(d * static_cast<float>(lo.scale));
+            const __m256 m1 = _mm256_set1_ps(dmin * static_cast<float>(lo.min));
+            const __m256 d2 = _mm256_set1_ps(d * static_cast<float>(hi.scale));
+            const __m256 m2 = _mm256_set1_ps(dmin * static_cast<float>(hi.min));
+            avx2::storeAffine16<true>(_mm256_castsi256_si128(codesLo), d1, m1, dst);
+            avx2::storeAffine16<true>(_mm256_extracti128_si256(codesLo, 1), d1, m1, dst + 16);
+            avx2::storeAffine16<true>(_mm256_castsi256_si128(codesHi), d2, m2, dst + 32);
+            avx2::storeAffine16<true>(_mm256_extracti128_si256(codesHi, 1), d2, m2, dst + 48);
+        }
+    }
+}
+
+GGUF_AVX2_KERNEL void decodeQ5_KAvx2(const uint8_t *src, size_t nBlocks, float *dst)
+{
+    const __m256i lowNibble = _mm256_set1_epi8(0x0f);
+    const __m256i sixteen = _mm256_set1_epi8(16);
+    for (size_t i = 0; i < nBlocks; ++i) {
+        const uint8_t *b = blockAt<BlockQ5_K>(src, i);
+        const float d = fp16ToFp32(loadU16(b + offsetof(BlockQ5_K, d)));
+        const float dmin = fp16ToFp32(loadU16(b + offsetof(BlockQ5_K, dmin)));
+        const uint8_t *scales = b + offsetof(BlockQ5_K, scales);
+        const __m256i qh = avx2::load32(b + offsetof(BlockQ5_K, qh));
+        for (int chunk = 0; chunk < 4; ++chunk, dst += 64) {
+            const __m256i q = avx2::load32(b + offsetof(BlockQ5_K, qs) + 32 * chunk);
+            const ScaleMin lo = scaleMinK4(scales, 2 * chunk);
+            const ScaleMin hi = scaleMinK4(scales, 2 * chunk + 1);
+            // 16 where qh has bit 2*chunk (low nibbles) or 2*chunk+1 (high nibbles)
+            const __m256i bitLo = _mm256_set1_epi8(static_cast<char>(1 << (2 * chunk)));
+            const __m256i bitHi = _mm256_set1_epi8(static_cast<char>(2 << (2 * chunk)));
+            const __m256i highLo = _mm256_and_si256(_mm256_cmpeq_epi8(_mm256_and_si256(qh, bitLo), bitLo), sixteen);
+            const __m256i highHi = _mm256_and_si256(_mm256_cmpeq_epi8(_mm256_and_si256(qh, bitHi), bitHi), sixteen);
+            const __m256i codesLo = _mm256_or_si256(_mm256_and_si256(q, lowNibble), highLo);
+            const __m256i codesHi = _mm256_or_si256(_mm256_and_si256(_mm256_srli_epi16(q, 4), lowNibble), highHi);
+            const __m256 d1 = _mm256_set1_ps(d * static_cast<float>(lo.scale));
+            const __m256 m1 = _mm256_set1_ps(dmin * static_cast<float>(lo.min));
+            const __m256 d2 = _mm256_set1_ps(d * static_cast<float>(hi.scale));
+            const __m256 m2 = _mm256_set1_ps(dmin * static_cast<float>(hi.min));
+            avx2::storeAffine16<true>(_mm256_castsi256_si128(codesLo), d1, m1, dst);
+            avx2::storeAffine16<true>(_mm256_extracti128_si256(codesLo, 1), d1, m1, dst + 16);
+            avx2::storeAffine16<true>(_mm256_castsi256_si128(codesHi), d2, m2, dst + 32);
+            avx2::storeAffine16<true>(_mm256_extracti128_si256(codesHi, 1), d2, m2, dst + 48);
+        }
+    }
+}
+
+GGUF_AVX2_KERNEL void decodeQ6_KAvx2(const uint8_t *src, size_t nBlocks, float *dst)
+{
+    const __m256i lowNibble = _mm256_set1_epi8(0x0f);
+    const __m256i bits45 = _mm256_set1_epi8(0x30);
+    const __m256i bias = _mm256_set1_epi8(32);
+    for (size_t i = 0; i < nBlocks; ++i) {
+        const uint8_t *b = blockAt<BlockQ6_K>(src, i);
+        const float d = fp16ToFp32(loadU16(b + offsetof(BlockQ6_K, d)));
+        const auto *scales = reinterpret_cast<const int8_t *>(b + offsetof(BlockQ6_K, scales));
+        for (int half = 0; half < 2; ++half, dst += 128) {
+            const __m256i ql0 = avx2::load32(b + offsetof(BlockQ6_K, ql) + 64 * half);
+            const __m256i ql1 = avx2::load32(b + offsetof(BlockQ6_K, ql) + 64 * half + 32);
+            const __m256i qh = avx2::load32(b + offsetof(BlockQ6_K, qh) + 32 * half);
+            // bit pairs 0-1, 2-3, 4-5, 6-7 of qh become bits 4-5 of the four code groups
+            const __m256i q1 = _mm256_or_si256(_mm256_and_si256(ql0, lowNibble), _mm256_and_si256(_mm256_slli_epi16(qh, 4), bits45));
+            const __m256i q2 = _mm256_or_si256(_mm256_and_si256(ql1, lowNibble), _mm256_and_si256(_mm256_slli_epi16(qh, 2), bits45));
+            const __m256i q3 =
+                _mm256_or_si256(_mm256_and_si256(_mm256_srli_epi16(ql0, 4), lowNibble), _mm256_and_si256(qh, bits45));
+            const __m256i q4 = _mm256_or_si256(_mm256_and_si256(_mm256_srli_epi16(ql1, 4), lowNibble),
+                                               _mm256_and_si256(_mm256_srli_epi16(qh, 2), bits45));
+            // (d * scale) first, as ggml evaluates d * sc * q left to right
+            __m256 ds[8];
+            for (int k = 0; k < 8; ++k)
+                ds[k] = _mm256_set1_ps(d * static_cast<float>(scales[8 * half + k]));
+            avx2::storeScaled32(_mm256_sub_epi8(q1, bias), ds[0], ds[1], dst);
+            avx2::storeScaled32(_mm256_sub_epi8(q2, bias), ds[2], ds[3], dst + 32);
+            avx2::storeScaled32(_mm256_sub_epi8(q3, bias), ds[4], ds[5], dst + 64);
+            avx2::storeScaled32(_mm256_sub_epi8(q4, bias), ds[6], ds[7], dst + 96);
+        }
+    }
+}
+#endif
+
+} // namespace
+
+void decodeQ2_K(const uint8_t *__restrict src, size_t nBlocks, float *__restrict dst)
+{
+#if GGUF_X86_KERNELS
+    if (cpuHasAvx2()) {
+        decodeQ2_KAvx2(src, nBlocks, dst);
+        return;
+    }
+#endif
+    for (size_t i = 0; i < nBlocks; ++i) {
+        const uint8_t *b = blockAt<BlockQ2_K>(src, i);
+        const float d = fp16ToFp32(loadU16(b + offsetof(BlockQ2_K, d)));
+        const float dmin = fp16ToFp32(loadU16(b + offsetof(BlockQ2_K, dmin)));
+        const uint8_t *scales = b + offsetof(BlockQ2_K, scales);
+        int is = 0;
+        // two halves of 128 elements, each from 32 bytes read four times at shifts 0, 2, 4, 6
+        for (int half = 0; half < 2; ++half) {
+            const uint8_t *q = b + offsetof(BlockQ2_K, qs) + 32 * half;
+            for (int shift = 0; shift < 8; shift += 2) {
+                for (int part = 0; part < 2; ++part, ++is, dst += 16) {
+                    const uint8_t sc = scales[is];
+                    const float dl = d * static_cast<float>(sc & 0x0f);
+                    const float ml = dmin * static_cast<float>(sc >> 4);
+                    for (int l = 0; l < 16; ++l)
+                        dst[l] = dl * static_cast<float>((q[16 * part + l] >> shift) & 3) - ml;
+                }
+            }
+        }
+    }
+}
+
+void decodeQ3_K(const uint8_t *__restrict src, size_t nBlocks, float *__restrict dst)
+{
+#if GGUF_X86_KERNELS
+    if (cpuHasAvx2()) {
+        decodeQ3_KAvx2(src, nBlocks, dst);
+        return;
+    }
+#endif
+    for (size_t i = 0; i < nBlocks; ++i) {
+        const uint8_t *b = blockAt<BlockQ3_K>(src, i);
+        const float d = fp16ToFp32(loadU16(b + offsetof(BlockQ3_K, d)));
+        const std::array<int, 16> scales = unpackQ3Scales(b + offsetof(BlockQ3_K, scales));
+        const uint8_t *hmask = b + offsetof(BlockQ3_K, hmask);
+        int is = 0;
+        int maskBit = 0; // hmask bit 0..7, one per group of 32 elements
+        for (int half = 0; half < 2; ++half) {
+            const uint8_t *q = b + offsetof(BlockQ3_K, qs) + 32 * half;
+            for (int shift = 0; shift < 8; shift += 2, ++maskBit) {
+                for (int part = 0; part < 2; ++part, ++is, dst += 16) {
+                    const float dl = d * static_cast<float>(scales[is]);
+                    for (int l = 0; l < 16; ++l) {
+                        const int k = 16 * part + l;
+                        const int low = (q[k] >> shift) & 3;
+                        // a clear hmask bit subtracts 4
+                        const int minus = (~hmask[k] >> maskBit & 1) << 2;
+                        dst[l] = dl * static_cast<float>(low - minus);
+                    }
+                }
+            }
+        }
+    }
+}
+
+void decodeQ4_K(const uint8_t *__restrict src, size_t nBlocks, float *__restrict dst)
+{
+#if GGUF_X86_KERNELS
+    if (cpuHasAvx2()) {
+        decodeQ4_KAvx2(src, nBlocks, dst);
+        return;
+    }
+#endif
+    for (size_t i = 0; i < nBlocks; ++i) {
+        const uint8_t *b = blockAt<BlockQ4_K>(src, i);
+        const float d = fp16ToFp32(loadU16(b + offsetof(BlockQ4_K, d)));
+        const float dmin = fp16ToFp32(loadU16(b + offsetof(BlockQ4_K, dmin)));
+        const uint8_t *scales = b + offsetof(BlockQ4_K, scales);
+        // four chunks of 64: low nibbles of 32 bytes, then their high nibbles
+        for (int chunk = 0; chunk < 4; ++chunk) {
+            const uint8_t *q = b + offsetof(BlockQ4_K, qs) + 32 * chunk;
+            const ScaleMin lo = scaleMinK4(scales, 2 * chunk);
+            const ScaleMin hi = scaleMinK4(scales, 2 * chunk + 1);
+            const float d1 = d * static_cast<float>(lo.scale);
+            const float m1 = dmin * static_cast<float>(lo.min);
+            const float d2 = d * static_cast<float>(hi.scale);
+            const float m2 = dmin * static_cast<float>(hi.min);
+            for (int l = 0; l < 32; ++l)
+                dst[l] = d1 * static_cast<float>(q[l] & 0x0f) - m1;
+            for (int l = 0; l < 32; ++l)
+                dst[32 + l] = d2 * static_cast<float>(q[l] >> 4) - m2;
+            dst += 64;
+        }
+    }
+}
+
+void decodeQ5_K(const uint8_t *__restrict src, size_t nBlocks, float *__restrict dst)
+{
+#if GGUF_X86_KERNELS
+    if (cpuHasAvx2()) {
+        decodeQ5_KAvx2(src, nBlocks, dst);
+        return;
+    }
+#endif
+    for (size_t i = 0; i < nBlocks; ++i) {
+        const uint8_t *b = blockAt<BlockQ5_K>(src, i);
+        const float d = fp16ToFp32(loadU16(b + offsetof(BlockQ5_K, d)));
+        const float dmin = fp16ToFp32(loadU16(b + offsetof(BlockQ5_K, dmin)));
+        const uint8_t *scales = b + offsetof(BlockQ5_K, scales);
+        for (int chunk = 0; chunk < 4; ++chunk) {
+            const uint8_t *q = b + offsetof(BlockQ5_K, qs) + 32 * chunk;
+            const ScaleMin lo = scaleMinK4(scales, 2 * chunk);
+            const ScaleMin hi = scaleMinK4(scales, 2 * chunk + 1);
+            const float d1 = d * static_cast<float>(lo.scale);
+            const float m1 = dmin * static_cast<float>(lo.min);
+            const float d2 = d * static_cast<float>(hi.scale);
+            const float m2 = dmin * static_cast<float>(hi.min);
+            // the fifth bits of this chunk are bits 2*chunk (low half) and 2*chunk+1 (high half) of qh
+            const int bitLo = 2 * chunk;
+            const int bitHi = 2 * chunk + 1;
+            const uint8_t *qh = b + offsetof(BlockQ5_K, qh);
+            for (int l = 0; l < 32; ++l) {
+                const int code = (q[l] & 0x0f) + (((qh[l] >> bitLo) & 1) << 4);
+                dst[l] = d1 * static_cast<float>(code) - m1;
+            }
+            for (int l = 0; l < 32; ++l) {
+                const int code = (q[l] >> 4) + (((qh[l] >> bitHi) & 1) << 4);
+                dst[32 + l] = d2 * static_cast<float>(code) - m2;
+            }
+            dst += 64;
+        }
+    }
+}
+
+void decodeQ6_K(const uint8_t *__restrict src, size_t nBlocks, float *__restrict dst)
+{
+#if GGUF_X86_KERNELS
+    if (cpuHasAvx2()) {
+        decodeQ6_KAvx2(src, nBlocks, dst);
+        return;
+    }
+#endif
+    for (size_t i = 0; i < nBlocks; ++i) {
+        const uint8_t *b = blockAt<BlockQ6_K>(src, i);
+        const float d = fp16ToFp32(loadU16(b + offsetof(BlockQ6_K, d)));
+        const auto *scales = reinterpret_cast<const int8_t *>(b + offsetof(BlockQ6_K, scales));
+        // two halves of 128: 64 low-nibble bytes, 32 high-bit bytes and 8 scales each
+        for (int half = 0; half < 2; ++half, dst += 128) {
+            const uint8_t *ql = b + offsetof(BlockQ6_K, ql) + 64 * half;
+            const uint8_t *qh = b + offsetof(BlockQ6_K, qh) + 32 * half;
+            // (d * scale) first, as ggml evaluates d * sc * q left to right
+            float ds[8];
+            for (int k = 0; k < 8; ++k)
+                ds[k] = d * static_cast<float>(scales[8 * half + k]);
+            for (int part = 0; part < 2; ++part) {
+                for (int l = 16 * part; l < 16 * part + 16; ++l) {
+                    const int q1 = ((ql[l] & 0x0f) | (((qh[l] >> 0) & 3) << 4)) - 32;
+                    const int q2 = ((ql[l + 32] & 0x0f) | (((qh[l] >> 2) & 3) << 4)) - 32;
+                    const int q3 = ((ql[l] >> 4) | (((qh[l] >> 4) & 3) << 4)) - 32;
+                    const int q4 = ((ql[l + 32] >> 4) | (((qh[l] >> 6) & 3) << 4)) - 32;
+                    dst[l] = ds[part] * static_cast<float>(q1);
+                    dst[l + 32] = ds[part + 2] * static_cast<float>(q2);
+                    dst[l + 64] = ds[part + 4] * static_cast<float>(q3);
+                    dst[l + 96] = ds[part + 6] * static_cast<float>(q4);
+                }
+            }
+        }
+    }
+}
+
+void decodeQ8_K(const uint8_t *__restrict src, size_t nBlocks, float *__restrict dst)
+{
+    for (size_t i = 0; i < nBlocks; ++i, dst += 256) {
+        const uint8_t *b = blockAt<BlockQ8_K>(src, i);
+        const float d = std::bit_cast<float>(loadU32(b + offsetof(BlockQ8_K, d)));
+        const auto *qs = reinterpret_cast<const int8_t *>(b + offsetof(BlockQ8_K, qs));
+        for (int j = 0; j < 256; ++j)
+            dst[j] = d * static_cast<float>(qs[j]);
+    }
+}
+
+} // namespace gguf::detail

@@ -1,0 +1,158 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
+// Plain element types: float formats converted exactly, integers by the C conversion (float)v.
+#include "core/util/byte_order.h"
+#include "dequantize_blocks.h"
+#include "core/util/float_convert.h"
+
+#if GGUF_X86_KERNELS
+#endif
+
+namespace gguf::detail {
+namespace {
+
+// One element of type T, read as stored or byte-swapped; the loops below stay branch-free.
+template <typename T, bool Swap> inline T loadElement(const uint8_t *src, size_t index)
+{
+    T value;
+    std::memcpy(&value, src + index * sizeof(T), sizeof(T));
+    if constexpr (Swap)
+        return byteSwap(value);
+    else
+        return value;
+}
+
+template <typename Bits, bool Swap, typename Convert>
+inline void convertAll(const uint8_t *src, size_t n, float *dst, Convert convert)
+{
+    for (size_t i = 0; i < n; ++i)
+        dst[i] = convert(loadElement<Bits, Swap>(src, i));
+}
+
+template <bool Swap> void decodeF32Impl(const uint8_t *src, size_t n, float *dst)
+{
+    if constexpr (!Swap)
+        std::memcpy(dst, src, n * sizeof(float));
+    else
+        convertAll<uint32_t, true>(src, n, dst, [](uint32_t v) { return std::bit_cast<float>(v); });
+}
+
+template <bool Swap> void decodeF64Impl(const uint8_t *src, size_t n, float *dst)
+{
+    convertAll<uint64_t, Swap>(src, n, dst, [](uint64_t v) { return static_cast<float>(std::bit_cast<double>(v)); });
+}
+
+template <typename Int, bool Swap> void decodeIntImpl(const uint8_t *src, size_t n, float *dst)
+{
+    convertAll<Int, Swap>(src, n, dst, [](Int v) { return static_cast<float>(v); });
+}
+
+} // namespace
+
+void decodeF32(const uint8_t *src, size_t n, float *dst)
+{
+    decodeF32Impl<false>(src, n, dst);
+}
+
+void decodeF32Swapped(const uint8_t *src, size_t n, float *dst)
+{
+    decodeF32Impl<true>(src, n, dst);
+}
+
+#if GGUF_X86_KERNELS
+namespace {
+
+// The F16C conversion gives exactly fp16ToFp32's results (quiet NaNs, exact subnormals).
+template <bool Swap> GGUF_F16C_KERNEL void decodeF16F16c(const uint8_t *src, size_t n, float *dst)
+{
+    size_t i = 0;
+    for (; i + 8 <= n; i += 8) {
+        __m128i h = _mm_loadu_si128(reinterpret_cast<const __m128i *>(src + 2 * i));
+        if constexpr (Swap)
+            h = _mm_or_si128(_mm_slli_epi16(h, 8), _mm_srli_epi16(h, 8));
+        _mm256_storeu_ps(dst + i, _mm256_cvtph_ps(h));
+    }
+    for (; i < n; ++i)
+        dst[i] = fp16ToFp32(loadElement<uint16_t, Swap>(src, i));
+}
+
+} // namespace
+#endif
+
+void decodeF16(const uint8_t *src, size_t n, float *dst)
+{
+#if GGUF_X86_KERNELS
+    if (cpuHasF16c()) {
+        decodeF16F16c<false>(src, n, dst);
+        return;
+    }
+#endif
+    convertAll<uint16_t, false>(src, n, dst, [](uint16_t h) { return fp16ToFp32(h); });
+}
+
+void decodeF16Swapped(const uint8_t *src, size_t n, float *dst)
+{
+#if GGUF_X86_KERNELS
+    if (cpuHasF16c()) {
+        decodeF16F16c<true>(src, n, dst);
+        return;
+    }
+#endif
+    convertAll<uint16_t, true>(src, n, dst, [](uint16_t h) { return fp16ToFp32(h); });
+}
+
+GGUF_DECODER_CLONES void decodeBF16(const uint8_t *src, size_t n, float *dst)
+{
+    convertAll<uint16_t, false>(src, n, dst, [](uint16_t h) { return bf16ToFp32(h); });
+}
+
+GGUF_DECODER_CLONES void decodeBF16Swapped(const uint8_t *src, size_t n, float *dst)
+{
+    convertAll<uint16_t, true>(src, n, dst, [](uint16_t h) { return bf16ToFp32(h); });
+}
+
+void decodeF64(const uint8_t *src, size_t n, float *dst)
+{
+    decodeF64Impl<false>(src, n, dst);
+}
+
+void decodeF64Swapped(const uint8_t *src, size_t n, float *dst)
+{
+    decodeF64Impl<true>(src, n, dst);
+}
+
+void decodeI8(const uint8_t *src, size_t n, float *dst)
+{
+    decodeIntImpl<int8_t, false>(src, n, dst);
+}
+
+void decodeI16(const uint8_t *src, size_t n, float *dst)
+{
+    decodeIntImpl<int16_t, false>(src, n, dst);
+}
+
+void decodeI16Swapped(const uint8_t *src, size_t n, float *dst)
+{
+    decodeIntImpl<int16_t, true>(src, n, dst);
+}
+
+void decodeI32(const uint8_t *src, size_t n, float *dst)
+{
+    decodeIntImpl<int32_t, false>(src, n, dst);
+}
+
+void decodeI32Swapped(const uint8_t *src, size_t n, float *dst)
+{
+    decodeIntImpl<int32_t, true>(src, n, dst);
+}
+
+void decodeI64(const uint8_t *src, size_t n, float *dst)
+{
+    decodeIntImpl<int64_t, false>(src, n, dst);
+}
+
+void decodeI64Swapped(const uint8_t *src, size_t n, float *dst)
+{
+    decodeIntImpl<int64_t, true>(src, n, dst);
+}
+
+} // namespace gguf::detail

@@ -1,0 +1,397 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
+// Blocks of 32 to 128 elements sharing one scale (or four, for NVFP4). Layouts follow ggml's
+// block_* structs in src/ggml-common.h; the arithmetic mirrors ggml's dequantize_row_* exactly.
+#include "dequantize_blocks.h"
+#include "core/util/float_convert.h"
+#include "core/quant/quant_tables.h"
+
+#include <cstddef>
+
+namespace gguf::detail {
+namespace {
+
+struct BlockQ4_0 {
+    uint16_t d;     // f16 scale
+    uint8_t qs[16]; // element j in the low nibble of qs[j], element j+16 in the high nibble
+};
+static_assert(sizeof(BlockQ4_0) == 18);
+
+struct BlockQ4_1 {
+    uint16_t d; // f16 scale
+    uint16_t m; // f16 minimum
+    uint8_t qs[16];
+};
+static_assert(sizeof(BlockQ4_1) == 20);
+
+struct BlockQ5_0 {
+    uint16_t d;
+    uint8_t qh[4]; // fifth bit of element j is bit j of this little-endian word
+    uint8_t qs[16];
+};
+static_assert(sizeof(BlockQ5_0) == 22);
+
+struct BlockQ5_1 {
+    uint16_t d;
+    uint16_t m;
+    uint8_t qh[4];
+    uint8_t qs[16];
+};
+static_assert(sizeof(BlockQ5_1) == 24);
+
+struct BlockQ8_0 {
+    uint16_t d;
+    int8_t qs[32];
+};
+static_assert(sizeof(BlockQ8_0) == 34);
+
+struct BlockQ8_1 {
+    uint16_t d;
+    uint16_t s; // f16 d * sum(qs): used by dot products, not needed to decode
+    int8_t qs[32];
+};
+static_assert(sizeof(BlockQ8_1) == 36);
+
+struct BlockQ1_0 {
+    uint16_t d;
+    uint8_t qs[16]; // element j is bit j%8 of qs[j/8]: 1 → +d, 0 → -d
+};
+static_assert(sizeof(BlockQ1_0) == 18);
+
+struct BlockQ2_0 {
+    uint16_t d;
+    uint8_t qs[16]; // element j is bits 2*(j%4) of qs[j/4]; code q gives (q-1)*d
+};
+static_assert(sizeof(BlockQ2_0) == 18);
+
+struct BlockIQ4_NL {
+    uint16_t d;
+    uint8_t qs[16]; // nibbles index kValuesIq4nl, split halves as in Q4_0
+};
+static_assert(sizeof(BlockIQ4_NL) == 18);
+
+struct BlockMXFP4 {
+    uint8_t e;      // E8M0 shared exponent
+    uint8_t qs[16]; // E2M1 nibbles, split halves as in Q4_0
+};
+static_assert(sizeof(BlockMXFP4) == 17);
+
+struct BlockNVFP4 {
+    uint8_t d[4];   // UE4M3 scale of each 16-element sub-block
+    uint8_t qs[32]; // sub-block s uses qs[8s..8s+7]: low nibbles elements 0-7, high nibbles 8-15
+};
+static_assert(sizeof(BlockNVFP4) == 36);
+
+// The fifth bit of Q5_0/Q5_1 element j (bit j of qh) as 0 or 16. The masks come from a table so
+// that a vectorized loop loads them instead of shifting by a per-lane count (SSE2 has none).
+inline constexpr auto kBitMasks = [] {
+    std::array<uint32_t, 32> t{};
+    for (unsigned j = 0; j < 32; ++j)
+        t[j] = 1u << j;
+    return t;
+}();
+
+inline int highBit16(uint32_t qh, int j)
+{
+    return static_cast<int>((qh & kBitMasks[j]) != 0) << 4;
+}
+
+} // namespace
+
+#if GGUF_X86_KERNELS
+namespace {
+
+// AVX2 kernels. Codes are built with byte operations and widened to floats 8 at a time; the
+// float operations are the portable loops', in the same order.
+
+GGUF_AVX2_KERNEL void decodeQ4_0Avx2(const uint8_t *src, size_t nBlocks, float *dst)
+{
+    // code - 8 as a lookup table
+    const __m128i lut = _mm_setr_epi8(-8, -7, -6, -5, -4, -3, -2, -1, 0, 1, 2, 3, 4, 5, 6, 7);
+    for (size_t i = 0; i < nBlocks; ++i, dst += 32) {
+        const uint8_t *b = blockAt<BlockQ4_0>(src, i);
+        const float d = fp16ToFp32(loadU16(b + offsetof(BlockQ4_0, d)));
+        avx2::storeNibbleLut32(avx2::load16(b + offsetof(BlockQ4_0, qs)), lut, _mm256_set1_ps(d), dst);
+    }
+}
+
+GGUF_AVX2_KERNEL void decodeQ4_1Avx2(const uint8_t *src, size_t nBlocks, float *dst)
+{
+    for (size_t i = 0; i < nBlocks; ++i, dst += 32) {
+        const uint8_t *b = blockAt<BlockQ4_1>(src, i);
+        const __m256 d = _mm256_set1_ps(fp16ToFp32(loadU16(b + offsetof(BlockQ4_1, d))));
+        const __m256 m = _mm256_set1_ps(fp16ToFp32(loadU16(b + offsetof(BlockQ4_1, m))));
+        const __m256i codes = avx2::splitNibbles(avx2::load16(b + offsetof(BlockQ4_1, qs)));
+        avx2::storeAffine16<false>(_mm256_castsi256_si128(codes), d, m, dst);
+        avx2::storeAffine16<false>(_mm256_extracti128_si256(codes, 1), d, m, dst + 16);
+    }
+}
+
+GGUF_AVX2_KERNEL void decodeQ5_0Avx2(const uint8_t *src, size_t nBlocks, float *dst)
+{
+    const __m256i sixteen = _mm256_set1_epi8(16);
+    for (size_t i = 0; i < nBlocks; ++i, dst += 32) {
+        const uint8_t *b = blockAt<BlockQ5_0>(src, i);
+        const __m256 d = _mm256_set1_ps(fp16ToFp32(loadU16(b + offsetof(BlockQ5_0, d))));
+        const __m256i high = avx2::spreadBits32(loadU32(b + offsetof(BlockQ5_0, qh)), 16);
+        const __m256i nibbles = avx2::splitNibbles(avx2::load16(b + offsetof(BlockQ5_0, qs)));
+        avx2::storeScaled32(_mm256_sub_epi8(_mm256_or_si256(nibbles, high), sixteen), d, d, dst);
+    }
+}
+
+GGUF_AVX2_KERNEL void decodeQ5_1Avx2(const uint8_t *src, size_t nBlocks, float *dst)
+{
+    for (size_t i = 0; i < nBlocks; ++i, dst += 32) {
+        const uint8_t *b = blockAt<BlockQ5_1>(src, i);
+        const __m256 d = _mm256_set1_ps(fp16ToFp32(loadU16(b + offsetof(BlockQ5_1, d))));
+        const __m256 m = _mm256_set1_ps(fp16ToFp32(loadU16(b + offsetof(BlockQ5_1, m))));
+        const __m256i high = avx2::spreadBits32(loadU32(b + offsetof(BlockQ5_1, qh)), 16);
+        const __m256i codes = _mm256_or_si256(avx2::splitNibbles(avx2::load16(b + offsetof(BlockQ5_1, qs))), high);
+        avx2::storeAffine16<false>(_mm256_castsi256_si128(codes), d, m, dst);
+        avx2::storeAffine16<false>(_mm256_extracti128_si256(codes, 1), d, m, dst + 16);
+    }
+}
+
+// The 16-entry codebook types decode with pshufb lookups; the portable loops below gather.
+GGUF_AVX2_KERNEL void decodeIQ4_NLAvx2(const uint8_t *src, size_t nBlocks, float *dst)
+{
+    const __m128i lut = avx2::lutOf(tables::kValuesIq4nl);
+    for (size_t i = 0; i < nBlocks; ++i, dst += 32) {
+        const uint8_t *b = blockAt<BlockIQ4_NL>(src, i);
+        const float d = fp16ToFp32(loadU16(b + offsetof(BlockIQ4_NL, d)));
+        avx2::storeNibbleLut32(avx2::load16(b + offsetof(BlockIQ4_NL, qs)), lut, _mm256_set1_ps(d), dst);
+    }
+}
+
+GGUF_AVX2_KERNEL void decodeMXFP4Avx2(const uint8_t *src, size_t nBlocks, float *dst)
+{
+    const __m128i lut = avx2::lutOf(tables::kValuesFp4);
+    for (size_t i = 0; i < nBlocks; ++i, dst += 32) {
+        const uint8_t *b = blockAt<BlockMXFP4>(src, i);
+        const float d = e8m0ToFp32Half(b[offsetof(BlockMXFP4, e)]);
+        avx2::storeNibbleLut32(avx2::load16(b + offsetof(BlockMXFP4, qs)), lut, _mm256_set1_ps(d), dst);
+    }
+}
+
+GGUF_AVX2_KERNEL void decodeNVFP4Avx2(const uint8_t *src, size_t nBlocks, float *dst)
+{
+    const __m128i lut = avx2::lutOf(tables::kValuesFp4);
+    const __m128i low = _mm_set1_epi8(0x0f);
+    for (size_t i = 0; i < nBlocks; ++i) {
+        const uint8_t *b = blockAt<BlockNVFP4>(src, i);
+        // 16 bytes hold two sub-blocks: bytes 0-7 the first, 8-15 the second
+        for (int pair = 0; pair < 2; ++pair, dst += 32) {
+            const __m128i q = avx2::load16(b + offsetof(BlockNVFP4, qs) + 16 * pair);
+            const __m128i lows = _mm_shuffle_epi8(lut, _mm_and_si128(q, low));
+            const __m128i highs = _mm_shuffle_epi8(lut, _mm_and_si128(_mm_srli_epi16(q, 4), low));
+            const __m256 d0 = _mm256_set1_ps(kUe4m3HalfTable[b[offsetof(BlockNVFP4, d) + 2 * pair]]);
+            const __m256 d1 = _mm256_set1_ps(kUe4m3HalfTable[b[offsetof(BlockNVFP4, d) + 2 * pair + 1]]);
+            avx2::storeScaled8(lows, d0, dst);
+            avx2::storeScaled8(highs, d0, dst + 8);
+            avx2::storeScaled8(_mm_unpackhi_epi64(lows, lows), d1, dst + 16);
+            avx2::storeScaled8(_mm_unpackhi_epi64(highs, highs), d1, dst + 24);
+        }
+    }
+}
+
+} // namespace
+#endif
+
+// Every decoder reads its blocks in place; __restrict tells the compiler the output never
+// overlaps the input, so it vectorizes without runtime overlap checks.
+
+void decodeQ4_0(const uint8_t *__restrict src, size_t nBlocks, float *__restrict dst)
+{
+#if GGUF_X86_KERNELS
+    if (cpuHasAvx2()) {
+        decodeQ4_0Avx2(src, nBlocks, dst);
+        return;
+    }
+#endif
+    for (size_t i = 0; i < nBlocks; ++i, dst += 32) {
+        const uint8_t *b = blockAt<BlockQ4_0>(src, i);
+        const float d = fp16ToFp32(loadU16(b + offsetof(BlockQ4_0, d)));
+        const uint8_t *qs = b + offsetof(BlockQ4_0, qs);
+        for (int j = 0; j < 16; ++j) {
+            dst[j] = static_cast<float>((qs[j] & 0x0f) - 8) * d;
+            dst[j + 16] = static_cast<float>((qs[j] >> 4) - 8) * d;
+        }
+    }
+}
+
+void decodeQ4_1(const uint8_t *__restrict src, size_t nBlocks, float *__restrict dst)
+{
+#if GGUF_X86_KERNELS
+    if (cpuHasAvx2()) {
+        decodeQ4_1Avx2(src, nBlocks, dst);
+        return;
+    }
+#endif
+    for (size_t i = 0; i < nBlocks; ++i, dst += 32) {
+        const uint8_t *b = blockAt<BlockQ4_1>(src, i);
+        const float d = fp16ToFp32(loadU16(b + offsetof(BlockQ4_1, d)));
+        const float m = fp16ToFp32(loadU16(b + offsetof(BlockQ4_1, m)));
+        const uint8_t *qs = b + offsetof(BlockQ4_1, qs);
+        for (int j = 0; j < 16; ++j) {
+            dst[j] = static_cast<float>(qs[j] & 0x0f) * d + m;
+            dst[j + 16] = static_cast<float>(qs[j] >> 4) * d + m;
+        }
+    }
+}
+
+void decodeQ5_0(const uint8_t *__restrict src, size_t nBlocks, float *__restrict dst)
+{
+#if GGUF_X86_KERNELS
+    if (cpuHasAvx2()) {
+        decodeQ5_0Avx2(src, nBlocks, dst);
+        return;
+    }
+#endif
+    for (size_t i = 0; i < nBlocks; ++i, dst += 32) {
+        const uint8_t *b = blockAt<BlockQ5_0>(src, i);
+        const float d = fp16ToFp32(loadU16(b + offsetof(BlockQ5_0, d)));
+        const uint32_t qh = loadU32(b + offsetof(BlockQ5_0, qh));
+        const uint8_t *qs = b + offsetof(BlockQ5_0, qs);
+        for (int j = 0; j < 16; ++j) {
+            const int lo = ((qs[j] & 0x0f) | highBit16(qh, j)) - 16;
+            const int hi = ((qs[j] >> 4) | highBit16(qh, j + 16)) - 16;
+            dst[j] = static_cast<float>(lo) * d;
+            dst[j + 16] = static_cast<float>(hi) * d;
+        }
+    }
+}
+
+void decodeQ5_1(const uint8_t *__restrict src, size_t nBlocks, float *__restrict dst)
+{
+#if GGUF_X86_KERNELS
+    if (cpuHasAvx2()) {
+        decodeQ5_1Avx2(src, nBlocks, dst);
+        return;
+    }
+#endif
+    for (size_t i = 0; i < nBlocks; ++i, dst += 32) {
+        const uint8_t *b = blockAt<BlockQ5_1>(src, i);
+        const float d = fp16ToFp32(loadU16(b + offsetof(BlockQ5_1, d)));
+        const float m = fp16ToFp32(loadU16(b + offsetof(BlockQ5_1, m)));
+        const uint32_t qh = loadU32(b + offsetof(BlockQ5_1, qh));
+        const uint8_t *qs = b + offsetof(BlockQ5_1, qs);
+        for (int j = 0; j < 16; ++j) {
+            const unsigned lo = (qs[j] & 0x0fu) | highBit16(qh, j);
+            const unsigned hi = (qs[j] >> 4) | highBit16(qh, j + 16);
+            dst[j] = static_cast<float>(lo) * d + m;
+            dst[j + 16] = static_cast<float>(hi) * d + m;
+        }
+    }
+}
+
+GGUF_DECODER_CLONES void decodeQ8_0(const uint8_t *__restrict src, size_t nBlocks, float *__restrict dst)
+{
+    for (size_t i = 0; i < nBlocks; ++i, dst += 32) {
+        const uint8_t *b = blockAt<BlockQ8_0>(src, i);
+        const float d = fp16ToFp32(loadU16(b + offsetof(BlockQ8_0, d)));
+        const auto *qs = reinterpret_cast<const int8_t *>(b + offsetof(BlockQ8_0, qs));
+        for (int j = 0; j < 32; ++j)
+            dst[j] = static_cast<float>(qs[j]) * d;
+    }
+}
+
+GGUF_DECODER_CLONES void decodeQ8_1(const uint8_t *__restrict src, size_t nBlocks, float *__restrict dst)
+{
+    // ggml has no to_float for Q8_1; decode it the way Q8_0 is decoded (value = q * d)
+    for (size_t i = 0; i < nBlocks; ++i, dst += 32) {
+        const uint8_t *b = blockAt<BlockQ8_1>(src, i);
+        const float d = fp16ToFp32(loadU16(b + offsetof(BlockQ8_1, d)));
+        const auto *qs = reinterpret_cast<const int8_t *>(b + offsetof(BlockQ8_1, qs));
+        for (int j = 0; j < 32; ++j)
+            dst[j] = static_cast<float>(qs[j]) * d;
+    }
+}
+
+void decodeQ1_0(const uint8_t *__restrict src, size_t nBlocks, float *__restrict dst)
+{
+    for (size_t i = 0; i < nBlocks; ++i, dst += 128) {
+        const uint8_t *b = blockAt<BlockQ1_0>(src, i);
+        const uint32_t d = std::bit_cast<uint32_t>(fp16ToFp32(loadU16(b + offsetof(BlockQ1_0, d))));
+        const uint8_t *qs = b + offsetof(BlockQ1_0, qs);
+        for (int byte = 0; byte < 16; ++byte) {
+            // a clear bit selects -d: flipping d's sign bit is exactly the negation
+            const uint32_t *flip = kSignMasks[static_cast<uint8_t>(~qs[byte])].data();
+            for (int k = 0; k < 8; ++k)
+                dst[8 * byte + k] = std::bit_cast<float>(d ^ flip[k]);
+        }
+    }
+}
+
+void decodeQ2_0(const uint8_t *__restrict src, size_t nBlocks, float *__restrict dst)
+{
+    for (size_t i = 0; i < nBlocks; ++i, dst += 64) {
+        const uint8_t *b = blockAt<BlockQ2_0>(src, i);
+        const float d = fp16ToFp32(loadU16(b + offsetof(BlockQ2_0, d)));
+        const uint8_t *qs = b + offsetof(BlockQ2_0, qs);
+        for (int byte = 0; byte < 16; ++byte) {
+            const int bits = qs[byte];
+            for (int k = 0; k < 4; ++k)
+                dst[4 * byte + k] = static_cast<float>(((bits >> (2 * k)) & 3) - 1) * d;
+        }
+    }
+}
+
+void decodeIQ4_NL(const uint8_t *__restrict src, size_t nBlocks, float *__restrict dst)
+{
+#if GGUF_X86_KERNELS
+    if (cpuHasAvx2()) {
+        decodeIQ4_NLAvx2(src, nBlocks, dst);
+        return;
+    }
+#endif
+    for (size_t i = 0; i < nBlocks; ++i, dst += 32) {
+        const uint8_t *b = blockAt<BlockIQ4_NL>(src, i);
+        const float d = fp16ToFp32(loadU16(b + offsetof(BlockIQ4_NL, d)));
+        const uint8_t *qs = b + offsetof(BlockIQ4_NL, qs);
+        for (int j = 0; j < 16; ++j) {
+            dst[j] = d * tables::kValuesIq4nlFloat[qs[j] & 0x0f];
+            dst[j + 16] = d * tables::kValuesIq4nlFloat[qs[j] >> 4];
+        }
+    }
+}
+
+void decodeMXFP4(const uint8_t *__restrict src, size_t nBlocks, float *__restrict dst)
+{
+#if GGUF_X86_KERNELS
+    if (cpuHasAvx2()) {
+        decodeMXFP4Avx2(src, nBlocks, dst);
+        return;
+    }
+#endif
+    for (size_t i = 0; i < nBlocks; ++i, dst += 32) {
+        const uint8_t *b = blockAt<BlockMXFP4>(src, i);
+        const float d = e8m0ToFp32Half(b[offsetof(BlockMXFP4, e)]);
+        const uint8_t *qs = b + offsetof(BlockMXFP4, qs);
+        for (int j = 0; j < 16; ++j) {
+            dst[j] = tables::kValuesFp4Float[qs[j] & 0x0f] * d;
+            dst[j + 16] = tables::kValuesFp4Float[qs[j] >> 4] * d;
+        }
+    }
+}
+
+void decodeNVFP4(const uint8_t *__restrict src, size_t nBlocks, float *__restrict dst)
+{
+#if GGUF_X86_KERNELS
+    if (cpuHasAvx2()) {
+        decodeNVFP4Avx2(src, nBlocks, dst);
+        return;
+    }
+#endif
+    for (size_t i = 0; i < nBlocks; ++i) {
+        const uint8_t *b = blockAt<BlockNVFP4>(src, i);
+        for (int s = 0; s < 4; ++s, dst += 16) {
+            const float d = kUe4m3HalfTable[b[offsetof(BlockNVFP4, d) + s]];
+            const uint8_t *q = b + offsetof(BlockNVFP4, qs) + 8 * s;
+            for (int j = 0; j < 8; ++j) {
+                dst[j] = tables::kValuesFp4Float[q[j] & 0x0f] * d;
+                dst[j + 8] = tables::kValuesFp4Float[q[j] >> 4] * d;
+            }
+        }
+    }
+}
+
+} // namespace gguf::detail

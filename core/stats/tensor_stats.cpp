@@ -1,0 +1,783 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
+#include "core/stats/tensor_stats.h"
+
+#include "core/quant/dequantize.h"
+#include "core/util/byte_order.h"
+#include "core/util/cpu_features.h"
+#include "core/util/prefetch.h"
+#include "core/util/float_convert.h"
+#include "core/format/ggml_types.h"
+#include "core/format/gguf_file.h"
+#include "stats_fused.h"
+#include "stats_scan.h"
+
+#include <algorithm>
+#include <array>
+#include <atomic>
+#include <bit>
+#include <cmath>
+#include <cstdint>
+#include <cstdlib>
+#include <cstring>
+#include <limits>
+#include <memory>
+#include <new>
+#include <optional>
+#include <type_traits>
+
+namespace gguf {
+namespace {
+
+using namespace detail::scan;
+
+constexpr size_t kKeyCount = 65536;
+constexpr uint64_t kPiece = 16384; // decoded at a time: 64 KiB of floats stays in L2
+// Each key has this many interleaved counters, element i counting in copy i % kKeyCopies: runs of
+// equal keys (zeros, constant rows) then increment different words instead of waiting on
+// store-to-load forwarding of one counter.
+constexpr size_t kKeyCopies = 4;
+
+// The keys that can have a count: per sign, a run [low, high] of magnitude keys (key & 0x7fff),
+// known from the values' min and max. Only these are read, added and zeroed, so the tables are
+// calloc'd and a small tensor touches a few of their pages, not 1.5 MiB per call.
+struct KeySpan {
+    std::array<uint32_t, 2> low{0x8000, 0x8000}; // [0] positive, [1] negative; empty while low > high
+    std::array<uint32_t, 2> high{0, 0};
+
+    static uint32_t magnitudeKey(float x) { return (bitsOf(x) & 0x7fffffffu) >> 16; }
+
+    void cover(size_t sign, uint32_t from, uint32_t to)
+    {
+        low[sign] = std::min(low[sign], from);
+        high[sign] = std::max(high[sign], to);
+    }
+    // Finite values in [min, max]; zeros of either sign included when the range reaches 0.
+    void coverValues(float min, float max)
+    {
+        if (max >= 0.0f)
+            cover(0, min > 0.0f ? magnitudeKey(min) : 0, magnitudeKey(max));
+        if (min <= 0.0f)
+            cover(1, max < 0.0f ? magnitudeKey(max) : 0, magnitudeKey(min));
+    }
+    void cover(const KeySpan &o)
+    {
+        for (size_t sign = 0; sign < 2; ++sign)
+            if (o.low[sign] <= o.high[sign])
+                cover(sign, o.low[sign], o.high[sign]);
+    }
+    // Calls f(key) for every key of the span in ascending order of value: negatives by descending
+    // magnitude, then positives.
+    template <typename F> void forEachKey(F f) const
+    {
+        if (low[1] <= high[1])
+            for (uint32_t m = high[1] + 1; m-- > low[1];)
+                f(0x8000u | m);
+        for (uint32_t m = low[0]; m <= high[0]; ++m)
+            f(m);
+    }
+};
+
+// Zero-initialized tables from calloc: untouched pages are never faulted in.
+struct FreeDeleter {
+    void operator()(void *p) const { std::free(p); }
+};
+template <typename T> std::unique_ptr<T[], FreeDeleter> zeroedArray(size_t n)
+{
+    void *p = std::calloc(n, sizeof(T));
+    if (!p)
+        throw std::bad_alloc();
+    return std::unique_ptr<T[], FreeDeleter>(static_cast<T *>(p));
+}
+
+struct Worker {
+    std::vector<float> storage; // the decode buffer, over-allocated so that it can start on a cache line
+    float *buffer = nullptr;
+    // kKeyCopies 32-bit counters per key (key-major), flushed into `flushed` before one could overflow
+    std::unique_ptr<uint32_t[], FreeDeleter> keyCopies = zeroedArray<uint32_t>(kKeyCount * kKeyCopies);
+    KeySpan counted;     // keys counted in keyCopies since the last flush
+    uint64_t sinceFlush = 0; // elements counted in keyCopies since the last flush
+    std::unique_ptr<uint64_t[], FreeDeleter> flushed; // only for more than 2^32 elements
+    KeySpan flushedSpan;
+    uint64_t keysCounted = 0; // values whose key was counted (all, or the sampled ones)
+    std::vector<uint32_t> samplePositions; // the fused path's sampled elements of a piece
+    std::vector<float> sampleValues;
+    std::vector<uint16_t> sampleKeys; // the in-place path's sampled keys of a piece
+    std::vector<uint64_t> bins; // chosen-range histogram
+    uint64_t below = 0, above = 0;
+
+    uint64_t countOf(uint32_t key) const
+    {
+        const uint32_t *c = keyCopies.get() + key * kKeyCopies;
+        return uint64_t{c[0]} + c[1] + c[2] + c[3];
+    }
+    void flushKeys()
+    {
+        if (!flushed)
+            flushed = zeroedArray<uint64_t>(kKeyCount);
+        counted.forEachKey([&](uint32_t k) {
+            flushed[k] += countOf(k);
+            std::fill_n(keyCopies.get() + k * kKeyCopies, kKeyCopies, 0u);
+        });
+        flushedSpan.cover(counted);
+        counted = {};
+        sinceFlush = 0;
+    }
+};
+static_assert(kKeyCopies == 4, "countOf adds four copies");
+
+// Random bits for the sampled element of key groups 8·block … 8·block + 7 (8 bits each): a fixed
+// hash of the block index, so the result does not depend on the chunking or the threads.
+uint64_t sampleBits(uint64_t block)
+{
+    uint64_t z = (block + 1) * 0x9e3779b97f4a7c15ull;
+    z ^= z >> 31;
+    z *= 0xbf58476d1ce4e5b9ull;
+    return z ^ (z >> 29);
+}
+
+// Calls f(i, g) for the element i (index into the piece) sampled from each run g of `stride`
+// elements of a piece starting at element `first` of the tensor: one chosen at random per run;
+// runs before element `from` (a multiple of stride) are skipped.
+template <typename F> void forEachSample(uint64_t first, size_t n, uint32_t stride, F f, size_t from = 0)
+{
+    // `first` is a multiple of the piece size, itself a multiple of every stride
+    static_assert(kMaxKeySampleStride <= 256, "8 random bits per group");
+    const uint64_t group0 = first / stride;
+    size_t g = from / stride;
+    uint64_t random = sampleBits((group0 + g) / 8);
+    for (size_t at = from; at < n; at += stride, ++g) {
+        const uint64_t group = group0 + g;
+        if (group % 8 == 0)
+            random = sampleBits(group / 8);
+        const size_t length = std::min<size_t>(stride, n - at);
+        uint32_t offset = static_cast<uint32_t>(random >> (8 * (group % 8))) & (stride - 1);
+        if (offset >= length)
+            offset %= static_cast<uint32_t>(length);
+        f(at + offset, g);
+    }
+}
+
+// Counts the 16-bit keys of a piece starting at element `first` of the tensor: every finite value
+// when stride is 1, else the sample of forEachSample. Returns how many keys were counted.
+uint64_t countKeys(const float *v, size_t n, uint64_t first, uint32_t stride, bool allFinite, uint32_t *keyCopies)
+{
+    uint64_t counted = 0;
+    const auto count = [&](size_t i, size_t copy) {
+        const uint32_t bits = bitsOf(v[i]);
+        if (!allFinite && (bits & 0x7f800000u) == 0x7f800000u)
+            return;
+        ++keyCopies[(bits >> 16) * kKeyCopies + copy % kKeyCopies];
+        ++counted;
+    };
+    if (stride == 1) {
+        for (size_t i = 0; i < n; ++i)
+            count(i, i);
+    } else {
+        forEachSample(first, n, stride, count);
+    }
+    return counted;
+}
+
+// The careful path for a piece holding NaN or infinities: classify every value.
+Partial scanNonFinite(const float *v, size_t n)
+{
+    Partial p;
+    float mn = std::numeric_limits<float>::infinity(), mx = -std::numeric_limits<float>::infinity();
+    double sum = 0;
+    for (size_t i = 0; i < n; ++i) {
+        const float x = v[i];
+        const uint32_t bits = bitsOf(x);
+        if ((bits & 0x7f800000u) == 0x7f800000u) {
+            if (bits & 0x007fffffu)
+                ++p.nan;
+            else if (bits >> 31)
+                ++p.negInf;
+            else
+                ++p.posInf;
+            continue;
+        }
+        ++p.finite;
+        p.zeros += x == 0.0f;
+        mn = std::min(mn, x);
+        mx = std::max(mx, x);
+        sum += x;
+    }
+    if (p.finite == 0)
+        return p;
+    p.min = mn;
+    p.max = mx;
+    p.mean = sum / static_cast<double>(p.finite);
+    for (size_t i = 0; i < n; ++i) {
+        if (std::isfinite(v[i])) {
+            const double d = v[i] - p.mean;
+            p.m2 += d * d;
+        }
+    }
+    return p;
+}
+
+// The chosen-range histogram of the finite values of a piece, without data-dependent branches.
+void binRange(const float *v, size_t n, Worker &w, double lo, double hi, double scale)
+{
+    const uint64_t nb = w.bins.size();
+    const double last = static_cast<double>(nb - 1);
+    uint64_t below = 0, above = 0;
+    for (size_t i = 0; i < n; ++i) {
+        const double x = v[i];
+        const bool finite = std::isfinite(x);
+        const bool isBelow = finite && x < lo;
+        const bool isAbove = finite && x > hi;
+        const bool inside = finite && !isBelow && !isAbove;
+        below += isBelow;
+        above += isAbove;
+        // clamped before the conversion, which is undefined out of range; outside values add 0 to bin 0
+        const double t = inside ? std::min((x - lo) * scale, last) : 0.0;
+        w.bins[static_cast<uint64_t>(t)] += inside;
+    }
+    w.below += below;
+    w.above += above;
+}
+
+// The elements forEachSample chooses in a piece, in ascending order; whole runs of 8 groups,
+// which share one random word, take a short loop.
+void samplePositions(uint64_t first, size_t n, uint32_t stride, std::vector<uint32_t> &out)
+{
+    out.resize(n / stride + 1);
+    size_t count = 0, done = 0;
+    const uint64_t group0 = first / stride;
+    if (group0 % 8 == 0) {
+        const uint32_t mask = stride - 1;
+        const size_t runs = n / (8 * size_t{stride});
+        for (size_t r = 0; r < runs; ++r) {
+            uint64_t random = sampleBits(group0 / 8 + r);
+            for (size_t k = 0; k < 8; ++k, random >>= 8, done += stride)
+                out[count++] = static_cast<uint32_t>(done + (static_cast<uint32_t>(random) & mask));
+        }
+    }
+    forEachSample(first, n, stride, [&](size_t i, size_t) { out[count++] = static_cast<uint32_t>(i); }, done);
+    out.resize(count);
+}
+
+// Accumulates a piece of whole blocks of a fused type (see stats_fused.h) without decoding it;
+// false when a block needs the float path.
+bool scanFusedPiece(const TensorData &data, uint64_t first, size_t n, uint32_t stride, Worker &w, Partial &p)
+{
+    const TypeTraits &t = typeTraits(data.typeId);
+    const uint64_t begin = first / t.blockSize * t.typeSize, size = n / t.blockSize * t.typeSize;
+    if (begin > data.bytes.size() || size > data.bytes.size() - begin)
+        return false; // the float path reports the missing data
+    samplePositions(first, n, stride, w.samplePositions);
+    w.sampleValues.resize(w.samplePositions.size());
+    detail::FusedResult r;
+    if (!detail::fusedScan(data.typeId, data.bytes.data() + begin, n / t.blockSize, data.bytes,
+                           w.samplePositions, w.sampleValues.data(), r))
+        return false;
+    if (w.sinceFlush + n > std::numeric_limits<uint32_t>::max())
+        w.flushKeys();
+    w.sinceFlush += n;
+    // every value is finite: the scales are
+    for (size_t s = 0; s < w.sampleValues.size(); ++s)
+        ++w.keyCopies[(bitsOf(w.sampleValues[s]) >> 16) * kKeyCopies + s % kKeyCopies];
+    w.keysCounted += w.sampleValues.size();
+    p = Partial{};
+    p.finite = r.count;
+    p.zeros = r.zeros;
+    if (r.count > 0) {
+        p.min = r.min;
+        p.max = r.max;
+        p.mean = r.mean;
+        p.m2 = r.m2;
+        w.counted.coverValues(r.min, r.max);
+    }
+    return true;
+}
+
+// The 16-bit key (upper bits of the float32 pattern) of value i of a piece in place.
+template <Source S> uint32_t keyAt(const uint8_t *v, size_t i)
+{
+    if constexpr (S == Source::Floats) {
+        return bitsOf(valueAt<S>(v, i)) >> 16;
+    } else {
+        const uint32_t h = detail::loadU16(v + 2 * i);
+        if constexpr (S == Source::BrainHalves)
+            return h; // a bfloat16 is the upper half of its float
+        // a normal half's float has the same sign and mantissa, its exponent rebased by 127 − 15
+        const uint32_t magnitude = h & 0x7fffu;
+        if (magnitude >= 0x400u && magnitude < 0x7c00u) [[likely]]
+            return (h & 0x8000u) | ((magnitude + (112u << 10)) >> 3);
+        return bitsOf(fp16ToFp32(static_cast<uint16_t>(h))) >> 16;
+    }
+}
+
+// Keys of the sampled elements of `runs` runs of 8 groups of a piece read in place, the first run
+// starting at element `at` with random word sampleBits(run): 8 keys per run into `out`.
+template <Source S>
+void collectRunKeys(const uint8_t *v, size_t at, uint64_t run, size_t runs, uint32_t stride, uint16_t *out)
+{
+    const uint32_t mask = stride - 1;
+    for (size_t r = 0; r < runs; ++r, ++run) {
+        uint64_t random = sampleBits(run);
+        for (size_t k = 0; k < 8; ++k, random >>= 8, at += stride)
+            *out++ = static_cast<uint16_t>(keyAt<S>(v, at + (static_cast<uint32_t>(random) & mask)));
+    }
+}
+
+#if GGUF_X86_KERNELS
+// The same with gathers, 16 groups at a time; a half is gathered as 32 bits, so the caller keeps
+// one element after the last run readable.
+template <Source S>
+GGUF_AVX512_KERNEL void collectRunKeysAvx512(const uint8_t *v, size_t at, uint64_t run, size_t runs, uint32_t stride,
+                                             uint16_t *out)
+{
+    const __m512i mask = _mm512_set1_epi32(static_cast<int>(stride - 1));
+    const __m512i starts = _mm512_mullo_epi32(_mm512_setr_epi32(0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15),
+                                              _mm512_set1_epi32(static_cast<int>(stride)));
+    size_t r = 0;
+    for (; r + 2 <= runs; r += 2, run += 2, at += 16 * size_t{stride}, out += 16) {
+        const __m128i random = _mm_set_epi64x(static_cast<long long>(sampleBits(run + 1)), static_cast<long long>(sampleBits(run)));
+        const __m512i index = _mm512_add_epi32(_mm512_add_epi32(_mm512_and_si512(_mm512_cvtepu8_epi32(random), mask), starts),
+                                               _mm512_set1_epi32(static_cast<int>(at)));
+        __m512i key;
+        if constexpr (S == Source::Floats) {
+            key = _mm512_srli_epi32(_mm512_i32gather_epi32(index, v, 4), 16);
+        } else {
+            const __m512i halves = _mm512_i32gather_epi32(index, v, 2); // the element and the next
+            if constexpr (S == Source::BrainHalves)
+                key = halves;
+            else
+                key = _mm512_srli_epi32(_mm512_castps_si512(_mm512_cvtph_ps(_mm512_cvtepi32_epi16(halves))), 16);
+        }
+        _mm256_storeu_si256(reinterpret_cast<__m256i *>(out), _mm512_cvtepi32_epi16(key)); // low 16 bits of each
+    }
+    if (r < runs)
+        collectRunKeys<S>(v, at, run, runs - r, stride, out);
+}
+
+template <Source S>
+GGUF_AVX2_F16C_KERNEL void collectRunKeysAvx2(const uint8_t *v, size_t at, uint64_t run, size_t runs,
+                                                                    uint32_t stride, uint16_t *out)
+{
+    const __m256i mask = _mm256_set1_epi32(static_cast<int>(stride - 1)), low16 = _mm256_set1_epi32(0xffff);
+    const __m256i starts =
+        _mm256_mullo_epi32(_mm256_setr_epi32(0, 1, 2, 3, 4, 5, 6, 7), _mm256_set1_epi32(static_cast<int>(stride)));
+    for (size_t r = 0; r < runs; ++r, ++run, at += 8 * size_t{stride}, out += 8) {
+        const __m128i random = _mm_cvtsi64_si128(static_cast<long long>(sampleBits(run)));
+        const __m256i index = _mm256_add_epi32(_mm256_add_epi32(_mm256_and_si256(_mm256_cvtepu8_epi32(random), mask), starts),
+                                               _mm256_set1_epi32(static_cast<int>(at)));
+        __m256i key;
+        if constexpr (S == Source::Floats) {
+            key = _mm256_srli_epi32(_mm256_i32gather_epi32(reinterpret_cast<const int *>(v), index, 4), 16);
+        } else {
+            key = _mm256_and_si256(_mm256_i32gather_epi32(reinterpret_cast<const int *>(v), index, 2), low16);
+            if constexpr (S == Source::Halves) {
+                const __m128i packed = _mm_packus_epi32(_mm256_castsi256_si128(key), _mm256_extracti128_si256(key, 1));
+                key = _mm256_srli_epi32(_mm256_castps_si256(_mm256_cvtph_ps(packed)), 16);
+            }
+        }
+        _mm_storeu_si128(reinterpret_cast<__m128i *>(out),
+                         _mm_packus_epi32(_mm256_castsi256_si128(key), _mm256_extracti128_si256(key, 1)));
+    }
+}
+#endif
+
+// The sample of forEachSample in a piece read in place, in two steps: while the piece is scanned,
+// collectKeys takes the keys of the groups that lie wholly inside each batch, 8 groups (which share
+// one random word) at a time; once the piece is known to be finite, count() adds them, and those
+// of the piece's last groups, to the counters.
+template <Source S> class SampledKeys {
+public:
+    /// `readable`: elements that can be read from v (the rest of the tensor's data)
+    SampledKeys(const uint8_t *v, uint64_t first, size_t n, size_t readable, uint32_t stride, std::vector<uint16_t> &keys)
+        : m_v(v), m_first(first), m_n(n), m_readable(readable), m_stride(stride), m_keys(keys)
+    {
+        m_keys.resize(n / stride + 16);
+        // batches start at multiples of kBatch, and pieces at multiples of kPiece
+        static_assert(kBatch % (8 * kMaxKeySampleStride) == 0 && kPiece % kBatch == 0);
+    }
+
+    void collectKeys(size_t at, size_t count)
+    {
+        if (at != m_done)
+            return; // (a short batch was seen: the rest goes to count())
+        const size_t runLength = 8 * size_t{m_stride};
+        size_t runs = count / runLength;
+        const uint64_t run = (m_first / m_stride + at / m_stride) / 8;
+        uint16_t *out = m_keys.data() + m_done / m_stride;
+#if GGUF_X86_KERNELS
+        // a gathered half reads the next element too
+        const bool roomAfter = at + runs * runLength + (S == Source::Floats ? 0 : 1) <= m_readable;
+        if (roomAfter && detail::cpuHasAvx512())
+            collectRunKeysAvx512<S>(m_v, at, run, runs, m_stride, out);
+        else if (roomAfter && detail::cpuHasAvx2() && detail::cpuHasF16c())
+            collectRunKeysAvx2<S>(m_v, at, run, runs, m_stride, out);
+        else
+            collectRunKeys<S>(m_v, at, run, runs, m_stride, out);
+#else
+        collectRunKeys<S>(m_v, at, run, runs, m_stride, out);
+#endif
+        m_done += runs * runLength;
+    }
+
+    uint64_t count(uint32_t *keyCopies) const
+    {
+        const size_t collected = m_done / m_stride;
+        size_t g = 0;
+        for (; g + 4 <= collected; g += 4) { // four keys per load, one per copy
+            uint64_t four;
+            std::memcpy(&four, m_keys.data() + g, sizeof four);
+            if constexpr (std::endian::native != std::endian::little)
+                four = (four >> 48) | ((four >> 16) & 0xffff0000ull) | ((four << 16) & 0xffff00000000ull) | (four << 48);
+            ++keyCopies[(four & 0xffff) * kKeyCopies];
+            ++keyCopies[((four >> 16) & 0xffff) * kKeyCopies + 1];
+            ++keyCopies[((four >> 32) & 0xffff) * kKeyCopies + 2];
+            ++keyCopies[(four >> 48) * kKeyCopies + 3];
+        }
+        for (; g < collected; ++g)
+            ++keyCopies[size_t{m_keys[g]} * kKeyCopies + g % kKeyCopies];
+        uint64_t counted = collected;
+        forEachSample(m_first, m_n, m_stride, [&](size_t i, size_t g) {
+            ++keyCopies[keyAt<S>(m_v, i) * kKeyCopies + g % kKeyCopies];
+            ++counted;
+        }, m_done);
+        return counted;
+    }
+
+private:
+    const uint8_t *m_v;
+    uint64_t m_first;
+    size_t m_n, m_readable;
+    uint32_t m_stride;
+    std::vector<uint16_t> &m_keys;
+    size_t m_done = 0; // elements whose groups' keys were collected
+};
+
+// The source of a type whose values are scanned in place, without a decode buffer.
+std::optional<Source> directSource(uint32_t typeId)
+{
+    switch (static_cast<GgmlType>(typeId)) {
+    case GgmlType::F32: return Source::Floats;
+    case GgmlType::F16: return Source::Halves;
+    case GgmlType::BF16: return Source::BrainHalves;
+    default: return std::nullopt;
+    }
+}
+
+// Accumulates a piece (elements [first, first + n)) of an F32, F16 or BF16 tensor read in place,
+// with its sampled keys, exactly as scanPiece would from the decoded floats; false when the piece
+// holds a NaN or an infinity, or is not inside the data (the float path handles both).
+template <Source S> bool scanDirectPiece(const TensorData &data, uint64_t first, size_t n, uint32_t stride, Worker &w,
+                                         Partial &p)
+{
+    const uint64_t width = S == Source::Floats ? 4 : 2;
+    const uint64_t available = data.bytes.size() / width;
+    if (first > available || n > available - first)
+        return false;
+    const uint8_t *v = data.bytes.data() + first * width;
+    SampledKeys<S> sample(v, first, n, static_cast<size_t>(available - first), stride, w.sampleKeys);
+    const std::optional<Partial> finite =
+        scanFinitePiece<S, true>(v, n, [&](size_t at, size_t count) { sample.collectKeys(at, count); });
+    if (!finite)
+        return false;
+    p = *finite;
+    if (w.sinceFlush + n > std::numeric_limits<uint32_t>::max())
+        w.flushKeys();
+    w.sinceFlush += n;
+    w.keysCounted += sample.count(w.keyCopies.get());
+    if (p.finite > 0)
+        w.counted.coverValues(static_cast<float>(p.min), static_cast<float>(p.max));
+    return true;
+}
+
+bool scanDirectPiece(Source source, const TensorData &data, uint64_t first, size_t n, uint32_t stride, Worker &w,
+                     Partial &p)
+{
+    switch (source) {
+    case Source::Floats: return scanDirectPiece<Source::Floats>(data, first, n, stride, w, p);
+    case Source::Halves: return scanDirectPiece<Source::Halves>(data, first, n, stride, w, p);
+    case Source::BrainHalves: return scanDirectPiece<Source::BrainHalves>(data, first, n, stride, w, p);
+    }
+    return false;
+}
+
+// Accumulates one decoded piece (elements [first, first + n) of the tensor): counts, min/max,
+// mean/M2, the key histogram and the chosen-range histogram.
+template <typename Decode>
+Partial scanPiece(const float *v, size_t n, uint64_t first, Worker &w, const StatsOptions &opt, uint32_t stride,
+                  double lo, double scale, Decode decode)
+{
+    if (w.sinceFlush + n > std::numeric_limits<uint32_t>::max())
+        w.flushKeys();
+    w.sinceFlush += n;
+    const std::optional<Partial> finite = scanFinitePiece<Source::Floats>(v, n, NoBatchWork{}, decode);
+    const Partial p = finite ? *finite : scanNonFinite(v, n);
+    w.keysCounted += countKeys(v, n, first, stride, finite.has_value(), w.keyCopies.get());
+    if (p.finite > 0)
+        w.counted.coverValues(static_cast<float>(p.min), static_cast<float>(p.max));
+    if (opt.range && p.finite > 0)
+        binRange(v, n, w, lo, opt.range->second, scale);
+    return p;
+}
+
+// The float range [first, last] of values whose upper 16 bits are `key`.
+std::pair<double, double> keyRange(uint32_t key)
+{
+    const float a = std::bit_cast<float>(key << 16);
+    const float b = std::bit_cast<float>((key << 16) | 0xffffu);
+    return {std::min<double>(a, b), std::max<double>(a, b)};
+}
+
+// The key counts of the whole tensor, over the keys of `span` (others are zero).
+struct KeyCounts {
+    KeySpan span;
+    std::unique_ptr<uint64_t[], FreeDeleter> counts = zeroedArray<uint64_t>(kKeyCount);
+    uint64_t total = 0; // the values counted: all finite ones, or the sample
+};
+
+void estimatePercentiles(const KeyCounts &keys, double mn, double mx, TensorStatistics &out)
+{
+    if (keys.total == 0)
+        return;
+    std::vector<uint32_t> order; // the keys with a count, in ascending order of value
+    keys.span.forEachKey([&](uint32_t k) {
+        if (keys.counts[k])
+            order.push_back(k);
+    });
+    for (size_t q = 0; q < kPercentileLevels.size(); ++q) {
+        // rank of the percentile among the sorted counted values (nearest-rank, 0-based)
+        const double target = kPercentileLevels[q] / 100.0 * static_cast<double>(keys.total - 1);
+        uint64_t before = 0;
+        for (uint32_t k : order) {
+            const uint64_t c = keys.counts[k];
+            if (static_cast<double>(before + c) > target) {
+                auto [a, b] = keyRange(k);
+                a = std::max(a, mn);
+                b = std::min(b, mx);
+                if ((k & 0x7fffu) == 0) {
+                    // the bucket of ±0 (and of subnormals below 2^-133): its values are zeros in
+                    // practice, so the estimate is 0 rather than a point inside the bucket
+                    out.percentiles[q] = std::clamp(0.0, a, b);
+                } else {
+                    // linear interpolation inside the bucket
+                    const double frac = c > 1 ? (target - static_cast<double>(before)) / static_cast<double>(c - 1) : 0.0;
+                    out.percentiles[q] = a + std::clamp(frac, 0.0, 1.0) * (b - a);
+                }
+                out.percentileError[q] = b - a;
+                break;
+            }
+            before += c;
+        }
+    }
+}
+
+// Automatic-range histogram from the key counts: each bucket goes to the bin of its lowest value.
+// Sampled counts are scaled to the number of finite values (largest remainders rounded up).
+void binKeys(const KeyCounts &keys, uint64_t finite, double mn, double mx, Histogram &h)
+{
+    h.lo = mn;
+    h.hi = mx;
+    const uint64_t nb = h.counts.size();
+    const double width = mx - mn;
+    bool exact = keys.total == finite;
+    keys.span.forEachKey([&](uint32_t k) {
+        if (!keys.counts[k])
+            return;
+        auto [a, b] = keyRange(k);
+        a = std::max(a, mn);
+        b = std::min(b, mx);
+        const auto binOf = [&](double x) {
+            return width > 0 ? std::min<uint64_t>(static_cast<uint64_t>((x - mn) / width * static_cast<double>(nb)), nb - 1) : 0;
+        };
+        if (binOf(a) != binOf(b))
+            exact = false;
+        h.counts[binOf((k >> 15) ? b : a)] += keys.counts[k];
+    });
+    h.exact = exact;
+    if (keys.total == finite || keys.total == 0)
+        return;
+    const double scale = static_cast<double>(finite) / static_cast<double>(keys.total);
+    std::vector<std::pair<double, size_t>> remainders;
+    uint64_t assigned = 0;
+    for (size_t b = 0; b < nb; ++b) {
+        const double scaled = static_cast<double>(h.counts[b]) * scale;
+        h.counts[b] = static_cast<uint64_t>(scaled);
+        assigned += h.counts[b];
+        if (scaled > static_cast<double>(h.counts[b]))
+            remainders.emplace_back(scaled - static_cast<double>(h.counts[b]), b);
+    }
+    std::sort(remainders.begin(), remainders.end(), std::greater<>());
+    for (size_t i = 0; i < remainders.size() && assigned < finite; ++i, ++assigned)
+        ++h.counts[remainders[i].second];
+}
+
+// The one-sided rank bound ε (as a fraction) such that, with probability at least 1 − 10⁻⁶, each
+// percentile estimated from `samples` values drawn one per group (independent, one per stratum)
+// lies between the true percentiles at p − ε and p + ε: by Hoeffding's inequality at the two
+// points, P(miss) ≤ 4·exp(−2·samples·ε²).
+double sampledRankBound(uint64_t samples)
+{
+    constexpr double kDelta = 1e-6;
+    return samples ? std::sqrt(std::log(4.0 / kDelta) / (2.0 * static_cast<double>(samples))) : 1.0;
+}
+
+} // namespace
+
+uint32_t keySampleStride(uint64_t elements, uint64_t exactKeyElements)
+{
+    uint32_t stride = 1;
+    while (stride < kMaxKeySampleStride && elements > exactKeyElements * stride)
+        stride *= 2;
+    return stride;
+}
+
+void releaseElements(const TensorData &data, uint64_t first, uint64_t last)
+{
+    const TypeTraits &t = typeTraits(data.typeId);
+    if (!data.mapping || t.blockSize == 0 || data.bytes.empty())
+        return;
+    const uint64_t begin = first / t.blockSize * t.typeSize;
+    const uint64_t end = std::min<uint64_t>(data.bytes.size(), (last + t.blockSize - 1) / t.blockSize * t.typeSize);
+    const uint64_t base = static_cast<uint64_t>(data.bytes.data() - data.mapping->data());
+    if (end > begin)
+        data.mapping->releasePages(base + begin, end - begin);
+}
+
+TensorData tensorData(const GgufFile &file, const TensorInfo &tensor)
+{
+    TensorData d;
+    d.typeId = tensor.typeId;
+    d.bytes = file.tensorBytes(tensor);
+    d.elements = tensor.elements;
+    d.swapBytes = file.byteSwapped();
+    d.mapping = &file.mapped();
+    return d;
+}
+
+StatsStatus computeStatistics(const TensorData &data, const StatsOptions &options, TensorStatistics &out)
+{
+    out = TensorStatistics{};
+    if (!canDequantize(data.typeId))
+        return StatsStatus::Unsupported;
+    if (data.bytes.empty() && data.elements > 0)
+        return StatsStatus::NoData;
+    const uint32_t bins = std::clamp<uint32_t>(options.bins, 1, 65536);
+    const uint64_t chunk = std::max<uint64_t>(256, options.chunkElements / 256 * 256);
+    const uint64_t chunkCount = (data.elements + chunk - 1) / chunk;
+    const unsigned nWorkers = workerCount(options.threads, chunkCount);
+    const double lo = options.range ? options.range->first : 0.0;
+    const double span = options.range ? options.range->second - options.range->first : 0.0;
+    const double scale = span > 0 ? bins / span : 0.0;
+    const uint32_t stride = keySampleStride(data.elements, options.exactKeyElements);
+    // Large tensors of some types are reduced from their integer codes (all keys are not needed,
+    // and no chosen-range histogram asks for every value)
+    const bool inPlace = stride > 1 && !options.range && !data.swapBytes && options.fused;
+    const uint32_t fusedBlock = inPlace ? detail::fusedBlockSize(data.typeId) : 0;
+    // F32, F16 and BF16 are scanned where they lie (same results, without the copy)
+    const std::optional<Source> direct = inPlace ? directSource(data.typeId) : std::nullopt;
+
+    std::vector<Worker> workers(nWorkers);
+    for (Worker &w : workers) {
+        const size_t pieceSize = static_cast<size_t>(std::min(kPiece, std::max<uint64_t>(data.elements, 1)));
+        // aligned output lets the decoders' 32-byte stores stay within cache lines
+        w.storage.resize(pieceSize + 16);
+        w.buffer = w.storage.data();
+        while (reinterpret_cast<uintptr_t>(w.buffer) % 64 != 0)
+            ++w.buffer;
+        if (options.range)
+            w.bins.assign(bins, 0);
+    }
+    std::vector<Partial> partials(static_cast<size_t>(chunkCount));
+    std::atomic<bool> decodeFailed{false};
+    const bool finished = runChunks(chunkCount, options.threads, [&](uint64_t c, unsigned wi) {
+        Worker &w = workers[wi];
+        const uint64_t first = c * chunk;
+        const uint64_t last = std::min(data.elements, first + chunk);
+        Partial acc;
+        for (uint64_t at = first; at < last; at += kPiece) {
+            const size_t n = static_cast<size_t>(std::min(kPiece, last - at));
+            if (fusedBlock && at % fusedBlock == 0 && n % fusedBlock == 0) {
+                Partial p;
+                if (scanFusedPiece(data, at, n, stride, w, p)) {
+                    acc.merge(p);
+                    continue;
+                }
+            }
+            if (direct) {
+                Partial p;
+                if (scanDirectPiece(*direct, data, at, n, stride, w, p)) {
+                    acc.merge(p);
+                    continue;
+                }
+            }
+            // decoded batch by batch as it is scanned
+            bool decoded = true;
+            const Partial p = scanPiece(w.buffer, n, at, w, options, stride, lo, scale, [&](size_t from, size_t count) {
+                decoded = dequantizeRange(data.typeId, data.bytes, data.elements, at + from,
+                                          std::span<float>(w.buffer + from, count), data.swapBytes) &&
+                          decoded;
+            });
+            if (!decoded) {
+                decodeFailed = true;
+                return;
+            }
+            acc.merge(p);
+        }
+        partials[static_cast<size_t>(c)] = acc;
+        if (data.mapping)
+            releaseElements(data, first, last);
+    }, options.progress);
+    if (!finished)
+        return StatsStatus::Cancelled;
+    if (decodeFailed)
+        return StatsStatus::NoData;
+
+    Partial total;
+    for (const Partial &p : partials)
+        total.merge(p);
+    KeyCounts keys;
+    out.histogram.counts.assign(bins, 0);
+    for (Worker &w : workers) {
+        w.counted.forEachKey([&](uint32_t k) { keys.counts[k] += w.countOf(k); });
+        keys.span.cover(w.counted);
+        keys.total += w.keysCounted;
+        if (w.flushed) {
+            w.flushedSpan.forEachKey([&](uint32_t k) { keys.counts[k] += w.flushed[k]; });
+            keys.span.cover(w.flushedSpan);
+        }
+        for (size_t b = 0; b < w.bins.size(); ++b)
+            out.histogram.counts[b] += w.bins[b];
+        out.histogram.below += w.below;
+        out.histogram.above += w.above;
+    }
+    out.count = data.elements;
+    out.keySampleStride = stride;
+    out.keysCounted = keys.total;
+    out.percentileRankError = stride > 1 ? 100.0 * sampledRankBound(keys.total) : 0.0;
+    out.finite = total.finite;
+    out.zeros = total.zeros;
+    out.nan = total.nan;
+    out.posInf = total.posInf;
+    out.negInf = total.negInf;
+    if (total.finite > 0) {
+        // a zero extreme is +0: which zero is kept when both occur depends on the order of the
+        // comparisons, which differs between the float path and the code reductions
+        if (total.min == 0.0)
+            total.min = 0.0;
+        if (total.max == 0.0)
+            total.max = 0.0;
+        out.min = total.min;
+        out.max = total.max;
+        out.mean = total.mean;
+        out.std = std::sqrt(total.m2 / static_cast<double>(total.finite));
+        estimatePercentiles(keys, total.min, total.max, out);
+    }
+    if (options.range) {
+        out.histogram.lo = options.range->first;
+        out.histogram.hi = options.range->second;
+        out.histogram.exact = true;
+    } else if (total.finite > 0) {
+        binKeys(keys, total.finite, total.min, total.max, out.histogram);
+    }
+    return StatsStatus::Ok;
+}
+
+} // namespace gguf

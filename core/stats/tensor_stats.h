@@ -1,0 +1,97 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
+#pragma once
+
+#include "core/util/parallel_chunks.h"
+
+#include <array>
+#include <cstdint>
+#include <optional>
+#include <span>
+#include <vector>
+
+namespace gguf {
+
+class GgufFile;
+class MappedFile;
+struct TensorInfo;
+
+/// The bytes of one tensor and how to read them.
+struct TensorData {
+    uint32_t typeId = 0;
+    std::span<const uint8_t> bytes; ///< exactly the tensor's data range
+    uint64_t elements = 0;
+    bool swapBytes = false;         ///< big-endian file
+    const MappedFile *mapping = nullptr; ///< when set, pages already scanned are released
+};
+
+/// The data of `tensor` in `file`; empty bytes when the data is not inside the file.
+TensorData tensorData(const GgufFile &file, const TensorInfo &tensor);
+
+/// Releases the mapped pages holding elements [first, last) of `data` (see MappedFile::releasePages).
+void releaseElements(const TensorData &data, uint64_t first, uint64_t last);
+
+struct StatsOptions {
+    uint32_t bins = 64;                         ///< histogram bins (1–65536)
+    std::optional<std::pair<double, double>> range; ///< histogram range; automatic [min, max] when unset
+    unsigned threads = 0;                       ///< 0: every core
+    uint64_t chunkElements = uint64_t(1) << 20; ///< work unit (rounded to 256 elements)
+    ProgressFn progress;                        ///< (chunks done, chunks total); false cancels
+    /// Tensors up to this many elements have every value's key counted (percentiles within one key
+    /// bucket); larger ones count a random sample of one value in keySampleStride() consecutive ones.
+    uint64_t exactKeyElements = uint64_t(1) << 24;
+    /// Sampled tensors of Q8_0 and Q4_K are reduced from their integer codes, without decoding every
+    /// value, and those of F32, F16 and BF16 are scanned in place, without a decode buffer (same
+    /// results; off only to compare with the float path).
+    bool fused = true;
+};
+
+/// The largest sampling stride of the key histogram (see StatsOptions::exactKeyElements).
+inline constexpr uint32_t kMaxKeySampleStride = 256;
+
+/// The power of two s ≤ kMaxKeySampleStride, smallest with elements ≤ exactKeyElements · s; so a
+/// sampled tensor has at least exactKeyElements / 2 sampled values (tensors of up to 2^32 elements
+/// with the default), or elements / 256.
+uint32_t keySampleStride(uint64_t elements, uint64_t exactKeyElements);
+
+/// The percentiles reported, in percent.
+inline constexpr std::array<double, 7> kPercentileLevels{1, 5, 25, 50, 75, 95, 99};
+
+struct Histogram {
+    double lo = 0, hi = 0;          ///< bins split [lo, hi] evenly; the last bin includes hi
+    std::vector<uint64_t> counts;
+    uint64_t below = 0, above = 0;  ///< finite values outside [lo, hi] (chosen range only)
+    bool exact = true;              ///< false: binned from the 16-bit key histogram (see README)
+};
+
+/// Statistics of one tensor. NaN and ±Inf are counted and left out of min/max/mean/std,
+/// percentiles and the histogram.
+struct TensorStatistics {
+    uint64_t count = 0;       ///< all elements
+    uint64_t finite = 0;
+    double min = 0, max = 0, mean = 0, std = 0; ///< of the finite values (population std)
+    uint64_t zeros = 0, nan = 0, posInf = 0, negInf = 0;
+    std::array<double, kPercentileLevels.size()> percentiles{};
+    /// Bound on |estimate − true percentile| from the key bucketing: the width of the 16-bit key
+    /// bucket that held it. When keys were sampled, add percentileRankError.
+    std::array<double, kPercentileLevels.size()> percentileError{};
+    uint32_t keySampleStride = 1; ///< 1: every finite value's key was counted; s: one in s values
+    uint64_t keysCounted = 0;     ///< keys counted (the finite values, or the sample)
+    /// When sampled (keySampleStride > 1): with probability ≥ 1 − 10⁻⁶, the estimate of percentile p
+    /// lies between the true percentiles p − e and p + e (e in percentage points), widened by
+    /// percentileError. 0 when every key was counted.
+    double percentileRankError = 0;
+    Histogram histogram;
+};
+
+enum class StatsStatus : uint8_t { Ok, Cancelled, Unsupported, NoData };
+
+/// Computes the statistics in one streaming pass: the tensor is decoded chunk by chunk on several
+/// threads into small per-thread buffers (memory independent of the tensor size), and per-chunk
+/// partial results are merged in chunk order, so the result does not depend on the thread count.
+/// Exact: count, min, max, mean, std (per-chunk two-pass, Chan's merge), zeros, NaN, ±Inf, and the
+/// histogram when a range is given. Estimated: percentiles (and the automatic-range histogram)
+/// from a count of each value's upper 16 bits (sign, exponent, 7 mantissa bits) — of every finite
+/// value, or of a random sample of one in keySampleStride() values for large tensors.
+StatsStatus computeStatistics(const TensorData &data, const StatsOptions &options, TensorStatistics &out);
+
+} // namespace gguf

@@ -1,0 +1,22 @@
+#!/usr/bin/env bash
+# SPDX-License-Identifier: GPL-3.0-or-later
+# Applies the root .clang-format to every C++ file in the repository.
+#   scripts/format.sh           rewrite the files in place
+#   scripts/format.sh --check   change nothing; list the files that differ and fail if any do
+set -euo pipefail
+cd "$(dirname "$0")/.."
+mapfile -t files < <(git ls-files '*.cpp' '*.h')
+if [ "${1:-}" = "--check" ]; then
+  bad=()
+  for f in "${files[@]}"; do
+    clang-format --dry-run -Werror "$f" >/dev/null 2>&1 || bad+=("$f")
+  done
+  if [ "${#bad[@]}" -gt 0 ]; then
+    printf 'not formatted: %s\n' "${bad[@]}" >&2
+    echo "run scripts/format.sh to format them" >&2
+    exit 1
+  fi
+  echo "${#files[@]} files formatted"
+else
+  clang-format -i "${files[@]}"
+fi

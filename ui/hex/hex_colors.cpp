@@ -1,0 +1,92 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
+#include "ui/hex/hex_colors.h"
+
+namespace {
+
+using Category = HexAnnotator::Category;
+
+// Hue (HSV degrees) and saturation of each category; -1 hue is grey.
+struct Hue {
+    int hue;
+    int saturation;
+};
+constexpr Hue kCategoryHues[HexAnnotator::kCategoryCount] = {
+    {0, 220},   // magic
+    {28, 220},  // version
+    {48, 230},  // counts
+    {195, 200}, // key length
+    {222, 210}, // key text
+    {275, 190}, // value type
+    {118, 190}, // value
+    {168, 210}, // array header
+    {140, 150}, // array elements
+    {318, 190}, // tensor name
+    {58, 230},  // tensor dims
+    {18, 200},  // tensor type
+    {88, 200},  // tensor offset
+    {-1, 0},    // padding
+    {210, 120}, // tensor data (plain elements; block fields use kFieldPalette)
+    {30, 70},   // unused
+    {350, 160}, // unparsed
+};
+// Block fields in order: often d, dmin/m, scales, qs, …; the last is the I2_S trailer.
+constexpr Hue kFieldPalette[HexColors::kFieldHues] = {
+    {40, 230}, {12, 210}, {285, 170}, {210, 110}, {180, 160}, {130, 160}, {330, 170}, {355, 110},
+};
+
+} // namespace
+
+HexColors::HexColors(const QPalette &palette)
+    : m_base(palette.color(QPalette::Base)), m_text(palette.color(QPalette::Text))
+{
+    m_dark = m_base.lightnessF() < 0.5;
+    // halfway between text and base: readable, but clearly less important
+    m_dim = QColor::fromRgbF(float((m_text.redF() + m_base.redF()) / 2), float((m_text.greenF() + m_base.greenF()) / 2),
+                             float((m_text.blueF() + m_base.blueF()) / 2));
+    m_selection = palette.color(QPalette::Highlight);
+    // light enough that the colours of the fields stay visible under a large selection
+    m_selection.setAlpha(m_dark ? 110 : 80);
+    m_cursor = palette.color(QPalette::Highlight);
+    // odd units are a little stronger than even ones; dark palettes need more colour to show it
+    const double even = m_dark ? 0.30 : 0.20, odd = m_dark ? 0.42 : 0.32;
+    for (int c = 0; c < HexAnnotator::kCategoryCount; ++c) {
+        const Hue h = kCategoryHues[c];
+        const QColor hue = h.hue < 0 ? QColor(128, 128, 128) : QColor::fromHsv(h.hue, h.saturation, 235);
+        m_categories[size_t(c)] = {tint(hue, h.hue < 0 ? even * 0.6 : even), tint(hue, h.hue < 0 ? odd * 0.6 : odd)};
+    }
+    for (int f = 0; f < kFieldHues; ++f) {
+        const QColor hue = QColor::fromHsv(kFieldPalette[f].hue, kFieldPalette[f].saturation, 235);
+        m_fields[size_t(f)] = {tint(hue, even), tint(hue, odd)};
+    }
+}
+
+QColor HexColors::tint(QColor hue, double amount) const
+{
+    const auto mix = [amount](double a, double b) { return float(a + (b - a) * amount); };
+    return QColor::fromRgbF(mix(m_base.redF(), hue.redF()), mix(m_base.greenF(), hue.greenF()),
+                            mix(m_base.blueF(), hue.blueF()));
+}
+
+QColor HexColors::background(const HexAnnotator::Shade &shade) const
+{
+    const size_t parity = shade.odd ? 1 : 0;
+    // field 0 is a plain element (the category's colour); block field k is field k - 1
+    if (shade.category == Category::TensorData && shade.field > 0)
+        return m_fields[size_t(shade.field - 1) % kFieldHues][parity];
+    return m_categories[size_t(shade.category)][parity];
+}
+
+QColor HexColors::text(HexAnnotator::Category category) const
+{
+    return category == Category::Padding ? m_dim : m_text;
+}
+
+QColor HexColors::swatch(HexAnnotator::Category category) const
+{
+    return m_categories[size_t(category)][1];
+}
+
+QColor HexColors::fieldSwatch(int field) const
+{
+    return m_fields[size_t(field % kFieldHues)][1];
+}

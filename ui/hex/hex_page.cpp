@@ -1,0 +1,438 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
+#include "ui/hex/hex_page.h"
+
+#include "core/format/gguf_file.h"
+#include "core/format/split_model.h"
+#include "ui/hex/hex_annotator.h"
+#include "ui/hex/hex_find_bar.h"
+#include "ui/hex/hex_inspector.h"
+#include "ui/hex/hex_search.h"
+#include "ui/hex/hex_text.h"
+#include "ui/hex/hex_view.h"
+#include "ui/message_bar.h"
+
+#include <QAction>
+#include <QApplication>
+#include <QClipboard>
+#include <QComboBox>
+#include <QFileInfo>
+#include <QHBoxLayout>
+#include <QLabel>
+#include <QScrollArea>
+#include <QScrollBar>
+#include <QSplitter>
+#include <QVBoxLayout>
+#include <QtConcurrent>
+
+namespace {
+
+QString hex(uint64_t value)
+{
+    return QStringLiteral("0x") + QString::number(value, 16);
+}
+
+} // namespace
+
+HexPage::HexPage(QWidget *parent)
+    : QWidget(parent), m_bar(new HexFindBar(this)), m_message(new MessageBar(this)), m_shards(new QComboBox(this)),
+      m_shardLabel(new QLabel(tr("&File:"), this)), m_splitter(new QSplitter(Qt::Horizontal, this)),
+      m_view(new HexView(this)), m_inspector(new HexInspector(this)), m_search(new HexSearch(this))
+{
+    m_message->clearMessage();
+    m_shardLabel->setBuddy(m_shards);
+    m_shardLabel->hide();
+    m_shards->hide();
+    connect(m_shards, &QComboBox::activated, this, &HexPage::showShard);
+
+    connect(m_bar, &HexFindBar::goToRequested, this, &HexPage::goTo);
+    connect(m_bar, &HexFindBar::findRequested, this, &HexPage::find);
+    connect(m_bar, &HexFindBar::cancelRequested, this, &HexPage::cancelSearch);
+    connect(m_bar, &HexFindBar::goToDataRequested, this, &HexPage::goToTensorData);
+    connect(m_bar, &HexFindBar::bytesPerRowChanged, m_view, &HexView::setBytesPerRow);
+    connect(m_bar, &HexFindBar::notesToggled, m_view, &HexView::setNotesVisible);
+
+    connect(m_search, &HexSearch::progressChanged, m_bar, &HexFindBar::setSearchProgress);
+    connect(m_search, &HexSearch::found, this, [this](quint64 offset, quint64 length) {
+        m_bar->setSearching(false);
+        m_view->select(offset, offset + length);
+        showMessage(false, tr("Found at %1").arg(hex(offset)));
+        emit searchFinished(true);
+    });
+    connect(m_search, &HexSearch::notFound, this, [this](gguf::SearchDirection direction) {
+        m_bar->setSearching(false);
+        showMessage(true, direction == gguf::SearchDirection::Forward
+                              ? tr("No match after %1").arg(hex(m_view->cursorOffset()))
+                              : tr("No match before %1").arg(hex(m_view->cursorOffset())));
+        emit searchFinished(false);
+    });
+    connect(m_search, &HexSearch::cancelled, this, [this] { m_bar->setSearching(false); });
+
+    connect(m_view, &HexView::cursorMoved, this, &HexPage::cursorMoved);
+    connect(m_view, &HexView::byteClicked, this, &HexPage::byteClicked);
+    connect(m_view, &HexView::byteDoubleClicked, this, &HexPage::byteDoubleClicked);
+    createActions();
+
+    // the inspector scrolls when the window is too short for it
+    auto *side = new QScrollArea(this);
+    side->setWidget(m_inspector);
+    side->setWidgetResizable(true);
+    side->setFrameShape(QFrame::NoFrame);
+    side->setHorizontalScrollBarPolicy(Qt::ScrollBarAlwaysOff);
+    side->setMinimumWidth(m_inspector->minimumSizeHint().width() + side->verticalScrollBar()->sizeHint().width());
+    m_splitter->addWidget(m_view);
+    m_splitter->addWidget(side);
+    m_splitter->setStretchFactor(0, 1);
+    m_splitter->setStretchFactor(1, 0);
+    m_splitter->setSizes({800, side->minimumWidth()});
+    auto *top = new QHBoxLayout;
+    top->addWidget(m_bar, 1);
+    top->addWidget(m_shardLabel);
+    top->addWidget(m_shards);
+    auto *layout = new QVBoxLayout(this);
+    layout->addLayout(top);
+    layout->addWidget(m_message);
+    layout->addWidget(m_splitter, 1);
+}
+
+HexPage::~HexPage() = default;
+
+void HexPage::createActions()
+{
+    // copying acts where the focus is; moving around works anywhere on the page while it is shown
+    const auto add = [this](const QString &text, const QKeySequence &key, Qt::ShortcutContext context, auto slot) {
+        auto *action = new QAction(text, this);
+        action->setShortcut(key);
+        action->setShortcutContext(context);
+        connect(action, &QAction::triggered, this, slot);
+        addAction(action);
+        m_view->addAction(action);
+        return action;
+    };
+    const Qt::ShortcutContext focus = Qt::WidgetWithChildrenShortcut, shown = Qt::WindowShortcut;
+    add(tr("&Copy as Hex"), QKeySequence::Copy, focus, [this] { copy(CopyFormat::Hex); });
+    add(tr("Copy as C &Array"), QKeySequence(Qt::CTRL | Qt::SHIFT | Qt::Key_C), focus,
+        [this] { copy(CopyFormat::CArray); });
+    auto *separator = new QAction(this);
+    separator->setSeparator(true);
+    m_view->addAction(separator);
+    add(tr("&Go to Offset…"), QKeySequence(Qt::CTRL | Qt::Key_G), shown, [this] { focusGoTo(); });
+    add(tr("Go to Tensor &Data"), QKeySequence(Qt::CTRL | Qt::Key_D), shown, [this] { goToTensorData(); });
+    add(tr("Find &Next"), QKeySequence::FindNext, shown, [this] { m_bar->findNext(); });
+    add(tr("Find &Previous"), QKeySequence::FindPrevious, shown, [this] { m_bar->findPrevious(); });
+    m_view->setContextMenuPolicy(Qt::ActionsContextMenu);
+}
+
+void HexPage::setModel(std::shared_ptr<const gguf::SplitModel> model)
+{
+    m_search->cancel();
+    // a byte map still being built for the previous model is dropped when it arrives
+    ++m_generation;
+    m_model = std::move(model);
+    m_annotators.assign(m_model ? m_model->shards().size() : 0, nullptr);
+    m_lastTensor.reset();
+    m_bar->setGoToDataEnabled(false);
+    m_message->clearMessage();
+    m_shards->clear();
+    if (m_model) {
+        for (const gguf::SplitModel::Shard &shard : m_model->shards())
+            m_shards->addItem(QFileInfo(QString::fromStdString(shard.path)).fileName());
+    }
+    const bool split = m_model && m_model->isSplit();
+    m_shards->setVisible(split);
+    m_shardLabel->setVisible(split);
+    m_shard = -1;
+    showShard(0);
+}
+
+void HexPage::showShard(int shard)
+{
+    if (shard == m_shard)
+        return;
+    m_shard = shard;
+    m_shards->setCurrentIndex(shard);
+    m_view->setFile(currentFileShared());
+    if (currentFile())
+        buildAnnotator(shard);
+}
+
+const gguf::GgufFile *HexPage::currentFile() const
+{
+    return currentFileShared().get();
+}
+
+std::shared_ptr<const gguf::GgufFile> HexPage::currentFileShared() const
+{
+    if (!m_model || m_shard < 0 || size_t(m_shard) >= m_model->shards().size())
+        return nullptr;
+    return m_model->shards()[size_t(m_shard)].file;
+}
+
+std::shared_ptr<const HexAnnotator> HexPage::annotator() const
+{
+    return m_shard >= 0 && size_t(m_shard) < m_annotators.size() ? m_annotators[size_t(m_shard)] : nullptr;
+}
+
+void HexPage::buildAnnotator(int shard)
+{
+    if (m_annotators[size_t(shard)]) {
+        m_view->setAnnotator(m_annotators[size_t(shard)]);
+        cursorMoved(m_view->cursorOffset());
+        emit annotationsReady();
+        return;
+    }
+    // a build for a file no longer shown is dropped when it arrives
+    if (m_builder) {
+        m_builder->disconnect(this);
+        connect(m_builder, &QFutureWatcherBase::finished, m_builder, &QObject::deleteLater);
+    }
+    const quint64 generation = ++m_generation;
+    m_builder = new QFutureWatcher<std::shared_ptr<const HexAnnotator>>(this);
+    connect(m_builder, &QFutureWatcherBase::finished, this,
+            [this, shard, generation] { annotatorBuilt(shard, generation); });
+    // ~150k regions for a 20k-tensor file, plus the string-array indexes: off the GUI thread
+    m_builder->setFuture(QtConcurrent::run([file = currentFileShared()] {
+        return std::shared_ptr<const HexAnnotator>(std::make_shared<HexAnnotator>(file));
+    }));
+}
+
+void HexPage::annotatorBuilt(int shard, quint64 generation)
+{
+    auto *builder = m_builder;
+    m_builder = nullptr;
+    builder->deleteLater();
+    if (generation != m_generation || size_t(shard) >= m_annotators.size())
+        return;
+    m_annotators[size_t(shard)] = builder->result();
+    if (shard == m_shard) {
+        m_view->setAnnotator(m_annotators[size_t(shard)]);
+        cursorMoved(m_view->cursorOffset());
+        emit annotationsReady();
+    }
+}
+
+void HexPage::cursorMoved(quint64 offset)
+{
+    const std::shared_ptr<const HexAnnotator> a = annotator();
+    m_inspector->inspect(currentFile(), a.get(), offset);
+}
+
+void HexPage::byteClicked(quint64 offset)
+{
+    const std::shared_ptr<const HexAnnotator> a = annotator();
+    if (!a)
+        return;
+    const HexAnnotator::Description d = a->describe(offset);
+    // the pages we announce to answer by selecting; their announcement must not move us
+    m_linking = true;
+    if (d.item == HexAnnotator::Item::Metadata && currentFile() == &m_model->primary())
+        emit metadataEntryActivated(int(d.index));
+    else if (d.item == HexAnnotator::Item::Tensor) {
+        setLastTensor(m_shard, int(d.index));
+        emit tensorActivated(m_shard, int(d.index));
+    }
+    m_linking = false;
+}
+
+void HexPage::byteDoubleClicked(quint64 offset)
+{
+    const std::shared_ptr<const HexAnnotator> a = annotator();
+    if (!a)
+        return;
+    const HexAnnotator::Description d = a->describe(offset);
+    if (d.item != HexAnnotator::Item::Tensor)
+        return;
+    // from a tensor's data to its info record, and back
+    if (d.kind == gguf::RegionKind::TensorData)
+        showTensor(m_shard, int(d.index));
+    else {
+        setLastTensor(m_shard, int(d.index));
+        goToTensorData();
+    }
+}
+
+void HexPage::showByteRange(quint64 offset, quint64 size)
+{
+    if (m_linking || !m_model)
+        return;
+    const auto &shards = m_model->shards();
+    for (size_t i = 0; i < shards.size(); ++i)
+        if (shards[i].file.get() == &m_model->primary())
+            showShardBytes(int(i), offset, size);
+}
+
+void HexPage::showShardBytes(int shard, quint64 offset, quint64 size)
+{
+    if (m_linking || !m_model || shard < 0 || size_t(shard) >= m_model->shards().size())
+        return;
+    showShard(shard);
+    m_message->clearMessage();
+    m_view->select(offset, offset + std::max<quint64>(size, 1));
+}
+
+void HexPage::showTensor(int shard, int index)
+{
+    if (m_linking || !m_model || shard < 0 || size_t(shard) >= m_model->shards().size())
+        return;
+    showShard(shard);
+    const gguf::GgufFile *file = currentFile();
+    if (!file || index < 0 || size_t(index) >= file->tensors().size())
+        return;
+    const gguf::TensorInfo &t = file->tensors()[size_t(index)];
+    setLastTensor(shard, index);
+    m_message->clearMessage();
+    m_view->select(t.infoOffset, t.infoEnd);
+}
+
+void HexPage::setLastTensor(int shard, int index)
+{
+    m_lastTensor = {shard, index};
+    const gguf::GgufFile *file = currentFile();
+    const QString name = file && size_t(index) < file->tensors().size()
+                             ? QString::fromUtf8(file->tensors()[size_t(index)].name.data(),
+                                                 qsizetype(file->tensors()[size_t(index)].name.size()))
+                             : QString();
+    m_bar->setGoToDataEnabled(true, tr("Select the data of %1 (Ctrl+D)").arg(name));
+}
+
+void HexPage::goToTensorData()
+{
+    if (!m_lastTensor || !m_model)
+        return;
+    showShard(m_lastTensor->first);
+    const gguf::GgufFile *file = currentFile();
+    if (!file || size_t(m_lastTensor->second) >= file->tensors().size())
+        return;
+    const gguf::TensorInfo &t = file->tensors()[size_t(m_lastTensor->second)];
+    const QString name = QString::fromUtf8(t.name.data(), qsizetype(t.name.size()));
+    if (!t.dataInFile || t.fileOffset >= file->fileSize()) {
+        showMessage(true,
+                    tr("The data of %1 would start at %2, past the end of the file.").arg(name, hex(t.fileOffset)));
+        return;
+    }
+    m_message->clearMessage();
+    if (t.byteSize == 0) {
+        m_view->setCursorOffset(t.fileOffset);
+        showMessage(false, tr("%1 has no data bytes (a dimension is 0).").arg(name));
+        return;
+    }
+    m_view->select(t.fileOffset, t.fileOffset + t.byteSize);
+    m_view->setFocus();
+}
+
+bool HexPage::goTo(const QString &expression)
+{
+    const gguf::GgufFile *file = currentFile();
+    if (!file)
+        return false;
+    const HexText::OffsetResult result =
+        HexText::parseOffset(expression, file->dataOffset(), m_view->cursorOffset(), file->fileSize());
+    if (!result.offset) {
+        showMessage(true, result.error);
+        return false;
+    }
+    m_message->clearMessage();
+    m_view->setCursorOffset(*result.offset);
+    m_view->setFocus();
+    return true;
+}
+
+bool HexPage::find(const QString &text, bool hex, gguf::SearchDirection direction)
+{
+    const std::shared_ptr<const gguf::GgufFile> file = currentFileShared();
+    if (!file)
+        return false;
+    QByteArray pattern;
+    if (hex) {
+        QString error;
+        const std::optional<QByteArray> bytes = HexText::parseHexBytes(text, &error);
+        if (!bytes) {
+            showMessage(true, error);
+            return false;
+        }
+        pattern = *bytes;
+    } else {
+        pattern = text.toUtf8();
+        if (pattern.isEmpty()) {
+            showMessage(true, tr("Type the text to find"));
+            return false;
+        }
+    }
+    // after a match (the selection), go on past its start; else start at the cursor itself
+    const quint64 cursor = m_view->cursorOffset();
+    const bool onMatch = m_view->selection().first != m_view->selection().second;
+    quint64 from = cursor;
+    if (direction == gguf::SearchDirection::Forward) {
+        from = onMatch ? cursor + 1 : cursor;
+    } else if (onMatch || cursor > 0) {
+        if (cursor == 0) {
+            showMessage(true, tr("No match before 0x0"));
+            emit searchFinished(false);
+            return true;
+        }
+        from = cursor - 1;
+    }
+    m_message->clearMessage();
+    m_bar->setSearching(true);
+    m_search->start(file, pattern, from, direction);
+    return true;
+}
+
+void HexPage::cancelSearch()
+{
+    if (!m_search->isRunning())
+        return;
+    m_search->cancel();
+    showMessage(false, tr("Search cancelled"));
+}
+
+bool HexPage::isSearching() const
+{
+    return m_search->isRunning();
+}
+
+QString HexPage::copyText(CopyFormat format)
+{
+    const gguf::GgufFile *file = currentFile();
+    if (!file || file->fileSize() == 0)
+        return {};
+    auto [begin, end] = m_view->selection();
+    if (begin == end)
+        std::tie(begin, end) = m_view->cursorField();
+    if (begin == end)
+        std::tie(begin, end) = std::pair(m_view->cursorOffset(), m_view->cursorOffset() + 1);
+    if (end - begin > kMaxCopyBytes) {
+        showMessage(true, tr("%1 bytes are selected; copying is limited to %2 bytes. Select less.")
+                              .arg(end - begin)
+                              .arg(kMaxCopyBytes));
+        return {};
+    }
+    const std::span<const uint8_t> bytes = file->bytes(begin, end - begin);
+    return format == CopyFormat::Hex ? HexText::toHex(bytes) : HexText::toCArray(bytes, begin);
+}
+
+void HexPage::copy(CopyFormat format)
+{
+    const QString text = copyText(format);
+    if (!text.isEmpty())
+        QApplication::clipboard()->setText(text);
+}
+
+void HexPage::focusGoTo()
+{
+    m_bar->focusGoTo();
+}
+
+void HexPage::focusFind()
+{
+    m_bar->focusFind();
+}
+
+void HexPage::showMessage(bool problem, const QString &text)
+{
+    m_message->showMessage(problem ? MessageBar::Kind::Warning : MessageBar::Kind::Information, text);
+}
+
+QString HexPage::messageText() const
+{
+    return m_message->isHidden() ? QString() : m_message->text();
+}

@@ -1,0 +1,117 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
+#pragma once
+
+#include "core/format/byte_search.h"
+
+#include <QFutureWatcher>
+#include <QWidget>
+
+#include <memory>
+#include <optional>
+#include <vector>
+
+class HexAnnotator;
+class HexFindBar;
+class HexInspector;
+class HexSearch;
+class HexView;
+class MessageBar;
+class QComboBox;
+class QLabel;
+class QSplitter;
+
+namespace gguf {
+class GgufFile;
+class SplitModel;
+} // namespace gguf
+
+/// The Bytes page: the hex view of one file of the model with the inspector beside it and the
+/// go-to/find bar above. Linked both ways with the other pages: it shows the byte range of a
+/// selected metadata item or tensor, and announces the item a clicked byte belongs to.
+class HexPage : public QWidget {
+    Q_OBJECT
+public:
+    enum class CopyFormat { Hex, CArray };
+    /// Selections larger than this are not copied (the clipboard text would be several times larger).
+    static constexpr uint64_t kMaxCopyBytes = uint64_t(4) << 20;
+
+    explicit HexPage(QWidget *parent = nullptr);
+    ~HexPage() override;
+
+    /// Shows the first file of `model` (null: nothing) and builds its byte map on a worker.
+    void setModel(std::shared_ptr<const gguf::SplitModel> model);
+    /// Shows shard `shard` (0-based) of a split model.
+    void showShard(int shard);
+    int shard() const { return m_shard; }
+    /// The annotator of the file shown, once built (null before).
+    std::shared_ptr<const HexAnnotator> annotator() const;
+
+    /// Selects bytes [offset, offset + size) of the model's primary file (a metadata item).
+    void showByteRange(quint64 offset, quint64 size);
+    /// Selects bytes [offset, offset + size) of shard `shard` (0-based) of a split model.
+    void showShardBytes(int shard, quint64 offset, quint64 size);
+    /// Selects the info record of tensor `index` of shard `shard`; goToTensorData() then shows its data.
+    void showTensor(int shard, int index);
+    void goToTensorData();
+    /// Moves to the offset a go-to expression names; false (with a message) when it names none.
+    bool goTo(const QString &expression);
+    /// Starts a search for `text` (hex bytes or UTF-8 text) from the cursor; false when the
+    /// pattern is not valid (with a message).
+    bool find(const QString &text, bool hex, gguf::SearchDirection direction);
+    /// Stops the search in progress, if any.
+    void cancelSearch();
+    bool isSearching() const;
+    /// The selection (or, without one, the field at the cursor) as clipboard text; empty with a
+    /// message when it is too large.
+    QString copyText(CopyFormat format);
+    void copy(CopyFormat format);
+
+    void focusGoTo();
+    void focusFind();
+
+    HexView *view() const { return m_view; }
+    HexInspector *inspector() const { return m_inspector; }
+    HexFindBar *findBar() const { return m_bar; }
+    MessageBar *messageBar() const { return m_message; }
+    /// The inline message shown, or an empty string.
+    QString messageText() const;
+
+signals:
+    /// The user clicked a byte of metadata pair `index` of the primary file.
+    void metadataEntryActivated(int index);
+    /// The user clicked a byte of tensor `index` (its info record or its data) of shard `shard`.
+    void tensorActivated(int shard, int index);
+    /// The byte map of the file shown is ready (colours and explanations are on).
+    void annotationsReady();
+    /// A search ended: found (and selected) or not.
+    void searchFinished(bool found);
+
+private:
+    void buildAnnotator(int shard);
+    void annotatorBuilt(int shard, quint64 generation);
+    const gguf::GgufFile *currentFile() const;
+    std::shared_ptr<const gguf::GgufFile> currentFileShared() const;
+    void byteClicked(quint64 offset);
+    void byteDoubleClicked(quint64 offset);
+    void cursorMoved(quint64 offset);
+    void setLastTensor(int shard, int index);
+    void showMessage(bool problem, const QString &text);
+    void createActions();
+
+    std::shared_ptr<const gguf::SplitModel> m_model;
+    std::vector<std::shared_ptr<const HexAnnotator>> m_annotators;
+    QFutureWatcher<std::shared_ptr<const HexAnnotator>> *m_builder = nullptr;
+    quint64 m_generation = 0;
+    int m_shard = 0;
+    std::optional<std::pair<int, int>> m_lastTensor;
+    bool m_linking = false;
+
+    HexFindBar *m_bar;
+    MessageBar *m_message;
+    QComboBox *m_shards;
+    QLabel *m_shardLabel;
+    QSplitter *m_splitter;
+    HexView *m_view;
+    HexInspector *m_inspector;
+    HexSearch *m_search;
+};

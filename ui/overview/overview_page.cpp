@@ -1,0 +1,295 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
+#include "ui/overview/overview_page.h"
+
+#include "core/format/ggml_types.h"
+#include "core/format/split_model.h"
+#include "core/vocab/well_known_keys.h"
+#include "ui/models/value_text.h"
+#include "ui/plots/type_mix_plot.h"
+
+#include <QFormLayout>
+#include <QGroupBox>
+#include <QHBoxLayout>
+#include <QHeaderView>
+#include <QLabel>
+#include <QLocale>
+#include <QScrollArea>
+#include <QTreeWidget>
+#include <QVBoxLayout>
+
+#include <algorithm>
+#include <map>
+
+namespace {
+
+QString count(std::optional<uint64_t> value)
+{
+    return value ? QLocale().toString(static_cast<quint64>(*value)) : QStringLiteral("—");
+}
+
+// 8912896 → "8.91 M (8,912,896)"
+QString parameters(uint64_t n)
+{
+    static const char *const suffixes[] = {"", " K", " M", " B", " T"};
+    double value = static_cast<double>(n);
+    int s = 0;
+    while (s < 4 && value >= 1000) {
+        value /= 1000;
+        ++s;
+    }
+    if (s == 0)
+        return QLocale().toString(static_cast<quint64>(n));
+    return QStringLiteral("%1%2 (%3)")
+        .arg(QLocale().toString(value, 'f', 2), QLatin1String(suffixes[s]),
+             QLocale().toString(static_cast<quint64>(n)));
+}
+
+QString offsetText(uint64_t offset)
+{
+    return QStringLiteral("%1 (%2)").arg(ValueText::hexOffset(offset),
+                                         QLocale().toString(static_cast<quint64>(offset)));
+}
+
+QString severityText(gguf::Severity severity)
+{
+    switch (severity) {
+    case gguf::Severity::Info: return OverviewPage::tr("info");
+    case gguf::Severity::Warning: return OverviewPage::tr("warning");
+    case gguf::Severity::Error: return OverviewPage::tr("refusal");
+    }
+    return {};
+}
+
+} // namespace
+
+OverviewPage::OverviewPage(QWidget *parent)
+    : QWidget(parent), m_title(new QLabel(this)), m_verdict(new QLabel(this)), m_plot(new TypeMixPlot(this)),
+      m_findings(new QTreeWidget(this)),
+      m_noFindings(new QLabel(tr("No findings: nothing unusual in this file."), this))
+{
+    QFont titleFont = m_title->font();
+    titleFont.setPointSizeF(titleFont.pointSizeF() * 1.5);
+    titleFont.setBold(true);
+    m_title->setFont(titleFont);
+    m_title->setTextInteractionFlags(Qt::TextSelectableByMouse);
+    m_verdict->setWordWrap(true);
+    m_verdict->setTextInteractionFlags(Qt::TextSelectableByMouse);
+
+    static const char *const titles[] = {
+        QT_TR_NOOP("Name:"),
+        QT_TR_NOOP("Architecture:"),
+        QT_TR_NOOP("Path:"),
+        QT_TR_NOOP("File size:"),
+        QT_TR_NOOP("Files:"),
+        QT_TR_NOOP("GGUF version:"),
+        QT_TR_NOOP("Byte order:"),
+        QT_TR_NOOP("Header layout:"),
+        QT_TR_NOOP("Alignment:"),
+        QT_TR_NOOP("Data offset:"),
+        QT_TR_NOOP("Metadata pairs:"),
+        QT_TR_NOOP("Tensors:"),
+        QT_TR_NOOP("File type:"),
+        QT_TR_NOOP("Parameters:"),
+        QT_TR_NOOP("Bits per weight:"),
+        QT_TR_NOOP("Layers:"),
+        QT_TR_NOOP("Context length:"),
+        QT_TR_NOOP("Embedding length:"),
+        QT_TR_NOOP("Attention heads:"),
+        QT_TR_NOOP("Feed-forward length:"),
+        QT_TR_NOOP("Vocabulary size:"),
+    };
+    static_assert(std::size(titles) == static_cast<size_t>(Field::Count));
+    auto *fileBox = new QGroupBox(tr("File"), this);
+    auto *modelBox = new QGroupBox(tr("Model"), this);
+    auto *fileForm = new QFormLayout(fileBox);
+    auto *modelForm = new QFormLayout(modelBox);
+    for (size_t i = 0; i < m_fields.size(); ++i) {
+        auto *label = new QLabel(this);
+        label->setTextInteractionFlags(Qt::TextSelectableByMouse);
+        label->setWordWrap(i == static_cast<size_t>(Field::Path));
+        m_fields[i] = label;
+        const bool fileField = i >= static_cast<size_t>(Field::Path) && i <= static_cast<size_t>(Field::TensorCount);
+        (fileField ? fileForm : modelForm)->addRow(tr(titles[i]), label);
+    }
+
+    auto *chartBox = new QGroupBox(tr("Tensor types (bytes per type)"), this);
+    auto *chartLayout = new QVBoxLayout(chartBox);
+    chartLayout->addWidget(m_plot);
+
+    m_findings->setColumnCount(4);
+    m_findings->setHeaderLabels({tr("Severity"), tr("Offset"), tr("Code"), tr("Message")});
+    m_findings->setRootIsDecorated(false);
+    m_findings->setAlternatingRowColors(true);
+    m_findings->setMinimumHeight(120);
+    m_findings->header()->setStretchLastSection(true);
+    auto *validationBox = new QGroupBox(tr("Validation"), this);
+    auto *validationLayout = new QVBoxLayout(validationBox);
+    validationLayout->addWidget(m_verdict);
+    validationLayout->addWidget(m_findings, 1);
+    m_noFindings->setAlignment(Qt::AlignLeft | Qt::AlignTop);
+    validationLayout->addWidget(m_noFindings, 1);
+
+    auto *content = new QWidget(this);
+    auto *grid = new QGridLayout(content);
+    grid->addWidget(m_title, 0, 0, 1, 2);
+    grid->addWidget(modelBox, 1, 0);
+    grid->addWidget(fileBox, 1, 1);
+    grid->addWidget(chartBox, 2, 0);
+    grid->addWidget(validationBox, 2, 1);
+    grid->setColumnStretch(0, 1);
+    grid->setColumnStretch(1, 1);
+    grid->setRowStretch(2, 1);
+    auto *scroll = new QScrollArea(this);
+    scroll->setWidgetResizable(true);
+    scroll->setFrameShape(QFrame::NoFrame);
+    scroll->setWidget(content);
+    auto *layout = new QVBoxLayout(this);
+    layout->setContentsMargins(0, 0, 0, 0);
+    layout->addWidget(scroll);
+    setModel(nullptr);
+}
+
+void OverviewPage::setField(Field field, const QString &text)
+{
+    m_fields[static_cast<size_t>(field)]->setText(text);
+}
+
+QString OverviewPage::fieldText(Field field) const
+{
+    return m_fields[static_cast<size_t>(field)]->text();
+}
+
+QString OverviewPage::verdictText() const
+{
+    return m_verdict->text();
+}
+
+int OverviewPage::findingCount() const
+{
+    return m_findings->topLevelItemCount();
+}
+
+void OverviewPage::setModel(std::shared_ptr<const gguf::SplitModel> model)
+{
+    m_model = std::move(model);
+    m_findings->clear();
+    if (!m_model) {
+        m_title->setText(tr("No file open"));
+        for (QLabel *label : m_fields)
+            label->clear();
+        m_verdict->clear();
+        m_plot->clear();
+        m_findings->hide();
+        m_noFindings->hide();
+        return;
+    }
+    const gguf::GgufFile &file = m_model->primary();
+    const std::string name = file.name();
+    const std::string arch = file.architecture();
+    m_title->setText(QString::fromStdString(name.empty() ? arch : name));
+    setField(Field::Name, name.empty() ? QStringLiteral("—") : QString::fromStdString(name));
+    setField(Field::Architecture, arch.empty() ? QStringLiteral("—") : QString::fromStdString(arch));
+    setField(Field::Path, QString::fromStdString(file.path()));
+    setField(Field::FileSize, tr("%1 (%2 bytes)")
+                                  .arg(ValueText::byteSize(m_model->totalFileSize()),
+                                       QLocale().toString(static_cast<quint64>(m_model->totalFileSize()))));
+    const auto &shards = m_model->shards();
+    const auto missing = std::count_if(shards.begin(), shards.end(), [](const auto &s) { return !s.file; });
+    setField(Field::Shards,
+             m_model->isSplit() ? tr("%1 shards, %2 missing").arg(shards.size()).arg(missing) : tr("single file"));
+    setField(Field::Version, QString::number(file.version()));
+    setField(Field::ByteOrder,
+             file.byteOrder() == gguf::ByteOrder::Little
+                 ? tr("little-endian")
+                 : tr("big-endian (byte-swapped%1)").arg(file.swappedMagic() ? tr(", magic 'FUGG'") : QString()));
+    setField(Field::HeaderLayout, file.headerLayout() == gguf::HeaderLayout::Plain
+                                      ? tr("plain (as ggml writes it)")
+                                      : tr("extended (alignment and data offset follow the counts)"));
+    setField(Field::Alignment, QString::number(file.alignment()));
+    setField(Field::DataOffset, offsetText(file.dataOffset()));
+    setField(Field::MetadataCount, QLocale().toString(static_cast<qulonglong>(file.metadata().size())));
+    setField(Field::TensorCount, QLocale().toString(static_cast<qulonglong>(m_model->tensors().size())));
+    const auto fileType = file.fileType();
+    const auto fileTypeName = fileType ? gguf::fileTypeName(*fileType) : std::nullopt;
+    setField(Field::FileType, !fileType      ? QStringLiteral("—")
+                              : fileTypeName ? QStringLiteral("%1 (%2)").arg(*fileType).arg(QString::fromUtf8(
+                                                   fileTypeName->data(), static_cast<qsizetype>(fileTypeName->size())))
+                                             : tr("%1 (not a llama_ftype value)").arg(*fileType));
+    const uint64_t params = m_model->parameterCount();
+    uint64_t bytes = 0;
+    for (const auto &t : m_model->tensors())
+        bytes += t.info->byteSize;
+    setField(Field::Parameters, parameters(params));
+    setField(Field::BitsPerWeight,
+             params ? QLocale().toString(static_cast<double>(bytes) * 8 / static_cast<double>(params), 'f', 2)
+                    : QStringLiteral("—"));
+    const auto blocks = file.blockCount();
+    setField(Field::Layers,
+             blocks ? count(blocks) : (file.layerCount() ? count(file.layerCount()) : QStringLiteral("—")));
+    setField(Field::ContextLength, count(file.contextLength()));
+    setField(Field::EmbeddingLength, count(file.embeddingLength()));
+    const auto heads = file.headCount();
+    const auto kvHeads = file.headCountKv();
+    setField(Field::Heads, !heads    ? QStringLiteral("—")
+                           : kvHeads ? tr("%1 (%2 key/value)").arg(count(heads), count(kvHeads))
+                                     : count(heads));
+    setField(Field::FeedForwardLength, count(file.feedForwardLength()));
+    setField(Field::VocabularySize, count(file.vocabSize()));
+    showVerdict(*m_model);
+    showFindings(*m_model);
+    showTypeMix(*m_model);
+}
+
+void OverviewPage::showVerdict(const gguf::SplitModel &model)
+{
+    const gguf::Finding *refusal = nullptr;
+    for (const auto &shard : model.shards())
+        if (shard.file && !refusal)
+            refusal = shard.file->firstRefusal();
+    const bool accepts = std::all_of(model.shards().begin(), model.shards().end(),
+                                     [](const auto &s) { return s.file && s.file->llamaCppAccepts(); });
+    QString text;
+    if (accepts)
+        text = tr("✔ llama.cpp would accept this file.");
+    else if (refusal)
+        text = tr("✘ llama.cpp would refuse this file: %1 (at byte %2)")
+                   .arg(QString::fromStdString(refusal->message))
+                   .arg(refusal->offset);
+    else
+        text = tr("✘ llama.cpp would refuse this model: a file could not be read completely.");
+    m_verdict->setText(text);
+    const QColor color = accepts ? QColor(0x27, 0xae, 0x60) : QColor(0xda, 0x44, 0x53);
+    m_verdict->setStyleSheet(QStringLiteral("QLabel { color: %1; font-weight: bold; }").arg(color.name()));
+}
+
+void OverviewPage::showFindings(const gguf::SplitModel &model)
+{
+    for (size_t s = 0; s < model.shards().size(); ++s) {
+        const auto &shard = model.shards()[s];
+        if (!shard.file)
+            continue;
+        for (const gguf::Finding &finding : shard.file->findings()) {
+            const QString prefix = model.isSplit() ? tr("shard %1: ").arg(s + 1) : QString();
+            auto *item = new QTreeWidgetItem(
+                m_findings, {severityText(finding.severity), ValueText::hexOffset(finding.offset),
+                             QString::fromStdString(finding.code), prefix + QString::fromStdString(finding.message)});
+            item->setToolTip(3, item->text(3));
+        }
+    }
+    for (int c = 0; c < 3; ++c)
+        m_findings->resizeColumnToContents(c);
+    m_findings->setVisible(m_findings->topLevelItemCount() > 0);
+    m_noFindings->setVisible(m_findings->topLevelItemCount() == 0);
+}
+
+void OverviewPage::showTypeMix(const gguf::SplitModel &model)
+{
+    std::map<uint32_t, double> bytesPerType;
+    for (const auto &t : model.tensors())
+        bytesPerType[t.info->typeId] += static_cast<double>(t.info->byteSize);
+    QVector<TypeMixPlot::Bar> bars;
+    for (const auto &[type, bytes] : bytesPerType)
+        bars.push_back({QString::fromStdString(gguf::typeName(type)), bytes});
+    std::stable_sort(bars.begin(), bars.end(), [](const auto &a, const auto &b) { return a.bytes > b.bytes; });
+    m_plot->setBars(bars);
+}

@@ -1,0 +1,228 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
+#include "ui/tokenizer/vocabulary_view.h"
+
+#include "core/vocab/vocabulary.h"
+#include "ui/job_tracker.h"
+#include "ui/models/vocabulary_model.h"
+#include "ui/tokenizer/token_search_bar.h"
+
+#include <QAction>
+#include <QApplication>
+#include <QClipboard>
+#include <QElapsedTimer>
+#include <QHeaderView>
+#include <QLabel>
+#include <QLocale>
+#include <QSignalBlocker>
+#include <QTreeView>
+#include <QVBoxLayout>
+
+// What a search job hands back: the matching ids, and the order it had to compute first.
+struct VocabularyView::Outcome {
+    std::shared_ptr<const TokenSearch::Ids> ids;
+    std::shared_ptr<const TokenSearch::Ids> order;
+    int key = 0;
+    bool all = false;
+    double milliseconds = 0;
+};
+
+VocabularyView::VocabularyView(QWidget *parent)
+    : QWidget(parent), m_model(new VocabularyModel(this)),
+      m_bar(new TokenSearchBar(TokenSearchBar::Target::Tokens, this)), m_view(new QTreeView(this)),
+      m_status(new QLabel(this)), m_jobs(new JobTracker(this))
+{
+    m_view->setModel(m_model);
+    m_view->setUniformRowHeights(true);
+    m_view->setRootIsDecorated(false);
+    m_view->setAlternatingRowColors(true);
+    m_view->setAllColumnsShowFocus(true);
+    m_view->setSelectionBehavior(QAbstractItemView::SelectRows);
+    m_view->setSelectionMode(QAbstractItemView::SingleSelection);
+    m_view->setSortingEnabled(true);
+    m_view->sortByColumn(VocabularyModel::IdColumn, Qt::AscendingOrder);
+    QHeaderView *header = m_view->header();
+    header->setSectionResizeMode(QHeaderView::Interactive);
+    const int widths[VocabularyModel::ColumnCount] = {64, 140, 140, 140, 56, 90, 80};
+    for (int c = 0; c < VocabularyModel::ColumnCount; ++c)
+        header->resizeSection(c, widths[c]);
+    m_status->setTextInteractionFlags(Qt::TextSelectableByMouse);
+
+    // copying: the stored token (Ctrl+C), the decoded text, the id
+    m_view->setContextMenuPolicy(Qt::ActionsContextMenu);
+    const auto addCopy = [this](const QString &text, const QKeySequence &keys, int column, int role) {
+        auto *action = new QAction(text, m_view);
+        action->setShortcut(keys);
+        action->setShortcutContext(Qt::WidgetWithChildrenShortcut);
+        connect(action, &QAction::triggered, this, [this, column, role] {
+            const QModelIndex index = m_view->currentIndex().siblingAtColumn(column);
+            if (index.isValid())
+                QApplication::clipboard()->setText(role == VocabularyModel::RawTextRole
+                                                       ? QString::fromUtf8(index.data(role).toByteArray())
+                                                       : index.data(role).toString());
+        });
+        m_view->addAction(action);
+    };
+    addCopy(tr("Copy &Token"), QKeySequence::Copy, VocabularyModel::TokenColumn, VocabularyModel::RawTextRole);
+    addCopy(tr("Copy &Decoded Text"), QKeySequence(Qt::CTRL | Qt::SHIFT | Qt::Key_C), VocabularyModel::DecodedColumn,
+            VocabularyModel::RawTextRole);
+    addCopy(tr("Copy &Id"), QKeySequence(), VocabularyModel::IdColumn, Qt::DisplayRole);
+
+    connect(m_bar, &TokenSearchBar::queryChanged, this, &VocabularyView::startSearch);
+    connect(m_model, &VocabularyModel::sortRequested, this, &VocabularyView::requestSort);
+    connect(m_view->selectionModel(), &QItemSelectionModel::currentRowChanged, this,
+            [this](const QModelIndex &current) {
+                if (const auto id = m_model->idAt(current.row()))
+                    emit tokenSelected(*id);
+            });
+
+    auto *layout = new QVBoxLayout(this);
+    layout->setContentsMargins(0, 0, 0, 0);
+    layout->addWidget(m_bar);
+    layout->addWidget(m_view, 1);
+    layout->addWidget(m_status);
+}
+
+VocabularyView::~VocabularyView() = default;
+
+void VocabularyView::setVocabulary(std::shared_ptr<const gguf::Vocabulary> vocab)
+{
+    m_jobs->drop();
+    m_vocab = std::move(vocab);
+    m_orders = {};
+    m_pendingSelection = -1;
+    m_model->setVocabulary(m_vocab);
+    startSearch();
+}
+
+void VocabularyView::setQuery(const TokenSearch::Query &query)
+{
+    m_bar->setQuery(query);
+}
+
+void VocabularyView::startSearch()
+{
+    const TokenSearch search(m_bar->query());
+    if (!m_vocab || !search.isValid()) {
+        m_jobs->drop();
+        m_bar->setError(search.errorString());
+        m_status->setText(m_vocab ? search.errorString() : tr("No tokenizer vocabulary in this file."));
+        emit searchFinished();
+        return;
+    }
+    m_bar->setError({});
+    const int key = VocabularyModel::sortKeyOf(m_sortColumn);
+    const bool descending = m_sortOrder == Qt::DescendingOrder;
+    const bool idOrder = key == static_cast<int>(TokenSearch::SortKey::Id);
+    const auto order = idOrder ? nullptr : m_orders[static_cast<size_t>(key)];
+    // Every token in an order already known: nothing to compute.
+    if (search.matchesAll() && !descending && (idOrder || order)) {
+        m_jobs->drop();
+        showRows(order, search.matchesAll(), 0);
+        return;
+    }
+    m_status->setText(tr("Searching…"));
+    const auto work = [vocab = m_vocab, search, key, idOrder, descending, order](const gguf::ProgressFn &progress) {
+        QElapsedTimer timer;
+        timer.start();
+        Outcome out;
+        out.key = key;
+        out.all = search.matchesAll();
+        auto use = order;
+        if (!use && !idOrder) {
+            auto computed = TokenSearch::sortOrder(*vocab, static_cast<TokenSearch::SortKey>(key), progress);
+            if (!computed)
+                return out;
+            use = out.order = std::make_shared<const TokenSearch::Ids>(std::move(*computed));
+        }
+        if (auto ids = search.tokens(*vocab, use.get(), descending, progress))
+            out.ids = std::make_shared<const TokenSearch::Ids>(std::move(*ids));
+        out.milliseconds = static_cast<double>(timer.nsecsElapsed()) / 1e6;
+        return out;
+    };
+    m_jobs->start(tr("Searching the vocabulary"), work, [this](Outcome out) {
+        if (out.order)
+            m_orders[static_cast<size_t>(out.key)] = out.order;
+        if (out.ids)
+            showRows(out.ids, out.all, out.milliseconds);
+    });
+}
+
+void VocabularyView::showRows(std::shared_ptr<const TokenSearch::Ids> rows, bool all, double milliseconds)
+{
+    m_model->setRows(std::move(rows));
+    const QLocale locale;
+    const int total = m_model->tokenCount();
+    QString text = all ? tr("%1 tokens").arg(locale.toString(total))
+                       : tr("%1 of %2 tokens match").arg(locale.toString(m_model->rowCount()), locale.toString(total));
+    if (m_sortColumn != VocabularyModel::IdColumn || m_sortOrder == Qt::DescendingOrder)
+        text += tr(", sorted by %1%2")
+                    .arg(m_model->headerData(m_sortColumn, Qt::Horizontal).toString().toLower(),
+                         m_sortOrder == Qt::DescendingOrder ? tr(" (descending)") : QString());
+    if (milliseconds > 0)
+        text += tr(" — %1 ms").arg(locale.toString(milliseconds, 'f', 1));
+    m_status->setText(text);
+    if (m_pendingSelection >= 0) {
+        const int row = m_model->rowOf(static_cast<quint64>(m_pendingSelection));
+        m_pendingSelection = -1;
+        if (row >= 0)
+            selectRow(row);
+    }
+    emit searchFinished();
+}
+
+void VocabularyView::requestSort(int column, Qt::SortOrder order)
+{
+    if (VocabularyModel::sortKeyOf(column) < 0) {
+        // Decoded text and bytes have no order of their own: the indicator goes back
+        const QSignalBlocker blocker(m_view->header());
+        m_view->header()->setSortIndicator(m_sortColumn, m_sortOrder);
+        return;
+    }
+    if (column == m_sortColumn && order == m_sortOrder)
+        return;
+    m_sortColumn = column;
+    m_sortOrder = order;
+    startSearch();
+}
+
+bool VocabularyView::selectToken(quint64 id)
+{
+    if (!m_vocab || id >= m_vocab->size())
+        return false;
+    const int row = m_model->rowOf(id);
+    // a search still running replaces the rows: select the token again when it is done
+    m_pendingSelection = m_jobs->isRunning() || row < 0 ? static_cast<qint64>(id) : -1;
+    if (row >= 0)
+        selectRow(row);
+    else // hidden by the search: show every token, then select it
+        m_bar->setQuery(TokenSearch::Query{});
+    return true;
+}
+
+void VocabularyView::selectRow(int row)
+{
+    const QModelIndex index = m_model->index(row, 0);
+    m_view->setCurrentIndex(index);
+    m_view->scrollTo(index, QAbstractItemView::PositionAtCenter);
+}
+
+qint64 VocabularyView::currentToken() const
+{
+    const auto id = m_model->idAt(m_view->currentIndex().row());
+    return id ? static_cast<qint64>(*id) : -1;
+}
+
+void VocabularyView::focusSearch()
+{
+    m_bar->focusSearch();
+}
+
+bool VocabularyView::isSearching() const
+{
+    return m_jobs->isRunning();
+}
+
+QString VocabularyView::statusText() const
+{
+    return m_status->text();
+}

@@ -1,0 +1,72 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
+#pragma once
+
+#include "ui/tensor_handle.h"
+#include "ui/weights/weight_jobs.h"
+
+#include <QWidget>
+
+#include <memory>
+
+class HistogramPlot;
+class JobProgress;
+class JobTracker;
+class QCheckBox;
+class QComboBox;
+class QLineEdit;
+class QListWidget;
+class QSpinBox;
+class QTimer;
+
+/// Histograms of several tensors overlaid, each normalised to the share of its own values and
+/// drawn in its own colour with a legend. All of them are binned over one common range (the union
+/// of their ranges) so the bins line up. Until the user picks tensors, the selection follows the
+/// current tensor: its role in the first, middle and last layer.
+class ComparePanel : public QWidget {
+    Q_OBJECT
+public:
+    explicit ComparePanel(QWidget *parent = nullptr);
+
+    void setModel(std::shared_ptr<const gguf::SplitModel> model);
+    /// The page's current tensor (drives the automatic selection).
+    void setTensor(const TensorHandle &tensor);
+    /// Compares exactly `names` (the user's choice from now on).
+    void setCompared(const QStringList &names);
+    QStringList compared() const;
+
+    void setBins(int bins);
+    void setRangeChoice(const WeightJobs::RangeChoice &choice);
+
+    HistogramPlot *plot() const { return m_plot; }
+    JobTracker *tracker() const { return m_tracker; }
+    /// The last comparison drawn.
+    const WeightJobs::Comparison &comparison() const { return m_result; }
+
+    void refresh();
+
+protected:
+    void showEvent(QShowEvent *event) override;
+
+private:
+    void fillList();
+    void checkOnly(const QStringList &names);
+    void pickRole(bool allLayers);
+    void selectionChanged();
+    void draw();
+
+    std::shared_ptr<const gguf::SplitModel> m_model;
+    TensorHandle m_tensor;
+    bool m_userChose = false;
+    bool m_dirty = false;
+    WeightJobs::Comparison m_result;
+
+    QLineEdit *m_filter;
+    QListWidget *m_list;
+    QSpinBox *m_bins;
+    QComboBox *m_range;
+    QCheckBox *m_log;
+    HistogramPlot *m_plot;
+    JobTracker *m_tracker;
+    JobProgress *m_progress;
+    QTimer *m_debounce;
+};

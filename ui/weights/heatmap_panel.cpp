@@ -1,0 +1,175 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
+#include "ui/weights/heatmap_panel.h"
+
+#include "core/stats/heatmap.h"
+#include "ui/plots/heatmap_plot.h"
+#include "ui/job_progress.h"
+#include "ui/job_tracker.h"
+#include "ui/weights/weight_jobs.h"
+
+#include <QCheckBox>
+#include <QComboBox>
+#include <QHBoxLayout>
+#include <QLabel>
+#include <QPushButton>
+#include <QVBoxLayout>
+
+namespace {
+
+struct HeatmapResult {
+    gguf::StatsStatus status = gguf::StatsStatus::NoData;
+    gguf::Heatmap heatmap;
+};
+
+} // namespace
+
+HeatmapPanel::HeatmapPanel(QWidget *parent)
+    : QWidget(parent), m_measure(new QComboBox(this)), m_grid(new QComboBox(this)),
+      m_logColors(new QCheckBox(tr("&Log colours"), this)), m_plot(new HeatmapPlot(this)), m_tile(new QLabel(this)),
+      m_showBytes(new QPushButton(tr("Show &bytes"), this)), m_tracker(new JobTracker(this)),
+      m_progress(new JobProgress(this))
+{
+    m_measure->addItems({tr("Mean"), tr("Mean |x|"), tr("Max |x|"), tr("Std")});
+    m_measure->setCurrentIndex(static_cast<int>(gguf::TileMeasure::MeanAbs));
+    for (int cells : {64, 128, 256, 512, 1024})
+        m_grid->addItem(tr("%1 × %1 tiles").arg(cells), cells);
+    m_grid->setCurrentIndex(3);
+    m_grid->setToolTip(tr("At most this many tiles per side; a small tensor gets one tile per value"));
+    m_showBytes->setEnabled(false);
+    m_showBytes->setToolTip(tr("Show the bytes of the blocks of the selected tile's first row"));
+    m_tile->setTextInteractionFlags(Qt::TextSelectableByMouse);
+    auto *wholeTensor = new QPushButton(tr("Whole tensor"), this);
+
+    auto *measureLabel = new QLabel(tr("&Measure:"), this);
+    measureLabel->setBuddy(m_measure);
+    auto *controls = new QHBoxLayout;
+    controls->addWidget(measureLabel);
+    controls->addWidget(m_measure);
+    controls->addWidget(m_grid);
+    controls->addWidget(m_logColors);
+    controls->addStretch(1);
+    controls->addWidget(wholeTensor);
+    auto *tileBar = new QHBoxLayout;
+    tileBar->addWidget(m_tile, 1);
+    tileBar->addWidget(m_showBytes);
+    auto *layout = new QVBoxLayout(this);
+    layout->addLayout(controls);
+    layout->addWidget(m_plot, 1);
+    layout->addLayout(tileBar);
+    layout->addWidget(m_progress);
+    m_progress->track(m_tracker);
+
+    m_logColors->setToolTip(tr("Colours on a logarithmic scale, so a few large tiles do not hide the rest"));
+    connect(m_logColors, &QCheckBox::toggled, m_plot, &HeatmapPlot::setLogarithmicColors);
+    connect(m_measure, &QComboBox::currentIndexChanged, this, [this](int index) {
+        m_logColors->setEnabled(static_cast<gguf::TileMeasure>(index) != gguf::TileMeasure::Mean);
+        m_plot->setMeasure(static_cast<gguf::TileMeasure>(index));
+        showTile(m_tileRow, m_tileColumn);
+    });
+    connect(m_grid, &QComboBox::currentIndexChanged, this, [this] {
+        m_dirty = true;
+        if (isVisible())
+            refresh();
+    });
+    connect(wholeTensor, &QPushButton::clicked, m_plot, &HeatmapPlot::resetZoom);
+    connect(m_plot, &HeatmapPlot::tileClicked, this, &HeatmapPanel::showTile);
+    connect(m_plot, &HeatmapPlot::tileActivated, this, &HeatmapPanel::requestBytes);
+    connect(m_showBytes, &QPushButton::clicked, this, [this] { requestBytes(m_tileRow, m_tileColumn); });
+    connect(m_progress, &JobProgress::restartClicked, this, &HeatmapPanel::refresh);
+    m_plot->showMessage(tr("Select a tensor to see it as a heatmap."));
+}
+
+void HeatmapPanel::setTensor(const TensorHandle &tensor)
+{
+    if (tensor == m_tensor)
+        return;
+    m_tensor = tensor;
+    m_tracker->drop();
+    showTile(-1, -1);
+    m_plot->showMessage(m_tensor.isValid() ? QString() : tr("Select a tensor to see it as a heatmap."));
+    m_dirty = true;
+    if (isVisible())
+        refresh();
+}
+
+void HeatmapPanel::setGridSize(int cells)
+{
+    const int index = m_grid->findData(cells);
+    if (index >= 0)
+        m_grid->setCurrentIndex(index);
+}
+
+void HeatmapPanel::setMeasure(int measure)
+{
+    m_measure->setCurrentIndex(measure);
+}
+
+void HeatmapPanel::showEvent(QShowEvent *event)
+{
+    QWidget::showEvent(event);
+    if (m_dirty)
+        refresh();
+}
+
+void HeatmapPanel::refresh()
+{
+    m_dirty = false;
+    showTile(-1, -1);
+    if (!m_tensor.isValid()) {
+        m_tracker->drop();
+        return;
+    }
+    const TensorHandle tensor = m_tensor;
+    const uint32_t cells = static_cast<uint32_t>(m_grid->currentData().toInt());
+    m_plot->showMessage(tr("Computing the heatmap of %1…").arg(tensor.name()));
+    m_tracker->start(
+        tr("Heatmap of %1").arg(tensor.name()),
+        [tensor, cells](const gguf::ProgressFn &progress) {
+            HeatmapResult result;
+            gguf::HeatmapOptions options;
+            options.rows = cells;
+            options.cols = cells;
+            options.progress = progress;
+            result.status = gguf::computeHeatmap(tensor.data(), tensor.columns(), options, result.heatmap);
+            return result;
+        },
+        [this](const HeatmapResult &result) {
+            if (result.status != gguf::StatsStatus::Ok) {
+                m_plot->showMessage(tr("No heatmap: %1.").arg(WeightJobs::statusText(result.status)));
+                return;
+            }
+            m_plot->setHeatmap(result.heatmap, static_cast<gguf::TileMeasure>(m_measure->currentIndex()));
+        });
+}
+
+void HeatmapPanel::showTile(int row, int column)
+{
+    m_tileRow = row;
+    m_tileColumn = column;
+    const QString text = m_plot->tileText(row, column);
+    m_tile->setText(text.isEmpty() ? tr("Click a tile to see its rows and columns.") : text);
+    m_showBytes->setEnabled(!text.isEmpty());
+}
+
+QString HeatmapPanel::tileInfo() const
+{
+    return m_tile->text();
+}
+
+std::pair<quint64, quint64> HeatmapPanel::tileBytes(int row, int column) const
+{
+    const gguf::Heatmap &h = m_plot->heatmap();
+    if (!m_tensor.isValid() || row < 0 || column < 0 || static_cast<uint32_t>(row) >= h.gridRows ||
+        static_cast<uint32_t>(column) >= h.gridCols)
+        return {0, 0};
+    const auto r = static_cast<uint32_t>(row), c = static_cast<uint32_t>(column);
+    const quint64 first = h.rowStart(r) * h.tensorCols;
+    return m_tensor.byteRange(first + h.colStart(c), first + h.colStart(c + 1));
+}
+
+void HeatmapPanel::requestBytes(int row, int column)
+{
+    const auto [offset, size] = tileBytes(row, column);
+    if (size > 0)
+        emit byteRangeRequested(offset, size);
+}

@@ -1,0 +1,269 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
+#include "ui/weights/histogram_panel.h"
+
+#include "ui/plots/histogram_plot.h"
+#include "ui/job_progress.h"
+#include "ui/job_tracker.h"
+#include "ui/weights/stats_table.h"
+
+#include <QCheckBox>
+#include <QComboBox>
+#include <QDoubleValidator>
+#include <QHBoxLayout>
+#include <QLabel>
+#include <QLineEdit>
+#include <QPushButton>
+#include <QSpinBox>
+#include <QSplitter>
+#include <QTimer>
+#include <QVBoxLayout>
+
+namespace {
+
+using WeightJobs::RangeChoice;
+using WeightJobs::RangeMode;
+using WeightJobs::RangePreset;
+constexpr RangePreset kPresets[] = {
+    {QT_TRANSLATE_NOOP("HistogramPanel", "Automatic (min – max)"), RangeMode::Automatic, 0, 6},
+    {QT_TRANSLATE_NOOP("HistogramPanel", "Clip outliers: p1 – p99"), RangeMode::Percentiles, 0, 6},
+    {QT_TRANSLATE_NOOP("HistogramPanel", "Clip outliers: p5 – p95"), RangeMode::Percentiles, 1, 5},
+    {QT_TRANSLATE_NOOP("HistogramPanel", "Middle half: p25 – p75"), RangeMode::Percentiles, 2, 4},
+    {QT_TRANSLATE_NOOP("HistogramPanel", "Custom range"), RangeMode::Custom, 0, 6},
+};
+constexpr int kCustom = 4;
+
+QVector<double> countsOf(const gguf::Histogram &h)
+{
+    QVector<double> v;
+    v.reserve(static_cast<qsizetype>(h.counts.size()));
+    for (uint64_t c : h.counts)
+        v << static_cast<double>(c);
+    return v;
+}
+
+} // namespace
+
+HistogramPanel::HistogramPanel(QWidget *parent)
+    : QWidget(parent), m_bins(new QSpinBox(this)), m_range(new QComboBox(this)), m_lo(new QLineEdit(this)),
+      m_hi(new QLineEdit(this)), m_log(new QCheckBox(tr("&Log counts"), this)), m_plot(new HistogramPlot(this)),
+      m_table(new StatsTable(this)), m_tracker(new JobTracker(this)), m_progress(new JobProgress(this)),
+      m_debounce(new QTimer(this))
+{
+    m_bins->setRange(16, 4096);
+    m_bins->setValue(256);
+    m_bins->setAccelerated(true);
+    m_bins->setToolTip(tr("Number of histogram bins (16–4096)"));
+    for (const RangePreset &preset : kPresets)
+        m_range->addItem(tr(preset.label));
+    for (QLineEdit *edit : {m_lo, m_hi}) {
+        edit->setValidator(new QDoubleValidator(edit));
+        edit->setMaximumWidth(110);
+        edit->setEnabled(false);
+        connect(edit, &QLineEdit::editingFinished, this, &HistogramPanel::settingsChanged);
+    }
+    m_lo->setPlaceholderText(tr("from"));
+    m_hi->setPlaceholderText(tr("to"));
+    auto *resetZoom = new QPushButton(tr("Whole range"), this);
+    resetZoom->setToolTip(tr("Undo zoom and pan (or double-click the plot)"));
+
+    auto *binsLabel = new QLabel(tr("&Bins:"), this);
+    binsLabel->setBuddy(m_bins);
+    auto *rangeLabel = new QLabel(tr("&Range:"), this);
+    rangeLabel->setBuddy(m_range);
+    auto *controls = new QHBoxLayout;
+    controls->addWidget(binsLabel);
+    controls->addWidget(m_bins);
+    controls->addSpacing(12);
+    controls->addWidget(rangeLabel);
+    controls->addWidget(m_range);
+    controls->addWidget(m_lo);
+    controls->addWidget(m_hi);
+    controls->addSpacing(12);
+    controls->addWidget(m_log);
+    controls->addStretch(1);
+    controls->addWidget(resetZoom);
+
+    auto *split = new QSplitter(this);
+    split->addWidget(m_plot);
+    split->addWidget(m_table);
+    split->setStretchFactor(0, 3);
+    split->setStretchFactor(1, 1);
+    auto *layout = new QVBoxLayout(this);
+    layout->addLayout(controls);
+    layout->addWidget(split, 1);
+    layout->addWidget(m_progress);
+    m_progress->track(m_tracker);
+
+    // Spin-box steps come in bursts: compute once they settle.
+    m_debounce->setSingleShot(true);
+    m_debounce->setInterval(250);
+    connect(m_debounce, &QTimer::timeout, this, &HistogramPanel::settingsChanged);
+    connect(m_bins, &QSpinBox::valueChanged, m_debounce, qOverload<>(&QTimer::start));
+    connect(m_range, &QComboBox::currentIndexChanged, this, [this](int index) {
+        const bool custom = index == kCustom;
+        m_lo->setEnabled(custom);
+        m_hi->setEnabled(custom);
+        if (custom && m_lo->text().isEmpty() && m_histogram) {
+            m_lo->setText(QString::number(m_histogram->lo, 'g', 7));
+            m_hi->setText(QString::number(m_histogram->hi, 'g', 7));
+        }
+        settingsChanged();
+    });
+    connect(m_log, &QCheckBox::toggled, m_plot, &HistogramPlot::setLogarithmic);
+    connect(resetZoom, &QPushButton::clicked, m_plot, &HistogramPlot::resetZoom);
+    connect(m_progress, &JobProgress::restartClicked, this, &HistogramPanel::refresh);
+    m_plot->showMessage(tr("Select a tensor to see its histogram."));
+}
+
+void HistogramPanel::setTensor(const TensorHandle &tensor)
+{
+    if (tensor == m_tensor)
+        return;
+    m_tensor = tensor;
+    m_stats.reset();
+    m_histogram.reset();
+    m_tracker->drop();
+    m_table->clearStatistics();
+    m_plot->showMessage(m_tensor.isValid() ? QString() : tr("Select a tensor to see its histogram."));
+    m_dirty = true;
+    if (isVisible())
+        refresh();
+}
+
+void HistogramPanel::setBins(int bins)
+{
+    m_bins->setValue(bins);
+    settingsChanged();
+}
+
+int HistogramPanel::bins() const
+{
+    return m_bins->value();
+}
+
+void HistogramPanel::setRangeChoice(const RangeChoice &choice)
+{
+    int index = kCustom;
+    for (int i = 0; i < kCustom; ++i)
+        if (kPresets[i].matches(choice))
+            index = i;
+    const QSignalBlocker block(m_range);
+    m_range->setCurrentIndex(index);
+    m_lo->setEnabled(index == kCustom);
+    m_hi->setEnabled(index == kCustom);
+    if (choice.mode == RangeMode::Custom) {
+        m_lo->setText(QString::number(choice.lo, 'g', 17));
+        m_hi->setText(QString::number(choice.hi, 'g', 17));
+    }
+    settingsChanged();
+}
+
+RangeChoice HistogramPanel::rangeChoice() const
+{
+    const RangePreset &preset = kPresets[std::clamp(m_range->currentIndex(), 0, kCustom)];
+    RangeChoice choice = preset.choice();
+    choice.lo = m_lo->text().toDouble();
+    choice.hi = m_hi->text().toDouble();
+    return choice;
+}
+
+void HistogramPanel::setLogarithmic(bool logarithmic)
+{
+    m_log->setChecked(logarithmic);
+}
+
+void HistogramPanel::showEvent(QShowEvent *event)
+{
+    QWidget::showEvent(event);
+    if (m_dirty)
+        refresh();
+}
+
+void HistogramPanel::settingsChanged()
+{
+    m_debounce->stop();
+    m_dirty = true;
+    if (isVisible())
+        refresh();
+}
+
+void HistogramPanel::refresh()
+{
+    m_dirty = false;
+    if (!m_tensor.isValid()) {
+        m_tracker->drop();
+        return;
+    }
+    if (!m_stats)
+        computeStatistics();
+    else
+        computeHistogram();
+}
+
+void HistogramPanel::computeStatistics()
+{
+    const TensorHandle tensor = m_tensor;
+    const uint32_t bins = static_cast<uint32_t>(m_bins->value());
+    m_plot->showMessage(tr("Computing the statistics of %1…").arg(tensor.name()));
+    m_tracker->start(
+        tr("Statistics of %1").arg(tensor.name()),
+        [tensor, bins](const gguf::ProgressFn &progress) {
+            return WeightJobs::statistics(tensor, bins, std::nullopt, progress);
+        },
+        [this](const WeightJobs::Statistics &result) {
+            if (result.status != gguf::StatsStatus::Ok) {
+                m_plot->showMessage(tr("No histogram: %1.").arg(WeightJobs::statusText(result.status)));
+                return;
+            }
+            m_stats = result.stats;
+            if (m_stats->finite == 0) {
+                m_table->setStatistics(*m_stats, nullptr);
+                m_plot->showMessage(tr("This tensor has no finite values."));
+                return;
+            }
+            // The first pass's histogram is shown at once; the exact one replaces it.
+            if (result.stats.histogram.hi > result.stats.histogram.lo)
+                draw(result.stats.histogram);
+            computeHistogram();
+        });
+}
+
+void HistogramPanel::computeHistogram()
+{
+    const uint32_t bins = static_cast<uint32_t>(m_bins->value());
+    const RangeChoice choice = rangeChoice();
+    if (m_stats->finite == 0)
+        return;
+    if (choice.mode == RangeMode::Custom && !(choice.hi > choice.lo)) {
+        m_plot->showMessage(tr("Type a range: the upper end must be above the lower end."));
+        return;
+    }
+    const std::pair<double, double> range = choice.rangeFor(*m_stats);
+    // The first pass's histogram is already exact for the automatic range with this many bins.
+    if (choice.mode == RangeMode::Automatic && m_histogram && m_histogram->exact &&
+        m_histogram->counts.size() == bins && m_histogram->lo == range.first && m_histogram->hi == range.second) {
+        return;
+    }
+    const TensorHandle tensor = m_tensor;
+    m_tracker->start(
+        tr("Histogram of %1").arg(tensor.name()),
+        [tensor, bins, range](const gguf::ProgressFn &progress) {
+            return WeightJobs::statistics(tensor, bins, range, progress);
+        },
+        [this](const WeightJobs::Statistics &result) {
+            if (result.status != gguf::StatsStatus::Ok) {
+                m_plot->showMessage(tr("No histogram: %1.").arg(WeightJobs::statusText(result.status)));
+                return;
+            }
+            draw(result.stats.histogram);
+        });
+}
+
+void HistogramPanel::draw(const gguf::Histogram &histogram)
+{
+    m_histogram = histogram;
+    m_table->setStatistics(*m_stats, &*m_histogram);
+    const QString name = histogram.exact ? m_tensor.name() : tr("%1 (estimated)").arg(m_tensor.name());
+    m_plot->setSeries({HistogramPlot::Series{name, histogram.lo, histogram.hi, countsOf(histogram)}},
+                      HistogramPlot::Scale::Counts);
+}

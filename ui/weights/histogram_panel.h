@@ -1,0 +1,78 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
+#pragma once
+
+#include "core/stats/tensor_stats.h"
+#include "ui/tensor_handle.h"
+#include "ui/weights/weight_jobs.h"
+
+#include <QWidget>
+
+#include <optional>
+
+class HistogramPlot;
+class JobProgress;
+class JobTracker;
+class QCheckBox;
+class QComboBox;
+class QLineEdit;
+class QSpinBox;
+class QTimer;
+class StatsTable;
+
+/// The histogram of one tensor with its statistics beside it. A first pass computes the
+/// statistics (and an estimated histogram, shown at once); a second pass bins the chosen range
+/// exactly: [min, max], clipped at two percentiles, or a range typed in. The statistics are kept
+/// per tensor, so changing the bins or the range runs only the second pass. Nothing is computed
+/// while the panel is hidden.
+class HistogramPanel : public QWidget {
+    Q_OBJECT
+public:
+    explicit HistogramPanel(QWidget *parent = nullptr);
+
+    void setTensor(const TensorHandle &tensor);
+    const TensorHandle &tensor() const { return m_tensor; }
+
+    void setBins(int bins);
+    int bins() const;
+    void setRangeChoice(const WeightJobs::RangeChoice &choice);
+    WeightJobs::RangeChoice rangeChoice() const;
+    void setLogarithmic(bool logarithmic);
+
+    /// The histogram drawn, when one is.
+    const std::optional<gguf::Histogram> &histogram() const { return m_histogram; }
+    /// The statistics of the tensor shown, when computed.
+    const std::optional<gguf::TensorStatistics> &statistics() const { return m_stats; }
+
+    HistogramPlot *plot() const { return m_plot; }
+    StatsTable *statsTable() const { return m_table; }
+    JobTracker *tracker() const { return m_tracker; }
+    JobProgress *progress() const { return m_progress; }
+
+    /// Starts the computations the current tensor and settings still need.
+    void refresh();
+
+protected:
+    void showEvent(QShowEvent *event) override;
+
+private:
+    void settingsChanged();
+    void computeStatistics();
+    void computeHistogram();
+    void draw(const gguf::Histogram &histogram);
+
+    TensorHandle m_tensor;
+    std::optional<gguf::TensorStatistics> m_stats;
+    std::optional<gguf::Histogram> m_histogram;
+    bool m_dirty = false;
+
+    QSpinBox *m_bins;
+    QComboBox *m_range;
+    QLineEdit *m_lo;
+    QLineEdit *m_hi;
+    QCheckBox *m_log;
+    HistogramPlot *m_plot;
+    StatsTable *m_table;
+    JobTracker *m_tracker;
+    JobProgress *m_progress;
+    QTimer *m_debounce;
+};

@@ -1,0 +1,59 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
+#pragma once
+
+#include "ui/tensor_handle.h"
+#include "ui/weights/weight_jobs.h"
+
+#include <QWidget>
+
+#include <memory>
+
+class JobProgress;
+class JobTracker;
+class LayerChart;
+class QComboBox;
+
+/// One tensor role (attn_q.weight, ffn_down.weight, … — the name without "blk.N.") across the
+/// layers: a chosen statistic of each layer's tensor as a line. The statistics of a role are
+/// computed once; switching the statistic only redraws.
+class LayerPanel : public QWidget {
+    Q_OBJECT
+public:
+    enum class Statistic { Mean, Std, Min, Max, MaxAbs, P1, P99, ZerosShare, NonFinite, Count };
+
+    explicit LayerPanel(QWidget *parent = nullptr);
+
+    void setModel(std::shared_ptr<const gguf::SplitModel> model);
+    /// Follows the page's tensor: shows its role.
+    void setTensor(const TensorHandle &tensor);
+    void setRole(const QString &role);
+    QString role() const;
+    void setStatistic(Statistic statistic);
+
+    LayerChart *chart() const { return m_chart; }
+    JobTracker *tracker() const { return m_tracker; }
+
+    static double valueOf(const gguf::TensorStatistics &stats, Statistic statistic);
+    void refresh();
+
+signals:
+    /// The point of a layer's tensor was clicked.
+    void tensorClicked(const QString &name);
+
+protected:
+    void showEvent(QShowEvent *event) override;
+
+private:
+    void draw();
+
+    std::shared_ptr<const gguf::SplitModel> m_model;
+    bool m_dirty = false;
+    WeightJobs::LayerSeries m_result;
+    QString m_resultRole;
+
+    QComboBox *m_role;
+    QComboBox *m_statistic;
+    LayerChart *m_chart;
+    JobTracker *m_tracker;
+    JobProgress *m_progress;
+};

@@ -1,0 +1,98 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
+#pragma once
+
+#include "core/stats/tensor_stats.h"
+#include "ui/tensor_handle.h"
+
+#include <QString>
+#include <QVector>
+
+#include <optional>
+#include <utility>
+
+/// The computations behind the weight views. Each runs on a worker thread (see JobTracker),
+/// reports progress through the core's ProgressFn and stops when it returns false.
+namespace WeightJobs {
+
+/// How a histogram's range is chosen.
+enum class RangeMode : uint8_t {
+    Automatic,   ///< [min, max] of the finite values
+    Percentiles, ///< clip outliers: [p_low, p_high] from a first pass's (estimated) percentiles
+    Custom,      ///< [lo, hi] as typed
+};
+
+struct RangeChoice {
+    RangeMode mode = RangeMode::Automatic;
+    size_t lowLevel = 0;                                   ///< index into gguf::kPercentileLevels (p1)
+    size_t highLevel = gguf::kPercentileLevels.size() - 1; ///< (p99)
+    double lo = 0, hi = 1;                                 ///< Custom
+
+    /// The range to bin these statistics' tensor over; [min, max] for Automatic.
+    std::pair<double, double> rangeFor(const gguf::TensorStatistics &stats) const;
+};
+
+/// An entry of a range menu: its untranslated label (QT_TRANSLATE_NOOP), mode and the percentile
+/// levels (indexes into gguf::kPercentileLevels) it clips at.
+struct RangePreset {
+    const char *label;
+    RangeMode mode;
+    size_t low, high;
+
+    RangeChoice choice() const { return {mode, low, high, 0, 1}; }
+    /// Whether `c` is this preset (any automatic choice is the automatic preset).
+    bool matches(const RangeChoice &c) const
+    {
+        return mode == c.mode && (mode == RangeMode::Automatic || (low == c.lowLevel && high == c.highLevel));
+    }
+};
+
+struct Statistics {
+    gguf::StatsStatus status = gguf::StatsStatus::NoData;
+    gguf::TensorStatistics stats;
+};
+
+/// One pass of computeStatistics over `tensor` with `bins` bins over `range` (automatic when unset).
+Statistics statistics(const TensorHandle &tensor, uint32_t bins, std::optional<std::pair<double, double>> range,
+                      const gguf::ProgressFn &progress);
+
+/// The histogram of one tensor of a comparison.
+struct Series {
+    QString name;
+    gguf::StatsStatus status = gguf::StatsStatus::NoData;
+    uint64_t finite = 0; ///< finite values of the whole tensor (the normalisation)
+    gguf::Histogram histogram;
+};
+
+struct Comparison {
+    bool complete = false; ///< false when cancelled
+    double lo = 0, hi = 0; ///< the common range of every series
+    QVector<Series> series;
+};
+
+/// Histograms of several tensors over one common range so their bins align: a first pass finds
+/// each tensor's range (by `choice`), the union of those is binned in a second pass.
+Comparison compare(const QVector<TensorHandle> &tensors, uint32_t bins, const RangeChoice &choice,
+                   const gguf::ProgressFn &progress);
+
+struct LayerPoint {
+    int layer = -1;
+    QString name;
+    gguf::StatsStatus status = gguf::StatsStatus::NoData;
+    gguf::TensorStatistics stats;
+};
+
+struct LayerSeries {
+    bool complete = false;
+    QVector<LayerPoint> points; ///< in layer order
+};
+
+/// Statistics of each tensor of one role across the layers.
+LayerSeries layerStatistics(const QVector<TensorHandle> &tensors, const gguf::ProgressFn &progress);
+
+/// Progress of a part of a job: `outer` sees (before + weight·done/total) of `sum`.
+gguf::ProgressFn partOf(const gguf::ProgressFn &outer, uint64_t before, uint64_t weight, uint64_t sum);
+
+/// "ok", "cancelled", "type cannot be decoded", "data is not in the file".
+QString statusText(gguf::StatsStatus status);
+
+} // namespace WeightJobs
