@@ -688,8 +688,9 @@ void TestCorruption::findings_data()
         addBaseKvs(b).tensor("odd_row", {64, 2}, id(GgmlType::I2_S), std::vector<uint8_t>(64, 0));
         const BuiltFile f = b.build();
         QTest::newRow("row_not_multiple_of_block_I2_S")
-            << refused(f, {{"fork_tensor_type", f.layout().tensors[0].typeOffset},
-                           {"row_not_multiple_of_block", f.layout().tensors[0].dimsOffset}},
+            << refused(f,
+                       {{"fork_tensor_type", f.layout().tensors[0].typeOffset},
+                        {"row_not_multiple_of_block", f.layout().tensors[0].dimsOffset}},
                        {"tensor_size_overflow"});
     }
     {

@@ -2,10 +2,10 @@
 // Dequantization against ggml's own output (tests/data/ggml-reference), range decoding, input
 // validation, the hand-checked formats ggml has no reference for (Q8_1, BitNet I2_S), the fp16
 // conversion and the codebooks.
-#include "core/quant/dequantize.h"
-#include "core/util/float_convert.h"
 #include "core/format/ggml_types.h"
+#include "core/quant/dequantize.h"
 #include "core/quant/quant_tables.h"
+#include "core/util/float_convert.h"
 
 #include <QFile>
 #include <QJsonArray>

@@ -126,7 +126,8 @@ private slots:
             file.write(reinterpret_cast<const char *>(bytes.data()), static_cast<qsizetype>(bytes.size()));
         }
         gguf::Error error;
-        const auto model = gguf::SplitModel::open(dir.filePath(QStringLiteral("m-00001-of-00002.gguf")).toStdString(), error);
+        const auto model =
+            gguf::SplitModel::open(dir.filePath(QStringLiteral("m-00001-of-00002.gguf")).toStdString(), error);
         QVERIFY(model && model->shards().size() == 2 && model->shards()[1].file);
         HexPage page;
         QVERIFY(showReady(page, model, QSize(1000, 500)));

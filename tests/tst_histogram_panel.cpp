@@ -5,10 +5,10 @@
 #include "core/format/gguf_file.h"
 #include "core/format/split_model.h"
 #include "tests/support/gguf_builder.h"
-#include "ui/weights/histogram_panel.h"
-#include "ui/plots/histogram_plot.h"
 #include "ui/job_progress.h"
 #include "ui/job_tracker.h"
+#include "ui/plots/histogram_plot.h"
+#include "ui/weights/histogram_panel.h"
 #include "ui/weights/stats_table.h"
 
 #include <QPushButton>

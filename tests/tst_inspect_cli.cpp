@@ -518,12 +518,14 @@ void TestInspectCli::dequantMatchesReference()
         QVERIFY(header.contains("'fortran_order': False"));
         // NumPy's shape is the GGUF dims reversed: rows first
         const auto tensors = parsePythonJson(
-            inspect({QStringLiteral("tensors"), fixture(name + QStringLiteral(".gguf")), QStringLiteral("--json")}).out);
+            inspect({QStringLiteral("tensors"), fixture(name + QStringLiteral(".gguf")), QStringLiteral("--json")})
+                .out);
         QVERIFY(tensors);
         const ExactJson &dims = tensors->items()[0]["dims"];
         QString shape = QStringLiteral("(");
         for (size_t d = dims.size(); d-- > 0;)
-            shape += QString::number(dims.items()[d].toUInt64().value_or(UINT64_MAX)) + (d ? QStringLiteral(", ") : QString());
+            shape += QString::number(dims.items()[d].toUInt64().value_or(UINT64_MAX)) +
+                     (d ? QStringLiteral(", ") : QString());
         QVERIFY2(header.contains(("'shape': " + shape + ")").toUtf8()), header.constData());
         ours = ours.mid(10 + headerLength);
     }
@@ -550,7 +552,8 @@ void TestInspectCli::statsJson()
     QVERIFY(list && list->isArray());
     QCOMPARE(list->items().size(), size_t(1));
     const ExactJson &s = list->items()[0];
-    QCOMPARE(jsonKeys(s), (QStringList{"name", "count", "min", "max", "mean", "std", "zeros", "nan", "inf", "histogram"}));
+    QCOMPARE(jsonKeys(s),
+             (QStringList{"name", "count", "min", "max", "mean", "std", "zeros", "nan", "inf", "histogram"}));
     QCOMPARE(jsonKeys(s["histogram"]), (QStringList{"lo", "hi", "counts"}));
     // compare with the reference values, NaN and ±Inf left out
     const QByteArray raw = readFile(fixture(name + QStringLiteral(".f32")));

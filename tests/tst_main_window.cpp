@@ -13,8 +13,8 @@
 #include "ui/models/tensor_sort_filter_proxy.h"
 #include "ui/models/tensor_table_model.h"
 #include "ui/overview/overview_page.h"
-#include "ui/tensors/tensors_page.h"
 #include "ui/plots/type_mix_plot.h"
+#include "ui/tensors/tensors_page.h"
 #include "ui/weights/weights_page.h"
 
 #include <QFile>
@@ -304,14 +304,19 @@ private slots:
         QTest::addColumn<QString>("message");
         QTest::addColumn<QString>("special"); // how the input is made when it is not a plain file
         const QString plain;
-        QTest::newRow("png") << "picture.png" << QByteArray("\x89PNG\r\n\x1a\n\0\0\0\rIHDR", 16) << "PNG image" << plain;
+        QTest::newRow("png") << "picture.png" << QByteArray("\x89PNG\r\n\x1a\n\0\0\0\rIHDR", 16) << "PNG image"
+                             << plain;
         QTest::newRow("directory") << "" << QByteArray() << "directory" << plain;
         QTest::newRow("zero bytes") << "empty.gguf" << QByteArray() << "empty" << plain;
         QTest::newRow("not GGUF") << "notes.txt" << QByteArray("hello, world\n") << "not a GGUF file" << plain;
-        QTest::newRow("symlink loop") << "loop.gguf" << QByteArray() << "symlink loop" << "symlink loop";
-        QTest::newRow("FIFO") << "pipe.gguf" << QByteArray() << "FIFO" << "fifo";
-        QTest::newRow("device file") << "/dev/zero" << QByteArray() << "character device" << "device";
-        QTest::newRow("5 GB of zeros") << "download.gguf" << QByteArray() << "begins with zero bytes" << "5 GB";
+        QTest::newRow("symlink loop") << "loop.gguf" << QByteArray() << "symlink loop"
+                                      << "symlink loop";
+        QTest::newRow("FIFO") << "pipe.gguf" << QByteArray() << "FIFO"
+                              << "fifo";
+        QTest::newRow("device file") << "/dev/zero" << QByteArray() << "character device"
+                                     << "device";
+        QTest::newRow("5 GB of zeros") << "download.gguf" << QByteArray() << "begins with zero bytes"
+                                       << "5 GB";
         QTest::newRow("no permission") << "secret.gguf" << QByteArray("GGUF\3\0\0\0", 8) << "Permission denied"
                                        << "no permission";
     }
@@ -393,10 +398,14 @@ private slots:
     {
         QTest::addColumn<QString>("change");
         QTest::addColumn<QString>("message");
-        QTest::newRow("truncated") << "truncate" << "was truncated from";
-        QTest::newRow("grown") << "append" << "grew from";
-        QTest::newRow("replaced") << "replace" << "was modified or replaced";
-        QTest::newRow("deleted") << "delete" << "was deleted or renamed";
+        QTest::newRow("truncated") << "truncate"
+                                   << "was truncated from";
+        QTest::newRow("grown") << "append"
+                               << "grew from";
+        QTest::newRow("replaced") << "replace"
+                                  << "was modified or replaced";
+        QTest::newRow("deleted") << "delete"
+                                 << "was deleted or renamed";
     }
 
     // A file that changes while it is open (a download still running, a re-quantized model
@@ -466,7 +475,8 @@ private slots:
             QCOMPARE(loaded.count(), 1);
             QVERIFY(window.messageBar()->isVisible());
             QCOMPARE(window.messageBar()->kind(), MessageBar::Kind::Warning);
-            QVERIFY2(window.messageBar()->text().contains(QRegularExpression(QStringLiteral("is truncated .* of its 38 tensors"))),
+            QVERIFY2(window.messageBar()->text().contains(
+                         QRegularExpression(QStringLiteral("is truncated .* of its 38 tensors"))),
                      qPrintable(window.messageBar()->text()));
         } else {
             // a file that cannot be read any more: the old document stays, with the reason

@@ -1,10 +1,10 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
-#include "core/quant/dequantize.h"
-#include "core/util/cpu_features.h"
 #include "core/format/ggml_types.h"
 #include "core/format/gguf_file.h"
+#include "core/quant/dequantize.h"
 #include "core/stats/heatmap.h"
 #include "core/stats/tensor_stats.h"
+#include "core/util/cpu_features.h"
 
 #include <QFile>
 #include <QTest>
@@ -227,7 +227,10 @@ void TestTensorStats::percentilesWithinStatedBound()
         QVERIFY2(s.percentileError[q] > 0, "a bound is reported");
         QVERIFY2(std::fabs(s.percentiles[q] - exact) <= s.percentileError[q],
                  qPrintable(QString("p%1: %2 vs exact %3 (bound %4)")
-                                .arg(kPercentileLevels[q]).arg(s.percentiles[q]).arg(exact).arg(s.percentileError[q])));
+                                .arg(kPercentileLevels[q])
+                                .arg(s.percentiles[q])
+                                .arg(exact)
+                                .arg(s.percentileError[q])));
         // the bound is the bucket width: at most 2^-7 of the value's magnitude
         QVERIFY(s.percentileError[q] <= std::fabs(exact) / 64.0 + 1e-30);
     }
@@ -267,8 +270,11 @@ void TestTensorStats::sampledPercentilesWithinStatedBound()
         const double e = s.percentileRankError;
         const double low = exactPercentile(sorted, std::max(0.0, kPercentileLevels[q] - e)) - s.percentileError[q];
         const double high = exactPercentile(sorted, std::min(100.0, kPercentileLevels[q] + e)) + s.percentileError[q];
-        QVERIFY2(s.percentiles[q] >= low && s.percentiles[q] <= high,
-                 qPrintable(QString("p%1: %2 outside [%3, %4]").arg(kPercentileLevels[q]).arg(s.percentiles[q]).arg(low).arg(high)));
+        QVERIFY2(s.percentiles[q] >= low && s.percentiles[q] <= high, qPrintable(QString("p%1: %2 outside [%3, %4]")
+                                                                                     .arg(kPercentileLevels[q])
+                                                                                     .arg(s.percentiles[q])
+                                                                                     .arg(low)
+                                                                                     .arg(high)));
     }
     // exact parts stay exact
     QCOMPARE(s.min, static_cast<double>(sorted.front()));
@@ -352,9 +358,9 @@ void TestTensorStats::codeReductionEqualsTheFloatPath()
         case 0: return half(isMin ? 0 : rng() % 2, 8 + rng() % 3, rng()); // about 2^-7 … 2^-5
         case 1: {
             switch (rng() % 6) {
-            case 0: return half(0, 0, 0);             // zero
-            case 1: return half(1, 0, 0);             // negative zero
-            case 2: return half(0, 0, rng());         // subnormal
+            case 0: return half(0, 0, 0);                  // zero
+            case 1: return half(1, 0, 0);                  // negative zero
+            case 2: return half(0, 0, rng());              // subnormal
             case 3: return half(1, 10 + rng() % 4, rng()); // negative
             default: return half(0, 10, rng());
             }
@@ -444,10 +450,10 @@ void TestTensorStats::inPlaceScanEqualsTheFloatPath()
         uint32_t exponent = bias - 8 + r % 4; // about 2^-8 … 2^-5
         if (variant == 1) {
             switch (r % 7) {
-            case 0: exponent = 0; break;                           // zero or subnormal
-            case 1: put(i, pattern(r >> 31, 0, 0)); continue;      // ±0
-            case 2: exponent = maxExponent; break;                 // the largest
-            case 3: exponent = 1; break;                           // the smallest normal
+            case 0: exponent = 0; break;                      // zero or subnormal
+            case 1: put(i, pattern(r >> 31, 0, 0)); continue; // ±0
+            case 2: exponent = maxExponent; break;            // the largest
+            case 3: exponent = 1; break;                      // the smallest normal
             default: break;
             }
             if (i % 4096 < 64) {
@@ -461,9 +467,9 @@ void TestTensorStats::inPlaceScanEqualsTheFloatPath()
     }
     if (variant == 2) {
         const uint32_t nanExponent = type == 1 ? 31 : 255;
-        put(3 * 16384 + 5, pattern(0, nanExponent, 1));  // NaN
-        put(16384 + 100, pattern(0, nanExponent, 0));    // +Inf
-        put(16384 + 2000, pattern(1, nanExponent, 0));   // -Inf
+        put(3 * 16384 + 5, pattern(0, nanExponent, 1)); // NaN
+        put(16384 + 100, pattern(0, nanExponent, 0));   // +Inf
+        put(16384 + 2000, pattern(1, nanExponent, 0));  // -Inf
     }
     TensorData data;
     data.typeId = type;
@@ -532,7 +538,9 @@ void TestTensorStats::everyKernelLevelGivesTheSameBits()
             break;
         }
         case 1: putHalf(bytes, at, i % 97 == 0 ? 0 : half(r() % 2, 5 + r() % 8, r())); break;
-        case 30: putHalf(bytes, at, i % 97 == 0 ? 0 : static_cast<uint16_t>((r() & 0x807f) | (117u + r() % 8) << 7)); break;
+        case 30:
+            putHalf(bytes, at, i % 97 == 0 ? 0 : static_cast<uint16_t>((r() & 0x807f) | (117u + r() % 8) << 7));
+            break;
         case 8: putHalf(bytes, at, i % 50 == 0 ? 0 : half(r() % 2, 8 + r() % 3, r())); break;
         case 12: // d and dmin, some blocks with them far apart (the decoder rounds: the float path)
             putHalf(bytes, at, half(r() % 2, 8 + r() % 3, r()));
@@ -615,7 +623,8 @@ void TestTensorStats::largeMeanSmallSpreadStaysAccurate()
     for (const float x : v)
         m2 += (x - mean) * (x - mean);
     const double std = static_cast<double>(std::sqrt(m2 / static_cast<long double>(v.size())));
-    QVERIFY2(std::fabs(s.mean - static_cast<double>(mean)) <= 1e-12 * std::max(std::fabs(static_cast<double>(mean)), std),
+    QVERIFY2(std::fabs(s.mean - static_cast<double>(mean)) <=
+                 1e-12 * std::max(std::fabs(static_cast<double>(mean)), std),
              qPrintable(QString("mean %1 vs %2").arg(s.mean, 0, 'g', 17).arg(static_cast<double>(mean), 0, 'g', 17)));
     QVERIFY2(std::fabs(s.std - std) <= 1e-10 * std,
              qPrintable(QString("std %1 vs %2").arg(s.std, 0, 'g', 17).arg(std, 0, 'g', 17)));

@@ -5,10 +5,10 @@
 // section go to $GGUF_SCREENSHOT_DIR when set.
 #include "core/format/gguf_file.h"
 #include "tests/support/gguf_builder.h"
-#include "ui/tokenizer/chat_template_view.h"
-#include "ui/tokenizer/merges_view.h"
 #include "ui/models/merges_model.h"
 #include "ui/models/vocabulary_model.h"
+#include "ui/tokenizer/chat_template_view.h"
+#include "ui/tokenizer/merges_view.h"
 #include "ui/tokenizer/token_details_panel.h"
 #include "ui/tokenizer/token_search_bar.h"
 #include "ui/tokenizer/tokenizer_page.h"

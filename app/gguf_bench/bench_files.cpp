@@ -89,7 +89,10 @@ private:
     uint64_t m_pos = 0;
 };
 
-uint64_t padded(uint64_t v) { return (v + 31) / 32 * 32; }
+uint64_t padded(uint64_t v)
+{
+    return (v + 31) / 32 * 32;
+}
 
 } // namespace
 

@@ -117,15 +117,17 @@ uint64_t measureFloorOnce(const uint8_t *data, uint64_t size, unsigned threads)
 {
     const uint64_t chunks = (size + kChunk - 1) / kChunk;
     std::vector<uint64_t> sinks(gguf::workerCount(threads, chunks) * 8, 0);
-    gguf::runChunks(chunks, threads, [&](uint64_t c, unsigned w) {
-        const uint64_t begin = c * kChunk, end = std::min(size, begin + kChunk);
-        uint64_t s = 0, v = 0;
-        for (uint64_t i = begin; i + 8 <= end; i += 8) {
-            std::memcpy(&v, data + i, 8);
-            s += v;
-        }
-        sinks[w * 8] += s;
-    }, {});
+    gguf::runChunks(chunks, threads,
+                    [&](uint64_t c, unsigned w) {
+                        const uint64_t begin = c * kChunk, end = std::min(size, begin + kChunk);
+                        uint64_t s = 0, v = 0;
+                        for (uint64_t i = begin; i + 8 <= end; i += 8) {
+                            std::memcpy(&v, data + i, 8);
+                            s += v;
+                        }
+                        sinks[w * 8] += s;
+                    },
+                    {});
     uint64_t total = 0;
     for (const uint64_t s : sinks)
         total += s;
@@ -141,11 +143,13 @@ Floors measureFloors(const uint8_t *data, uint64_t size, unsigned threads)
     Floors f;
     f.readSeconds = timePerRun([&] { sinks[0] += measureFloorOnce(data, size, threads); });
     f.memcpySeconds = timePerRun([&] {
-        gguf::runChunks(chunks, threads, [&](uint64_t c, unsigned w) {
-            const uint64_t begin = c * kChunk, end = std::min(size, begin + kChunk);
-            std::memcpy(scratch[w].data(), data + begin, end - begin);
-            sinks[w * 8] += scratch[w][0];
-        }, {});
+        gguf::runChunks(chunks, threads,
+                        [&](uint64_t c, unsigned w) {
+                            const uint64_t begin = c * kChunk, end = std::min(size, begin + kChunk);
+                            std::memcpy(scratch[w].data(), data + begin, end - begin);
+                            sinks[w * 8] += scratch[w][0];
+                        },
+                        {});
     });
     if (sinks[0] == 42)
         std::puts("");

@@ -26,7 +26,7 @@ double peakMemoryOfChild(const std::function<void()> &body);
 /// are part of every figure and nothing the parent touched is counted in the child's memory.
 struct ChildRun {
     double seconds = -1;
-    double peakMiB = -1;           ///< peak resident memory of the run (VmHWM, reset at its start)
+    double peakMiB = -1;            ///< peak resident memory of the run (VmHWM, reset at its start)
     double residentAtStartMiB = -1; ///< what the child had resident from the parent at its start
 };
 ChildRun runInChild(const std::function<void()> &body);

@@ -4,9 +4,9 @@
 // physical limit is visible. Usage: gguf-bench [--quick] [--dir DIR] [dequant] [stats] [open]
 #include "app/gguf_bench/bench_files.h"
 #include "app/gguf_bench/bench_util.h"
-#include "core/quant/dequantize.h"
 #include "core/format/ggml_types.h"
 #include "core/format/gguf_file.h"
+#include "core/quant/dequantize.h"
 #include "core/stats/tensor_stats.h"
 
 #include <algorithm>
@@ -32,13 +32,15 @@ void decodeAll(uint32_t type, std::span<const uint8_t> bytes, uint64_t elements,
     const uint64_t chunk = 1 << 20;
     const uint64_t chunks = (elements + chunk - 1) / chunk;
     std::vector<std::vector<float>> buffers(gguf::workerCount(threads, chunks), std::vector<float>(kPiece));
-    gguf::runChunks(chunks, threads, [&](uint64_t c, unsigned w) {
-        const uint64_t end = std::min(elements, (c + 1) * chunk);
-        for (uint64_t at = c * chunk; at < end; at += kPiece) {
-            const size_t n = static_cast<size_t>(std::min(kPiece, end - at));
-            gguf::dequantizeRange(type, bytes, elements, at, std::span<float>(buffers[w].data(), n));
-        }
-    }, {});
+    gguf::runChunks(chunks, threads,
+                    [&](uint64_t c, unsigned w) {
+                        const uint64_t end = std::min(elements, (c + 1) * chunk);
+                        for (uint64_t at = c * chunk; at < end; at += kPiece) {
+                            const size_t n = static_cast<size_t>(std::min(kPiece, end - at));
+                            gguf::dequantizeRange(type, bytes, elements, at, std::span<float>(buffers[w].data(), n));
+                        }
+                    },
+                    {});
 }
 
 void benchDequant(bool quick)
@@ -47,7 +49,9 @@ void benchDequant(bool quick)
     const uint64_t inputBytes = quick ? (4u << 20) : (32u << 20);
     std::printf("\n## Dequantization (%llu MiB of input per type; %u threads = all cores)\n\n",
                 static_cast<unsigned long long>(inputBytes >> 20), cores);
-    std::printf("| type | 1 thread MB/s in | Melem/s | ns/elem | %u threads MB/s in | Melem/s | scaling | memcpy MB/s (1 thread) | in/memcpy |\n", cores);
+    std::printf("| type | 1 thread MB/s in | Melem/s | ns/elem | %u threads MB/s in | Melem/s | scaling | memcpy MB/s "
+                "(1 thread) | in/memcpy |\n",
+                cores);
     std::printf("|---|---:|---:|---:|---:|---:|---:|---:|---:|\n");
     std::vector<uint8_t> input(inputBytes);
     fillWeightLike(input.data(), input.size(), 7);
@@ -143,20 +147,20 @@ void benchStats(const std::string &dir, bool quick)
             };
         };
         Rounds rounds;
-        const bool ok = runRounds(
-            {withTensor([&](const gguf::TensorData &data) {
-                 if (measureFloorOnce(data.bytes.data(), data.bytes.size(), cores) == 42)
-                     std::puts("");
-             }),
-             withTensor([&](const gguf::TensorData &data) { decodeAll(type, data.bytes, elements, cores); }),
-             withTensor([&](const gguf::TensorData &data) {
-                 gguf::TensorStatistics st;
-                 gguf::StatsOptions opt;
-                 opt.bins = 256;
-                 if (gguf::computeStatistics(data, opt, st) != gguf::StatsStatus::Ok)
-                     std::exit(1);
-             })},
-            rounds);
+        const bool ok =
+            runRounds({withTensor([&](const gguf::TensorData &data) {
+                           if (measureFloorOnce(data.bytes.data(), data.bytes.size(), cores) == 42)
+                               std::puts("");
+                       }),
+                       withTensor([&](const gguf::TensorData &data) { decodeAll(type, data.bytes, elements, cores); }),
+                       withTensor([&](const gguf::TensorData &data) {
+                           gguf::TensorStatistics st;
+                           gguf::StatsOptions opt;
+                           opt.bins = 256;
+                           if (gguf::computeStatistics(data, opt, st) != gguf::StatsStatus::Ok)
+                               std::exit(1);
+                       })},
+                      rounds);
         std::filesystem::remove(path);
         if (!ok) {
             std::printf("| %s | (a run failed) |\n", gguf::typeName(type).c_str());
@@ -185,7 +189,8 @@ void benchOpen(const std::string &dir)
     uint64_t claimed = 0;
     const uint64_t header = writeBigSparseModel(path, claimed);
     std::printf("\n## Opening a generated model: 256k tokens, 500k merges, 20,000 tensors, %.1f GB claimed "
-                "(sparse), header %.1f MB\n\n", static_cast<double>(claimed) / 1e9, static_cast<double>(header) / 1e6);
+                "(sparse), header %.1f MB\n\n",
+                static_cast<double>(claimed) / 1e9, static_cast<double>(header) / 1e6);
     const std::string head = "head -c " + std::to_string(header) + " '" + path + "' > /dev/null";
     std::vector<double> heads;
     for (int i = 0; i < 9; ++i) {

@@ -23,8 +23,8 @@ struct CommandArgs {
     std::vector<std::string> rest; ///< further positional arguments
     bool json = false;
     bool jsonArray = false;
-    std::string output;            ///< dequant: -o OUT
-    long long bins = 64;           ///< stats: --bins N
+    std::string output;  ///< dequant: -o OUT
+    long long bins = 64; ///< stats: --bins N
 };
 
 /// How much of a file a command can work with.

@@ -5,9 +5,9 @@
 #include "app/gguf_inspect/commands.h"
 
 #include "app/gguf_inspect/json_writer.h"
-#include "core/util/byte_order.h"
 #include "core/format/ggml_types.h"
 #include "core/format/gguf_value.h"
+#include "core/util/byte_order.h"
 
 #include <cstdio>
 

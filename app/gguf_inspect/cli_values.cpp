@@ -3,8 +3,8 @@
 #include "app/gguf_inspect/commands.h"
 
 #include "app/gguf_inspect/json_writer.h"
-#include "core/quant/dequantize.h"
 #include "core/format/ggml_types.h"
+#include "core/quant/dequantize.h"
 #include "core/stats/tensor_export.h"
 #include "core/stats/tensor_stats.h"
 
@@ -52,7 +52,8 @@ const gguf::TensorInfo *findTensorOrComplain(const gguf::GgufFile &file, const s
 {
     const gguf::TensorInfo *t = file.findTensor(name);
     if (!t)
-        std::fprintf(stderr, "gguf-inspect: %s: no tensor named '%s' (%zu tensors; list them with 'gguf-inspect tensors %s')\n",
+        std::fprintf(stderr,
+                     "gguf-inspect: %s: no tensor named '%s' (%zu tensors; list them with 'gguf-inspect tensors %s')\n",
                      file.path().c_str(), printable(name, 80).c_str(), file.tensors().size(), file.path().c_str());
     return t;
 }
@@ -122,7 +123,8 @@ int runDequant(const CommandArgs &args)
 {
     if (args.rest.size() != 1 || args.output.empty()) {
         std::fputs("gguf-inspect: usage: gguf-inspect dequant FILE TENSOR -o OUT (OUT ending in .npy writes NumPy; "
-                   "'-' writes raw float32 to standard output)\n", stderr);
+                   "'-' writes raw float32 to standard output)\n",
+                   stderr);
         return kExitUsage;
     }
     const auto file = openFile(args.file, OpenMode::Complete);
@@ -152,8 +154,8 @@ int runDequant(const CommandArgs &args)
     const std::span<const uint64_t> dims(t->ne.data(), std::min<uint32_t>(t->nDims, 4));
     ProgressPrinter progress("decoding " + std::string(t->name));
     const gguf::StatsStatus status =
-        gguf::exportFloat32(gguf::tensorData(*file, *t), dims, npy ? gguf::ExportFormat::Npy : gguf::ExportFormat::RawFloat32,
-                            out, std::ref(progress));
+        gguf::exportFloat32(gguf::tensorData(*file, *t), dims,
+                            npy ? gguf::ExportFormat::Npy : gguf::ExportFormat::RawFloat32, out, std::ref(progress));
     const bool closed = out == stdout ? std::fflush(out) == 0 : std::fclose(out) == 0;
     if (status != gguf::StatsStatus::Ok || !closed) {
         std::fprintf(stderr, "gguf-inspect: writing %s failed\n", args.output.c_str());
@@ -189,11 +191,18 @@ int runStats(const CommandArgs &args)
         json = &writer;
         json->beginArray();
     }
-    TextTable table({{"name"}, {"type"}, {"count", TextTable::Align::Right}, {"min", TextTable::Align::Right},
-                     {"max", TextTable::Align::Right}, {"mean", TextTable::Align::Right},
-                     {"std", TextTable::Align::Right}, {"p1", TextTable::Align::Right},
-                     {"p50", TextTable::Align::Right}, {"p99", TextTable::Align::Right},
-                     {"zeros", TextTable::Align::Right}, {"nan", TextTable::Align::Right},
+    TextTable table({{"name"},
+                     {"type"},
+                     {"count", TextTable::Align::Right},
+                     {"min", TextTable::Align::Right},
+                     {"max", TextTable::Align::Right},
+                     {"mean", TextTable::Align::Right},
+                     {"std", TextTable::Align::Right},
+                     {"p1", TextTable::Align::Right},
+                     {"p50", TextTable::Align::Right},
+                     {"p99", TextTable::Align::Right},
+                     {"zeros", TextTable::Align::Right},
+                     {"nan", TextTable::Align::Right},
                      {"inf", TextTable::Align::Right}});
     double worstRankError = 0; // of the tensors whose keys were sampled
     for (const gguf::TensorInfo *t : chosen) {
@@ -210,8 +219,8 @@ int runStats(const CommandArgs &args)
                 worstRankError = std::max(worstRankError, s.percentileRankError);
         }
         if (!ok) {
-            std::fprintf(stderr, "gguf-inspect: %s: tensor '%s': %s\n", args.file.c_str(), printable(t->name, 80).c_str(),
-                         why.empty() ? "its values could not be decoded" : why.c_str());
+            std::fprintf(stderr, "gguf-inspect: %s: tensor '%s': %s\n", args.file.c_str(),
+                         printable(t->name, 80).c_str(), why.empty() ? "its values could not be decoded" : why.c_str());
             if (!args.rest.empty())
                 status = kExitBadFile;
         }
@@ -220,8 +229,8 @@ int runStats(const CommandArgs &args)
             continue;
         }
         if (!ok) {
-            table.addRow({printable(t->name, 64), gguf::typeName(t->typeId), groupDigits(t->elements), "-", "-", "-", "-",
-                          "-", "-", "-", "-", "-", "-"});
+            table.addRow({printable(t->name, 64), gguf::typeName(t->typeId), groupDigits(t->elements), "-", "-", "-",
+                          "-", "-", "-", "-", "-", "-", "-"});
             continue;
         }
         table.addRow({printable(t->name, 64), gguf::typeName(t->typeId), groupDigits(s.count), number(s.min),

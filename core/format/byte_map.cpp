@@ -122,9 +122,9 @@ ByteMap::ByteMap(const GgufFile &file) : m_file(file)
     const uint64_t covered = m_regions.empty() ? 0 : m_regions.back().end();
     if (covered < file.fileSize()) {
         const uint64_t rest = file.fileSize() - covered;
-        const RegionKind kind = !file.complete()              ? RegionKind::Unparsed
-                                : rest < file.alignment()     ? RegionKind::Padding
-                                                              : RegionKind::Unused;
+        const RegionKind kind = !file.complete()          ? RegionKind::Unparsed
+                                : rest < file.alignment() ? RegionKind::Padding
+                                                          : RegionKind::Unused;
         m_regions.push_back(Region{covered, rest, kind, 0});
     }
 }
@@ -147,7 +147,8 @@ std::string ByteMap::label(const Region &r) const
     };
     const auto tensorName = [&](uint32_t i) {
         const auto ts = m_file.tensors();
-        return i < ts.size() ? "tensor " + std::to_string(i) + " '" + std::string(ts[i].name) + "'" : std::string("tensor ?");
+        return i < ts.size() ? "tensor " + std::to_string(i) + " '" + std::string(ts[i].name) + "'"
+                             : std::string("tensor ?");
     };
     switch (r.kind) {
     case RegionKind::Magic: return "magic 'GGUF'";
@@ -175,7 +176,8 @@ std::string ByteMap::label(const Region &r) const
     case RegionKind::TensorDims: return "tensor info " + tensorName(r.item).substr(7) + ": dims";
     case RegionKind::TensorType: {
         const auto ts = m_file.tensors();
-        return "tensor info " + tensorName(r.item).substr(7) + ": type " + (r.item < ts.size() ? typeName(ts[r.item].typeId) : "");
+        return "tensor info " + tensorName(r.item).substr(7) + ": type " +
+               (r.item < ts.size() ? typeName(ts[r.item].typeId) : "");
     }
     case RegionKind::TensorOffset: return "tensor info " + tensorName(r.item).substr(7) + ": data offset";
     case RegionKind::Padding: return "alignment padding";

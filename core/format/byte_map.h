@@ -12,10 +12,29 @@ class GgufFile;
 
 /// What a run of bytes is.
 enum class RegionKind : uint8_t {
-    Magic, Version, TensorCount, KvCount, HeaderAlignment, HeaderDataOffset,
-    KeyLength, Key, ValueType, Value, ArrayType, ArrayCount, ArrayElements,
-    TensorNameLength, TensorName, TensorNDims, TensorDims, TensorType, TensorOffset,
-    Padding, TensorData, Unused, Unparsed,
+    Magic,
+    Version,
+    TensorCount,
+    KvCount,
+    HeaderAlignment,
+    HeaderDataOffset,
+    KeyLength,
+    Key,
+    ValueType,
+    Value,
+    ArrayType,
+    ArrayCount,
+    ArrayElements,
+    TensorNameLength,
+    TensorName,
+    TensorNDims,
+    TensorDims,
+    TensorType,
+    TensorOffset,
+    Padding,
+    TensorData,
+    Unused,
+    Unparsed,
 };
 
 /// Stable lower-case name used by `gguf-inspect layout --json` ("key_length", "tensor_data", …).

@@ -9,16 +9,16 @@ namespace {
 
 // Block sizes and byte sizes follow ggml's type_traits table (src/ggml.c) and
 // GGUF_FACTS §2; I2_S follows BitNet's fork (one f32 scale after n/4 bytes of codes).
-constexpr TypeTraits row(uint32_t id, std::string_view name, uint32_t block, uint32_t size,
-                         bool quantized, std::string_view note)
+constexpr TypeTraits row(uint32_t id, std::string_view name, uint32_t block, uint32_t size, bool quantized,
+                         std::string_view note)
 {
     return TypeTraits{id, name, block, size, SizeRule::Blocks, true, false, quantized, note};
 }
 
 constexpr TypeTraits removedRow(uint32_t id, std::string_view name)
 {
-    return TypeTraits{id, name, 0, 0, SizeRule::Unsized, false, true, true,
-                      "removed from ggml; files using it cannot be sized"};
+    return TypeTraits{
+        id, name, 0, 0, SizeRule::Unsized, false, true, true, "removed from ggml; files using it cannot be sized"};
 }
 
 constexpr std::array<TypeTraits, 43> kTable = {{
@@ -122,8 +122,7 @@ std::optional<uint64_t> tensorByteSize(uint32_t id, uint64_t ne0, uint64_t eleme
         if (ne0 % t.blockSize != 0 || elements % t.blockSize != 0)
             return std::nullopt;
         return elements / 4 + 32;
-    case SizeRule::Unsized:
-        break;
+    case SizeRule::Unsized: break;
     }
     return std::nullopt;
 }

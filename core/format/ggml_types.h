@@ -10,31 +10,62 @@ namespace gguf {
 
 /// Well-known ggml tensor type ids (ggml `enum ggml_type`), plus BitNet's fork id for I2_S.
 enum class GgmlType : uint32_t {
-    F32 = 0, F16 = 1, Q4_0 = 2, Q4_1 = 3, Q5_0 = 6, Q5_1 = 7, Q8_0 = 8, Q8_1 = 9,
-    Q2_K = 10, Q3_K = 11, Q4_K = 12, Q5_K = 13, Q6_K = 14, Q8_K = 15,
-    IQ2_XXS = 16, IQ2_XS = 17, IQ3_XXS = 18, IQ1_S = 19, IQ4_NL = 20, IQ3_S = 21, IQ2_S = 22,
-    IQ4_XS = 23, I8 = 24, I16 = 25, I32 = 26, I64 = 27, F64 = 28, IQ1_M = 29, BF16 = 30,
-    TQ1_0 = 34, TQ2_0 = 35, I2_S = 36, MXFP4 = 39, NVFP4 = 40, Q1_0 = 41, Q2_0 = 42,
+    F32 = 0,
+    F16 = 1,
+    Q4_0 = 2,
+    Q4_1 = 3,
+    Q5_0 = 6,
+    Q5_1 = 7,
+    Q8_0 = 8,
+    Q8_1 = 9,
+    Q2_K = 10,
+    Q3_K = 11,
+    Q4_K = 12,
+    Q5_K = 13,
+    Q6_K = 14,
+    Q8_K = 15,
+    IQ2_XXS = 16,
+    IQ2_XS = 17,
+    IQ3_XXS = 18,
+    IQ1_S = 19,
+    IQ4_NL = 20,
+    IQ3_S = 21,
+    IQ2_S = 22,
+    IQ4_XS = 23,
+    I8 = 24,
+    I16 = 25,
+    I32 = 26,
+    I64 = 27,
+    F64 = 28,
+    IQ1_M = 29,
+    BF16 = 30,
+    TQ1_0 = 34,
+    TQ2_0 = 35,
+    I2_S = 36,
+    MXFP4 = 39,
+    NVFP4 = 40,
+    Q1_0 = 41,
+    Q2_0 = 42,
 };
 
 /// How a type's byte size is computed.
 enum class SizeRule : uint8_t {
-    Blocks,   ///< elements / blockSize * typeSize; ne[0] must be a multiple of blockSize
-    BitNetI2S,///< n/4 bytes of 2-bit codes followed by one float32 scale (BitNet fork, id 36)
-    Unsized,  ///< removed or unknown id: size cannot be computed from the shape
+    Blocks,    ///< elements / blockSize * typeSize; ne[0] must be a multiple of blockSize
+    BitNetI2S, ///< n/4 bytes of 2-bit codes followed by one float32 scale (BitNet fork, id 36)
+    Unsized,   ///< removed or unknown id: size cannot be computed from the shape
 };
 
 /// One row of the type table: everything the reader and the views need to know about a type id.
 struct TypeTraits {
     uint32_t id = 0;
-    std::string_view name;     ///< ggml's upper-case spelling, e.g. "Q4_K"; empty for unknown ids
-    uint32_t blockSize = 0;    ///< elements per block (0 when unsized)
-    uint32_t typeSize = 0;     ///< bytes per block (0 when unsized)
+    std::string_view name;  ///< ggml's upper-case spelling, e.g. "Q4_K"; empty for unknown ids
+    uint32_t blockSize = 0; ///< elements per block (0 when unsized)
+    uint32_t typeSize = 0;  ///< bytes per block (0 when unsized)
     SizeRule rule = SizeRule::Unsized;
-    bool upstream = false;     ///< true when current upstream ggml accepts this id in a GGUF file
-    bool removed = false;      ///< a retired upstream id (Q4_2, Q4_0_4_4, ...)
-    bool quantized = false;    ///< block-quantized (not a plain float/int element type)
-    std::string_view note;     ///< one-line description for tooltips
+    bool upstream = false;  ///< true when current upstream ggml accepts this id in a GGUF file
+    bool removed = false;   ///< a retired upstream id (Q4_2, Q4_0_4_4, ...)
+    bool quantized = false; ///< block-quantized (not a plain float/int element type)
+    std::string_view note;  ///< one-line description for tooltips
 };
 
 /// Number of ids upstream ggml knows (GGML_TYPE_COUNT).

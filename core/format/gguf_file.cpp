@@ -1,8 +1,8 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 #include "core/format/gguf_file.h"
 
-#include "core/util/byte_order.h"
 #include "core/format/gguf_parser.h"
+#include "core/util/byte_order.h"
 
 #include <algorithm>
 

@@ -38,9 +38,9 @@ struct MetadataEntry {
 /// One tensor info record, the positions of its fields, and what the reader derived from it.
 struct TensorInfo {
     uint32_t index = 0;
-    std::string_view name;           ///< view into the mapping
-    uint64_t infoOffset = 0;         ///< name length field (start of the record)
-    uint64_t nameOffset = 0;         ///< name text
+    std::string_view name;   ///< view into the mapping
+    uint64_t infoOffset = 0; ///< name length field (start of the record)
+    uint64_t nameOffset = 0; ///< name text
     uint64_t nDimsOffset = 0;
     uint64_t dimsOffset = 0;
     uint64_t typeOffset = 0;
@@ -49,15 +49,15 @@ struct TensorInfo {
     uint32_t nDims = 0;
     std::array<uint64_t, 4> ne{1, 1, 1, 1}; ///< dims, innermost first; only the first 4 are kept
     uint32_t typeId = 0;
-    uint64_t relativeOffset = 0;     ///< as stored: from the start of the data region
-    uint64_t fileOffset = 0;         ///< absolute offset of the data (saturates on overflow)
-    uint64_t elements = 0;           ///< product of all dims (saturates on overflow)
-    uint64_t byteSize = 0;           ///< from type and shape, or inferred (see sizeKnown)
-    bool sizeFromType = false;       ///< byteSize computed from the type and the shape
-    bool sizeInferred = false;       ///< unsized type: byteSize is the gap to the next tensor
-    bool dataInFile = false;         ///< the data range lies inside the file
-    int32_t layer = -1;              ///< N of "blk.N." (or "layers.N."), else -1
-    uint16_t shard = 0;              ///< index of the shard (split models), 0 for single files
+    uint64_t relativeOffset = 0; ///< as stored: from the start of the data region
+    uint64_t fileOffset = 0;     ///< absolute offset of the data (saturates on overflow)
+    uint64_t elements = 0;       ///< product of all dims (saturates on overflow)
+    uint64_t byteSize = 0;       ///< from type and shape, or inferred (see sizeKnown)
+    bool sizeFromType = false;   ///< byteSize computed from the type and the shape
+    bool sizeInferred = false;   ///< unsized type: byteSize is the gap to the next tensor
+    bool dataInFile = false;     ///< the data range lies inside the file
+    int32_t layer = -1;          ///< N of "blk.N." (or "layers.N."), else -1
+    uint16_t shard = 0;          ///< index of the shard (split models), 0 for single files
 };
 
 /// Options for opening.

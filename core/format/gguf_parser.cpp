@@ -1,8 +1,8 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 #include "core/format/gguf_parser.h"
 
-#include "core/util/byte_order.h"
 #include "core/format/ggml_types.h"
+#include "core/util/byte_order.h"
 #include "magic_sniffer.h"
 
 #include <algorithm>
@@ -31,7 +31,10 @@ uint64_t alignUp(uint64_t v, uint64_t a)
     return v > UINT64_MAX - (a - r) ? UINT64_MAX : v + (a - r);
 }
 
-bool isPowerOfTwo(uint64_t v) { return v != 0 && (v & (v - 1)) == 0; }
+bool isPowerOfTwo(uint64_t v)
+{
+    return v != 0 && (v & (v - 1)) == 0;
+}
 
 // Smallest encoding of a value of `type` (a string is at least its length field).
 uint64_t minValueSize(ValueType type, bool v1)
@@ -44,8 +47,8 @@ uint64_t minValueSize(ValueType type, bool v1)
 
 int32_t layerOf(std::string_view name)
 {
-    for (std::string_view prefix : {std::string_view("blk."), std::string_view("layers."),
-                                    std::string_view("model.layers.")}) {
+    for (std::string_view prefix :
+         {std::string_view("blk."), std::string_view("layers."), std::string_view("model.layers.")}) {
         if (name.substr(0, prefix.size()) != prefix)
             continue;
         int64_t n = 0;
@@ -157,9 +160,10 @@ void GgufParser::run()
 bool GgufParser::readHeader()
 {
     if (m_size < 4) {
-        const std::string what = m_size == 0 ? "the file is empty (0 bytes)"
-                                              : "the file is only " + std::to_string(m_size) + " bytes long";
-        fatal(ErrorKind::InvalidMagic, "invalid_magic", 0, "not a GGUF file: " + what + "; a GGUF file starts with the 4 bytes 'GGUF'");
+        const std::string what =
+            m_size == 0 ? "the file is empty (0 bytes)" : "the file is only " + std::to_string(m_size) + " bytes long";
+        fatal(ErrorKind::InvalidMagic, "invalid_magic", 0,
+              "not a GGUF file: " + what + "; a GGUF file starts with the 4 bytes 'GGUF'");
         return false;
     }
     if (std::equal(m_data, m_data + 4, "GGUF")) {
@@ -189,7 +193,8 @@ bool GgufParser::readHeader()
     }
     m_v1 = version == 1;
     if (m_file.m_swappedMagic)
-        finding(Severity::Error, "swapped_magic", 0, "the magic is stored byte-swapped ('FUGG'); ggml only accepts 'GGUF'");
+        finding(Severity::Error, "swapped_magic", 0,
+                "the magic is stored byte-swapped ('FUGG'); ggml only accepts 'GGUF'");
     if (m_swap)
         finding(Severity::Error, "byte_swapped", 4,
                 "the file is big-endian (byte-swapped version field); ggml refuses files of the other byte order");
@@ -251,7 +256,8 @@ void GgufParser::detectExtendedHeader()
     m_file.m_headerEnd = m_pos;
     finding(Severity::Error, "extended_header", at,
             "extended v3 header (alignment " + std::to_string(alignment) + ", data offset " +
-                std::to_string(dataOffset) + " after the counts): written by BitNet-rs; ggml reads only the plain layout");
+                std::to_string(dataOffset) +
+                " after the counts): written by BitNet-rs; ggml reads only the plain layout");
 }
 
 bool GgufParser::walkArray(int depth, const std::string &outer, int64_t element)
@@ -449,7 +455,8 @@ bool GgufParser::readTensorInfos()
         if (t.nDims > kMaxDims)
             finding(Severity::Error, "too_many_dims", t.nDimsOffset,
                     named() + ": " + std::to_string(t.nDims) + " dimensions; ggml allows at most 4");
-        if (!need(uint64_t(t.nDims) * dimSize, [&] { return std::string(named() + ": " + std::to_string(t.nDims) + " dimensions"); }))
+        if (!need(uint64_t(t.nDims) * dimSize,
+                  [&] { return std::string(named() + ": " + std::to_string(t.nDims) + " dimensions"); }))
             return false;
         t.dimsOffset = m_pos;
         // check that all ne are non-negative (as int64) and that their product is representable
@@ -519,8 +526,8 @@ void GgufParser::layOutData()
         f.m_dataOffset = tensors.empty() ? m_pos : alignUp(m_pos, f.m_alignment);
     else if (f.m_dataOffset < m_pos)
         finding(Severity::Error, "data_offset_inside_header", f.m_headerEnd - 8,
-                "the header's data offset " + std::to_string(f.m_dataOffset) + " lies inside the tensor infos (which end at " +
-                    std::to_string(m_pos) + ")");
+                "the header's data offset " + std::to_string(f.m_dataOffset) +
+                    " lies inside the tensor infos (which end at " + std::to_string(m_pos) + ")");
     if (!tensors.empty() && f.m_dataOffset > m_size)
         finding(Severity::Error, "data_offset_past_end", m_pos,
                 "the data region would start at " + formatOffset(f.m_dataOffset) + ", past the end of the file (" +
@@ -551,9 +558,8 @@ void GgufParser::layOutData()
     for (const TensorInfo &t : tensors) {
         if (t.relativeOffset != expected)
             finding(Severity::Error, "tensor_offset_mismatch", t.offsetFieldOffset,
-                    "tensor " + quoted(t.name) + " has offset " + std::to_string(t.relativeOffset) +
-                        "; ggml expects " + std::to_string(expected) +
-                        " (the previous tensors' sizes, each padded to the alignment)");
+                    "tensor " + quoted(t.name) + " has offset " + std::to_string(t.relativeOffset) + "; ggml expects " +
+                        std::to_string(expected) + " (the previous tensors' sizes, each padded to the alignment)");
         expected = alignUp(std::max(expected, t.relativeOffset) + t.byteSize, f.m_alignment);
     }
 

@@ -31,10 +31,7 @@ private:
     bool walkArray(int depth, const std::string &outer, int64_t element);
 
     /// True when `n` more bytes exist; otherwise records a `truncated` error described by what().
-    template <typename Describe> bool need(uint64_t n, Describe &&what)
-    {
-        return n <= left() || needSlow(n, what());
-    }
+    template <typename Describe> bool need(uint64_t n, Describe &&what) { return n <= left() || needSlow(n, what()); }
     bool needSlow(uint64_t n, const std::string &what);
     uint32_t readU32();
     uint64_t readU64();

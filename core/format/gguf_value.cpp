@@ -1,8 +1,8 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 #include "core/format/gguf_value.h"
 
-#include "core/util/byte_order.h"
 #include "core/format/gguf_file.h"
+#include "core/util/byte_order.h"
 
 #include <algorithm>
 #include <cinttypes>
@@ -12,9 +12,9 @@ namespace gguf {
 
 std::string valueTypeName(uint32_t type)
 {
-    static constexpr const char *kNames[kValueTypeCount] = {
-        "UINT8", "INT8", "UINT16", "INT16", "UINT32", "INT32", "FLOAT32",
-        "BOOL", "STRING", "ARRAY", "UINT64", "INT64", "FLOAT64"};
+    static constexpr const char *kNames[kValueTypeCount] = {"UINT8",  "INT8",    "UINT16", "INT16",  "UINT32",
+                                                            "INT32",  "FLOAT32", "BOOL",   "STRING", "ARRAY",
+                                                            "UINT64", "INT64",   "FLOAT64"};
     if (type < kValueTypeCount)
         return kNames[type];
     return "INVALID(" + std::to_string(type) + ")";
@@ -23,11 +23,19 @@ std::string valueTypeName(uint32_t type)
 uint32_t valueTypeSize(ValueType type)
 {
     switch (type) {
-    case ValueType::Uint8: case ValueType::Int8: case ValueType::Bool: return 1;
-    case ValueType::Uint16: case ValueType::Int16: return 2;
-    case ValueType::Uint32: case ValueType::Int32: case ValueType::Float32: return 4;
-    case ValueType::Uint64: case ValueType::Int64: case ValueType::Float64: return 8;
-    case ValueType::String: case ValueType::Array: return 0;
+    case ValueType::Uint8:
+    case ValueType::Int8:
+    case ValueType::Bool: return 1;
+    case ValueType::Uint16:
+    case ValueType::Int16: return 2;
+    case ValueType::Uint32:
+    case ValueType::Int32:
+    case ValueType::Float32: return 4;
+    case ValueType::Uint64:
+    case ValueType::Int64:
+    case ValueType::Float64: return 8;
+    case ValueType::String:
+    case ValueType::Array: return 0;
     }
     return 0;
 }
@@ -35,11 +43,15 @@ uint32_t valueTypeSize(ValueType type)
 bool Value::isInteger() const
 {
     switch (m_type) {
-    case ValueType::Uint8: case ValueType::Int8: case ValueType::Uint16: case ValueType::Int16:
-    case ValueType::Uint32: case ValueType::Int32: case ValueType::Uint64: case ValueType::Int64:
-        return true;
-    default:
-        return false;
+    case ValueType::Uint8:
+    case ValueType::Int8:
+    case ValueType::Uint16:
+    case ValueType::Int16:
+    case ValueType::Uint32:
+    case ValueType::Int32:
+    case ValueType::Uint64:
+    case ValueType::Int64: return true;
+    default: return false;
     }
 }
 
@@ -67,8 +79,7 @@ std::optional<int64_t> Value::toInt() const
             return std::nullopt;
         return static_cast<int64_t>(v);
     }
-    default:
-        return std::nullopt;
+    default: return std::nullopt;
     }
 }
 
@@ -175,18 +186,11 @@ std::string Value::toDisplayString(size_t maxChars) const
         out += "]";
         return out;
     }
-    case ValueType::Bool:
-        return toBool().value_or(false) ? "true" : "false";
-    case ValueType::Float32:
-        std::snprintf(buf, sizeof buf, "%.9g", toDouble().value_or(0));
-        return buf;
-    case ValueType::Float64:
-        std::snprintf(buf, sizeof buf, "%.17g", toDouble().value_or(0));
-        return buf;
-    case ValueType::Uint64:
-        return std::to_string(toUInt().value_or(0));
-    default:
-        return std::to_string(toInt().value_or(0));
+    case ValueType::Bool: return toBool().value_or(false) ? "true" : "false";
+    case ValueType::Float32: std::snprintf(buf, sizeof buf, "%.9g", toDouble().value_or(0)); return buf;
+    case ValueType::Float64: std::snprintf(buf, sizeof buf, "%.17g", toDouble().value_or(0)); return buf;
+    case ValueType::Uint64: return std::to_string(toUInt().value_or(0));
+    default: return std::to_string(toInt().value_or(0));
     }
 }
 

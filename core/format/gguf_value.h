@@ -12,15 +12,29 @@ class GgufFile;
 
 /// GGUF metadata value types (the on-disk u32 ids).
 enum class ValueType : uint32_t {
-    Uint8 = 0, Int8 = 1, Uint16 = 2, Int16 = 3, Uint32 = 4, Int32 = 5, Float32 = 6, Bool = 7,
-    String = 8, Array = 9, Uint64 = 10, Int64 = 11, Float64 = 12,
+    Uint8 = 0,
+    Int8 = 1,
+    Uint16 = 2,
+    Int16 = 3,
+    Uint32 = 4,
+    Int32 = 5,
+    Float32 = 6,
+    Bool = 7,
+    String = 8,
+    Array = 9,
+    Uint64 = 10,
+    Int64 = 11,
+    Float64 = 12,
 };
 
 inline constexpr uint32_t kValueTypeCount = 13;
 
 /// "UINT8" … "FLOAT64" (gguf-py's GGUFValueType names); "INVALID(n)" for ids ≥ 13.
 std::string valueTypeName(uint32_t type);
-inline std::string valueTypeName(ValueType type) { return valueTypeName(static_cast<uint32_t>(type)); }
+inline std::string valueTypeName(ValueType type)
+{
+    return valueTypeName(static_cast<uint32_t>(type));
+}
 
 /// Size in bytes of a fixed-size value type; 0 for String and Array.
 uint32_t valueTypeSize(ValueType type);
@@ -34,7 +48,9 @@ class Value {
 public:
     Value() = default;
     Value(const GgufFile *file, ValueType type, uint64_t offset, uint64_t size)
-        : m_file(file), m_type(type), m_offset(offset), m_size(size) {}
+        : m_file(file), m_type(type), m_offset(offset), m_size(size)
+    {
+    }
 
     bool isValid() const { return m_file != nullptr; }
     ValueType type() const { return m_type; }
@@ -81,14 +97,16 @@ public:
     ArrayRef(const GgufFile *file, ValueType elementType, uint64_t count, uint64_t headerOffset,
              uint64_t elementsOffset, uint64_t end)
         : m_file(file), m_elementType(elementType), m_count(count), m_headerOffset(headerOffset),
-          m_elementsOffset(elementsOffset), m_end(end) {}
+          m_elementsOffset(elementsOffset), m_end(end)
+    {
+    }
 
     bool isValid() const { return m_file != nullptr; }
     ValueType elementType() const { return m_elementType; }
     uint64_t size() const { return m_count; }
     bool empty() const { return m_count == 0; }
-    uint64_t headerOffset() const { return m_headerOffset; }   ///< element-type field
-    uint64_t countOffset() const { return m_headerOffset + 4; }///< count field
+    uint64_t headerOffset() const { return m_headerOffset; }    ///< element-type field
+    uint64_t countOffset() const { return m_headerOffset + 4; } ///< count field
     uint64_t elementsOffset() const { return m_elementsOffset; }
     uint64_t end() const { return m_end; }
 

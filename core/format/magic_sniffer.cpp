@@ -22,7 +22,9 @@ constexpr KnownMagic kKnown[] = {
     {"%PDF", "a PDF document"},
     {"PK\x03\x04", "a ZIP archive (a PyTorch .pt/.bin checkpoint is one)"},
     {"\x1F\x8B", "a gzip archive"},
-    {"\x7F" "ELF", "an ELF executable"},
+    {"\x7F"
+     "ELF",
+     "an ELF executable"},
     {"\x80\x02", "a Python pickle (an old PyTorch checkpoint?)"},
     {"lmgg", "a legacy GGML model (pre-GGUF); convert it with llama.cpp"},
     {"fmgg", "a legacy GGMF model (pre-GGUF); convert it with llama.cpp"},
@@ -48,7 +50,8 @@ std::string describeMagic(const uint8_t *data, uint64_t size)
         head += (i ? " " : "") + std::string(b);
     }
     head += " ('" + printable + "')";
-    const std::string_view file(reinterpret_cast<const char *>(data), static_cast<size_t>(std::min<uint64_t>(size, 64)));
+    const std::string_view file(reinterpret_cast<const char *>(data),
+                                static_cast<size_t>(std::min<uint64_t>(size, 64)));
     for (const KnownMagic &m : kKnown)
         if (file.substr(0, m.bytes.size()) == m.bytes)
             return head + ": " + m.what;

@@ -59,9 +59,9 @@ std::shared_ptr<MappedFile> MappedFile::open(const std::string &path, Error &err
         return nullptr;
     }
     if (!S_ISREG(st.st_mode)) {
-        const char *what = S_ISFIFO(st.st_mode) ? "a FIFO (named pipe)"
-                           : S_ISCHR(st.st_mode) ? "a character device"
-                           : S_ISBLK(st.st_mode) ? "a block device"
+        const char *what = S_ISFIFO(st.st_mode)   ? "a FIFO (named pipe)"
+                           : S_ISCHR(st.st_mode)  ? "a character device"
+                           : S_ISBLK(st.st_mode)  ? "a block device"
                            : S_ISSOCK(st.st_mode) ? "a socket"
                                                   : "not a regular file";
         error = openError(ErrorKind::Unreadable, path, std::string("is ") + what + ", not a GGUF file");

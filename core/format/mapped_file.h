@@ -54,7 +54,7 @@ private:
     uint64_t m_size = 0;
     bool m_mapped = false;
     std::vector<uint8_t> m_buffer;
-    int m_guardSlot = -1; ///< slot in the SIGBUS guard's table of mappings
+    int m_guardSlot = -1;               ///< slot in the SIGBUS guard's table of mappings
     uint64_t m_device = 0, m_inode = 0; ///< identity at open, to notice a replaced file
     int64_t m_mtimeNs = 0;
 };

@@ -58,8 +58,8 @@ std::shared_ptr<const SplitModel> SplitModel::open(const std::string &path, Erro
         slot.file = r.file;
         slot.error = r.error;
         if (!slot.file && slot.error.kind == ErrorKind::NotFound)
-            slot.error.message = slot.path + ": shard " + std::to_string(k) + " of " +
-                                 std::to_string(shardName->count) + " is missing";
+            slot.error.message =
+                slot.path + ": shard " + std::to_string(k) + " of " + std::to_string(shardName->count) + " is missing";
     }
     if (declared && declared != shardName->count)
         model->m_shards[shardName->number - 1].error.message +=

@@ -12,7 +12,7 @@ namespace gguf {
 
 /// Parts of a shard file name `<base>-0000K-of-0000N.gguf`.
 struct ShardName {
-    std::string base; ///< path before "-0000K-of-0000N.gguf"
+    std::string base;    ///< path before "-0000K-of-0000N.gguf"
     uint32_t number = 0; ///< K (1-based)
     uint32_t count = 0;  ///< N
 };

@@ -13,8 +13,18 @@ std::string globToRegex(const std::string &glob)
         switch (c) {
         case '*': re += ".*"; break;
         case '?': re += '.'; break;
-        case '[': case ']': re += c; break;
-        case '.': case '\\': case '+': case '(': case ')': case '{': case '}': case '^': case '$': case '|':
+        case '[':
+        case ']': re += c; break;
+        case '.':
+        case '\\':
+        case '+':
+        case '(':
+        case ')':
+        case '{':
+        case '}':
+        case '^':
+        case '$':
+        case '|':
             re += '\\';
             re += c;
             break;
@@ -54,11 +64,10 @@ bool TensorFilter::matches(const TensorInfo &tensor) const
     if (m_regex)
         return std::regex_search(tensor.name.begin(), tensor.name.end(), *m_regex);
     // case-insensitive substring
-    const auto it = std::search(tensor.name.begin(), tensor.name.end(), m_pattern.begin(), m_pattern.end(),
-                                [](char a, char b) {
-                                    return std::tolower(static_cast<unsigned char>(a)) ==
-                                           std::tolower(static_cast<unsigned char>(b));
-                                });
+    const auto it =
+        std::search(tensor.name.begin(), tensor.name.end(), m_pattern.begin(), m_pattern.end(), [](char a, char b) {
+            return std::tolower(static_cast<unsigned char>(a)) == std::tolower(static_cast<unsigned char>(b));
+        });
     return it != tensor.name.end();
 }
 

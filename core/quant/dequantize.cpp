@@ -1,8 +1,8 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 #include "core/quant/dequantize.h"
 
-#include "dequantize_blocks.h"
 #include "core/format/ggml_types.h"
+#include "dequantize_blocks.h"
 
 #include <algorithm>
 #include <array>

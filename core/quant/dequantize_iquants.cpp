@@ -2,9 +2,9 @@
 // The "i-quants": 256-element super-blocks whose groups of 4 or 8 values are indices into the
 // codebooks of core/quant_tables.h (block_iq* in ggml src/ggml-common.h). Each group's float
 // scale is computed once in ggml's operation order, then value = scale * magnitude * sign.
-#include "dequantize_blocks.h"
-#include "core/util/float_convert.h"
 #include "core/quant/quant_tables.h"
+#include "core/util/float_convert.h"
+#include "dequantize_blocks.h"
 
 #include <cstddef>
 
@@ -287,8 +287,7 @@ GGUF_DECODER_CLONES void decodeIQ2_XS(const uint8_t *__restrict src, size_t nBlo
             const float db[2] = {halfStepScale(d, scales[ib] & 0x0fu, 0.25f), halfStepScale(d, scales[ib] >> 4, 0.25f)};
             for (int l = 0; l < 4; ++l, dst += 8) {
                 const uint16_t q = loadU16(qs + 2 * (4 * ib + l));
-                emitSigned8(db[l / 2], grids.iq2xs[q & 511].data(), kSignsIq2xs[q >> 9],
-                            dst);
+                emitSigned8(db[l / 2], grids.iq2xs[q & 511].data(), kSignsIq2xs[q >> 9], dst);
             }
         }
     }

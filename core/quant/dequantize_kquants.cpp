@@ -2,8 +2,8 @@
 // k-quant super-blocks of 256 elements (block_q2_K … block_q8_K in ggml src/ggml-common.h).
 // Sub-block scales are small integers multiplied by an f16 super-block scale; the float
 // operations happen in ggml's order: (d * scale) first, then times the code, then minus the min.
-#include "dequantize_blocks.h"
 #include "core/util/float_convert.h"
+#include "dequantize_blocks.h"
 
 #include <array>
 #include <cstddef>
@@ -107,7 +107,8 @@ GGUF_AVX2_KERNEL void decodeQ2_KAvx2(const uint8_t *src, size_t nBlocks, float *
                 const __m256i codes = _mm256_and_si256(_mm256_srli_epi16(q, shift), three);
                 const uint8_t sc0 = scales[8 * half + shift];
                 const uint8_t sc1 = scales[8 * half + shift + 1];
-                avx2::storeAffine16<true>(_mm256_castsi256_si128(codes), _mm256_set1_ps(d * static_cast<float>(sc0 & 0x0f)),
+                avx2::storeAffine16<true>(_mm256_castsi256_si128(codes),
+                                          _mm256_set1_ps(d * static_cast<float>(sc0 & 0x0f)),
                                           _mm256_set1_ps(dmin * static_cast<float>(sc0 >> 4)), dst);
                 avx2::storeAffine16<true>(_mm256_extracti128_si256(codes, 1),
                                           _mm256_set1_ps(d * static_cast<float>(sc1 & 0x0f)),
@@ -216,8 +217,10 @@ GGUF_AVX2_KERNEL void decodeQ6_KAvx2(const uint8_t *src, size_t nBlocks, float *
             const __m256i ql1 = avx2::load32(b + offsetof(BlockQ6_K, ql) + 64 * half + 32);
             const __m256i qh = avx2::load32(b + offsetof(BlockQ6_K, qh) + 32 * half);
             // bit pairs 0-1, 2-3, 4-5, 6-7 of qh become bits 4-5 of the four code groups
-            const __m256i q1 = _mm256_or_si256(_mm256_and_si256(ql0, lowNibble), _mm256_and_si256(_mm256_slli_epi16(qh, 4), bits45));
-            const __m256i q2 = _mm256_or_si256(_mm256_and_si256(ql1, lowNibble), _mm256_and_si256(_mm256_slli_epi16(qh, 2), bits45));
+            const __m256i q1 =
+                _mm256_or_si256(_mm256_and_si256(ql0, lowNibble), _mm256_and_si256(_mm256_slli_epi16(qh, 4), bits45));
+            const __m256i q2 =
+                _mm256_or_si256(_mm256_and_si256(ql1, lowNibble), _mm256_and_si256(_mm256_slli_epi16(qh, 2), bits45));
             const __m256i q3 =
                 _mm256_or_si256(_mm256_and_si256(_mm256_srli_epi16(ql0, 4), lowNibble), _mm256_and_si256(qh, bits45));
             const __m256i q4 = _mm256_or_si256(_mm256_and_si256(_mm256_srli_epi16(ql1, 4), lowNibble),

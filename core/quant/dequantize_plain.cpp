@@ -1,8 +1,8 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 // Plain element types: float formats converted exactly, integers by the C conversion (float)v.
 #include "core/util/byte_order.h"
-#include "dequantize_blocks.h"
 #include "core/util/float_convert.h"
+#include "dequantize_blocks.h"
 
 #if GGUF_X86_KERNELS
 #endif

@@ -1,9 +1,9 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 // Blocks of 32 to 128 elements sharing one scale (or four, for NVFP4). Layouts follow ggml's
 // block_* structs in src/ggml-common.h; the arithmetic mirrors ggml's dequantize_row_* exactly.
-#include "dequantize_blocks.h"
-#include "core/util/float_convert.h"
 #include "core/quant/quant_tables.h"
+#include "core/util/float_convert.h"
+#include "dequantize_blocks.h"
 
 #include <cstddef>
 

@@ -46,42 +46,45 @@ StatsStatus computeHeatmap(const TensorData &data, uint64_t tensorCols, const He
             colCell[static_cast<size_t>(x)] = c;
 
     std::atomic<bool> failed{false};
-    const bool finished = runChunks(out.gridRows, options.threads, [&](uint64_t band, unsigned) {
-        const uint32_t r = static_cast<uint32_t>(band);
-        std::vector<float> row(static_cast<size_t>(tensorCols));
-        std::vector<double> sum(out.gridCols, 0), sumAbs(out.gridCols, 0), sumSq(out.gridCols, 0);
-        std::vector<float> maxAbs(out.gridCols, 0);
-        std::vector<uint64_t> n(out.gridCols, 0);
-        for (uint64_t y = out.rowStart(r); y < out.rowStart(r + 1); ++y) {
-            if (!dequantizeRange(data.typeId, data.bytes, data.elements, y * tensorCols, row, data.swapBytes)) {
-                failed = true;
-                return;
+    const bool finished = runChunks(
+        out.gridRows, options.threads,
+        [&](uint64_t band, unsigned) {
+            const uint32_t r = static_cast<uint32_t>(band);
+            std::vector<float> row(static_cast<size_t>(tensorCols));
+            std::vector<double> sum(out.gridCols, 0), sumAbs(out.gridCols, 0), sumSq(out.gridCols, 0);
+            std::vector<float> maxAbs(out.gridCols, 0);
+            std::vector<uint64_t> n(out.gridCols, 0);
+            for (uint64_t y = out.rowStart(r); y < out.rowStart(r + 1); ++y) {
+                if (!dequantizeRange(data.typeId, data.bytes, data.elements, y * tensorCols, row, data.swapBytes)) {
+                    failed = true;
+                    return;
+                }
+                for (size_t x = 0; x < row.size(); ++x) {
+                    const float v = row[x];
+                    if (!std::isfinite(v))
+                        continue;
+                    const uint32_t c = colCell[x];
+                    sum[c] += v;
+                    sumAbs[c] += std::fabs(v);
+                    sumSq[c] += double(v) * v;
+                    maxAbs[c] = std::max(maxAbs[c], std::fabs(v));
+                    ++n[c];
+                }
             }
-            for (size_t x = 0; x < row.size(); ++x) {
-                const float v = row[x];
-                if (!std::isfinite(v))
+            releaseElements(data, out.rowStart(r) * tensorCols, out.rowStart(r + 1) * tensorCols);
+            for (uint32_t c = 0; c < out.gridCols; ++c) {
+                const size_t i = size_t(r) * out.gridCols + c;
+                if (n[c] == 0)
                     continue;
-                const uint32_t c = colCell[x];
-                sum[c] += v;
-                sumAbs[c] += std::fabs(v);
-                sumSq[c] += double(v) * v;
-                maxAbs[c] = std::max(maxAbs[c], std::fabs(v));
-                ++n[c];
+                const double cnt = static_cast<double>(n[c]);
+                const double mean = sum[c] / cnt;
+                out.mean[i] = static_cast<float>(mean);
+                out.meanAbs[i] = static_cast<float>(sumAbs[c] / cnt);
+                out.maxAbs[i] = maxAbs[c];
+                out.std[i] = static_cast<float>(std::sqrt(std::max(0.0, sumSq[c] / cnt - mean * mean)));
             }
-        }
-        releaseElements(data, out.rowStart(r) * tensorCols, out.rowStart(r + 1) * tensorCols);
-        for (uint32_t c = 0; c < out.gridCols; ++c) {
-            const size_t i = size_t(r) * out.gridCols + c;
-            if (n[c] == 0)
-                continue;
-            const double cnt = static_cast<double>(n[c]);
-            const double mean = sum[c] / cnt;
-            out.mean[i] = static_cast<float>(mean);
-            out.meanAbs[i] = static_cast<float>(sumAbs[c] / cnt);
-            out.maxAbs[i] = maxAbs[c];
-            out.std[i] = static_cast<float>(std::sqrt(std::max(0.0, sumSq[c] / cnt - mean * mean)));
-        }
-    }, options.progress);
+        },
+        options.progress);
     if (!finished)
         return StatsStatus::Cancelled;
     return failed ? StatsStatus::NoData : StatsStatus::Ok;

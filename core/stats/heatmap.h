@@ -27,7 +27,7 @@ struct Heatmap {
 struct HeatmapOptions {
     uint32_t rows = 512, cols = 512; ///< grid size; clipped to the tensor's own size
     unsigned threads = 0;
-    ProgressFn progress;             ///< (row bands done, total); false cancels
+    ProgressFn progress; ///< (row bands done, total); false cancels
 };
 
 /// Reduces `data` (a tensor of `tensorCols` = ne[0] columns) to a heatmap in one streaming pass,

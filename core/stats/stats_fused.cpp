@@ -7,11 +7,11 @@
 // code checks for and then sums that group's decoded floats instead.
 #include "stats_fused.h"
 
+#include "core/format/ggml_types.h"
 #include "core/util/byte_order.h"
 #include "core/util/cpu_features.h"
-#include "core/util/prefetch.h"
 #include "core/util/float_convert.h"
-#include "core/format/ggml_types.h"
+#include "core/util/prefetch.h"
 
 #include <algorithm>
 #include <array>
@@ -218,7 +218,8 @@ GGUF_AVX2_KERNEL void q8CodeSums8Avx2(const uint8_t *blocks, int32_t *sum, int32
         const __m256i lo = _mm256_cvtepi8_epi16(_mm256_castsi256_si128(x));
         const __m256i hi = _mm256_cvtepi8_epi16(_mm256_extracti128_si256(x, 1));
         sq[j] = _mm256_add_epi32(_mm256_madd_epi16(lo, lo), _mm256_madd_epi16(hi, hi));
-        zeros[j] = std::popcount(static_cast<uint32_t>(_mm256_movemask_epi8(_mm256_cmpeq_epi8(x, _mm256_setzero_si256()))));
+        zeros[j] =
+            std::popcount(static_cast<uint32_t>(_mm256_movemask_epi8(_mm256_cmpeq_epi8(x, _mm256_setzero_si256()))));
     }
     _mm256_storeu_si256(reinterpret_cast<__m256i *>(sum), reduce8(s));
     _mm256_storeu_si256(reinterpret_cast<__m256i *>(sumSq), reduce8(sq));
@@ -261,8 +262,8 @@ struct Lanes8 {
     unsigned rare = 0;
 };
 
-void laneMath(const float *a, const float *b, const int32_t *sum, const int32_t *sumSq, float codeLow,
-              float codeHigh, float runMin, float runMax, Lanes8 &out)
+void laneMath(const float *a, const float *b, const int32_t *sum, const int32_t *sumSq, float codeLow, float codeHigh,
+              float runMin, float runMax, Lanes8 &out)
 {
     out.rare = out.outside = 0;
     for (size_t j = 0; j < 8; ++j) {
@@ -300,9 +301,11 @@ GGUF_AVX2_KERNEL void laneMathAvx2(const float *a, const float *b, const int32_t
         const __m256d sd = _mm256_cvtepi32_pd(h ? _mm256_extracti128_si256(s, 1) : _mm256_castsi256_si128(s));
         const __m256d spd =
             _mm256_cvtepi32_pd(h ? _mm256_extracti128_si256(spread, 1) : _mm256_castsi256_si128(spread));
-        _mm256_storeu_pd(out.mean.data() + 4 * h,
-                         _mm256_mul_pd(_mm256_sub_pd(_mm256_mul_pd(x, sd), _mm256_mul_pd(thirtyTwo, y)), oneThirtySecond));
-        _mm256_storeu_pd(out.m2.data() + 4 * h, _mm256_mul_pd(_mm256_mul_pd(_mm256_mul_pd(x, x), spd), oneThirtySecond));
+        _mm256_storeu_pd(
+            out.mean.data() + 4 * h,
+            _mm256_mul_pd(_mm256_sub_pd(_mm256_mul_pd(x, sd), _mm256_mul_pd(thirtyTwo, y)), oneThirtySecond));
+        _mm256_storeu_pd(out.m2.data() + 4 * h,
+                         _mm256_mul_pd(_mm256_mul_pd(_mm256_mul_pd(x, x), spd), oneThirtySecond));
     }
     const __m256 v0 = _mm256_sub_ps(_mm256_mul_ps(_mm256_set1_ps(codeLow), va), vb);
     const __m256 v1 = _mm256_sub_ps(_mm256_mul_ps(_mm256_set1_ps(codeHigh), va), vb);
@@ -311,8 +314,8 @@ GGUF_AVX2_KERNEL void laneMathAvx2(const float *a, const float *b, const int32_t
     _mm256_storeu_ps(out.hi.data(), hi);
     const __m256 zero = _mm256_setzero_ps();
     const __m256 ratio = _mm256_div_ps(vb, va);
-    const __m256 inRange = _mm256_and_ps(_mm256_cmp_ps(ratio, zero, _CMP_GE_OQ),
-                                         _mm256_cmp_ps(ratio, _mm256_set1_ps(15.0f), _CMP_LE_OQ));
+    const __m256 inRange =
+        _mm256_and_ps(_mm256_cmp_ps(ratio, zero, _CMP_GE_OQ), _mm256_cmp_ps(ratio, _mm256_set1_ps(15.0f), _CMP_LE_OQ));
     const __m256i q = _mm256_and_si256(_mm256_cvttps_epi32(ratio), _mm256_castps_si256(inRange));
     const __m256 hit = _mm256_and_ps(_mm256_cmp_ps(va, zero, _CMP_NEQ_UQ),
                                      _mm256_cmp_ps(_mm256_mul_ps(_mm256_cvtepi32_ps(q), va), vb, _CMP_EQ_OQ));
@@ -320,7 +323,8 @@ GGUF_AVX2_KERNEL void laneMathAvx2(const float *a, const float *b, const int32_t
     const __m256i whenHit = _mm256_blendv_epi8(none, q, _mm256_castps_si256(hit));
     const __m256i whenZeroB = _mm256_blendv_epi8(_mm256_setzero_si256(), _mm256_set1_epi32(16),
                                                  _mm256_castps_si256(_mm256_cmp_ps(va, zero, _CMP_EQ_OQ)));
-    const __m256i code = _mm256_blendv_epi8(whenHit, whenZeroB, _mm256_castps_si256(_mm256_cmp_ps(vb, zero, _CMP_EQ_OQ)));
+    const __m256i code =
+        _mm256_blendv_epi8(whenHit, whenZeroB, _mm256_castps_si256(_mm256_cmp_ps(vb, zero, _CMP_EQ_OQ)));
     _mm256_storeu_si256(reinterpret_cast<__m256i *>(out.zeroCode.data()), code);
     const __m256 outside = _mm256_or_ps(_mm256_cmp_ps(lo, _mm256_set1_ps(runMin), _CMP_LT_OQ),
                                         _mm256_cmp_ps(hi, _mm256_set1_ps(runMax), _CMP_GT_OQ));
@@ -408,8 +412,9 @@ GGUF_AVX512_VNNI_KERNEL bool scanQ8_0Avx512(const uint8_t *blocks, size_t nBlock
                                             LaneMoments &g)
 {
     const __m512i ones8 = _mm512_set1_epi8(1), zero = _mm512_setzero_si512();
-    const __m512i scaleOffsets = _mm512_mullo_epi32(_mm512_setr_epi32(0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15),
-                                                    _mm512_set1_epi32(static_cast<int>(kQ8_0Bytes)));
+    const __m512i scaleOffsets =
+        _mm512_mullo_epi32(_mm512_setr_epi32(0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15),
+                           _mm512_set1_epi32(static_cast<int>(kQ8_0Bytes)));
     const __m512d oneThirtySecond = _mm512_set1_pd(0.03125);
     for (size_t first = 0; first < nBlocks; first += 16) {
         const uint8_t *base = blocks + first * kQ8_0Bytes;
@@ -425,7 +430,8 @@ GGUF_AVX512_VNNI_KERNEL bool scanQ8_0Avx512(const uint8_t *blocks, size_t nBlock
         for (int i = 0; i < 8; ++i) {
             const int lo = i < 4 ? i : i + 4, hi = lo + 4;
             const __m512i x = _mm512_inserti64x4(
-                _mm512_castsi256_si512(_mm256_loadu_si256(reinterpret_cast<const __m256i *>(base + lo * kQ8_0Bytes + 2))),
+                _mm512_castsi256_si512(
+                    _mm256_loadu_si256(reinterpret_cast<const __m256i *>(base + lo * kQ8_0Bytes + 2))),
                 _mm256_loadu_si256(reinterpret_cast<const __m256i *>(base + hi * kQ8_0Bytes + 2)), 1);
             sums[i] = _mm512_dpbusd_epi32(zero, ones8, x);
             const __m512i magnitude = _mm512_abs_epi8(x);
@@ -440,7 +446,8 @@ GGUF_AVX512_VNNI_KERNEL bool scanQ8_0Avx512(const uint8_t *blocks, size_t nBlock
             const int j = std::countr_zero(m);
             const int i = j < 8 ? (j < 4 ? j : j - 4) : (j < 12 ? j - 4 : j - 8);
             const bool upper = (j % 8) >= 4;
-            zeros += kGroup - static_cast<uint64_t>(std::popcount(upper ? zeroCodes[i] >> 32 : zeroCodes[i] & 0xffffffffu));
+            zeros +=
+                kGroup - static_cast<uint64_t>(std::popcount(upper ? zeroCodes[i] >> 32 : zeroCodes[i] & 0xffffffffu));
         }
         g.zeros += zeros;
         const __m512i s = blockTotals16(sums), q = blockTotals16(squares);
@@ -449,7 +456,8 @@ GGUF_AVX512_VNNI_KERNEL bool scanQ8_0Avx512(const uint8_t *blocks, size_t nBlock
             const __m512d x = _mm512_cvtps_pd(h ? _mm256_castpd_ps(_mm512_extractf64x4_pd(_mm512_castps_pd(d), 1))
                                                 : _mm512_castps512_ps256(d));
             const __m512d sd = _mm512_cvtepi32_pd(h ? _mm512_extracti64x4_epi64(s, 1) : _mm512_castsi512_si256(s));
-            const __m512d spd = _mm512_cvtepi32_pd(h ? _mm512_extracti64x4_epi64(spread, 1) : _mm512_castsi512_si256(spread));
+            const __m512d spd =
+                _mm512_cvtepi32_pd(h ? _mm512_extracti64x4_epi64(spread, 1) : _mm512_castsi512_si256(spread));
             // as laneMath: (x·Σq − 32·0)/32 and (x·x)·spread/32
             const __m512d mean = _mm512_mul_pd(_mm512_mul_pd(x, sd), oneThirtySecond);
             const __m512d m2 = _mm512_mul_pd(_mm512_mul_pd(_mm512_mul_pd(x, x), spd), oneThirtySecond);
@@ -616,8 +624,8 @@ GGUF_AVX2_KERNEL void scaleProductsAvx2(const uint8_t *scaleMin, float d, float 
 {
     const __m128i bytes = _mm_loadu_si128(reinterpret_cast<const __m128i *>(scaleMin));
     _mm256_storeu_ps(d1, _mm256_mul_ps(_mm256_set1_ps(d), _mm256_cvtepi32_ps(_mm256_cvtepu8_epi32(bytes))));
-    _mm256_storeu_ps(m1, _mm256_mul_ps(_mm256_set1_ps(dmin),
-                                       _mm256_cvtepi32_ps(_mm256_cvtepu8_epi32(_mm_srli_si128(bytes, 8)))));
+    _mm256_storeu_ps(
+        m1, _mm256_mul_ps(_mm256_set1_ps(dmin), _mm256_cvtepi32_ps(_mm256_cvtepu8_epi32(_mm_srli_si128(bytes, 8)))));
 }
 #endif
 
@@ -700,7 +708,7 @@ bool scanQ4_KBlock(const uint8_t *b, float *d1m1, LaneMoments &g)
             }
             g.cover(vlo, vhi);
             l8.lo[j] = l8.hi[j] = std::numeric_limits<float>::quiet_NaN(); // covered
-            l8.zeroCode[j] = -1;                                          // counted
+            l8.zeroCode[j] = -1;                                           // counted
             l8.rare &= ~(1u << j);
         }
     }
@@ -760,7 +768,8 @@ GGUF_AVX512_VNNI_KERNEL void scanQ4_KPairAvx512(const uint8_t *blocks, const flo
     const __m512 d = _mm512_mask_blend_ps(0xff00, _mm512_set1_ps(scales[0]), _mm512_set1_ps(scales[2]));
     const __m512 dmin = _mm512_mask_blend_ps(0xff00, _mm512_set1_ps(scales[1]), _mm512_set1_ps(scales[3]));
     const __m512 d1 = _mm512_mul_ps(d, _mm512_cvtepi32_ps(_mm512_cvtepu8_epi32(_mm_unpacklo_epi64(packedA, packedB))));
-    const __m512 m1 = _mm512_mul_ps(dmin, _mm512_cvtepi32_ps(_mm512_cvtepu8_epi32(_mm_unpackhi_epi64(packedA, packedB))));
+    const __m512 m1 =
+        _mm512_mul_ps(dmin, _mm512_cvtepi32_ps(_mm512_cvtepu8_epi32(_mm_unpackhi_epi64(packedA, packedB))));
     const __m256 d1a = _mm512_castps512_ps256(d1), m1a = _mm512_castps512_ps256(m1);
     const __m256 d1b = _mm256_castpd_ps(_mm512_extractf64x4_pd(_mm512_castps_pd(d1), 1));
     const __m256 m1b = _mm256_castpd_ps(_mm512_extractf64x4_pd(_mm512_castps_pd(m1), 1));
@@ -775,8 +784,9 @@ GGUF_AVX512_VNNI_KERNEL void scanQ4_KPairAvx512(const uint8_t *blocks, const flo
     __m512i sums[8], squares[8], nibbles[8];
     for (int k = 0; k < 4; ++k) {
         const uint8_t *qs = (k < 2 ? a : b) + kQ4_KCodes + 32 * (k % 2);
-        const __m512i x = _mm512_inserti64x4(_mm512_castsi256_si512(_mm256_loadu_si256(reinterpret_cast<const __m256i *>(qs))),
-                                             _mm256_loadu_si256(reinterpret_cast<const __m256i *>(qs + 64)), 1);
+        const __m512i x =
+            _mm512_inserti64x4(_mm512_castsi256_si512(_mm256_loadu_si256(reinterpret_cast<const __m256i *>(qs))),
+                               _mm256_loadu_si256(reinterpret_cast<const __m256i *>(qs + 64)), 1);
         const __m512i low = _mm512_and_si512(x, lowNibble);
         const __m512i high = _mm512_and_si512(_mm512_srli_epi16(x, 4), lowNibble);
         nibbles[2 * k] = low;
@@ -793,9 +803,11 @@ GGUF_AVX512_VNNI_KERNEL void scanQ4_KPairAvx512(const uint8_t *blocks, const flo
         const __m512d x = _mm512_cvtps_pd(h ? d1b : d1a);
         const __m512d y = _mm512_cvtps_pd(h ? m1b : m1a);
         const __m512d sd = _mm512_cvtepi32_pd(h ? _mm512_extracti64x4_epi64(s, 1) : _mm512_castsi512_si256(s));
-        const __m512d spd = _mm512_cvtepi32_pd(h ? _mm512_extracti64x4_epi64(spread, 1) : _mm512_castsi512_si256(spread));
+        const __m512d spd =
+            _mm512_cvtepi32_pd(h ? _mm512_extracti64x4_epi64(spread, 1) : _mm512_castsi512_si256(spread));
         // as laneMath: (x·Σq − 32·y)/32 and (x·x)·spread/32
-        const __m512d mean = _mm512_mul_pd(_mm512_sub_pd(_mm512_mul_pd(x, sd), _mm512_mul_pd(thirtyTwo, y)), oneThirtySecond);
+        const __m512d mean =
+            _mm512_mul_pd(_mm512_sub_pd(_mm512_mul_pd(x, sd), _mm512_mul_pd(thirtyTwo, y)), oneThirtySecond);
         const __m512d m2 = _mm512_mul_pd(_mm512_mul_pd(_mm512_mul_pd(x, x), spd), oneThirtySecond);
         g.addGroups8(mean, m2);
     }
@@ -817,13 +829,14 @@ GGUF_AVX512_VNNI_KERNEL void scanQ4_KPairAvx512(const uint8_t *blocks, const flo
     // equal to it (a code of -1 is byte 0xff, never a nibble)
     if (_mm512_cmpgt_epi32_mask(code, _mm512_set1_epi32(-1)) != 0) {
         const __m512i zeroCodes = _mm512_broadcast_i32x4(_mm512_cvtepi32_epi8(code)); // sub-block j in byte j
-        uint64_t zeros = kGroup * static_cast<uint64_t>(std::popcount(static_cast<unsigned>(
-                                      _mm512_cmpeq_epi32_mask(code, _mm512_set1_epi32(16)))));
+        uint64_t zeros = kGroup * static_cast<uint64_t>(std::popcount(
+                                      static_cast<unsigned>(_mm512_cmpeq_epi32_mask(code, _mm512_set1_epi32(16)))));
         for (int i = 0; i < 8; ++i) {
             // the sub-blocks of nibbles[i] (blockTotals16's order): bytes 0-31 and 32-63
             const int lower = i < 4 ? i : i + 4, upper = lower + 4;
-            const __m512i index = _mm512_mask_blend_epi8(0xffffffff00000000ull, _mm512_set1_epi8(static_cast<char>(lower)),
-                                                         _mm512_set1_epi8(static_cast<char>(upper)));
+            const __m512i index =
+                _mm512_mask_blend_epi8(0xffffffff00000000ull, _mm512_set1_epi8(static_cast<char>(lower)),
+                                       _mm512_set1_epi8(static_cast<char>(upper)));
             zeros += static_cast<uint64_t>(
                 std::popcount(_mm512_cmpeq_epi8_mask(nibbles[i], _mm512_shuffle_epi8(zeroCodes, index))));
         }
@@ -876,7 +889,8 @@ GGUF_AVX512_KERNEL void sampleQ4_KAvx512(const uint8_t *blocks, size_t readable,
     for (; i + 16 <= sampled.size(); i += 16) {
         const __m512i e = _mm512_loadu_si512(sampled.data() + i);
         const __m512i block = _mm512_srli_epi32(e, 8), at = _mm512_and_si512(e, _mm512_set1_epi32(255));
-        const __m512i chunk = _mm512_srli_epi32(at, 6), half = _mm512_and_si512(_mm512_srli_epi32(at, 5), _mm512_set1_epi32(1));
+        const __m512i chunk = _mm512_srli_epi32(at, 6),
+                      half = _mm512_and_si512(_mm512_srli_epi32(at, 5), _mm512_set1_epi32(1));
         const __m512i byteAt = _mm512_add_epi32(
             _mm512_add_epi32(_mm512_mullo_epi32(block, _mm512_set1_epi32(static_cast<int>(kQ4_KBytes))),
                              _mm512_set1_epi32(static_cast<int>(kQ4_KCodes))),
@@ -884,8 +898,10 @@ GGUF_AVX512_KERNEL void sampleQ4_KAvx512(const uint8_t *blocks, size_t readable,
         if (static_cast<size_t>(_mm512_reduce_max_epu32(byteAt)) + 4 > readable)
             break;
         const __m512i bytes = _mm512_i32gather_epi32(byteAt, blocks, 1);
-        const __m512i codes = _mm512_and_si512(_mm512_srlv_epi32(bytes, _mm512_slli_epi32(half, 2)), _mm512_set1_epi32(15));
-        const __m512i scaleAt = _mm512_add_epi32(_mm512_slli_epi32(block, 4), _mm512_add_epi32(_mm512_slli_epi32(chunk, 1), half));
+        const __m512i codes =
+            _mm512_and_si512(_mm512_srlv_epi32(bytes, _mm512_slli_epi32(half, 2)), _mm512_set1_epi32(15));
+        const __m512i scaleAt =
+            _mm512_add_epi32(_mm512_slli_epi32(block, 4), _mm512_add_epi32(_mm512_slli_epi32(chunk, 1), half));
         const __m512 d1 = _mm512_i32gather_ps(scaleAt, d1m1, 4);
         const __m512 m1 = _mm512_i32gather_ps(_mm512_add_epi32(scaleAt, _mm512_set1_epi32(8)), d1m1, 4);
         _mm512_storeu_ps(values + i, _mm512_sub_ps(_mm512_mul_ps(_mm512_cvtepi32_ps(codes), d1), m1));
@@ -908,7 +924,8 @@ bool scanQ4_K(const uint8_t *blocks, size_t nBlocks, std::span<const uint8_t> te
             const uint8_t *b = blocks + i * kQ4_KBytes;
             prefetchAhead(b, 2 * kQ4_KBytes, tensor);
             float scales[4];
-            if (q4kPairScales(b, scales) && q4kBlockExact(scales[0], scales[1]) && q4kBlockExact(scales[2], scales[3])) {
+            if (q4kPairScales(b, scales) && q4kBlockExact(scales[0], scales[1]) &&
+                q4kBlockExact(scales[2], scales[3])) {
                 scanQ4_KPairAvx512(b, scales, d1m1.data() + 16 * i, g);
             } else if (!scanQ4_KBlock(b, d1m1.data() + 16 * i, g) ||
                        !scanQ4_KBlock(b + kQ4_KBytes, d1m1.data() + 16 * (i + 1), g)) {
@@ -951,12 +968,8 @@ bool fusedScan(uint32_t typeId, const uint8_t *blocks, size_t nBlocks, std::span
     LaneMoments g;
     bool ok = false;
     switch (static_cast<GgmlType>(typeId)) {
-    case GgmlType::Q8_0:
-        ok = scanQ8_0(blocks, nBlocks, tensor, sampled, sampledValues, g);
-        break;
-    case GgmlType::Q4_K:
-        ok = scanQ4_K(blocks, nBlocks, tensor, sampled, sampledValues, g);
-        break;
+    case GgmlType::Q8_0: ok = scanQ8_0(blocks, nBlocks, tensor, sampled, sampledValues, g); break;
+    case GgmlType::Q4_K: ok = scanQ4_K(blocks, nBlocks, tensor, sampled, sampledValues, g); break;
     default: break;
     }
     if (ok)

@@ -7,8 +7,8 @@
 
 #include "core/util/byte_order.h"
 #include "core/util/cpu_features.h"
-#include "core/util/prefetch.h"
 #include "core/util/float_convert.h"
+#include "core/util/prefetch.h"
 
 #include <algorithm>
 #include <bit>
@@ -57,7 +57,6 @@ inline uint32_t bitsOf(float x)
 {
     return std::bit_cast<uint32_t>(x);
 }
-
 
 // The per-piece scan reads 16 values at a time from one of three sources: floats (a decoded
 // buffer, or an F32 tensor in place), or the halves of an F16 or BF16 tensor in place, converted
@@ -369,7 +368,8 @@ struct NoBatchWork {
     void operator()(size_t, size_t) const {}
 };
 template <Source S, bool InPlace = false, typename AfterBatch = NoBatchWork, typename BeforeBatch = NoBatchWork>
-std::optional<Partial> scanFinitePiece(const void *v, size_t n, AfterBatch afterBatch = {}, BeforeBatch beforeBatch = {})
+std::optional<Partial> scanFinitePiece(const void *v, size_t n, AfterBatch afterBatch = {},
+                                       BeforeBatch beforeBatch = {})
 {
     if (n == 0)
         return Partial{};

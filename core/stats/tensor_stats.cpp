@@ -1,13 +1,13 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 #include "core/stats/tensor_stats.h"
 
+#include "core/format/ggml_types.h"
+#include "core/format/gguf_file.h"
 #include "core/quant/dequantize.h"
 #include "core/util/byte_order.h"
 #include "core/util/cpu_features.h"
-#include "core/util/prefetch.h"
 #include "core/util/float_convert.h"
-#include "core/format/ggml_types.h"
-#include "core/format/gguf_file.h"
+#include "core/util/prefetch.h"
 #include "stats_fused.h"
 #include "stats_scan.h"
 
@@ -94,15 +94,15 @@ struct Worker {
     float *buffer = nullptr;
     // kKeyCopies 32-bit counters per key (key-major), flushed into `flushed` before one could overflow
     std::unique_ptr<uint32_t[], FreeDeleter> keyCopies = zeroedArray<uint32_t>(kKeyCount * kKeyCopies);
-    KeySpan counted;     // keys counted in keyCopies since the last flush
-    uint64_t sinceFlush = 0; // elements counted in keyCopies since the last flush
+    KeySpan counted;                                  // keys counted in keyCopies since the last flush
+    uint64_t sinceFlush = 0;                          // elements counted in keyCopies since the last flush
     std::unique_ptr<uint64_t[], FreeDeleter> flushed; // only for more than 2^32 elements
     KeySpan flushedSpan;
-    uint64_t keysCounted = 0; // values whose key was counted (all, or the sampled ones)
+    uint64_t keysCounted = 0;              // values whose key was counted (all, or the sampled ones)
     std::vector<uint32_t> samplePositions; // the fused path's sampled elements of a piece
     std::vector<float> sampleValues;
     std::vector<uint16_t> sampleKeys; // the in-place path's sampled keys of a piece
-    std::vector<uint64_t> bins; // chosen-range histogram
+    std::vector<uint64_t> bins;       // chosen-range histogram
     uint64_t below = 0, above = 0;
 
     uint64_t countOf(uint32_t key) const
@@ -254,7 +254,8 @@ void samplePositions(uint64_t first, size_t n, uint32_t stride, std::vector<uint
                 out[count++] = static_cast<uint32_t>(done + (static_cast<uint32_t>(random) & mask));
         }
     }
-    forEachSample(first, n, stride, [&](size_t i, size_t) { out[count++] = static_cast<uint32_t>(i); }, done);
+    forEachSample(
+        first, n, stride, [&](size_t i, size_t) { out[count++] = static_cast<uint32_t>(i); }, done);
     out.resize(count);
 }
 
@@ -269,8 +270,8 @@ bool scanFusedPiece(const TensorData &data, uint64_t first, size_t n, uint32_t s
     samplePositions(first, n, stride, w.samplePositions);
     w.sampleValues.resize(w.samplePositions.size());
     detail::FusedResult r;
-    if (!detail::fusedScan(data.typeId, data.bytes.data() + begin, n / t.blockSize, data.bytes,
-                           w.samplePositions, w.sampleValues.data(), r))
+    if (!detail::fusedScan(data.typeId, data.bytes.data() + begin, n / t.blockSize, data.bytes, w.samplePositions,
+                           w.sampleValues.data(), r))
         return false;
     if (w.sinceFlush + n > std::numeric_limits<uint32_t>::max())
         w.flushKeys();
@@ -334,9 +335,11 @@ GGUF_AVX512_KERNEL void collectRunKeysAvx512(const uint8_t *v, size_t at, uint64
                                               _mm512_set1_epi32(static_cast<int>(stride)));
     size_t r = 0;
     for (; r + 2 <= runs; r += 2, run += 2, at += 16 * size_t{stride}, out += 16) {
-        const __m128i random = _mm_set_epi64x(static_cast<long long>(sampleBits(run + 1)), static_cast<long long>(sampleBits(run)));
-        const __m512i index = _mm512_add_epi32(_mm512_add_epi32(_mm512_and_si512(_mm512_cvtepu8_epi32(random), mask), starts),
-                                               _mm512_set1_epi32(static_cast<int>(at)));
+        const __m128i random =
+            _mm_set_epi64x(static_cast<long long>(sampleBits(run + 1)), static_cast<long long>(sampleBits(run)));
+        const __m512i index =
+            _mm512_add_epi32(_mm512_add_epi32(_mm512_and_si512(_mm512_cvtepu8_epi32(random), mask), starts),
+                             _mm512_set1_epi32(static_cast<int>(at)));
         __m512i key;
         if constexpr (S == Source::Floats) {
             key = _mm512_srli_epi32(_mm512_i32gather_epi32(index, v, 4), 16);
@@ -354,16 +357,17 @@ GGUF_AVX512_KERNEL void collectRunKeysAvx512(const uint8_t *v, size_t at, uint64
 }
 
 template <Source S>
-GGUF_AVX2_F16C_KERNEL void collectRunKeysAvx2(const uint8_t *v, size_t at, uint64_t run, size_t runs,
-                                                                    uint32_t stride, uint16_t *out)
+GGUF_AVX2_F16C_KERNEL void collectRunKeysAvx2(const uint8_t *v, size_t at, uint64_t run, size_t runs, uint32_t stride,
+                                              uint16_t *out)
 {
     const __m256i mask = _mm256_set1_epi32(static_cast<int>(stride - 1)), low16 = _mm256_set1_epi32(0xffff);
     const __m256i starts =
         _mm256_mullo_epi32(_mm256_setr_epi32(0, 1, 2, 3, 4, 5, 6, 7), _mm256_set1_epi32(static_cast<int>(stride)));
     for (size_t r = 0; r < runs; ++r, ++run, at += 8 * size_t{stride}, out += 8) {
         const __m128i random = _mm_cvtsi64_si128(static_cast<long long>(sampleBits(run)));
-        const __m256i index = _mm256_add_epi32(_mm256_add_epi32(_mm256_and_si256(_mm256_cvtepu8_epi32(random), mask), starts),
-                                               _mm256_set1_epi32(static_cast<int>(at)));
+        const __m256i index =
+            _mm256_add_epi32(_mm256_add_epi32(_mm256_and_si256(_mm256_cvtepu8_epi32(random), mask), starts),
+                             _mm256_set1_epi32(static_cast<int>(at)));
         __m256i key;
         if constexpr (S == Source::Floats) {
             key = _mm256_srli_epi32(_mm256_i32gather_epi32(reinterpret_cast<const int *>(v), index, 4), 16);
@@ -387,7 +391,8 @@ GGUF_AVX2_F16C_KERNEL void collectRunKeysAvx2(const uint8_t *v, size_t at, uint6
 template <Source S> class SampledKeys {
 public:
     /// `readable`: elements that can be read from v (the rest of the tensor's data)
-    SampledKeys(const uint8_t *v, uint64_t first, size_t n, size_t readable, uint32_t stride, std::vector<uint16_t> &keys)
+    SampledKeys(const uint8_t *v, uint64_t first, size_t n, size_t readable, uint32_t stride,
+                std::vector<uint16_t> &keys)
         : m_v(v), m_first(first), m_n(n), m_readable(readable), m_stride(stride), m_keys(keys)
     {
         m_keys.resize(n / stride + 16);
@@ -426,7 +431,8 @@ public:
             uint64_t four;
             std::memcpy(&four, m_keys.data() + g, sizeof four);
             if constexpr (std::endian::native != std::endian::little)
-                four = (four >> 48) | ((four >> 16) & 0xffff0000ull) | ((four << 16) & 0xffff00000000ull) | (four << 48);
+                four =
+                    (four >> 48) | ((four >> 16) & 0xffff0000ull) | ((four << 16) & 0xffff00000000ull) | (four << 48);
             ++keyCopies[(four & 0xffff) * kKeyCopies];
             ++keyCopies[((four >> 16) & 0xffff) * kKeyCopies + 1];
             ++keyCopies[((four >> 32) & 0xffff) * kKeyCopies + 2];
@@ -435,10 +441,13 @@ public:
         for (; g < collected; ++g)
             ++keyCopies[size_t{m_keys[g]} * kKeyCopies + g % kKeyCopies];
         uint64_t counted = collected;
-        forEachSample(m_first, m_n, m_stride, [&](size_t i, size_t g) {
-            ++keyCopies[keyAt<S>(m_v, i) * kKeyCopies + g % kKeyCopies];
-            ++counted;
-        }, m_done);
+        forEachSample(
+            m_first, m_n, m_stride,
+            [&](size_t i, size_t g) {
+                ++keyCopies[keyAt<S>(m_v, i) * kKeyCopies + g % kKeyCopies];
+                ++counted;
+            },
+            m_done);
         return counted;
     }
 
@@ -465,8 +474,8 @@ std::optional<Source> directSource(uint32_t typeId)
 // Accumulates a piece (elements [first, first + n)) of an F32, F16 or BF16 tensor read in place,
 // with its sampled keys, exactly as scanPiece would from the decoded floats; false when the piece
 // holds a NaN or an infinity, or is not inside the data (the float path handles both).
-template <Source S> bool scanDirectPiece(const TensorData &data, uint64_t first, size_t n, uint32_t stride, Worker &w,
-                                         Partial &p)
+template <Source S>
+bool scanDirectPiece(const TensorData &data, uint64_t first, size_t n, uint32_t stride, Worker &w, Partial &p)
 {
     const uint64_t width = S == Source::Floats ? 4 : 2;
     const uint64_t available = data.bytes.size() / width;
@@ -558,7 +567,8 @@ void estimatePercentiles(const KeyCounts &keys, double mn, double mx, TensorStat
                     out.percentiles[q] = std::clamp(0.0, a, b);
                 } else {
                     // linear interpolation inside the bucket
-                    const double frac = c > 1 ? (target - static_cast<double>(before)) / static_cast<double>(c - 1) : 0.0;
+                    const double frac =
+                        c > 1 ? (target - static_cast<double>(before)) / static_cast<double>(c - 1) : 0.0;
                     out.percentiles[q] = a + std::clamp(frac, 0.0, 1.0) * (b - a);
                 }
                 out.percentileError[q] = b - a;
@@ -585,7 +595,9 @@ void binKeys(const KeyCounts &keys, uint64_t finite, double mn, double mx, Histo
         a = std::max(a, mn);
         b = std::min(b, mx);
         const auto binOf = [&](double x) {
-            return width > 0 ? std::min<uint64_t>(static_cast<uint64_t>((x - mn) / width * static_cast<double>(nb)), nb - 1) : 0;
+            return width > 0
+                       ? std::min<uint64_t>(static_cast<uint64_t>((x - mn) / width * static_cast<double>(nb)), nb - 1)
+                       : 0;
         };
         if (binOf(a) != binOf(b))
             exact = false;
@@ -687,44 +699,48 @@ StatsStatus computeStatistics(const TensorData &data, const StatsOptions &option
     }
     std::vector<Partial> partials(static_cast<size_t>(chunkCount));
     std::atomic<bool> decodeFailed{false};
-    const bool finished = runChunks(chunkCount, options.threads, [&](uint64_t c, unsigned wi) {
-        Worker &w = workers[wi];
-        const uint64_t first = c * chunk;
-        const uint64_t last = std::min(data.elements, first + chunk);
-        Partial acc;
-        for (uint64_t at = first; at < last; at += kPiece) {
-            const size_t n = static_cast<size_t>(std::min(kPiece, last - at));
-            if (fusedBlock && at % fusedBlock == 0 && n % fusedBlock == 0) {
-                Partial p;
-                if (scanFusedPiece(data, at, n, stride, w, p)) {
-                    acc.merge(p);
-                    continue;
+    const bool finished = runChunks(
+        chunkCount, options.threads,
+        [&](uint64_t c, unsigned wi) {
+            Worker &w = workers[wi];
+            const uint64_t first = c * chunk;
+            const uint64_t last = std::min(data.elements, first + chunk);
+            Partial acc;
+            for (uint64_t at = first; at < last; at += kPiece) {
+                const size_t n = static_cast<size_t>(std::min(kPiece, last - at));
+                if (fusedBlock && at % fusedBlock == 0 && n % fusedBlock == 0) {
+                    Partial p;
+                    if (scanFusedPiece(data, at, n, stride, w, p)) {
+                        acc.merge(p);
+                        continue;
+                    }
                 }
-            }
-            if (direct) {
-                Partial p;
-                if (scanDirectPiece(*direct, data, at, n, stride, w, p)) {
-                    acc.merge(p);
-                    continue;
+                if (direct) {
+                    Partial p;
+                    if (scanDirectPiece(*direct, data, at, n, stride, w, p)) {
+                        acc.merge(p);
+                        continue;
+                    }
                 }
+                // decoded batch by batch as it is scanned
+                bool decoded = true;
+                const Partial p =
+                    scanPiece(w.buffer, n, at, w, options, stride, lo, scale, [&](size_t from, size_t count) {
+                        decoded = dequantizeRange(data.typeId, data.bytes, data.elements, at + from,
+                                                  std::span<float>(w.buffer + from, count), data.swapBytes) &&
+                                  decoded;
+                    });
+                if (!decoded) {
+                    decodeFailed = true;
+                    return;
+                }
+                acc.merge(p);
             }
-            // decoded batch by batch as it is scanned
-            bool decoded = true;
-            const Partial p = scanPiece(w.buffer, n, at, w, options, stride, lo, scale, [&](size_t from, size_t count) {
-                decoded = dequantizeRange(data.typeId, data.bytes, data.elements, at + from,
-                                          std::span<float>(w.buffer + from, count), data.swapBytes) &&
-                          decoded;
-            });
-            if (!decoded) {
-                decodeFailed = true;
-                return;
-            }
-            acc.merge(p);
-        }
-        partials[static_cast<size_t>(c)] = acc;
-        if (data.mapping)
-            releaseElements(data, first, last);
-    }, options.progress);
+            partials[static_cast<size_t>(c)] = acc;
+            if (data.mapping)
+                releaseElements(data, first, last);
+        },
+        options.progress);
     if (!finished)
         return StatsStatus::Cancelled;
     if (decodeFailed)

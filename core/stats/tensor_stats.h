@@ -20,7 +20,7 @@ struct TensorData {
     uint32_t typeId = 0;
     std::span<const uint8_t> bytes; ///< exactly the tensor's data range
     uint64_t elements = 0;
-    bool swapBytes = false;         ///< big-endian file
+    bool swapBytes = false;              ///< big-endian file
     const MappedFile *mapping = nullptr; ///< when set, pages already scanned are released
 };
 
@@ -31,11 +31,11 @@ TensorData tensorData(const GgufFile &file, const TensorInfo &tensor);
 void releaseElements(const TensorData &data, uint64_t first, uint64_t last);
 
 struct StatsOptions {
-    uint32_t bins = 64;                         ///< histogram bins (1–65536)
+    uint32_t bins = 64;                             ///< histogram bins (1–65536)
     std::optional<std::pair<double, double>> range; ///< histogram range; automatic [min, max] when unset
-    unsigned threads = 0;                       ///< 0: every core
-    uint64_t chunkElements = uint64_t(1) << 20; ///< work unit (rounded to 256 elements)
-    ProgressFn progress;                        ///< (chunks done, chunks total); false cancels
+    unsigned threads = 0;                           ///< 0: every core
+    uint64_t chunkElements = uint64_t(1) << 20;     ///< work unit (rounded to 256 elements)
+    ProgressFn progress;                            ///< (chunks done, chunks total); false cancels
     /// Tensors up to this many elements have every value's key counted (percentiles within one key
     /// bucket); larger ones count a random sample of one value in keySampleStride() consecutive ones.
     uint64_t exactKeyElements = uint64_t(1) << 24;
@@ -57,16 +57,16 @@ uint32_t keySampleStride(uint64_t elements, uint64_t exactKeyElements);
 inline constexpr std::array<double, 7> kPercentileLevels{1, 5, 25, 50, 75, 95, 99};
 
 struct Histogram {
-    double lo = 0, hi = 0;          ///< bins split [lo, hi] evenly; the last bin includes hi
+    double lo = 0, hi = 0; ///< bins split [lo, hi] evenly; the last bin includes hi
     std::vector<uint64_t> counts;
-    uint64_t below = 0, above = 0;  ///< finite values outside [lo, hi] (chosen range only)
-    bool exact = true;              ///< false: binned from the 16-bit key histogram (see README)
+    uint64_t below = 0, above = 0; ///< finite values outside [lo, hi] (chosen range only)
+    bool exact = true;             ///< false: binned from the 16-bit key histogram (see README)
 };
 
 /// Statistics of one tensor. NaN and ±Inf are counted and left out of min/max/mean/std,
 /// percentiles and the histogram.
 struct TensorStatistics {
-    uint64_t count = 0;       ///< all elements
+    uint64_t count = 0; ///< all elements
     uint64_t finite = 0;
     double min = 0, max = 0, mean = 0, std = 0; ///< of the finite values (population std)
     uint64_t zeros = 0, nan = 0, posInf = 0, negInf = 0;

@@ -4,8 +4,8 @@
 // Built with clang by scripts/fuzz.sh; the same function is replayed over the seed corpus and the
 // regression inputs by the tst_fuzz_replay test in every normal build.
 #include "core/format/byte_map.h"
-#include "core/quant/dequantize.h"
 #include "core/format/gguf_file.h"
+#include "core/quant/dequantize.h"
 #include "core/stats/heatmap.h"
 #include "core/stats/tensor_stats.h"
 #include "core/vocab/vocabulary.h"
@@ -52,7 +52,8 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 
     const gguf::Vocabulary vocab(f);
     for (uint64_t id = 0; id < std::min<uint64_t>(vocab.size(), 32); ++id)
-        sink += vocab.decoded(id).size() + vocab.type(id).value_or(0) + static_cast<uint64_t>(vocab.score(id).value_or(0));
+        sink +=
+            vocab.decoded(id).size() + vocab.type(id).value_or(0) + static_cast<uint64_t>(vocab.score(id).value_or(0));
     sink += vocab.merge(vocab.mergeCount() ? vocab.mergeCount() - 1 : 0).size();
 
     // decode at most 64k elements per input so each run stays fast

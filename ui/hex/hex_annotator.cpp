@@ -2,10 +2,10 @@
 #include "ui/hex/hex_annotator.h"
 
 #include "core/format/block_fields.h"
-#include "core/util/byte_order.h"
-#include "core/util/float_convert.h"
 #include "core/format/ggml_types.h"
 #include "core/format/gguf_file.h"
+#include "core/util/byte_order.h"
+#include "core/util/float_convert.h"
 #include "ui/models/value_text.h"
 
 #include <QCoreApplication>

@@ -1,10 +1,10 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
-#include "ui/models/fixed_font.h"
 #include "ui/hex/hex_inspector.h"
+#include "ui/models/fixed_font.h"
 
+#include "core/format/gguf_file.h"
 #include "core/util/byte_order.h"
 #include "core/util/float_convert.h"
-#include "core/format/gguf_file.h"
 #include "ui/hex/hex_annotator.h"
 #include "ui/hex/hex_colors.h"
 

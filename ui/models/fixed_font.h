@@ -16,8 +16,8 @@ inline QFont fixedFont()
     if (QFontInfo(font).fixedPitch())
         return font;
     const QStringList preferred = {QStringLiteral("DejaVu Sans Mono"), QStringLiteral("Noto Mono"),
-                                   QStringLiteral("Liberation Mono"), QStringLiteral("Noto Sans Mono"),
-                                   QStringLiteral("Nimbus Mono PS"), QStringLiteral("Courier New")};
+                                   QStringLiteral("Liberation Mono"),  QStringLiteral("Noto Sans Mono"),
+                                   QStringLiteral("Nimbus Mono PS"),   QStringLiteral("Courier New")};
     const QStringList installed = QFontDatabase::families();
     QStringList candidates;
     for (const QString &family : preferred)

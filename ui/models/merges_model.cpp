@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
-#include "ui/models/fixed_font.h"
 #include "ui/models/merges_model.h"
+#include "ui/models/fixed_font.h"
 
 #include "core/vocab/vocabulary.h"
 #include "ui/models/token_text.h"
@@ -10,10 +10,7 @@
 #include <algorithm>
 #include <climits>
 
-MergesModel::MergesModel(QObject *parent)
-    : QAbstractTableModel(parent), m_fixed(fixedFont())
-{
-}
+MergesModel::MergesModel(QObject *parent) : QAbstractTableModel(parent), m_fixed(fixedFont()) {}
 
 MergesModel::~MergesModel() = default;
 

@@ -1,9 +1,9 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 #include "ui/models/value_grid_model.h"
 
-#include "core/quant/dequantize.h"
 #include "core/format/ggml_types.h"
 #include "core/format/gguf_file.h"
+#include "core/quant/dequantize.h"
 
 #include <QLocale>
 #include <QStringList>

@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
-#include "ui/models/fixed_font.h"
 #include "ui/models/vocabulary_model.h"
+#include "ui/models/fixed_font.h"
 
 #include "core/vocab/vocabulary.h"
 #include "ui/models/token_search.h"

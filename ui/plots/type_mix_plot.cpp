@@ -27,7 +27,6 @@ std::pair<double, QString> unitFor(double maxBytes)
     return {scale, QString::fromLatin1(names[unit])};
 }
 
-
 } // namespace
 
 TypeMixPlot::TypeMixPlot(QWidget *parent)

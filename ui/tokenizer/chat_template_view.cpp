@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
-#include "ui/models/fixed_font.h"
 #include "ui/tokenizer/chat_template_view.h"
+#include "ui/models/fixed_font.h"
 
 #include "core/format/gguf_file.h"
 #include "ui/tokenizer/jinja_highlighter.h"

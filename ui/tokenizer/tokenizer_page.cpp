@@ -3,8 +3,8 @@
 
 #include "core/format/gguf_file.h"
 #include "core/vocab/vocabulary.h"
-#include "ui/tokenizer/chat_template_view.h"
 #include "ui/job_tracker.h"
+#include "ui/tokenizer/chat_template_view.h"
 #include "ui/tokenizer/merges_view.h"
 #include "ui/tokenizer/token_details_panel.h"
 #include "ui/tokenizer/vocabulary_view.h"

@@ -2,9 +2,9 @@
 #include "ui/weights/compare_panel.h"
 
 #include "core/format/split_model.h"
-#include "ui/plots/histogram_plot.h"
 #include "ui/job_progress.h"
 #include "ui/job_tracker.h"
+#include "ui/plots/histogram_plot.h"
 
 #include <QCheckBox>
 #include <QComboBox>

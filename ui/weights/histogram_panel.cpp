@@ -1,9 +1,9 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 #include "ui/weights/histogram_panel.h"
 
-#include "ui/plots/histogram_plot.h"
 #include "ui/job_progress.h"
 #include "ui/job_tracker.h"
+#include "ui/plots/histogram_plot.h"
 #include "ui/weights/stats_table.h"
 
 #include <QCheckBox>
