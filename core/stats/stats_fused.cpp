@@ -859,9 +859,9 @@ GGUF_AVX512_VNNI_KERNEL void scanQ4_KPairAvx512(const uint8_t *blocks, const flo
         for (unsigned m = outside; m != 0; m &= m - 1) {
             const int j = std::countr_zero(m);
             if (los[j] < g.min || his[j] > g.max) {
-                const float *s = d1m1 + 16 * (j / 8);
-                const float x = static_cast<float>(codeLow[j]) * s[j % 8] - s[8 + j % 8];
-                const float y = static_cast<float>(codeHigh[j]) * s[j % 8] - s[8 + j % 8];
+                const float *pair = d1m1 + 16 * (j / 8);
+                const float x = static_cast<float>(codeLow[j]) * pair[j % 8] - pair[8 + j % 8];
+                const float y = static_cast<float>(codeHigh[j]) * pair[j % 8] - pair[8 + j % 8];
                 g.cover(std::min(x, y), std::max(x, y));
             }
         }

@@ -443,8 +443,8 @@ public:
         uint64_t counted = collected;
         forEachSample(
             m_first, m_n, m_stride,
-            [&](size_t i, size_t g) {
-                ++keyCopies[keyAt<S>(m_v, i) * kKeyCopies + g % kKeyCopies];
+            [&](size_t i, size_t sample) {
+                ++keyCopies[keyAt<S>(m_v, i) * kKeyCopies + sample % kKeyCopies];
                 ++counted;
             },
             m_done);

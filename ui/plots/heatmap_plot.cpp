@@ -110,9 +110,9 @@ void HeatmapPlot::redraw()
     // Cell centres in tensor coordinates, so the axes count tensor rows and columns.
     const double cellW = static_cast<double>(h.tensorCols) / h.gridCols;
     const double cellH = static_cast<double>(h.tensorRows) / h.gridRows;
-    auto *data = new QCPColorMapData(static_cast<int>(h.gridCols), static_cast<int>(h.gridRows),
-                                     QCPRange(cellW / 2, static_cast<double>(h.tensorCols) - cellW / 2),
-                                     QCPRange(cellH / 2, static_cast<double>(h.tensorRows) - cellH / 2));
+    auto *cells = new QCPColorMapData(static_cast<int>(h.gridCols), static_cast<int>(h.gridRows),
+                                      QCPRange(cellW / 2, static_cast<double>(h.tensorCols) - cellW / 2),
+                                      QCPRange(cellH / 2, static_cast<double>(h.tensorRows) - cellH / 2));
     double lo = 0, hi = 0, smallest = 0;
     for (float value : values) {
         const double v = value;
@@ -126,9 +126,9 @@ void HeatmapPlot::redraw()
     for (uint32_t r = 0; r < h.gridRows; ++r)
         for (uint32_t c = 0; c < h.gridCols; ++c) {
             const double v = values[size_t(r) * h.gridCols + c];
-            data->setCell(static_cast<int>(c), static_cast<int>(r), logarithmic ? std::max(v, smallest) : v);
+            cells->setCell(static_cast<int>(c), static_cast<int>(r), logarithmic ? std::max(v, smallest) : v);
         }
-    m_map->setData(data, false);
+    m_map->setData(cells, false);
     m_map->setDataScaleType(logarithmic ? QCPAxis::stLogarithmic : QCPAxis::stLinear);
     if (logarithmic)
         m_scale->axis()->setTicker(QSharedPointer<QCPAxisTickerLog>::create());
