@@ -3,6 +3,7 @@
 // file URLs opens them, a bad drop keeps the open document and says why inside the window, the
 // recent-files list and the saved window state. Screenshots go to $GGUF_SCREENSHOT_DIR when set.
 #include "app/explorer/main_window.h"
+#include "app/explorer/screenshot_tour.h"
 #include "core/format/split_model.h"
 #include "ui/document.h"
 #include "ui/load_status.h"
@@ -92,7 +93,7 @@ void saveScreenshots(MainWindow &window, const QString &name)
 {
     const QString dir = qEnvironmentVariable("GGUF_SCREENSHOT_DIR");
     if (!dir.isEmpty())
-        window.saveScreenshots(dir + u'/' + name);
+        grabPages(window, dir + u'/' + name);
 }
 
 } // namespace

@@ -291,18 +291,3 @@ void MainWindow::saveSettings() const
     settings.setValue(QStringLiteral("mainWindow/metadataPage"), m_metadata->saveState());
     settings.setValue(QStringLiteral("mainWindow/tensorsPage"), m_tensors->saveState());
 }
-
-QStringList MainWindow::saveScreenshots(const QString &prefix)
-{
-    QStringList files;
-    const int current = m_tabs->currentIndex();
-    for (int i = 0; i < m_tabs->count(); ++i) {
-        m_tabs->setCurrentIndex(i);
-        const QString name = m_tabs->tabText(i).remove(u'&').toLower().replace(u' ', u'-');
-        const QString file = QStringLiteral("%1-%2.png").arg(prefix, name);
-        if (grab().save(file))
-            files << file;
-    }
-    m_tabs->setCurrentIndex(current);
-    return files;
-}

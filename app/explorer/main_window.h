@@ -28,9 +28,6 @@ public:
     void openFiles(const QStringList &paths);
     void openFile(const QString &path);
 
-    /// Grabs every page into `<prefix>-<page>.png`; returns the files written.
-    QStringList saveScreenshots(const QString &prefix);
-
     Document *document() const { return m_document; }
     MessageBar *messageBar() const { return m_messageBar; }
     QTabWidget *pages() const { return m_tabs; }
