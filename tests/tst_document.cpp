@@ -3,10 +3,12 @@
 // by generation, cancellation.
 #include "core/format/split_model.h"
 #include "tests/support/gguf_builder.h"
+#include "tests/support/pending_events.h"
 #include "ui/document.h"
 
 #include <QFile>
 #include <QTemporaryDir>
+#include <QThreadPool>
 #include <QtTest>
 
 namespace {
@@ -145,8 +147,8 @@ private slots:
         document.open(kVocab);
         QCOMPARE(document.generation(), before + 2);
         QVERIFY(loaded.wait(10000));
-        // Give a late result of the first open every chance to arrive: it must be dropped.
-        QTest::qWait(200);
+        // Let the first open finish and deliver whatever it still can: it must be dropped.
+        QVERIFY(gguf::test::settlePool(QThreadPool::globalInstance()));
         QCOMPARE(loaded.count(), 1);
         QCOMPARE(loaded.first().at(0).toString(), kVocab);
         QCOMPARE(document.path(), kVocab);
@@ -166,7 +168,7 @@ private slots:
         QCOMPARE(cancelled.count(), 1);
         QCOMPARE(cancelled.first().at(0).toString(), kSample);
         QVERIFY(!document.isLoading());
-        QTest::qWait(200);
+        QVERIFY(gguf::test::settlePool(QThreadPool::globalInstance()));
         QCOMPARE(loaded.count(), 1);
         QCOMPARE(document.model(), model);
         document.cancel(); // nothing to cancel

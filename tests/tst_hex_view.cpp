@@ -6,10 +6,14 @@
 #include "core/format/gguf_file.h"
 #include "core/format/split_model.h"
 #include "tests/support/hex_fixture.h"
+#include "tests/support/pending_events.h"
+#include "tests/support/screenshots.h"
 #include "ui/hex/hex_annotator.h"
 #include "ui/hex/hex_colors.h"
 #include "ui/hex/hex_inspector.h"
 #include "ui/hex/hex_notes.h"
+#include "ui/hex/hex_search.h"
+#include "ui/job_tracker.h"
 
 #include <QElapsedTimer>
 #include <QFile>
@@ -342,19 +346,20 @@ private slots:
         // a search through 30 GB runs on a worker and can be cancelled
         QSignalSpy finished(&page, &HexPage::searchFinished);
         QVERIFY(page.goTo(QStringLiteral("0")));
+        auto *search = page.findChild<HexSearch *>();
+        QVERIFY(search);
+        QSignalSpy searchProgress(search, &HexSearch::progressChanged);
         QVERIFY(page.find(QStringLiteral("de ad be ef"), true, SearchDirection::Forward));
         QVERIFY(page.isSearching());
-        QTest::qWait(50);
+        QVERIFY(searchProgress.wait(10000)); // the worker is reading the file
         page.cancelSearch();
         QVERIFY(!page.isSearching());
         QCOMPARE(page.messageText(), QStringLiteral("Search cancelled"));
-        QTest::qWait(50);
+        QVERIFY(gguf::test::settlePool(JobTracker::pool()));
         QCOMPARE(finished.count(), 0);
-        const QString shots = qEnvironmentVariable("GGUF_SCREENSHOT_DIR");
-        if (!shots.isEmpty()) {
+        if (!gguf::test::screenshotDir().isEmpty()) {
             QVERIFY(page.goTo(QStringLiteral("end-1")));
-            QTest::qWait(50);
-            QVERIFY(page.grab().save(shots + QStringLiteral("/hex-sparse-30g-end.png")));
+            QVERIFY(gguf::test::saveScreenshot(page, QStringLiteral("hex-sparse-30g-end")));
         }
     }
 
@@ -379,12 +384,10 @@ private slots:
         for (int r = 0; r < rows.size(); ++r)
             QCOMPARE(HexNotes::forRow(a, uint64_t(r) * 16, uint64_t(r + 1) * 16, 200), rows[r]);
         QCOMPARE(page.inspector()->labelText(), QStringLiteral("magic \"GGUF\""));
-        const QString dir = qEnvironmentVariable("GGUF_SCREENSHOT_DIR");
-        if (dir.isEmpty())
+        if (gguf::test::screenshotDir().isEmpty())
             return;
         const auto shot = [&](const QString &name) {
-            QTest::qWait(50); // let the labels lay themselves out
-            QVERIFY(page.grab().save(dir + QStringLiteral("/hex-%1.png").arg(name)));
+            QVERIFY(gguf::test::saveScreenshot(page, QStringLiteral("hex-") + name));
         };
         shot(QStringLiteral("header"));
         QVERIFY(page.goTo(QStringLiteral("0x90")));

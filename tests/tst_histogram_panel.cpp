@@ -5,6 +5,7 @@
 #include "core/format/gguf_file.h"
 #include "core/format/split_model.h"
 #include "tests/support/gguf_builder.h"
+#include "tests/support/pending_events.h"
 #include "ui/job_progress.h"
 #include "ui/job_tracker.h"
 #include "ui/plots/histogram_plot.h"
@@ -43,6 +44,7 @@ std::vector<float> staircase()
 std::vector<float> withOutliers()
 {
     std::vector<float> values;
+    values.reserve(1002);
     for (int i = 0; i < 1000; ++i)
         values.push_back(static_cast<float>(i) / 1000.0f);
     values.push_back(1000.0f);
@@ -194,8 +196,7 @@ private slots:
         QVERIFY(progress.wait(10000)); // the big tensor is being computed
         panel.setTensor(TensorHandle::named(m_model, QStringLiteral("staircase")));
         QVERIFY(finished.wait(10000));
-        QVERIFY(JobTracker::pool()->waitForDone(20000));
-        QTest::qWait(50); // anything the big job could still deliver has arrived
+        QVERIFY(gguf::test::settlePool(JobTracker::pool(), 20000)); // anything the big job could deliver has arrived
         QCOMPARE(finished.count(), 1);
         QVERIFY(panel.statistics());
         QCOMPARE(panel.statistics()->count, uint64_t(136));
@@ -220,9 +221,8 @@ private slots:
         QVERIFY(!panel.tracker()->isRunning());
         QVERIFY(panel.progress()->text().startsWith(QStringLiteral("Cancelled")));
         // The worker stops at its next progress check instead of running to the end.
-        QVERIFY(JobTracker::pool()->waitForDone(20000));
+        QVERIFY(gguf::test::settlePool(JobTracker::pool(), 20000));
         qInfo() << "worker stopped" << sinceCancel.elapsed() << "ms after cancel";
-        QTest::qWait(50);
         QCOMPARE(finished.count(), 0);
         QVERIFY(!panel.statistics());
         QVERIFY(!panel.histogram());

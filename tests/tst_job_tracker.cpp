@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 // JobTracker: results come back on the GUI thread, a newer job makes an older one's result stale,
 // cancel() makes the core's progress callback return false so the work stops, progress arrives.
+#include "tests/support/pending_events.h"
 #include "ui/job_tracker.h"
 
 #include <QSemaphore>
@@ -56,8 +57,7 @@ private slots:
         QVERIFY(tracker.generation() > firstGeneration);
         QVERIFY(finished.wait(5000));
         gate->release(); // the first job now returns, too late
-        QVERIFY(JobTracker::pool()->waitForDone(5000));
-        QTest::qWait(50);
+        QVERIFY(gguf::test::settlePool(JobTracker::pool(), 5000));
         QCOMPARE(delivered, QStringList{QStringLiteral("second")});
         QCOMPARE(finished.count(), 1);
     }
@@ -90,9 +90,8 @@ private slots:
         tracker.cancel();
         QCOMPARE(cancelled.count(), 1);
         QVERIFY(!tracker.isRunning());
-        QVERIFY(JobTracker::pool()->waitForDone(5000));
+        QVERIFY(gguf::test::settlePool(JobTracker::pool(), 5000));
         QVERIFY(stoppedByCallback->load());
-        QTest::qWait(50);
         QVERIFY(!delivered);
     }
 
@@ -120,9 +119,8 @@ private slots:
             tracker.start(QStringLiteral("outlived"), endless, [&](int) { delivered = true; });
             QTRY_COMPARE(running->load(), 2);
         } // the tracker goes away with a job running
-        QVERIFY(JobTracker::pool()->waitForDone(5000));
+        QVERIFY(gguf::test::settlePool(JobTracker::pool(), 5000));
         QCOMPARE(stopped->load(), 2);
-        QTest::qWait(50);
         QVERIFY(!delivered);
     }
 
@@ -141,7 +139,7 @@ private slots:
             });
         QVERIFY(finished.wait(5000));
         QCOMPARE(steps, (QList<int>{1, 2}));
-        QTest::qWait(20);
+        QVERIFY(gguf::test::settlePool(JobTracker::pool(), 5000));
         QCOMPARE(finished.count(), 1);
     }
 };

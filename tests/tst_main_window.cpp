@@ -5,6 +5,8 @@
 #include "app/explorer/main_window.h"
 #include "app/explorer/screenshot_tour.h"
 #include "core/format/split_model.h"
+#include "tests/support/pending_events.h"
+#include "tests/support/screenshots.h"
 #include "ui/document.h"
 #include "ui/load_status.h"
 #include "ui/message_bar.h"
@@ -25,6 +27,7 @@
 #include <QSettings>
 #include <QTabWidget>
 #include <QTemporaryDir>
+#include <QThreadPool>
 #include <QTreeView>
 #include <QtTest>
 
@@ -91,7 +94,7 @@ bool dropPermissionOverride()
 
 void saveScreenshots(MainWindow &window, const QString &name)
 {
-    const QString dir = qEnvironmentVariable("GGUF_SCREENSHOT_DIR");
+    const QString dir = gguf::test::screenshotDir();
     if (!dir.isEmpty())
         grabPages(window, dir + u'/' + name);
 }
@@ -279,7 +282,7 @@ private slots:
         cancel->click();
         QCOMPARE(cancelled.count(), 1);
         QVERIFY(status->isHidden());
-        QTest::qWait(200);
+        QVERIFY(gguf::test::settlePool(QThreadPool::globalInstance()));
         QCOMPARE(loaded.count(), 0);
         QVERIFY(!window.document()->model());
         // The window is still usable afterwards.

@@ -5,6 +5,7 @@
 // section go to $GGUF_SCREENSHOT_DIR when set.
 #include "core/format/gguf_file.h"
 #include "tests/support/gguf_builder.h"
+#include "tests/support/screenshots.h"
 #include "ui/models/merges_model.h"
 #include "ui/models/vocabulary_model.h"
 #include "ui/tokenizer/chat_template_view.h"
@@ -56,11 +57,7 @@ bool counted(const TokenizerPage &page)
 
 void screenshot(QWidget &widget, const QString &name)
 {
-    const QString dir = qEnvironmentVariable("GGUF_SCREENSHOT_DIR");
-    if (dir.isEmpty())
-        return;
-    QTest::qWait(50); // let the layouts catch up with the last change, as they would on screen
-    widget.grab().save(dir + QStringLiteral("/tokenizer-") + name + QStringLiteral(".png"));
+    QVERIFY(gguf::test::saveScreenshot(widget, QStringLiteral("tokenizer-") + name));
 }
 
 } // namespace

@@ -2,15 +2,14 @@
 #include "ui/document.h"
 
 #include "core/format/split_model.h"
+#include "ui/job_tracker.h"
 
 #include <QDir>
 #include <QFile>
 #include <QFileInfo>
 #include <QFileSystemWatcher>
-#include <QFutureWatcher>
 #include <QLocale>
-#include <QPromise>
-#include <QtConcurrent/QtConcurrentRun>
+#include <QThreadPool>
 
 #include <algorithm>
 
@@ -63,19 +62,14 @@ QString describeProblems(const gguf::SplitModel &model)
     return lines.join(u'\n');
 }
 
-void loadOnWorker(QPromise<Document::LoadResult> &promise, const QString &path)
+Document::LoadResult load(const QString &path, const gguf::ProgressFn &progress)
 {
-    promise.setProgressRange(0, 1000);
     gguf::OpenOptions options;
-    options.progress = [&promise](uint64_t done, uint64_t total) {
-        if (total)
-            promise.setProgressValue(static_cast<int>(std::min(done, total) * 1000 / total));
-        return !promise.isCanceled();
-    };
+    options.progress = progress;
     gguf::Error error;
     Document::LoadResult result;
     auto model = gguf::SplitModel::open(QFile::encodeName(path).toStdString(), error, options);
-    if (error.kind == gguf::ErrorKind::Cancelled || promise.isCanceled()) {
+    if (error.kind == gguf::ErrorKind::Cancelled) {
         result.cancelled = true;
     } else if (!model || error) {
         // Reading stopped early (truncated, malformed): the file is refused as a whole, so the
@@ -87,13 +81,16 @@ void loadOnWorker(QPromise<Document::LoadResult> &promise, const QString &path)
         result.warning = describeProblems(*model);
         result.model = std::move(model);
     }
-    promise.addResult(std::move(result));
+    return result;
 }
 
 } // namespace
 
-Document::Document(QObject *parent) : QObject(parent), m_watcher(new QFileSystemWatcher(this))
+Document::Document(QObject *parent)
+    : QObject(parent), m_loader(new JobTracker(this, QThreadPool::globalInstance())),
+      m_watcher(new QFileSystemWatcher(this))
 {
+    connect(m_loader, &JobTracker::progressChanged, this, &Document::progressChanged);
     m_recheck.setSingleShot(true);
     m_recheck.setInterval(200);
     m_poll.setInterval(2000);
@@ -103,31 +100,27 @@ Document::Document(QObject *parent) : QObject(parent), m_watcher(new QFileSystem
     connect(m_watcher, &QFileSystemWatcher::directoryChanged, &m_recheck, qOverload<>(&QTimer::start));
 }
 
-Document::~Document()
+// The loader (a child) cancels a load in progress when it goes; the worker holds no reference to
+// this object and stops at its next progress check.
+Document::~Document() = default;
+
+bool Document::isLoading() const
 {
-    // The worker holds no reference to this object; it stops at its next progress check.
-    if (m_loading)
-        m_future.cancel();
+    return m_loader->isRunning();
+}
+
+quint64 Document::generation() const
+{
+    return m_loader->generation();
 }
 
 void Document::open(const QString &path)
 {
-    if (m_loading)
-        m_future.cancel();
-    const quint64 generation = ++m_generation;
-    m_loading = true;
     m_loadingPath = path;
-    m_future = QtConcurrent::run(loadOnWorker, path);
-    auto *watcher = new QFutureWatcher<LoadResult>(this);
-    connect(watcher, &QFutureWatcherBase::progressValueChanged, this, [this, generation](int value) {
-        if (generation == m_generation)
-            emit progressChanged(value);
-    });
-    connect(watcher, &QFutureWatcherBase::finished, this, [this, watcher, generation, path] {
-        watcher->deleteLater();
-        finish(generation, path, watcher->future());
-    });
-    watcher->setFuture(m_future);
+    m_loader->start(
+        tr("Opening %1").arg(QFileInfo(path).fileName()),
+        [path](const gguf::ProgressFn &progress) { return load(path, progress); },
+        [this, path](const LoadResult &result) { finish(path, result); });
     emit loadStarted(path);
 }
 
@@ -198,25 +191,14 @@ void Document::checkOnDisk()
 
 void Document::cancel()
 {
-    if (!m_loading)
+    if (!m_loader->isRunning())
         return;
-    m_future.cancel();
-    ++m_generation;
-    m_loading = false;
+    m_loader->cancel();
     emit loadCancelled(m_loadingPath);
 }
 
-void Document::finish(quint64 generation, const QString &path, const QFuture<LoadResult> &future)
+void Document::finish(const QString &path, const LoadResult &result)
 {
-    // A newer open() or a cancel() made this result stale.
-    if (generation != m_generation)
-        return;
-    m_loading = false;
-    if (future.isCanceled() || future.resultCount() == 0) {
-        emit loadCancelled(path);
-        return;
-    }
-    const LoadResult result = future.result();
     if (result.cancelled) {
         emit loadCancelled(path);
     } else if (!result.model) {

@@ -1,11 +1,11 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 #pragma once
 
-#include <QFuture>
 #include <QObject>
 #include <QString>
 #include <QTimer>
 
+class JobTracker;
 class QFileSystemWatcher;
 
 #include <memory>
@@ -15,10 +15,10 @@ class SplitModel;
 }
 
 /// The model that is open, and the opening of the next one. Opening maps and parses on a worker
-/// thread (QtConcurrent::run); the result, an immutable SplitModel shared with every view, comes
-/// back to the GUI thread through a QFutureWatcher. Each open() gets a generation number: a result
-/// that arrives after a newer open() or a cancel() is dropped. A failed open leaves the current
-/// model in place.
+/// thread, run by a JobTracker on Qt's global pool (so that opening never waits behind a long
+/// computation); the result, an immutable SplitModel shared with every view, comes back to the GUI
+/// thread. Each open() gets a generation number: a result that arrives after a newer open() or a
+/// cancel() is dropped. A failed open leaves the current model in place.
 ///
 /// The files of the open model are watched (QFileSystemWatcher on them and their folders, and a
 /// stat every two seconds for file systems without change notification): when one is truncated,
@@ -48,7 +48,7 @@ public:
     /// What changed on disk in the files of model(), one line per file; empty when nothing did.
     QString describeChangesOnDisk() const;
 
-    bool isLoading() const { return m_loading; }
+    bool isLoading() const;
     /// The path being opened while isLoading().
     QString loadingPath() const { return m_loadingPath; }
     /// The model that is open (null before the first successful open).
@@ -56,7 +56,7 @@ public:
     /// The path that was opened for model().
     QString path() const { return m_path; }
     /// Increases with every open() and cancel().
-    quint64 generation() const { return m_generation; }
+    quint64 generation() const;
 
 signals:
     void loadStarted(const QString &path);
@@ -72,16 +72,14 @@ signals:
     void changedOnDisk(const QString &description);
 
 private:
-    void finish(quint64 generation, const QString &path, const QFuture<LoadResult> &future);
+    void finish(const QString &path, const LoadResult &result);
     void watchModelFiles();
     void checkOnDisk();
 
     std::shared_ptr<const gguf::SplitModel> m_model;
     QString m_path;
     QString m_loadingPath;
-    QFuture<LoadResult> m_future;
-    quint64 m_generation = 0;
-    bool m_loading = false;
+    JobTracker *m_loader;
     QFileSystemWatcher *m_watcher;
     QTimer m_recheck; ///< coalesces bursts of change notifications
     QTimer m_poll;    ///< the stat fallback

@@ -4,7 +4,9 @@
 #include <QCoreApplication>
 #include <QThreadPool>
 
-JobTracker::JobTracker(QObject *parent) : QObject(parent) {}
+JobTracker::JobTracker(QObject *parent, QThreadPool *pool) : QObject(parent), m_pool(pool ? pool : JobTracker::pool())
+{
+}
 
 JobTracker::~JobTracker()
 {

@@ -25,7 +25,8 @@ class QThreadPool;
 class JobTracker : public QObject {
     Q_OBJECT
 public:
-    explicit JobTracker(QObject *parent = nullptr);
+    /// Jobs run on `pool`; by default on pool(), the computations' own pool.
+    explicit JobTracker(QObject *parent = nullptr, QThreadPool *pool = nullptr);
     /// Cancels the running job; it stops at its next progress report and its result is dropped.
     ~JobTracker() override;
 
@@ -43,7 +44,7 @@ public:
     bool isRunning() const { return m_running; }
     quint64 generation() const { return m_generation; }
     QString label() const { return m_label; }
-    /// The pool the jobs run on: a pool of their own, so a long computation never delays the
+    /// The pool computations run on: a pool of their own, so a long computation never delays the
     /// opening of a file (which runs on the global pool).
     static QThreadPool *pool();
 
@@ -66,6 +67,7 @@ private:
     /// True when the job of `generation` is still the current one; it is then no longer running.
     bool settle(quint64 generation);
 
+    QThreadPool *m_pool;
     QPointer<QFutureWatcherBase> m_watcher;
     quint64 m_generation = 0;
     bool m_running = false;
@@ -76,7 +78,7 @@ template <typename Work, typename Deliver> quint64 JobTracker::start(const QStri
 {
     using Result = std::decay_t<std::invoke_result_t<Work &, const gguf::ProgressFn &>>;
     const quint64 generation = begin(label);
-    QFuture<Result> future = QtConcurrent::run(pool(), [work = std::move(work)](QPromise<Result> &promise) mutable {
+    QFuture<Result> future = QtConcurrent::run(m_pool, [work = std::move(work)](QPromise<Result> &promise) mutable {
         promise.setProgressRange(0, 1000);
         const gguf::ProgressFn progress = [&promise](uint64_t done, uint64_t total) {
             if (total > 0)

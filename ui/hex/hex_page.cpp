@@ -1,5 +1,6 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 #include "ui/hex/hex_page.h"
+#include "ui/job_tracker.h"
 
 #include "core/format/gguf_file.h"
 #include "core/format/split_model.h"
@@ -21,8 +22,8 @@
 #include <QScrollArea>
 #include <QScrollBar>
 #include <QSplitter>
+#include <QThreadPool>
 #include <QVBoxLayout>
-#include <QtConcurrent>
 
 namespace {
 
@@ -36,7 +37,8 @@ QString hex(uint64_t value)
 HexPage::HexPage(QWidget *parent)
     : QWidget(parent), m_bar(new HexFindBar(this)), m_message(new MessageBar(this)), m_shards(new QComboBox(this)),
       m_shardLabel(new QLabel(tr("&File:"), this)), m_splitter(new QSplitter(Qt::Horizontal, this)),
-      m_view(new HexView(this)), m_inspector(new HexInspector(this)), m_search(new HexSearch(this))
+      m_view(new HexView(this)), m_inspector(new HexInspector(this)), m_search(new HexSearch(this)),
+      m_annotatorJobs(new JobTracker(this, QThreadPool::globalInstance()))
 {
     m_message->clearMessage();
     m_shardLabel->setBuddy(m_shards);
@@ -126,7 +128,7 @@ void HexPage::setModel(std::shared_ptr<const gguf::SplitModel> model)
 {
     m_search->cancel();
     // a byte map still being built for the previous model is dropped when it arrives
-    ++m_generation;
+    m_annotatorJobs->drop();
     m_model = std::move(model);
     m_annotators.assign(m_model ? m_model->shards().size() : 0, nullptr);
     m_lastTensor.reset();
@@ -180,29 +182,21 @@ void HexPage::buildAnnotator(int shard)
         emit annotationsReady();
         return;
     }
-    // a build for a file no longer shown is dropped when it arrives
-    if (m_builder) {
-        m_builder->disconnect(this);
-        connect(m_builder, &QFutureWatcherBase::finished, m_builder, &QObject::deleteLater);
-    }
-    const quint64 generation = ++m_generation;
-    m_builder = new QFutureWatcher<std::shared_ptr<const HexAnnotator>>(this);
-    connect(m_builder, &QFutureWatcherBase::finished, this,
-            [this, shard, generation] { annotatorBuilt(shard, generation); });
-    // ~150k regions for a 20k-tensor file, plus the string-array indexes: off the GUI thread
-    m_builder->setFuture(QtConcurrent::run([file = currentFileShared()] {
-        return std::shared_ptr<const HexAnnotator>(std::make_shared<HexAnnotator>(file));
-    }));
+    // ~150k regions for a 20k-tensor file, plus the string-array indexes: off the GUI thread. A
+    // build for a file no longer shown (a newer start, or setModel's drop) is dropped when it arrives.
+    m_annotatorJobs->start(
+        tr("Mapping the bytes of the file"),
+        [file = currentFileShared()](const gguf::ProgressFn &) {
+            return std::shared_ptr<const HexAnnotator>(std::make_shared<HexAnnotator>(file));
+        },
+        [this, shard](std::shared_ptr<const HexAnnotator> built) { annotatorBuilt(shard, std::move(built)); });
 }
 
-void HexPage::annotatorBuilt(int shard, quint64 generation)
+void HexPage::annotatorBuilt(int shard, std::shared_ptr<const HexAnnotator> built)
 {
-    auto *builder = m_builder;
-    m_builder = nullptr;
-    builder->deleteLater();
-    if (generation != m_generation || size_t(shard) >= m_annotators.size())
+    if (size_t(shard) >= m_annotators.size())
         return;
-    m_annotators[size_t(shard)] = builder->result();
+    m_annotators[size_t(shard)] = std::move(built);
     if (shard == m_shard) {
         m_view->setAnnotator(m_annotators[size_t(shard)]);
         cursorMoved(m_view->cursorOffset());

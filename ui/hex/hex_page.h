@@ -3,7 +3,6 @@
 
 #include "core/format/byte_search.h"
 
-#include <QFutureWatcher>
 #include <QWidget>
 
 #include <memory>
@@ -15,6 +14,7 @@ class HexFindBar;
 class HexInspector;
 class HexSearch;
 class HexView;
+class JobTracker;
 class MessageBar;
 class QComboBox;
 class QLabel;
@@ -88,7 +88,7 @@ signals:
 
 private:
     void buildAnnotator(int shard);
-    void annotatorBuilt(int shard, quint64 generation);
+    void annotatorBuilt(int shard, std::shared_ptr<const HexAnnotator> built);
     const gguf::GgufFile *currentFile() const;
     std::shared_ptr<const gguf::GgufFile> currentFileShared() const;
     void byteClicked(quint64 offset);
@@ -100,8 +100,6 @@ private:
 
     std::shared_ptr<const gguf::SplitModel> m_model;
     std::vector<std::shared_ptr<const HexAnnotator>> m_annotators;
-    QFutureWatcher<std::shared_ptr<const HexAnnotator>> *m_builder = nullptr;
-    quint64 m_generation = 0;
     int m_shard = 0;
     std::optional<std::pair<int, int>> m_lastTensor;
     bool m_linking = false;
@@ -114,4 +112,5 @@ private:
     HexView *m_view;
     HexInspector *m_inspector;
     HexSearch *m_search;
+    JobTracker *m_annotatorJobs; ///< builds the annotator of the file shown, on Qt's global pool
 };

@@ -4,19 +4,20 @@
 #include "core/format/byte_search.h"
 
 #include <QByteArray>
-#include <QFutureWatcher>
 #include <QObject>
 
 #include <memory>
 #include <optional>
 
+class JobTracker;
+
 namespace gguf {
 class GgufFile;
 }
 
-/// One search for bytes in a file at a time, on a worker thread (QtConcurrent::run), in chunks of
-/// the mapping with progress and cancel. A new search cancels the one running; results of a
-/// cancelled or replaced search are dropped.
+/// One search for bytes in a file at a time, on a worker thread (a JobTracker), in chunks of the
+/// mapping with progress and cancel. A new search cancels the one running; results of a cancelled
+/// or replaced search are dropped.
 class HexSearch : public QObject {
     Q_OBJECT
 public:
@@ -28,7 +29,7 @@ public:
     void start(std::shared_ptr<const gguf::GgufFile> file, const QByteArray &pattern, quint64 from,
                gguf::SearchDirection direction);
     void cancel();
-    bool isRunning() const { return m_watcher != nullptr; }
+    bool isRunning() const;
 
 signals:
     void progressChanged(int permille);
@@ -38,7 +39,5 @@ signals:
     void cancelled();
 
 private:
-    void finish(QFutureWatcher<std::optional<quint64>> *watcher, quint64 length, gguf::SearchDirection direction);
-
-    QFutureWatcher<std::optional<quint64>> *m_watcher = nullptr;
+    JobTracker *m_jobs;
 };
