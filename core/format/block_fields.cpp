@@ -1,8 +1,9 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
-// Block layouts of every type, derived from ggml's block_* structs (src/ggml-common.h) and the
-// block structs of core/dequantize_*.cpp, which pin their sizes with static_assert.
+// The fields of every type's block, named from the block structs of core/format/ggml_blocks.h
+// (offsets and sizes by offsetof and sizeof), with what each holds (docs/FORMAT.md §4).
 #include "core/format/block_fields.h"
 
+#include "core/format/ggml_blocks.h"
 #include "core/format/ggml_types.h"
 
 #include <array>
@@ -11,6 +12,13 @@ namespace gguf {
 namespace {
 
 using F = FieldFormat;
+
+// A field of block struct B (core/format/ggml_blocks.h): name, offset and size come from the struct.
+#define GGUF_FIELD(B, member, format, description)                                                                     \
+    BlockField                                                                                                         \
+    {                                                                                                                  \
+#member, offsetof(B, member), sizeof(B::member), format, description                                           \
+    }
 
 // Plain element types: the block is one element.
 constexpr BlockField kF32[] = {{"value", 0, 4, F::F32, "one IEEE 754 single-precision value"}};
@@ -24,146 +32,148 @@ constexpr BlockField kI64[] = {{"value", 0, 8, F::I64, "one signed 64-bit intege
 
 // 32-element blocks (block_q4_0 … block_q8_1, block_iq4_nl, block_mxfp4).
 constexpr BlockField kQ4_0[] = {
-    {"d", 0, 2, F::F16, "f16 scale: x = d * (q - 8)"},
-    {"qs", 2, 16, F::Packed, "32 4-bit codes: element j in the low nibble of qs[j], j+16 in the high nibble"},
+    GGUF_FIELD(BlockQ4_0, d, F::F16, "f16 scale: x = d * (q - 8)"),
+    GGUF_FIELD(BlockQ4_0, qs, F::Packed,
+               "32 4-bit codes: element j in the low nibble of qs[j], j+16 in the high nibble"),
 };
 constexpr BlockField kQ4_1[] = {
-    {"d", 0, 2, F::F16, "f16 scale: x = d * q + m"},
-    {"m", 2, 2, F::F16, "f16 minimum"},
-    {"qs", 4, 16, F::Packed, "32 4-bit codes: element j in the low nibble of qs[j], j+16 in the high nibble"},
+    GGUF_FIELD(BlockQ4_1, d, F::F16, "f16 scale: x = d * q + m"),
+    GGUF_FIELD(BlockQ4_1, m, F::F16, "f16 minimum"),
+    GGUF_FIELD(BlockQ4_1, qs, F::Packed,
+               "32 4-bit codes: element j in the low nibble of qs[j], j+16 in the high nibble"),
 };
 constexpr BlockField kQ5_0[] = {
-    {"d", 0, 2, F::F16, "f16 scale: x = d * (q - 16)"},
-    {"qh", 2, 4, F::Packed, "the fifth bit of each code: bit j of this word belongs to element j"},
-    {"qs", 6, 16, F::Packed, "low 4 bits of the 32 codes, split halves as in Q4_0"},
+    GGUF_FIELD(BlockQ5_0, d, F::F16, "f16 scale: x = d * (q - 16)"),
+    GGUF_FIELD(BlockQ5_0, qh, F::Packed, "the fifth bit of each code: bit j of this word belongs to element j"),
+    GGUF_FIELD(BlockQ5_0, qs, F::Packed, "low 4 bits of the 32 codes, split halves as in Q4_0"),
 };
 constexpr BlockField kQ5_1[] = {
-    {"d", 0, 2, F::F16, "f16 scale: x = d * q + m"},
-    {"m", 2, 2, F::F16, "f16 minimum"},
-    {"qh", 4, 4, F::Packed, "the fifth bit of each code: bit j of this word belongs to element j"},
-    {"qs", 8, 16, F::Packed, "low 4 bits of the 32 codes, split halves as in Q4_0"},
+    GGUF_FIELD(BlockQ5_1, d, F::F16, "f16 scale: x = d * q + m"),
+    GGUF_FIELD(BlockQ5_1, m, F::F16, "f16 minimum"),
+    GGUF_FIELD(BlockQ5_1, qh, F::Packed, "the fifth bit of each code: bit j of this word belongs to element j"),
+    GGUF_FIELD(BlockQ5_1, qs, F::Packed, "low 4 bits of the 32 codes, split halves as in Q4_0"),
 };
 constexpr BlockField kQ8_0[] = {
-    {"d", 0, 2, F::F16, "f16 scale: x = d * q"},
-    {"qs", 2, 32, F::I8, "32 signed 8-bit codes"},
+    GGUF_FIELD(BlockQ8_0, d, F::F16, "f16 scale: x = d * q"),
+    GGUF_FIELD(BlockQ8_0, qs, F::I8, "32 signed 8-bit codes"),
 };
 constexpr BlockField kQ8_1[] = {
-    {"d", 0, 2, F::F16, "f16 scale: x = d * q"},
-    {"s", 2, 2, F::F16, "f16 d * sum(qs), used by dot products only"},
-    {"qs", 4, 32, F::I8, "32 signed 8-bit codes"},
+    GGUF_FIELD(BlockQ8_1, d, F::F16, "f16 scale: x = d * q"),
+    GGUF_FIELD(BlockQ8_1, s, F::F16, "f16 d * sum(qs), used by dot products only"),
+    GGUF_FIELD(BlockQ8_1, qs, F::I8, "32 signed 8-bit codes"),
 };
 constexpr BlockField kIQ4_NL[] = {
-    {"d", 0, 2, F::F16, "f16 scale"},
-    {"qs", 2, 16, F::Packed, "32 4-bit indices into the non-linear table kvalues_iq4nl"},
+    GGUF_FIELD(BlockIQ4_NL, d, F::F16, "f16 scale"),
+    GGUF_FIELD(BlockIQ4_NL, qs, F::Packed, "32 4-bit indices into the non-linear table kvalues_iq4nl"),
 };
 constexpr BlockField kMXFP4[] = {
-    {"e", 0, 1, F::E8M0, "E8M0 shared exponent: scale 2^(e-127)"},
-    {"qs", 1, 16, F::Packed, "32 E2M1 4-bit floats, split halves as in Q4_0"},
+    GGUF_FIELD(BlockMXFP4, e, F::E8M0, "E8M0 shared exponent: scale 2^(e-127)"),
+    GGUF_FIELD(BlockMXFP4, qs, F::Packed, "32 E2M1 4-bit floats, split halves as in Q4_0"),
 };
 constexpr BlockField kNVFP4[] = {
-    {"d", 0, 4, F::UE4M3, "UE4M3 scale of each 16-element sub-block"},
-    {"qs", 4, 32, F::Packed, "64 E2M1 4-bit floats: sub-block s in qs[8s..8s+7]"},
+    GGUF_FIELD(BlockNVFP4, d, F::UE4M3, "UE4M3 scale of each 16-element sub-block"),
+    GGUF_FIELD(BlockNVFP4, qs, F::Packed, "64 E2M1 4-bit floats: sub-block s in qs[8s..8s+7]"),
 };
 constexpr BlockField kQ1_0[] = {
-    {"d", 0, 2, F::F16, "f16 scale"},
-    {"qs", 2, 16, F::Packed, "128 sign bits: 1 gives +d, 0 gives -d"},
+    GGUF_FIELD(BlockQ1_0, d, F::F16, "f16 scale"),
+    GGUF_FIELD(BlockQ1_0, qs, F::Packed, "128 sign bits: 1 gives +d, 0 gives -d"),
 };
 constexpr BlockField kQ2_0[] = {
-    {"d", 0, 2, F::F16, "f16 scale"},
-    {"qs", 2, 16, F::Packed, "64 2-bit codes: code q gives (q - 1) * d"},
+    GGUF_FIELD(BlockQ2_0, d, F::F16, "f16 scale"),
+    GGUF_FIELD(BlockQ2_0, qs, F::Packed, "64 2-bit codes: code q gives (q - 1) * d"),
 };
 
 // 256-element k-quant super-blocks (block_q2_K … block_q8_K).
 constexpr BlockField kQ2_K[] = {
-    {"scales", 0, 16, F::Packed, "per 16 elements: 4-bit scale (low nibble) and 4-bit min (high nibble)"},
-    {"qs", 16, 64, F::Packed, "256 2-bit codes"},
-    {"d", 80, 2, F::F16, "f16 super-block scale of the scales"},
-    {"dmin", 82, 2, F::F16, "f16 super-block scale of the mins"},
+    GGUF_FIELD(BlockQ2_K, scales, F::Packed, "per 16 elements: 4-bit scale (low nibble) and 4-bit min (high nibble)"),
+    GGUF_FIELD(BlockQ2_K, qs, F::Packed, "256 2-bit codes"),
+    GGUF_FIELD(BlockQ2_K, d, F::F16, "f16 super-block scale of the scales"),
+    GGUF_FIELD(BlockQ2_K, dmin, F::F16, "f16 super-block scale of the mins"),
 };
 constexpr BlockField kQ3_K[] = {
-    {"hmask", 0, 32, F::Packed, "the third bit of each code (set: no -4)"},
-    {"qs", 32, 64, F::Packed, "low 2 bits of the 256 codes"},
-    {"scales", 96, 12, F::Packed, "16 6-bit scales"},
-    {"d", 108, 2, F::F16, "f16 super-block scale"},
+    GGUF_FIELD(BlockQ3_K, hmask, F::Packed, "the third bit of each code (set: no -4)"),
+    GGUF_FIELD(BlockQ3_K, qs, F::Packed, "low 2 bits of the 256 codes"),
+    GGUF_FIELD(BlockQ3_K, scales, F::Packed, "16 6-bit scales"),
+    GGUF_FIELD(BlockQ3_K, d, F::F16, "f16 super-block scale"),
 };
 constexpr BlockField kQ4_K[] = {
-    {"d", 0, 2, F::F16, "f16 super-block scale of the scales"},
-    {"dmin", 2, 2, F::F16, "f16 super-block scale of the mins"},
-    {"scales", 4, 12, F::Packed, "8 6-bit scales and 8 6-bit mins, one pair per 32 elements"},
-    {"qs", 16, 128, F::Packed, "256 4-bit codes"},
+    GGUF_FIELD(BlockQ4_K, d, F::F16, "f16 super-block scale of the scales"),
+    GGUF_FIELD(BlockQ4_K, dmin, F::F16, "f16 super-block scale of the mins"),
+    GGUF_FIELD(BlockQ4_K, scales, F::Packed, "8 6-bit scales and 8 6-bit mins, one pair per 32 elements"),
+    GGUF_FIELD(BlockQ4_K, qs, F::Packed, "256 4-bit codes"),
 };
 constexpr BlockField kQ5_K[] = {
-    {"d", 0, 2, F::F16, "f16 super-block scale of the scales"},
-    {"dmin", 2, 2, F::F16, "f16 super-block scale of the mins"},
-    {"scales", 4, 12, F::Packed, "8 6-bit scales and 8 6-bit mins, one pair per 32 elements"},
-    {"qh", 16, 32, F::Packed, "the fifth bit of each code"},
-    {"qs", 48, 128, F::Packed, "low 4 bits of the 256 codes"},
+    GGUF_FIELD(BlockQ5_K, d, F::F16, "f16 super-block scale of the scales"),
+    GGUF_FIELD(BlockQ5_K, dmin, F::F16, "f16 super-block scale of the mins"),
+    GGUF_FIELD(BlockQ5_K, scales, F::Packed, "8 6-bit scales and 8 6-bit mins, one pair per 32 elements"),
+    GGUF_FIELD(BlockQ5_K, qh, F::Packed, "the fifth bit of each code"),
+    GGUF_FIELD(BlockQ5_K, qs, F::Packed, "low 4 bits of the 256 codes"),
 };
 constexpr BlockField kQ6_K[] = {
-    {"ql", 0, 128, F::Packed, "low 4 bits of the 256 codes"},
-    {"qh", 128, 64, F::Packed, "high 2 bits of the 256 codes"},
-    {"scales", 192, 16, F::I8, "16 signed 8-bit scales, one per 16 elements"},
-    {"d", 208, 2, F::F16, "f16 super-block scale"},
+    GGUF_FIELD(BlockQ6_K, ql, F::Packed, "low 4 bits of the 256 codes"),
+    GGUF_FIELD(BlockQ6_K, qh, F::Packed, "high 2 bits of the 256 codes"),
+    GGUF_FIELD(BlockQ6_K, scales, F::I8, "16 signed 8-bit scales, one per 16 elements"),
+    GGUF_FIELD(BlockQ6_K, d, F::F16, "f16 super-block scale"),
 };
 constexpr BlockField kQ8_K[] = {
-    {"d", 0, 4, F::F32, "f32 scale"},
-    {"qs", 4, 256, F::I8, "256 signed 8-bit codes"},
-    {"bsums", 260, 32, F::I16, "16 int16 sums of groups of 16 codes, for dot products"},
+    GGUF_FIELD(BlockQ8_K, d, F::F32, "f32 scale"),
+    GGUF_FIELD(BlockQ8_K, qs, F::I8, "256 signed 8-bit codes"),
+    GGUF_FIELD(BlockQ8_K, bsums, F::I16, "16 int16 sums of groups of 16 codes, for dot products"),
 };
 
 // 256-element codebook super-blocks (block_iq*).
 constexpr BlockField kIQ2_XXS[] = {
-    {"d", 0, 2, F::F16, "f16 super-block scale"},
-    {"qs", 2, 64, F::U16, "per 32 elements: 4 grid indices, then 4x7 sign bits and a 4-bit scale"},
+    GGUF_FIELD(BlockIQ2_XXS, d, F::F16, "f16 super-block scale"),
+    GGUF_FIELD(BlockIQ2_XXS, qs, F::U16, "per 32 elements: 4 grid indices, then 4x7 sign bits and a 4-bit scale"),
 };
 constexpr BlockField kIQ2_XS[] = {
-    {"d", 0, 2, F::F16, "f16 super-block scale"},
-    {"qs", 2, 64, F::U16, "per 8 elements: 9-bit grid index and 7-bit sign index"},
-    {"scales", 66, 8, F::Packed, "two 4-bit scales per 32 elements"},
+    GGUF_FIELD(BlockIQ2_XS, d, F::F16, "f16 super-block scale"),
+    GGUF_FIELD(BlockIQ2_XS, qs, F::U16, "per 8 elements: 9-bit grid index and 7-bit sign index"),
+    GGUF_FIELD(BlockIQ2_XS, scales, F::Packed, "two 4-bit scales per 32 elements"),
 };
 constexpr BlockField kIQ2_S[] = {
-    {"d", 0, 2, F::F16, "f16 super-block scale"},
-    {"qs", 2, 64, F::Packed, "32 low grid-index bytes, then 32 sign bytes"},
-    {"qh", 66, 8, F::Packed, "top 2 grid-index bits of each group of 8"},
-    {"scales", 74, 8, F::Packed, "two 4-bit scales per 32 elements"},
+    GGUF_FIELD(BlockIQ2_S, d, F::F16, "f16 super-block scale"),
+    GGUF_FIELD(BlockIQ2_S, qs, F::Packed, "32 low grid-index bytes, then 32 sign bytes"),
+    GGUF_FIELD(BlockIQ2_S, qh, F::Packed, "top 2 grid-index bits of each group of 8"),
+    GGUF_FIELD(BlockIQ2_S, scales, F::Packed, "two 4-bit scales per 32 elements"),
 };
 constexpr BlockField kIQ3_XXS[] = {
-    {"d", 0, 2, F::F16, "f16 super-block scale"},
-    {"qs", 2, 96, F::Packed, "64 grid bytes (one per 4 elements), then 8 words of sign bits and scales"},
+    GGUF_FIELD(BlockIQ3_XXS, d, F::F16, "f16 super-block scale"),
+    GGUF_FIELD(BlockIQ3_XXS, qs, F::Packed, "64 grid bytes (one per 4 elements), then 8 words of sign bits and scales"),
 };
 constexpr BlockField kIQ3_S[] = {
-    {"d", 0, 2, F::F16, "f16 super-block scale"},
-    {"qs", 2, 64, F::Packed, "low 8 bits of the grid index, one per 4 elements"},
-    {"qh", 66, 8, F::Packed, "9th grid-index bit, one byte per 32 elements"},
-    {"signs", 74, 32, F::Packed, "one sign bit per element"},
-    {"scales", 106, 4, F::Packed, "two 4-bit scales per 64 elements"},
+    GGUF_FIELD(BlockIQ3_S, d, F::F16, "f16 super-block scale"),
+    GGUF_FIELD(BlockIQ3_S, qs, F::Packed, "low 8 bits of the grid index, one per 4 elements"),
+    GGUF_FIELD(BlockIQ3_S, qh, F::Packed, "9th grid-index bit, one byte per 32 elements"),
+    GGUF_FIELD(BlockIQ3_S, signs, F::Packed, "one sign bit per element"),
+    GGUF_FIELD(BlockIQ3_S, scales, F::Packed, "two 4-bit scales per 64 elements"),
 };
 constexpr BlockField kIQ1_S[] = {
-    {"d", 0, 2, F::F16, "f16 super-block scale"},
-    {"qs", 2, 32, F::Packed, "low 8 bits of the grid index, one per 8 elements"},
-    {"qh", 34, 16, F::U16, "per 32 elements: 4x3 high index bits, a 3-bit scale and the delta sign"},
+    GGUF_FIELD(BlockIQ1_S, d, F::F16, "f16 super-block scale"),
+    GGUF_FIELD(BlockIQ1_S, qs, F::Packed, "low 8 bits of the grid index, one per 8 elements"),
+    GGUF_FIELD(BlockIQ1_S, qh, F::U16, "per 32 elements: 4x3 high index bits, a 3-bit scale and the delta sign"),
 };
 constexpr BlockField kIQ1_M[] = {
-    {"qs", 0, 32, F::Packed, "low 8 bits of the grid index, one per 8 elements"},
-    {"qh", 32, 16, F::Packed, "per 8+8 elements: 3 high index bits and the delta sign, twice"},
-    {"scales", 48, 8, F::Packed, "3-bit scales; the f16 block scale hides in their top nibbles"},
+    GGUF_FIELD(BlockIQ1_M, qs, F::Packed, "low 8 bits of the grid index, one per 8 elements"),
+    GGUF_FIELD(BlockIQ1_M, qh, F::Packed, "per 8+8 elements: 3 high index bits and the delta sign, twice"),
+    GGUF_FIELD(BlockIQ1_M, scales, F::Packed, "3-bit scales; the f16 block scale hides in their top nibbles"),
 };
 constexpr BlockField kIQ4_XS[] = {
-    {"d", 0, 2, F::F16, "f16 super-block scale"},
-    {"scales_h", 2, 2, F::U16, "top 2 bits of the 8 6-bit scales"},
-    {"scales_l", 4, 4, F::Packed, "low 4 bits of the 8 scales"},
-    {"qs", 8, 128, F::Packed, "256 4-bit indices into kvalues_iq4nl"},
+    GGUF_FIELD(BlockIQ4_XS, d, F::F16, "f16 super-block scale"),
+    GGUF_FIELD(BlockIQ4_XS, scales_h, F::U16, "top 2 bits of the 8 6-bit scales"),
+    GGUF_FIELD(BlockIQ4_XS, scales_l, F::Packed, "low 4 bits of the 8 scales"),
+    GGUF_FIELD(BlockIQ4_XS, qs, F::Packed, "256 4-bit indices into kvalues_iq4nl"),
 };
 
 // Ternary types (block_tq1_0, block_tq2_0; BitNet's I2_S, GGUF_FACTS §2).
 constexpr BlockField kTQ1_0[] = {
-    {"qs", 0, 48, F::Packed, "5 trits per byte, a base-3 fraction of 256"},
-    {"qh", 48, 4, F::Packed, "4 trits per byte, same encoding"},
-    {"d", 52, 2, F::F16, "f16 scale"},
+    GGUF_FIELD(BlockTQ1_0, qs, F::Packed, "5 trits per byte, a base-3 fraction of 256"),
+    GGUF_FIELD(BlockTQ1_0, qh, F::Packed, "4 trits per byte, same encoding"),
+    GGUF_FIELD(BlockTQ1_0, d, F::F16, "f16 scale"),
 };
 constexpr BlockField kTQ2_0[] = {
-    {"qs", 0, 64, F::Packed, "256 2-bit codes: code q gives (q - 1) * d"},
-    {"d", 64, 2, F::F16, "f16 scale"},
+    GGUF_FIELD(BlockTQ2_0, qs, F::Packed, "256 2-bit codes: code q gives (q - 1) * d"),
+    GGUF_FIELD(BlockTQ2_0, d, F::F16, "f16 scale"),
 };
 constexpr BlockField kI2_S[] = {
     {"qs", 0, 32, F::Packed,

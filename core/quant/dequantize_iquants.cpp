@@ -2,6 +2,7 @@
 // The "i-quants": 256-element super-blocks whose groups of 4 or 8 values are indices into the
 // codebooks of core/quant_tables.h (block_iq* in ggml src/ggml-common.h). Each group's float
 // scale is computed once in ggml's operation order, then value = scale * magnitude * sign.
+#include "core/format/ggml_blocks.h"
 #include "core/quant/quant_tables.h"
 #include "core/util/float_convert.h"
 #include "dequantize_blocks.h"
@@ -12,64 +13,6 @@ namespace gguf::detail {
 namespace {
 
 using tables::kSignsIq2xs;
-
-struct BlockIQ2_XXS {
-    uint16_t d;
-    uint16_t qs[32]; // per 32 elements: 4 grid bytes, then a word of 4x7 sign bits + 4-bit scale
-};
-static_assert(sizeof(BlockIQ2_XXS) == 66);
-
-struct BlockIQ2_XS {
-    uint16_t d;
-    uint16_t qs[32];   // 9-bit grid index + 7-bit sign index per 8 elements
-    uint8_t scales[8]; // two 4-bit scales per 32 elements
-};
-static_assert(sizeof(BlockIQ2_XS) == 74);
-
-struct BlockIQ2_S {
-    uint16_t d;
-    uint8_t qs[64]; // 32 low grid-index bytes, then 32 sign bytes
-    uint8_t qh[8];  // top 2 index bits of each group of 8, per 32 elements
-    uint8_t scales[8];
-};
-static_assert(sizeof(BlockIQ2_S) == 82);
-
-struct BlockIQ3_XXS {
-    uint16_t d;
-    uint8_t qs[96]; // 64 grid bytes (one per 4 elements), then 8 words of 4x7 sign bits + scale
-};
-static_assert(sizeof(BlockIQ3_XXS) == 98);
-
-struct BlockIQ3_S {
-    uint16_t d;
-    uint8_t qs[64];    // low 8 bits of the grid index, one per 4 elements
-    uint8_t qh[8];     // 9th index bit, one byte per 32 elements
-    uint8_t signs[32]; // one sign bit per element
-    uint8_t scales[4]; // two 4-bit scales per 64 elements
-};
-static_assert(sizeof(BlockIQ3_S) == 110);
-
-struct BlockIQ1_S {
-    uint16_t d;
-    uint8_t qs[32]; // low 8 bits of the grid index, one per 8 elements
-    uint16_t qh[8]; // per 32 elements: 4x3 high index bits, 3-bit scale, delta sign (bit 15)
-};
-static_assert(sizeof(BlockIQ1_S) == 50);
-
-struct BlockIQ1_M {
-    uint8_t qs[32];    // low 8 bits of the grid index
-    uint8_t qh[16];    // per 8+8 elements: 3 high index bits and the delta sign, twice
-    uint8_t scales[8]; // 3-bit scales; the f16 block scale hides in the top nibbles
-};
-static_assert(sizeof(BlockIQ1_M) == 56);
-
-struct BlockIQ4_XS {
-    uint16_t d;
-    uint16_t scalesHigh;  // top 2 bits of the 8 6-bit scales
-    uint8_t scalesLow[4]; // low 4 bits of the 8 scales
-    uint8_t qs[128];      // nibbles indexing kValuesIq4nl, split halves per 32 elements
-};
-static_assert(sizeof(BlockIQ4_XS) == 136);
 
 // x with its sign bit flipped where `mask` has it: a branch-free negation.
 inline float flipSign(float x, uint32_t mask)
@@ -242,11 +185,11 @@ GGUF_AVX2_KERNEL void decodeIQ4_XSAvx2(const uint8_t *src, size_t nBlocks, float
     for (size_t i = 0; i < nBlocks; ++i) {
         const uint8_t *b = blockAt<BlockIQ4_XS>(src, i);
         const float d = fp16ToFp32(loadU16(b + offsetof(BlockIQ4_XS, d)));
-        const unsigned scalesHigh = loadU16(b + offsetof(BlockIQ4_XS, scalesHigh));
-        const uint8_t *scalesLow = b + offsetof(BlockIQ4_XS, scalesLow);
+        const unsigned scales_h = loadU16(b + offsetof(BlockIQ4_XS, scales_h));
+        const uint8_t *scales_l = b + offsetof(BlockIQ4_XS, scales_l);
         for (int ib = 0; ib < 8; ++ib, dst += 32) {
-            const int low = (scalesLow[ib / 2] >> (4 * (ib & 1))) & 0x0f;
-            const int high = (scalesHigh >> (2 * ib)) & 3;
+            const int low = (scales_l[ib / 2] >> (4 * (ib & 1))) & 0x0f;
+            const int high = (scales_h >> (2 * ib)) & 3;
             const float dl = d * static_cast<float>((low | (high << 4)) - 32);
             avx2::storeNibbleLut32(avx2::load16(b + offsetof(BlockIQ4_XS, qs) + 16 * ib), lut, _mm256_set1_ps(dl), dst);
         }
@@ -426,11 +369,11 @@ void decodeIQ4_XS(const uint8_t *__restrict src, size_t nBlocks, float *__restri
     for (size_t i = 0; i < nBlocks; ++i) {
         const uint8_t *b = blockAt<BlockIQ4_XS>(src, i);
         const float d = fp16ToFp32(loadU16(b + offsetof(BlockIQ4_XS, d)));
-        const unsigned scalesHigh = loadU16(b + offsetof(BlockIQ4_XS, scalesHigh));
-        const uint8_t *scalesLow = b + offsetof(BlockIQ4_XS, scalesLow);
+        const unsigned scales_h = loadU16(b + offsetof(BlockIQ4_XS, scales_h));
+        const uint8_t *scales_l = b + offsetof(BlockIQ4_XS, scales_l);
         for (int ib = 0; ib < 8; ++ib, dst += 32) {
-            const int low = (scalesLow[ib / 2] >> (4 * (ib & 1))) & 0x0f;
-            const int high = (scalesHigh >> (2 * ib)) & 3;
+            const int low = (scales_l[ib / 2] >> (4 * (ib & 1))) & 0x0f;
+            const int high = (scales_h >> (2 * ib)) & 3;
             const float dl = d * static_cast<float>((low | (high << 4)) - 32);
             const uint8_t *qs = b + offsetof(BlockIQ4_XS, qs) + 16 * ib;
             for (int j = 0; j < 16; ++j) {

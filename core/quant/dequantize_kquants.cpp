@@ -2,6 +2,7 @@
 // k-quant super-blocks of 256 elements (block_q2_K … block_q8_K in ggml src/ggml-common.h).
 // Sub-block scales are small integers multiplied by an f16 super-block scale; the float
 // operations happen in ggml's order: (d * scale) first, then times the code, then minus the min.
+#include "core/format/ggml_blocks.h"
 #include "core/util/float_convert.h"
 #include "dequantize_blocks.h"
 
@@ -10,70 +11,6 @@
 
 namespace gguf::detail {
 namespace {
-
-struct BlockQ2_K {
-    uint8_t scales[16]; // per 16 elements: low nibble scale, high nibble min
-    uint8_t qs[64];     // 2-bit codes
-    uint16_t d;         // f16 scale of the scales
-    uint16_t dmin;      // f16 scale of the mins
-};
-static_assert(sizeof(BlockQ2_K) == 84);
-
-struct BlockQ3_K {
-    uint8_t hmask[32];  // third bit of each code (set means "no -4")
-    uint8_t qs[64];     // low 2 bits of each code
-    uint8_t scales[12]; // 16 6-bit scales
-    uint16_t d;
-};
-static_assert(sizeof(BlockQ3_K) == 110);
-
-struct BlockQ4_K {
-    uint16_t d;
-    uint16_t dmin;
-    uint8_t scales[12]; // 8 6-bit scales and 8 6-bit mins
-    uint8_t qs[128];
-};
-static_assert(sizeof(BlockQ4_K) == 144);
-
-struct BlockQ5_K {
-    uint16_t d;
-    uint16_t dmin;
-    uint8_t scales[12];
-    uint8_t qh[32]; // fifth bit of each code
-    uint8_t qs[128];
-};
-static_assert(sizeof(BlockQ5_K) == 176);
-
-struct BlockQ6_K {
-    uint8_t ql[128];   // low 4 bits
-    uint8_t qh[64];    // high 2 bits
-    int8_t scales[16]; // per 16 elements
-    uint16_t d;
-};
-static_assert(sizeof(BlockQ6_K) == 210);
-
-struct BlockQ8_K {
-    float d;
-    int8_t qs[256];
-    int16_t bsums[16]; // sums of groups of 16 codes, for dot products only
-};
-static_assert(sizeof(BlockQ8_K) == 292);
-
-// Scale/min pair `j` (0..7) of the 12-byte Q4_K/Q5_K packing: the first four pairs are the low
-// 6 bits of bytes 0-3 / 4-7; the last four take their low 4 bits from bytes 8-11 and their top
-// 2 bits from the spare top bits of bytes 0-3 / 4-7.
-struct ScaleMin {
-    uint8_t scale;
-    uint8_t min;
-};
-
-inline ScaleMin scaleMinK4(const uint8_t *q, int j)
-{
-    if (j < 4)
-        return {static_cast<uint8_t>(q[j] & 63), static_cast<uint8_t>(q[j + 4] & 63)};
-    return {static_cast<uint8_t>((q[j + 4] & 0x0f) | ((q[j - 4] >> 6) << 4)),
-            static_cast<uint8_t>((q[j + 4] >> 4) | ((q[j] >> 6) << 4))};
-}
 
 // The 16 6-bit Q3_K scales: low 4 bits in the nibbles of bytes 0-7 (scales 0-7 low nibbles,
 // 8-15 high nibbles), top 2 bits in bytes 8-11 (byte 8 + j%4, bit pair j/4).
@@ -151,17 +88,16 @@ GGUF_AVX2_KERNEL void decodeQ4_KAvx2(const uint8_t *src, size_t nBlocks, float *
         const uint8_t *b = blockAt<BlockQ4_K>(src, i);
         const float d = fp16ToFp32(loadU16(b + offsetof(BlockQ4_K, d)));
         const float dmin = fp16ToFp32(loadU16(b + offsetof(BlockQ4_K, dmin)));
-        const uint8_t *scales = b + offsetof(BlockQ4_K, scales);
+        uint8_t scaleMin[16]; // scales 0-7, then mins 0-7
+        unpackQ4KScaleMins(b + offsetof(BlockQ4_K, scales), scaleMin);
         for (int chunk = 0; chunk < 4; ++chunk, dst += 64) {
             const __m256i q = avx2::load32(b + offsetof(BlockQ4_K, qs) + 32 * chunk);
             const __m256i codesLo = _mm256_and_si256(q, lowNibble);
             const __m256i codesHi = _mm256_and_si256(_mm256_srli_epi16(q, 4), lowNibble);
-            const ScaleMin lo = scaleMinK4(scales, 2 * chunk);
-            const ScaleMin hi = scaleMinK4(scales, 2 * chunk + 1);
-            const __m256 d1 = _mm256_set1_ps(d * static_cast<float>(lo.scale));
-            const __m256 m1 = _mm256_set1_ps(dmin * static_cast<float>(lo.min));
-            const __m256 d2 = _mm256_set1_ps(d * static_cast<float>(hi.scale));
-            const __m256 m2 = _mm256_set1_ps(dmin * static_cast<float>(hi.min));
+            const __m256 d1 = _mm256_set1_ps(d * static_cast<float>(scaleMin[2 * chunk]));
+            const __m256 m1 = _mm256_set1_ps(dmin * static_cast<float>(scaleMin[8 + 2 * chunk]));
+            const __m256 d2 = _mm256_set1_ps(d * static_cast<float>(scaleMin[2 * chunk + 1]));
+            const __m256 m2 = _mm256_set1_ps(dmin * static_cast<float>(scaleMin[9 + 2 * chunk]));
             avx2::storeAffine16<true>(_mm256_castsi256_si128(codesLo), d1, m1, dst);
             avx2::storeAffine16<true>(_mm256_extracti128_si256(codesLo, 1), d1, m1, dst + 16);
             avx2::storeAffine16<true>(_mm256_castsi256_si128(codesHi), d2, m2, dst + 32);
@@ -178,12 +114,11 @@ GGUF_AVX2_KERNEL void decodeQ5_KAvx2(const uint8_t *src, size_t nBlocks, float *
         const uint8_t *b = blockAt<BlockQ5_K>(src, i);
         const float d = fp16ToFp32(loadU16(b + offsetof(BlockQ5_K, d)));
         const float dmin = fp16ToFp32(loadU16(b + offsetof(BlockQ5_K, dmin)));
-        const uint8_t *scales = b + offsetof(BlockQ5_K, scales);
+        uint8_t scaleMin[16]; // scales 0-7, then mins 0-7
+        unpackQ4KScaleMins(b + offsetof(BlockQ5_K, scales), scaleMin);
         const __m256i qh = avx2::load32(b + offsetof(BlockQ5_K, qh));
         for (int chunk = 0; chunk < 4; ++chunk, dst += 64) {
             const __m256i q = avx2::load32(b + offsetof(BlockQ5_K, qs) + 32 * chunk);
-            const ScaleMin lo = scaleMinK4(scales, 2 * chunk);
-            const ScaleMin hi = scaleMinK4(scales, 2 * chunk + 1);
             // 16 where qh has bit 2*chunk (low nibbles) or 2*chunk+1 (high nibbles)
             const __m256i bitLo = _mm256_set1_epi8(static_cast<char>(1 << (2 * chunk)));
             const __m256i bitHi = _mm256_set1_epi8(static_cast<char>(2 << (2 * chunk)));
@@ -191,10 +126,10 @@ GGUF_AVX2_KERNEL void decodeQ5_KAvx2(const uint8_t *src, size_t nBlocks, float *
             const __m256i highHi = _mm256_and_si256(_mm256_cmpeq_epi8(_mm256_and_si256(qh, bitHi), bitHi), sixteen);
             const __m256i codesLo = _mm256_or_si256(_mm256_and_si256(q, lowNibble), highLo);
             const __m256i codesHi = _mm256_or_si256(_mm256_and_si256(_mm256_srli_epi16(q, 4), lowNibble), highHi);
-            const __m256 d1 = _mm256_set1_ps(d * static_cast<float>(lo.scale));
-            const __m256 m1 = _mm256_set1_ps(dmin * static_cast<float>(lo.min));
-            const __m256 d2 = _mm256_set1_ps(d * static_cast<float>(hi.scale));
-            const __m256 m2 = _mm256_set1_ps(dmin * static_cast<float>(hi.min));
+            const __m256 d1 = _mm256_set1_ps(d * static_cast<float>(scaleMin[2 * chunk]));
+            const __m256 m1 = _mm256_set1_ps(dmin * static_cast<float>(scaleMin[8 + 2 * chunk]));
+            const __m256 d2 = _mm256_set1_ps(d * static_cast<float>(scaleMin[2 * chunk + 1]));
+            const __m256 m2 = _mm256_set1_ps(dmin * static_cast<float>(scaleMin[9 + 2 * chunk]));
             avx2::storeAffine16<true>(_mm256_castsi256_si128(codesLo), d1, m1, dst);
             avx2::storeAffine16<true>(_mm256_extracti128_si256(codesLo, 1), d1, m1, dst + 16);
             avx2::storeAffine16<true>(_mm256_castsi256_si128(codesHi), d2, m2, dst + 32);
@@ -315,16 +250,15 @@ void decodeQ4_K(const uint8_t *__restrict src, size_t nBlocks, float *__restrict
         const uint8_t *b = blockAt<BlockQ4_K>(src, i);
         const float d = fp16ToFp32(loadU16(b + offsetof(BlockQ4_K, d)));
         const float dmin = fp16ToFp32(loadU16(b + offsetof(BlockQ4_K, dmin)));
-        const uint8_t *scales = b + offsetof(BlockQ4_K, scales);
+        uint8_t scaleMin[16]; // scales 0-7, then mins 0-7
+        unpackQ4KScaleMins(b + offsetof(BlockQ4_K, scales), scaleMin);
         // four chunks of 64: low nibbles of 32 bytes, then their high nibbles
         for (int chunk = 0; chunk < 4; ++chunk) {
             const uint8_t *q = b + offsetof(BlockQ4_K, qs) + 32 * chunk;
-            const ScaleMin lo = scaleMinK4(scales, 2 * chunk);
-            const ScaleMin hi = scaleMinK4(scales, 2 * chunk + 1);
-            const float d1 = d * static_cast<float>(lo.scale);
-            const float m1 = dmin * static_cast<float>(lo.min);
-            const float d2 = d * static_cast<float>(hi.scale);
-            const float m2 = dmin * static_cast<float>(hi.min);
+            const float d1 = d * static_cast<float>(scaleMin[2 * chunk]);
+            const float m1 = dmin * static_cast<float>(scaleMin[8 + 2 * chunk]);
+            const float d2 = d * static_cast<float>(scaleMin[2 * chunk + 1]);
+            const float m2 = dmin * static_cast<float>(scaleMin[9 + 2 * chunk]);
             for (int l = 0; l < 32; ++l)
                 dst[l] = d1 * static_cast<float>(q[l] & 0x0f) - m1;
             for (int l = 0; l < 32; ++l)
@@ -346,15 +280,14 @@ void decodeQ5_K(const uint8_t *__restrict src, size_t nBlocks, float *__restrict
         const uint8_t *b = blockAt<BlockQ5_K>(src, i);
         const float d = fp16ToFp32(loadU16(b + offsetof(BlockQ5_K, d)));
         const float dmin = fp16ToFp32(loadU16(b + offsetof(BlockQ5_K, dmin)));
-        const uint8_t *scales = b + offsetof(BlockQ5_K, scales);
+        uint8_t scaleMin[16]; // scales 0-7, then mins 0-7
+        unpackQ4KScaleMins(b + offsetof(BlockQ5_K, scales), scaleMin);
         for (int chunk = 0; chunk < 4; ++chunk) {
             const uint8_t *q = b + offsetof(BlockQ5_K, qs) + 32 * chunk;
-            const ScaleMin lo = scaleMinK4(scales, 2 * chunk);
-            const ScaleMin hi = scaleMinK4(scales, 2 * chunk + 1);
-            const float d1 = d * static_cast<float>(lo.scale);
-            const float m1 = dmin * static_cast<float>(lo.min);
-            const float d2 = d * static_cast<float>(hi.scale);
-            const float m2 = dmin * static_cast<float>(hi.min);
+            const float d1 = d * static_cast<float>(scaleMin[2 * chunk]);
+            const float m1 = dmin * static_cast<float>(scaleMin[8 + 2 * chunk]);
+            const float d2 = d * static_cast<float>(scaleMin[2 * chunk + 1]);
+            const float m2 = dmin * static_cast<float>(scaleMin[9 + 2 * chunk]);
             // the fifth bits of this chunk are bits 2*chunk (low half) and 2*chunk+1 (high half) of qh
             const int bitLo = 2 * chunk;
             const int bitHi = 2 * chunk + 1;

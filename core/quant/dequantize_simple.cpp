@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 // Blocks of 32 to 128 elements sharing one scale (or four, for NVFP4). Layouts follow ggml's
 // block_* structs in src/ggml-common.h; the arithmetic mirrors ggml's dequantize_row_* exactly.
+#include "core/format/ggml_blocks.h"
 #include "core/quant/quant_tables.h"
 #include "core/util/float_convert.h"
 #include "dequantize_blocks.h"
@@ -9,77 +10,6 @@
 
 namespace gguf::detail {
 namespace {
-
-struct BlockQ4_0 {
-    uint16_t d;     // f16 scale
-    uint8_t qs[16]; // element j in the low nibble of qs[j], element j+16 in the high nibble
-};
-static_assert(sizeof(BlockQ4_0) == 18);
-
-struct BlockQ4_1 {
-    uint16_t d; // f16 scale
-    uint16_t m; // f16 minimum
-    uint8_t qs[16];
-};
-static_assert(sizeof(BlockQ4_1) == 20);
-
-struct BlockQ5_0 {
-    uint16_t d;
-    uint8_t qh[4]; // fifth bit of element j is bit j of this little-endian word
-    uint8_t qs[16];
-};
-static_assert(sizeof(BlockQ5_0) == 22);
-
-struct BlockQ5_1 {
-    uint16_t d;
-    uint16_t m;
-    uint8_t qh[4];
-    uint8_t qs[16];
-};
-static_assert(sizeof(BlockQ5_1) == 24);
-
-struct BlockQ8_0 {
-    uint16_t d;
-    int8_t qs[32];
-};
-static_assert(sizeof(BlockQ8_0) == 34);
-
-struct BlockQ8_1 {
-    uint16_t d;
-    uint16_t s; // f16 d * sum(qs): used by dot products, not needed to decode
-    int8_t qs[32];
-};
-static_assert(sizeof(BlockQ8_1) == 36);
-
-struct BlockQ1_0 {
-    uint16_t d;
-    uint8_t qs[16]; // element j is bit j%8 of qs[j/8]: 1 → +d, 0 → -d
-};
-static_assert(sizeof(BlockQ1_0) == 18);
-
-struct BlockQ2_0 {
-    uint16_t d;
-    uint8_t qs[16]; // element j is bits 2*(j%4) of qs[j/4]; code q gives (q-1)*d
-};
-static_assert(sizeof(BlockQ2_0) == 18);
-
-struct BlockIQ4_NL {
-    uint16_t d;
-    uint8_t qs[16]; // nibbles index kValuesIq4nl, split halves as in Q4_0
-};
-static_assert(sizeof(BlockIQ4_NL) == 18);
-
-struct BlockMXFP4 {
-    uint8_t e;      // E8M0 shared exponent
-    uint8_t qs[16]; // E2M1 nibbles, split halves as in Q4_0
-};
-static_assert(sizeof(BlockMXFP4) == 17);
-
-struct BlockNVFP4 {
-    uint8_t d[4];   // UE4M3 scale of each 16-element sub-block
-    uint8_t qs[32]; // sub-block s uses qs[8s..8s+7]: low nibbles elements 0-7, high nibbles 8-15
-};
-static_assert(sizeof(BlockNVFP4) == 36);
 
 // The fifth bit of Q5_0/Q5_1 element j (bit j of qh) as 0 or 16. The masks come from a table so
 // that a vectorized loop loads them instead of shifting by a per-lane count (SSE2 has none).

@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 // Ternary weights: ggml's TQ1_0 / TQ2_0 (block_tq1_0, block_tq2_0 in src/ggml-common.h) and
 // BitNet's I2_S (fork id 36, layout in GGUF_FACTS §2).
+#include "core/format/ggml_blocks.h"
 #include "core/util/float_convert.h"
 #include "dequantize_blocks.h"
 
@@ -9,19 +10,6 @@
 
 namespace gguf::detail {
 namespace {
-
-struct BlockTQ1_0 {
-    uint8_t qs[48]; // 5 trits per byte (3^5 = 243 < 256), stored as a base-3 fraction of 256
-    uint8_t qh[4];  // 4 trits per byte, same encoding
-    uint16_t d;
-};
-static_assert(sizeof(BlockTQ1_0) == 54);
-
-struct BlockTQ2_0 {
-    uint8_t qs[64]; // 2 bits per element; code q gives (q-1)*d
-    uint16_t d;
-};
-static_assert(sizeof(BlockTQ2_0) == 66);
 
 constexpr std::array<uint8_t, 5> kPow3 = {1, 3, 9, 27, 81};
 

@@ -7,6 +7,7 @@
 // code checks for and then sums that group's decoded floats instead.
 #include "stats_fused.h"
 
+#include "core/format/ggml_blocks.h"
 #include "core/format/ggml_types.h"
 #include "core/util/byte_order.h"
 #include "core/util/cpu_features.h"
@@ -25,9 +26,9 @@ namespace gguf::detail {
 namespace {
 
 constexpr size_t kGroup = 32;
-constexpr size_t kQ8_0Bytes = 34;  // f16 d, 32 int8 codes
-constexpr size_t kQ4_KBytes = 144; // f16 d, f16 dmin, 12 bytes of 6-bit scales and mins, 128 bytes of nibbles
-constexpr size_t kQ4_KScales = 4, kQ4_KCodes = 16;
+constexpr size_t kQ8_0Bytes = sizeof(BlockQ8_0), kQ8_0Codes = offsetof(BlockQ8_0, qs);
+constexpr size_t kQ4_KBytes = sizeof(BlockQ4_K);
+constexpr size_t kQ4_KScales = offsetof(BlockQ4_K, scales), kQ4_KCodes = offsetof(BlockQ4_K, qs);
 
 // Sums of groups of 32 values around a fixed shift K (the piece's first group mean), in 8 lanes
 // (group i in lane i % 8), each group given by its mean μ and its M2: Σ(v − K) = 32·(μ − K) and
@@ -168,7 +169,7 @@ void q4kCodeSums(const uint8_t *qs, int32_t *sum, int32_t *sumSq)
 void q8CodeSums8(const uint8_t *blocks, int32_t *sum, int32_t *sumSq, int32_t *zeros)
 {
     for (int j = 0; j < 8; ++j) {
-        const auto *q = reinterpret_cast<const int8_t *>(blocks + j * kQ8_0Bytes + 2);
+        const auto *q = reinterpret_cast<const int8_t *>(blocks + j * kQ8_0Bytes + kQ8_0Codes);
         int32_t s = 0, sq = 0, z = 0;
         for (size_t l = 0; l < kGroup; ++l) {
             s += q[l];
@@ -213,7 +214,7 @@ GGUF_AVX2_KERNEL void q8CodeSums8Avx2(const uint8_t *blocks, int32_t *sum, int32
     const __m256i ones8 = _mm256_set1_epi8(1), ones16 = _mm256_set1_epi16(1);
     __m256i s[8], sq[8];
     for (int j = 0; j < 8; ++j) {
-        const __m256i x = _mm256_loadu_si256(reinterpret_cast<const __m256i *>(blocks + j * kQ8_0Bytes + 2));
+        const __m256i x = _mm256_loadu_si256(reinterpret_cast<const __m256i *>(blocks + j * kQ8_0Bytes + kQ8_0Codes));
         s[j] = _mm256_madd_epi16(_mm256_maddubs_epi16(ones8, x), ones16);
         const __m256i lo = _mm256_cvtepi8_epi16(_mm256_castsi256_si128(x));
         const __m256i hi = _mm256_cvtepi8_epi16(_mm256_extracti128_si256(x, 1));
@@ -431,8 +432,8 @@ GGUF_AVX512_VNNI_KERNEL bool scanQ8_0Avx512(const uint8_t *blocks, size_t nBlock
             const int lo = i < 4 ? i : i + 4, hi = lo + 4;
             const __m512i x = _mm512_inserti64x4(
                 _mm512_castsi256_si512(
-                    _mm256_loadu_si256(reinterpret_cast<const __m256i *>(base + lo * kQ8_0Bytes + 2))),
-                _mm256_loadu_si256(reinterpret_cast<const __m256i *>(base + hi * kQ8_0Bytes + 2)), 1);
+                    _mm256_loadu_si256(reinterpret_cast<const __m256i *>(base + lo * kQ8_0Bytes + kQ8_0Codes))),
+                _mm256_loadu_si256(reinterpret_cast<const __m256i *>(base + hi * kQ8_0Bytes + kQ8_0Codes)), 1);
             sums[i] = _mm512_dpbusd_epi32(zero, ones8, x);
             const __m512i magnitude = _mm512_abs_epi8(x);
             squares[i] = _mm512_dpbusd_epi32(_mm512_dpbusd_epi32(zero, magnitude, _mm512_sub_epi8(magnitude, ones8)),
@@ -476,7 +477,7 @@ GGUF_AVX512_VNNI_KERNEL bool scanQ8_0Avx512(const uint8_t *blocks, size_t nBlock
             for (; outside != 0; outside &= outside - 1) {
                 const int j = std::countr_zero(outside);
                 if (los[j] < g.min || his[j] > g.max) {
-                    const auto *codes = reinterpret_cast<const int8_t *>(base + j * kQ8_0Bytes + 2);
+                    const auto *codes = reinterpret_cast<const int8_t *>(base + j * kQ8_0Bytes + kQ8_0Codes);
                     int qlo = 127, qhi = -128;
                     for (size_t l = 0; l < kGroup; ++l) {
                         qlo = std::min<int>(qlo, codes[l]);
@@ -502,8 +503,9 @@ GGUF_AVX512_KERNEL void sampleQ8_0Avx512(const uint8_t *blocks, size_t readable,
     for (; i + 16 <= sampled.size(); i += 16) {
         const __m512i at = _mm512_loadu_si512(sampled.data() + i);
         const __m512i start = _mm512_mullo_epi32(_mm512_srli_epi32(at, 5), blockBytes);
-        const __m512i codeAt = _mm512_add_epi32(_mm512_add_epi32(start, _mm512_set1_epi32(2)),
-                                                _mm512_and_si512(at, _mm512_set1_epi32(31)));
+        const __m512i codeAt =
+            _mm512_add_epi32(_mm512_add_epi32(start, _mm512_set1_epi32(static_cast<int>(kQ8_0Codes))),
+                             _mm512_and_si512(at, _mm512_set1_epi32(31)));
         if (static_cast<size_t>(_mm512_reduce_max_epu32(codeAt)) + 4 > readable)
             break;
         const __m512 d = _mm512_cvtph_ps(_mm512_cvtepi32_epi16(_mm512_i32gather_epi32(start, blocks, 1)));
@@ -512,7 +514,8 @@ GGUF_AVX512_KERNEL void sampleQ8_0Avx512(const uint8_t *blocks, size_t readable,
     }
     for (; i < sampled.size(); ++i) {
         const uint8_t *b = blocks + sampled[i] / kGroup * kQ8_0Bytes;
-        values[i] = static_cast<float>(static_cast<int8_t>(b[2 + sampled[i] % kGroup])) * fp16ToFp32(loadU16(b));
+        values[i] = static_cast<float>(static_cast<int8_t>(b[kQ8_0Codes + sampled[i] % kGroup])) *
+                    fp16ToFp32(loadU16(b + offsetof(BlockQ8_0, d)));
     }
 }
 #endif
@@ -550,7 +553,7 @@ bool scanQ8_0(const uint8_t *blocks, size_t nBlocks, std::span<const uint8_t> te
         }
         std::array<uint16_t, 8> halves{};
         for (size_t j = 0; j < count; ++j)
-            halves[j] = loadU16(base + j * kQ8_0Bytes);
+            halves[j] = loadU16(base + j * kQ8_0Bytes + offsetof(BlockQ8_0, d));
         halvesToFloats(halves.data(), d.data());
         bool finite = true;
         uint64_t zeroCount = 0;
@@ -567,7 +570,7 @@ bool scanQ8_0(const uint8_t *blocks, size_t nBlocks, std::span<const uint8_t> te
         for (unsigned outside = l8.outside & ((1u << count) - 1); outside != 0; outside &= outside - 1) {
             const size_t j = static_cast<size_t>(std::countr_zero(outside));
             if (l8.lo[j] < g.min || l8.hi[j] > g.max) {
-                const auto *q = reinterpret_cast<const int8_t *>(base + j * kQ8_0Bytes + 2);
+                const auto *q = reinterpret_cast<const int8_t *>(base + j * kQ8_0Bytes + kQ8_0Codes);
                 int qlo = 127, qhi = -128; // a loop the compiler vectorizes, unlike minmax_element
                 for (size_t l = 0; l < kGroup; ++l) {
                     qlo = std::min<int>(qlo, q[l]);
@@ -581,33 +584,11 @@ bool scanQ8_0(const uint8_t *blocks, size_t nBlocks, std::span<const uint8_t> te
         const uint32_t start = static_cast<uint32_t>(first * kGroup);
         takeSamples(sampled, values, start + static_cast<uint32_t>(count * kGroup), [&](uint32_t e) {
             const size_t j = (e - start) / kGroup;
-            const auto *q = reinterpret_cast<const int8_t *>(base + j * kQ8_0Bytes + 2);
+            const auto *q = reinterpret_cast<const int8_t *>(base + j * kQ8_0Bytes + kQ8_0Codes);
             return static_cast<float>(q[(e - start) % kGroup]) * d[j];
         });
     }
     return true;
-}
-
-// The 8 scales (out[0..7]) and 8 mins (out[8..15]) of the 12-byte Q4_K packing (as ggml's
-// get_scale_min_k4): the first four of each are the low 6 bits of bytes 0-3 / 4-7; the last four
-// take their low 4 bits from the nibbles of bytes 8-11 and their top 2 bits from the spare top bits
-// of bytes 0-3 / 4-7. Done on 32-bit words, four bytes at a time.
-void q4kUnpackScales(const uint8_t *q, uint8_t *out)
-{
-    const auto word = [q](int at) {
-        return uint32_t{q[at]} | uint32_t{q[at + 1]} << 8 | uint32_t{q[at + 2]} << 16 | uint32_t{q[at + 3]} << 24;
-    };
-    const uint32_t w0 = word(0), w1 = word(4), w2 = word(8);
-    constexpr uint32_t low6 = 0x3f3f3f3f, low4 = 0x0f0f0f0f, low2 = 0x03030303;
-    const uint32_t words[4] = {w0 & low6, (w2 & low4) | (((w0 >> 6) & low2) << 4), w1 & low6,
-                               ((w2 >> 4) & low4) | (((w1 >> 6) & low2) << 4)};
-    if constexpr (std::endian::native == std::endian::little) {
-        std::memcpy(out, words, sizeof words);
-    } else {
-        for (int w = 0; w < 4; ++w)
-            for (int k = 0; k < 4; ++k)
-                out[4 * w + k] = static_cast<uint8_t>(words[w] >> (8 * k));
-    }
 }
 
 // d1[j] = d · scale j and m1[j] = dmin · min j, from the unpacked bytes (scales, then mins).
@@ -678,13 +659,13 @@ bool q4kBlockExact(float d, float dmin)
 // False when d or dmin is not finite.
 bool scanQ4_KBlock(const uint8_t *b, float *d1m1, LaneMoments &g)
 {
-    const float d = fp16ToFp32(loadU16(b));
-    const float dmin = fp16ToFp32(loadU16(b + 2));
+    const float d = fp16ToFp32(loadU16(b + offsetof(BlockQ4_K, d)));
+    const float dmin = fp16ToFp32(loadU16(b + offsetof(BlockQ4_K, dmin)));
     if (!std::isfinite(d) || !std::isfinite(dmin))
         return false;
     const uint8_t *qs = b + kQ4_KCodes;
     uint8_t scaleMin[16];
-    q4kUnpackScales(b + kQ4_KScales, scaleMin);
+    unpackQ4KScaleMins(b + kQ4_KScales, scaleMin);
     float *d1 = d1m1, *m1 = d1m1 + 8;
     scaleProducts(scaleMin, d, dmin, d1, m1);
     int32_t sum[8], sumSq[8];
@@ -760,8 +741,8 @@ GGUF_AVX512_VNNI_KERNEL void scanQ4_KPairAvx512(const uint8_t *blocks, const flo
 {
     const uint8_t *a = blocks, *b = blocks + kQ4_KBytes;
     uint8_t unpacked[2][16];
-    q4kUnpackScales(a + kQ4_KScales, unpacked[0]);
-    q4kUnpackScales(b + kQ4_KScales, unpacked[1]);
+    unpackQ4KScaleMins(a + kQ4_KScales, unpacked[0]);
+    unpackQ4KScaleMins(b + kQ4_KScales, unpacked[1]);
     const __m128i packedA = _mm_loadu_si128(reinterpret_cast<const __m128i *>(unpacked[0]));
     const __m128i packedB = _mm_loadu_si128(reinterpret_cast<const __m128i *>(unpacked[1]));
     // lanes 0-7: block a's sub-blocks; 8-15: block b's (scales = {d_a, dmin_a, d_b, dmin_b})
