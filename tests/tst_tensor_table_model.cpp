@@ -85,7 +85,7 @@ private slots:
         QCOMPARE(embd.siblingAtColumn(TensorTableModel::OffsetColumn).data(TensorTableModel::SortRole).toULongLong(),
                  info->relativeOffset);
         QCOMPARE(embd.siblingAtColumn(TensorTableModel::FileOffsetColumn).data().toString(),
-                 QStringLiteral("0x%1").arg(info->fileOffset, 8, 16, QLatin1Char('0')));
+                 QStringLiteral("0x") + QString::number(info->fileOffset, 16));
         QCOMPARE(embd.siblingAtColumn(TensorTableModel::LayerColumn).data(), QVariant());
         QCOMPARE(embd.siblingAtColumn(TensorTableModel::ShardColumn).data().toInt(), 1);
         QCOMPARE(model.index(2, TensorTableModel::LayerColumn).data().toInt(), 0);

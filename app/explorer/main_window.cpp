@@ -8,6 +8,7 @@
 #include "ui/load_status.h"
 #include "ui/message_bar.h"
 #include "ui/metadata/metadata_page.h"
+#include "ui/models/text_format.h"
 #include "ui/models/value_text.h"
 #include "ui/overview/overview_page.h"
 #include "ui/recent_files.h"
@@ -85,7 +86,7 @@ MainWindow::MainWindow(QWidget *parent)
 
     connect(m_metadata, &MetadataPage::byteRangeSelected, this, [this](quint64 offset, quint64 size) {
         statusBar()->showMessage(tr("Selected bytes %1–%2 (%3 bytes)")
-                                     .arg(ValueText::hexOffset(offset), ValueText::hexOffset(offset + size))
+                                     .arg(TextFormat::offset(offset), TextFormat::offset(offset + size))
                                      .arg(size));
     });
 
@@ -93,7 +94,7 @@ MainWindow::MainWindow(QWidget *parent)
     connect(m_weights, &WeightsPage::tensorChosen, m_tensors, &TensorsPage::selectTensor);
     connect(m_weights, &WeightsPage::byteRangeRequested, this, [this](quint64 offset, quint64 size) {
         statusBar()->showMessage(tr("Tile bytes %1–%2 (%3 bytes)")
-                                     .arg(ValueText::hexOffset(offset), ValueText::hexOffset(offset + size))
+                                     .arg(TextFormat::offset(offset), TextFormat::offset(offset + size))
                                      .arg(size));
         // the tile's blocks, in the file (shard) that holds the tensor
         m_hex->showShardBytes(m_weights->tensor().shard(), offset, size);

@@ -6,6 +6,7 @@
 #include "core/format/gguf_file.h"
 #include "core/util/byte_order.h"
 #include "core/util/float_convert.h"
+#include "ui/models/text_format.h"
 #include "ui/models/value_text.h"
 
 #include <QCoreApplication>
@@ -22,16 +23,6 @@ namespace {
 QString tr(const char *text)
 {
     return QCoreApplication::translate("HexAnnotator", text);
-}
-
-QString hex(uint64_t value)
-{
-    return QStringLiteral("0x") + QString::number(value, 16);
-}
-
-QString fromView(std::string_view text)
-{
-    return QString::fromUtf8(text.data(), qsizetype(text.size()));
 }
 
 // An unsigned field of `size` bytes at `offset`, in the file's byte order.
@@ -203,7 +194,9 @@ HexAnnotator::Description HexAnnotator::describe(uint64_t offset) const
     case RegionKind::TensorCount: d.label = tr("tensor_count = %1").arg(m_file->declaredTensorCount()); break;
     case RegionKind::KvCount: d.label = tr("kv_count = %1").arg(m_file->declaredKvCount()); break;
     case RegionKind::HeaderAlignment: d.label = tr("header alignment = %1").arg(m_file->alignment()); break;
-    case RegionKind::HeaderDataOffset: d.label = tr("header data offset = %1").arg(hex(m_file->dataOffset())); break;
+    case RegionKind::HeaderDataOffset:
+        d.label = tr("header data offset = %1").arg(TextFormat::offset(m_file->dataOffset()));
+        break;
     case RegionKind::KeyLength:
     case RegionKind::Key:
     case RegionKind::ValueType:
@@ -362,7 +355,8 @@ void HexAnnotator::describeTensorInfo(const Region &region, uint64_t offset, Des
         d.label = tr("%1: type = %2 (%3)").arg(who).arg(t.typeId).arg(QString::fromStdString(gguf::typeName(t.typeId)));
         break;
     case RegionKind::TensorOffset:
-        d.label = tr("%1: offset = %2 (file offset %3)").arg(who, hex(t.relativeOffset), hex(t.fileOffset));
+        d.label = tr("%1: offset = %2 (file offset %3)")
+                      .arg(who, TextFormat::offset(t.relativeOffset), TextFormat::offset(t.fileOffset));
         break;
     default: break;
     }
@@ -389,7 +383,7 @@ void HexAnnotator::describeTensorData(const Region &region, uint64_t offset, Des
     d.unitOffset = fieldOffset;
     d.unitSize = field.size;
     const QString value = fieldValue(*m_file, fieldOffset, field);
-    const QString fieldText = fromView(field.description);
+    const QString fieldText = TextFormat::fromView(field.description);
     if (pos->trailer) {
         d.label = tr("%1 %2 of %3").arg(type, pos->trailerScale ? tr("tensor scale") : tr("trailer padding"), name);
     } else if (gguf::typeTraits(t.typeId).blockSize == 1) {
@@ -401,7 +395,8 @@ void HexAnnotator::describeTensorData(const Region &region, uint64_t offset, Des
                       .arg(pos->block / ne0)
                       .arg(pos->block % ne0);
     } else {
-        d.label = tr("%1 block %2 of %3, field `%4`").arg(type).arg(pos->block).arg(name, fromView(field.name));
+        d.label =
+            tr("%1 block %2 of %3, field `%4`").arg(type).arg(pos->block).arg(name, TextFormat::fromView(field.name));
         d.explanation = tr("%1 (byte %2 of the %3-byte field; the block is %4 bytes for %5 elements)")
                             .arg(fieldText)
                             .arg(offset - fieldOffset)

@@ -11,6 +11,7 @@
 #include "ui/hex/hex_text.h"
 #include "ui/hex/hex_view.h"
 #include "ui/message_bar.h"
+#include "ui/models/text_format.h"
 
 #include <QAction>
 #include <QApplication>
@@ -24,15 +25,6 @@
 #include <QSplitter>
 #include <QThreadPool>
 #include <QVBoxLayout>
-
-namespace {
-
-QString hex(uint64_t value)
-{
-    return QStringLiteral("0x") + QString::number(value, 16);
-}
-
-} // namespace
 
 HexPage::HexPage(QWidget *parent)
     : QWidget(parent), m_bar(new HexFindBar(this)), m_message(new MessageBar(this)), m_shards(new QComboBox(this)),
@@ -57,14 +49,14 @@ HexPage::HexPage(QWidget *parent)
     connect(m_search, &HexSearch::found, this, [this](quint64 offset, quint64 length) {
         m_bar->setSearching(false);
         m_view->select(offset, offset + length);
-        showMessage(false, tr("Found at %1").arg(hex(offset)));
+        showMessage(false, tr("Found at %1").arg(TextFormat::offset(offset)));
         emit searchFinished(true);
     });
     connect(m_search, &HexSearch::notFound, this, [this](gguf::SearchDirection direction) {
         m_bar->setSearching(false);
         showMessage(true, direction == gguf::SearchDirection::Forward
-                              ? tr("No match after %1").arg(hex(m_view->cursorOffset()))
-                              : tr("No match before %1").arg(hex(m_view->cursorOffset())));
+                              ? tr("No match after %1").arg(TextFormat::offset(m_view->cursorOffset()))
+                              : tr("No match before %1").arg(TextFormat::offset(m_view->cursorOffset())));
         emit searchFinished(false);
     });
     connect(m_search, &HexSearch::cancelled, this, [this] { m_bar->setSearching(false); });
@@ -299,8 +291,8 @@ void HexPage::goToTensorData()
     const gguf::TensorInfo &t = file->tensors()[size_t(m_lastTensor->second)];
     const QString name = QString::fromUtf8(t.name.data(), qsizetype(t.name.size()));
     if (!t.dataInFile || t.fileOffset >= file->fileSize()) {
-        showMessage(true,
-                    tr("The data of %1 would start at %2, past the end of the file.").arg(name, hex(t.fileOffset)));
+        showMessage(true, tr("The data of %1 would start at %2, past the end of the file.")
+                              .arg(name, TextFormat::offset(t.fileOffset)));
         return;
     }
     m_message->clearMessage();

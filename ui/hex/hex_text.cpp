@@ -1,5 +1,6 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 #include "ui/hex/hex_text.h"
+#include "ui/models/text_format.h"
 
 #include <QCoreApplication>
 #include <QRegularExpression>
@@ -9,11 +10,6 @@ namespace {
 QString tr(const char *text)
 {
     return QCoreApplication::translate("HexText", text);
-}
-
-QString hex(uint64_t value)
-{
-    return QStringLiteral("0x") + QString::number(value, 16);
 }
 
 int digitValue(QChar c)
@@ -115,8 +111,9 @@ OffsetResult parseOffset(const QString &text, uint64_t dataOffset, uint64_t curs
         offset = origin + value;
     }
     if (offset >= fileSize)
-        return {std::nullopt, tr("%1 is past the end of the file (the last byte is %2)")
-                                  .arg(hex(offset), fileSize > 0 ? hex(fileSize - 1) : tr("none"))};
+        return {std::nullopt,
+                tr("%1 is past the end of the file (the last byte is %2)")
+                    .arg(TextFormat::offset(offset), fileSize > 0 ? TextFormat::offset(fileSize - 1) : tr("none"))};
     return {offset, {}};
 }
 

@@ -5,6 +5,7 @@
 #include "core/format/gguf_file.h"
 #include "ui/models/metadata_filter_proxy.h"
 #include "ui/models/metadata_tree_model.h"
+#include "ui/models/text_format.h"
 #include "ui/models/value_text.h"
 
 #include <QAction>
@@ -124,8 +125,8 @@ void MetadataPage::showDetails(const QModelIndex &proxyIndex)
                              ? index.data(MetadataTreeModel::KeyRole).toString() + index.data().toString()
                              : index.data().toString();
     m_detailTitle->setText(tr("<b>%1</b> — %2<br>bytes %3–%4 (%5)")
-                               .arg(name.toHtmlEscaped(), type, ValueText::hexOffset(offset),
-                                    ValueText::hexOffset(offset + size), ValueText::byteSize(size)));
+                               .arg(name.toHtmlEscaped(), type, TextFormat::offset(offset),
+                                    TextFormat::offset(offset + size), TextFormat::byteSize(size)));
     m_detail->setPlainText(index.data(MetadataTreeModel::FullTextRole).toString());
     emit byteRangeSelected(offset, size);
 }

@@ -4,6 +4,7 @@
 #include "core/format/gguf_file.h"
 #include "core/vocab/vocabulary.h"
 #include "core/vocab/well_known_keys.h"
+#include "ui/models/text_format.h"
 #include "ui/models/value_text.h"
 
 #include <QHash>
@@ -237,7 +238,7 @@ QVariant MetadataTreeModel::data(const QModelIndex &index, int role) const
         const quint64 offset = element ? value.offset() : entry.offset;
         const quint64 size = element ? value.size() : entry.end() - entry.offset;
         return tr("Bytes %1–%2 (%3)")
-            .arg(ValueText::hexOffset(offset), ValueText::hexOffset(offset + size), ValueText::byteSize(size));
+            .arg(TextFormat::offset(offset), TextFormat::offset(offset + size), TextFormat::byteSize(size));
     }
     case FullTextRole:
         if (value.type() == gguf::ValueType::String)

@@ -3,6 +3,7 @@
 
 #include "core/format/ggml_types.h"
 #include "core/format/split_model.h"
+#include "ui/models/text_format.h"
 #include "ui/models/value_text.h"
 
 #include <QColor>
@@ -174,10 +175,10 @@ QVariant TensorTableModel::tensorData(int tensor, int column, int role) const
         case TypeColumn: return QString::fromStdString(gguf::typeName(info.typeId));
         case ShapeColumn: return shapeText(info);
         case ElementsColumn: return QLocale().toString(static_cast<quint64>(info.elements));
-        case BytesColumn: return ValueText::byteSize(info.byteSize);
+        case BytesColumn: return TextFormat::byteSize(info.byteSize);
         case BitsPerWeightColumn: return info.elements ? QString::number(bpw, 'f', 2) : QString();
-        case OffsetColumn: return ValueText::hexOffset(info.relativeOffset);
-        case FileOffsetColumn: return ValueText::hexOffset(info.fileOffset);
+        case OffsetColumn: return TextFormat::offset(info.relativeOffset);
+        case FileOffsetColumn: return TextFormat::offset(info.fileOffset);
         case LayerColumn: return info.layer < 0 ? QVariant() : QVariant(info.layer);
         case ShardColumn: return static_cast<int>(ref.shard) + 1;
         }
@@ -241,7 +242,7 @@ QVariant TensorTableModel::groupData(const Group &group, int column, int role) c
         case ShapeColumn:
             return group.tensors.size() == 1 ? tr("1 tensor") : tr("%1 tensors").arg(group.tensors.size());
         case ElementsColumn: return QLocale().toString(group.elements);
-        case BytesColumn: return ValueText::byteSize(group.bytes);
+        case BytesColumn: return TextFormat::byteSize(group.bytes);
         case BitsPerWeightColumn:
             return group.elements ? QString::number(bitsPerWeight(group.bytes, group.elements), 'f', 2) : QString();
         case LayerColumn: return group.layer < 0 ? QVariant() : QVariant(group.layer);

@@ -120,16 +120,4 @@ QString typeName(const gguf::Value &value)
     return QString::fromStdString(gguf::valueTypeName(value.type()));
 }
 
-QString byteSize(quint64 bytes)
-{
-    if (bytes < 1024)
-        return QLocale().toString(bytes) % QLatin1String(bytes == 1 ? " byte" : " bytes");
-    return QLocale().formattedDataSize(static_cast<qint64>(bytes), 2, QLocale::DataSizeIecFormat);
-}
-
-QString hexOffset(quint64 offset)
-{
-    return QStringLiteral("0x%1").arg(offset, 8, 16, QLatin1Char('0'));
-}
-
 } // namespace ValueText

@@ -30,10 +30,4 @@ QString display(const gguf::Value &value, std::string_view key, bool element, co
 /// "UINT32", "STRING", "ARRAY[STRING]".
 QString typeName(const gguf::Value &value);
 
-/// A byte count for people: "912 bytes", "4.50 MiB".
-QString byteSize(quint64 bytes);
-
-/// An offset as "0x00012a40".
-QString hexOffset(quint64 offset);
-
 } // namespace ValueText

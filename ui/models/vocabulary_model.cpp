@@ -3,6 +3,7 @@
 #include "ui/models/fixed_font.h"
 
 #include "core/vocab/vocabulary.h"
+#include "ui/models/text_format.h"
 #include "ui/models/token_search.h"
 #include "ui/models/token_text.h"
 
@@ -18,11 +19,6 @@ namespace {
 
 // Readable on light and dark backgrounds alike.
 const QColor kSpecialColor(0xd0, 0x5c, 0x00);
-
-QString fromView(std::string_view text)
-{
-    return QString::fromUtf8(text.data(), static_cast<qsizetype>(text.size()));
-}
 
 } // namespace
 
@@ -92,7 +88,7 @@ QStringList VocabularyModel::specialRoles(uint64_t id) const
         std::equal_range(m_special.begin(), m_special.end(), std::pair<uint64_t, std::string_view>(id, {}),
                          [](const auto &a, const auto &b) { return a.first < b.first; });
     for (auto it = range.first; it != range.second; ++it)
-        roles << fromView(it->second);
+        roles << TextFormat::fromView(it->second);
     return roles;
 }
 
@@ -118,7 +114,7 @@ QVariant VocabularyModel::displayData(uint32_t id, int column) const
     case LengthColumn: m_vocab->decodedInto(id, m_scratch); return QVariant::fromValue<quint64>(m_scratch.size());
     case TypeColumn:
         if (const auto type = m_vocab->type(id))
-            return fromView(gguf::tokenTypeName(*type)).replace(u'_', u'-');
+            return TextFormat::fromView(gguf::tokenTypeName(*type)).replace(u'_', u'-');
         return QStringLiteral("—");
     case ScoreColumn:
         if (const auto score = m_vocab->score(id))

@@ -4,6 +4,7 @@
 #include "core/format/ggml_types.h"
 #include "core/format/split_model.h"
 #include "core/vocab/well_known_keys.h"
+#include "ui/models/text_format.h"
 #include "ui/models/value_text.h"
 #include "ui/plots/type_mix_plot.h"
 
@@ -42,12 +43,6 @@ QString parameters(uint64_t n)
     return QStringLiteral("%1%2 (%3)")
         .arg(QLocale().toString(value, 'f', 2), QLatin1String(suffixes[s]),
              QLocale().toString(static_cast<quint64>(n)));
-}
-
-QString offsetText(uint64_t offset)
-{
-    return QStringLiteral("%1 (%2)").arg(ValueText::hexOffset(offset),
-                                         QLocale().toString(static_cast<quint64>(offset)));
 }
 
 QString severityText(gguf::Severity severity)
@@ -191,7 +186,7 @@ void OverviewPage::setModel(std::shared_ptr<const gguf::SplitModel> model)
     setField(Field::Architecture, arch.empty() ? QStringLiteral("—") : QString::fromStdString(arch));
     setField(Field::Path, QString::fromStdString(file.path()));
     setField(Field::FileSize, tr("%1 (%2 bytes)")
-                                  .arg(ValueText::byteSize(m_model->totalFileSize()),
+                                  .arg(TextFormat::byteSize(m_model->totalFileSize()),
                                        QLocale().toString(static_cast<quint64>(m_model->totalFileSize()))));
     const auto &shards = m_model->shards();
     const auto missing = std::count_if(shards.begin(), shards.end(), [](const auto &s) { return !s.file; });
@@ -206,7 +201,7 @@ void OverviewPage::setModel(std::shared_ptr<const gguf::SplitModel> model)
                                       ? tr("plain (as ggml writes it)")
                                       : tr("extended (alignment and data offset follow the counts)"));
     setField(Field::Alignment, QString::number(file.alignment()));
-    setField(Field::DataOffset, offsetText(file.dataOffset()));
+    setField(Field::DataOffset, TextFormat::offsetAndDecimal(file.dataOffset()));
     setField(Field::MetadataCount, QLocale().toString(static_cast<qulonglong>(file.metadata().size())));
     setField(Field::TensorCount, QLocale().toString(static_cast<qulonglong>(m_model->tensors().size())));
     const auto fileType = file.fileType();
@@ -271,7 +266,7 @@ void OverviewPage::showFindings(const gguf::SplitModel &model)
         for (const gguf::Finding &finding : shard.file->findings()) {
             const QString prefix = model.isSplit() ? tr("shard %1: ").arg(s + 1) : QString();
             auto *item = new QTreeWidgetItem(
-                m_findings, {severityText(finding.severity), ValueText::hexOffset(finding.offset),
+                m_findings, {severityText(finding.severity), TextFormat::offset(finding.offset),
                              QString::fromStdString(finding.code), prefix + QString::fromStdString(finding.message)});
             item->setToolTip(3, item->text(3));
         }

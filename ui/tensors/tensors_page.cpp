@@ -4,6 +4,7 @@
 #include "core/format/split_model.h"
 #include "ui/models/tensor_sort_filter_proxy.h"
 #include "ui/models/tensor_table_model.h"
+#include "ui/models/text_format.h"
 #include "ui/models/value_text.h"
 
 #include <QCheckBox>
@@ -124,7 +125,7 @@ void TensorsPage::updateTotals()
     QString text = tr("%1 of %2 tensors shown — %3 elements, %4")
                        .arg(totals.tensors)
                        .arg(all)
-                       .arg(QLocale().toString(totals.elements), ValueText::byteSize(totals.bytes));
+                       .arg(QLocale().toString(totals.elements), TextFormat::byteSize(totals.bytes));
     if (!m_proxy->errorString().isEmpty())
         text += QStringLiteral(" — ") + m_proxy->errorString();
     m_totals->setText(text);

@@ -3,6 +3,7 @@
 #include "ui/models/fixed_font.h"
 
 #include "core/format/gguf_file.h"
+#include "ui/models/text_format.h"
 #include "ui/tokenizer/jinja_highlighter.h"
 
 #include <QApplication>
@@ -20,11 +21,6 @@
 namespace {
 
 constexpr std::string_view kDefaultKey = "tokenizer.chat_template";
-
-QString fromView(std::string_view text)
-{
-    return QString::fromUtf8(text.data(), static_cast<qsizetype>(text.size()));
-}
 
 } // namespace
 
@@ -72,13 +68,14 @@ void ChatTemplateView::setFile(std::shared_ptr<const gguf::GgufFile> file)
         // the default template first, then the named ones in file order
         if (const gguf::MetadataEntry *e = m_file->findMetadata(kDefaultKey);
             e && e->value.type() == gguf::ValueType::String)
-            m_templates->addItem(tr("default"), fromView(kDefaultKey));
+            m_templates->addItem(tr("default"), TextFormat::fromView(kDefaultKey));
         for (const gguf::MetadataEntry &e : m_file->metadata()) {
             const std::string_view key = e.key;
             if (key.size() > kDefaultKey.size() + 1 &&
                 key.substr(0, kDefaultKey.size() + 1) == "tokenizer.chat_template." &&
                 e.value.type() == gguf::ValueType::String)
-                m_templates->addItem(fromView(key.substr(kDefaultKey.size() + 1)), fromView(key));
+                m_templates->addItem(TextFormat::fromView(key.substr(kDefaultKey.size() + 1)),
+                                     TextFormat::fromView(key));
         }
     }
     m_templates->setVisible(m_templates->count() > 1);
@@ -127,7 +124,7 @@ void ChatTemplateView::showCurrent()
         m_copy->setEnabled(false);
         return;
     }
-    const QString text = fromView(entry->value.toStringView());
+    const QString text = TextFormat::fromView(entry->value.toStringView());
     m_text->setPlainText(text);
     const QLocale locale;
     m_info->setText(tr("%1 — %2 characters, %3 lines")

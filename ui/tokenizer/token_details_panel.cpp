@@ -4,6 +4,7 @@
 #include "core/vocab/merge_index.h"
 #include "core/vocab/vocabulary.h"
 #include "ui/job_tracker.h"
+#include "ui/models/text_format.h"
 #include "ui/models/token_text.h"
 
 #include <QHeaderView>
@@ -14,11 +15,6 @@
 #include <QVBoxLayout>
 
 namespace {
-
-QString fromView(std::string_view text)
-{
-    return QString::fromUtf8(text.data(), static_cast<qsizetype>(text.size()));
-}
 
 QString code(const QString &text)
 {
@@ -93,13 +89,13 @@ void TokenDetailsPanel::fillSpecialTokens()
         return;
     for (const gguf::SpecialToken &s : m_vocab->specialTokens()) {
         auto *item = new QTreeWidgetItem(m_special);
-        item->setText(0, fromView(s.role));
+        item->setText(0, TextFormat::fromView(s.role));
         item->setData(1, Qt::DisplayRole, QVariant::fromValue<quint64>(s.id));
         item->setTextAlignment(1, Qt::AlignRight | Qt::AlignVCenter);
         item->setText(2, s.id < m_vocab->size() ? TokenText::visible(m_vocab->token(s.id), 60)
                                                 : tr("(not in the vocabulary)"));
-        item->setToolTip(0, fromView(s.key));
-        item->setToolTip(2, fromView(s.key));
+        item->setToolTip(0, TextFormat::fromView(s.key));
+        item->setToolTip(2, TextFormat::fromView(s.key));
     }
 }
 
@@ -118,7 +114,7 @@ void TokenDetailsPanel::showToken(qint64 id)
     QStringList roles;
     for (const gguf::SpecialToken &s : m_vocab->specialTokens())
         if (s.id == token)
-            roles << fromView(s.role);
+            roles << TextFormat::fromView(s.role);
     const auto type = m_vocab->type(token);
     const auto score = m_vocab->score(token);
     QString html = QStringLiteral("<table cellspacing='2'>");
@@ -130,7 +126,7 @@ void TokenDetailsPanel::showToken(qint64 id)
     row(tr("Decoded"), code(TokenText::visible(decoded, 400)));
     row(tr("Bytes"), code(TokenText::hex(decoded, 64)) +
                          (decoded.size() == 1 ? tr(" (1 byte)") : tr(" (%1 bytes)").arg(decoded.size())));
-    row(tr("Type"), type ? fromView(gguf::tokenTypeName(*type)).toHtmlEscaped() : tr("—"));
+    row(tr("Type"), type ? TextFormat::fromView(gguf::tokenTypeName(*type)).toHtmlEscaped() : tr("—"));
     row(tr("Score"), score ? QLocale::c().toString(*score, 'g', 7) : tr("—"));
     if (!roles.isEmpty())
         row(tr("Special"), QStringLiteral("<b>%1</b>").arg(roles.join(QStringLiteral(", ")).toHtmlEscaped()));

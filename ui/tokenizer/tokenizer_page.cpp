@@ -4,6 +4,7 @@
 #include "core/format/gguf_file.h"
 #include "core/vocab/vocabulary.h"
 #include "ui/job_tracker.h"
+#include "ui/models/text_format.h"
 #include "ui/tokenizer/chat_template_view.h"
 #include "ui/tokenizer/merges_view.h"
 #include "ui/tokenizer/token_details_panel.h"
@@ -17,11 +18,6 @@
 #include <QVBoxLayout>
 
 namespace {
-
-QString fromView(std::string_view text)
-{
-    return QString::fromUtf8(text.data(), static_cast<qsizetype>(text.size()));
-}
 
 QString bold(const QString &text)
 {
@@ -120,9 +116,10 @@ void TokenizerPage::showSummary(const gguf::VocabularyStats *stats)
     }
     const QLocale locale;
     QStringList head;
-    head << tr("%1 tokenizer").arg(bold(m_vocab->model().empty() ? tr("unnamed") : fromView(m_vocab->model())));
+    head << tr("%1 tokenizer")
+                .arg(bold(m_vocab->model().empty() ? tr("unnamed") : TextFormat::fromView(m_vocab->model())));
     if (!m_vocab->pre().empty())
-        head << tr("pre-tokenizer %1").arg(bold(fromView(m_vocab->pre())));
+        head << tr("pre-tokenizer %1").arg(bold(TextFormat::fromView(m_vocab->pre())));
     head << tr("%1 tokens").arg(bold(locale.toString(m_vocab->size())));
     head << (m_vocab->mergeCount() ? tr("%1 merge rules").arg(bold(locale.toString(m_vocab->mergeCount())))
                                    : tr("no merge rules"));
@@ -136,7 +133,7 @@ void TokenizerPage::showSummary(const gguf::VocabularyStats *stats)
         for (const int t : {1, 6, 3, 4, 2, 5, 0})
             if (stats->typeCounts[static_cast<size_t>(t)])
                 types << QStringLiteral("%1 %2").arg(locale.toString(stats->typeCounts[static_cast<size_t>(t)]),
-                                                     fromView(gguf::tokenTypeName(t)).replace(u'_', u'-'));
+                                                     TextFormat::fromView(gguf::tokenTypeName(t)).replace(u'_', u'-'));
         if (stats->untyped)
             types << tr("%1 without a type").arg(locale.toString(stats->untyped));
     }
@@ -156,7 +153,7 @@ void TokenizerPage::showSummary(const gguf::VocabularyStats *stats)
         constexpr std::string_view prefix = "tokenizer.ggml.";
         if (e.value.type() == gguf::ValueType::Bool && e.key.substr(0, prefix.size()) == prefix)
             flags << QStringLiteral("%1 = %2").arg(
-                fromView(e.key.substr(prefix.size())).toHtmlEscaped(),
+                TextFormat::fromView(e.key.substr(prefix.size())).toHtmlEscaped(),
                 bold(e.value.toBool().value_or(false) ? QStringLiteral("true") : QStringLiteral("false")));
     }
     html +=

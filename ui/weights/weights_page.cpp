@@ -6,6 +6,7 @@
 #include "core/stats/tensor_export.h"
 #include "ui/job_progress.h"
 #include "ui/job_tracker.h"
+#include "ui/models/text_format.h"
 #include "ui/models/value_text.h"
 #include "ui/plots/heatmap_plot.h"
 #include "ui/plots/histogram_plot.h"
@@ -222,7 +223,7 @@ void WeightsPage::showTensor(const TensorHandle &tensor)
         m_description->setText(tr("%1 · %2 values · %3")
                                    .arg(tensor.description(),
                                         QLocale().toString(static_cast<qulonglong>(info.elements)),
-                                        ValueText::byteSize(info.byteSize)));
+                                        TextFormat::byteSize(info.byteSize)));
         m_description->setToolTip(m_description->text());
     } else {
         m_description->clear();

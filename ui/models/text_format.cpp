@@ -1,0 +1,36 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
+#include "ui/models/text_format.h"
+
+#include <QLocale>
+#include <QStringBuilder>
+
+namespace TextFormat {
+
+QString offset(quint64 offset)
+{
+    return QStringLiteral("0x") + QString::number(offset, 16);
+}
+
+QString offsetAndDecimal(quint64 value)
+{
+    return QStringLiteral("%1 (%2)").arg(offset(value), count(value));
+}
+
+QString range(quint64 begin, quint64 end)
+{
+    return offset(begin) % QChar(0x2013) % offset(end);
+}
+
+QString count(quint64 n)
+{
+    return QLocale().toString(n);
+}
+
+QString byteSize(quint64 bytes)
+{
+    if (bytes < 1024)
+        return count(bytes) % QLatin1String(bytes == 1 ? " byte" : " bytes");
+    return QLocale().formattedDataSize(static_cast<qint64>(bytes), 2, QLocale::DataSizeIecFormat);
+}
+
+} // namespace TextFormat
