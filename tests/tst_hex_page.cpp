@@ -12,6 +12,7 @@
 #include "ui/hex/hex_text.h"
 #include "ui/metadata/metadata_page.h"
 #include "ui/models/metadata_tree_model.h"
+#include "ui/tensor_ref.h"
 #include "ui/tensors/tensors_page.h"
 
 #include <QApplication>
@@ -95,7 +96,7 @@ private slots:
         QVERIFY(waitReady(page));
         const TensorLayout &q4k = *m_built->layout().tensor("blk.0.ffn.weight");
         // select a tensor in the table → its info record; one more step → its data
-        tensors.selectTensor(0, 2);
+        tensors.selectTensor({0, 2});
         QCOMPARE(page.view()->selection(), Range(q4k.infoOffset, q4k.infoEnd));
         page.goToTensorData();
         QCOMPARE(page.view()->selection(), Range(q4k.dataOffset, q4k.dataOffset + q4k.dataSize));
@@ -104,7 +105,7 @@ private slots:
         QSignalSpy activated(&page, &HexPage::tensorActivated);
         clickByte(page.view(), f16.dataOffset + 3);
         QCOMPARE(activated.count(), 1);
-        QCOMPARE(activated.first().at(1).toInt(), 5);
+        QCOMPARE(activated.first().at(0).value<TensorRef>(), (TensorRef{0, 5}));
         QCOMPARE(tensors.view()->currentIndex().siblingAtColumn(1).data().toString(), QStringLiteral("output.weight"));
         QCOMPARE(page.view()->cursorOffset(), f16.dataOffset + 3);
         // double-click on data → its info record; on the info record → its data

@@ -392,7 +392,7 @@ private slots:
         shot(QStringLiteral("header"));
         QVERIFY(page.goTo(QStringLiteral("0x90")));
         shot(QStringLiteral("tokens"));
-        page.showTensor(0, 1);
+        page.showTensor({0, 1});
         page.goToTensorData();
         shot(QStringLiteral("q4k-data"));
         QPalette dark;

@@ -17,6 +17,7 @@
 #include "ui/models/tensor_table_model.h"
 #include "ui/overview/overview_page.h"
 #include "ui/plots/type_mix_plot.h"
+#include "ui/tensor_ref.h"
 #include "ui/tensors/tensors_page.h"
 #include "ui/weights/weights_page.h"
 
@@ -166,8 +167,7 @@ private slots:
         const QModelIndex first = tensors->proxy()->index(0, 0, tensors->proxy()->index(0, 0));
         tensors->view()->setCurrentIndex(first);
         QCOMPARE(selected.count(), 1);
-        QCOMPARE(selected.first().at(0).toInt(), 0);
-        QCOMPARE(selected.first().at(1).toInt(), 2); // blk.0.attn_k.weight is tensor info 2
+        QCOMPARE(selected.first().at(0).value<TensorRef>(), (TensorRef{0, 2})); // blk.0.attn_k.weight is tensor info 2
         tensors->setFilter(QStringLiteral("attn_[qk"), true);
         QVERIFY(tensors->totalsText().contains(QStringLiteral("Invalid regular expression")));
         tensors->setFilter(QStringLiteral("attn_q"), false);
@@ -428,7 +428,7 @@ private slots:
         QVERIFY(openAndWait(window, path));
         const auto model = window.document()->model();
         QVERIFY(window.messageBar()->isHidden());
-        window.tensorsPage()->selectTensor(0, 7);
+        window.tensorsPage()->selectTensor({0, 7});
         const QString shown = window.weightsPage()->tensor().name();
         QVERIFY(!shown.isEmpty());
 

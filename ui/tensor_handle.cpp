@@ -26,8 +26,9 @@ QString nameOf(const gguf::TensorInfo &info)
 
 } // namespace
 
-TensorHandle TensorHandle::find(std::shared_ptr<const gguf::SplitModel> model, int shard, int index)
+TensorHandle TensorHandle::find(std::shared_ptr<const gguf::SplitModel> model, TensorRef ref)
 {
+    const int shard = ref.shard, index = ref.index;
     if (!model)
         return {};
     const auto &tensors = model->tensors();
@@ -182,4 +183,9 @@ QStringList layerRoles(const gguf::SplitModel &model)
         }
     }
     return roles;
+}
+
+TensorRef TensorHandle::ref() const
+{
+    return isValid() ? TensorRef{shard(), static_cast<int>(info().index)} : TensorRef{};
 }

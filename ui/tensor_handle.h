@@ -2,6 +2,7 @@
 #pragma once
 
 #include "core/stats/tensor_stats.h"
+#include "ui/tensor_ref.h"
 
 #include <QString>
 #include <QVector>
@@ -21,13 +22,15 @@ struct TensorHandle {
     int position = -1; ///< index into SplitModel::tensors()
 
     /// The tensor with info record `index` of shard `shard` (TensorsPage::tensorSelected); invalid when absent.
-    static TensorHandle find(std::shared_ptr<const gguf::SplitModel> model, int shard, int index);
+    static TensorHandle find(std::shared_ptr<const gguf::SplitModel> model, TensorRef ref);
     /// The tensor called `name`; invalid when absent.
     static TensorHandle named(std::shared_ptr<const gguf::SplitModel> model, const QString &name);
     /// A tensor worth showing first: layer 0's attention query, else the largest 2-D tensor.
     static TensorHandle representative(std::shared_ptr<const gguf::SplitModel> model);
 
     bool isValid() const;
+    /// The tensor as the pages name it in signals.
+    TensorRef ref() const;
     const gguf::TensorInfo &info() const;
     const gguf::GgufFile &file() const;
     std::shared_ptr<const gguf::GgufFile> fileShared() const;

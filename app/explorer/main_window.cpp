@@ -43,14 +43,15 @@ MainWindow::MainWindow(QWidget *parent)
     setWindowTitle(tr("GGUF Explorer"));
     setAcceptDrops(true);
 
-    m_tabs->addTab(m_overview, tr("&Overview"));
-    m_tabs->addTab(m_metadata, tr("&Metadata"));
-    m_tabs->addTab(m_tensors, tr("&Tensors"));
-    m_tabs->addTab(m_weights, tr("&Weights"));
     m_tokenizer = new TokenizerPage(this);
-    m_tabs->addTab(m_tokenizer, tr("To&kenizer"));
     m_hex = new HexPage(this);
-    m_tabs->addTab(m_hex, tr("&Bytes"));
+    // the object names key each page's saved state
+    addPage(m_overview, tr("&Overview"), QStringLiteral("overviewPage"));
+    addPage(m_metadata, tr("&Metadata"), QStringLiteral("metadataPage"));
+    addPage(m_tensors, tr("&Tensors"), QStringLiteral("tensorsPage"));
+    addPage(m_weights, tr("&Weights"), QStringLiteral("weightsPage"));
+    addPage(m_tokenizer, tr("To&kenizer"), QStringLiteral("tokenizerPage"));
+    addPage(m_hex, tr("&Bytes"), QStringLiteral("bytesPage"));
     m_tabs->setDocumentMode(true);
     auto *central = new QWidget(this);
     auto *layout = new QVBoxLayout(central);
@@ -90,7 +91,7 @@ MainWindow::MainWindow(QWidget *parent)
                                      .arg(size));
     });
 
-    connect(m_tensors, &TensorsPage::tensorSelected, m_weights, qOverload<int, int>(&WeightsPage::showTensor));
+    connect(m_tensors, &TensorsPage::tensorSelected, m_weights, qOverload<TensorRef>(&WeightsPage::showTensor));
     connect(m_weights, &WeightsPage::tensorChosen, m_tensors, &TensorsPage::selectTensor);
     connect(m_weights, &WeightsPage::byteRangeRequested, this, [this](quint64 offset, quint64 size) {
         statusBar()->showMessage(tr("Tile bytes %1–%2 (%3 bytes)")
@@ -119,6 +120,18 @@ MainWindow::MainWindow(QWidget *parent)
 
 MainWindow::~MainWindow() = default;
 
+template <typename PageWidget> void MainWindow::addPage(PageWidget *page, const QString &title, const QString &name)
+{
+    page->setObjectName(name);
+    m_tabs->addTab(page, title);
+    m_pageList << page;
+}
+
+QString MainWindow::settingsKey(const Page &page)
+{
+    return QStringLiteral("mainWindow/") + dynamic_cast<const QWidget &>(page).objectName();
+}
+
 void MainWindow::createMenus()
 {
     QMenu *file = menuBar()->addMenu(tr("&File"));
@@ -143,16 +156,12 @@ void MainWindow::createMenus()
     }
     view->addSeparator();
     QAction *find = view->addAction(tr("&Find"), this, [this] {
-        if (m_tabs->currentWidget() == m_overview)
-            m_tabs->setCurrentWidget(m_metadata);
-        if (m_tabs->currentWidget() == m_metadata)
-            m_metadata->focusFilter();
-        else if (m_tabs->currentWidget() == m_tokenizer)
-            m_tokenizer->focusSearch();
-        else if (m_tabs->currentWidget() == m_hex)
-            m_hex->focusFind();
-        else
-            m_tensors->focusFilter();
+        if (m_pageList.value(m_tabs->currentIndex())->focusFind())
+            return;
+        // a page without a search box hands Find to the list of what it shows
+        QWidget *list = m_tabs->currentWidget() == m_overview ? static_cast<QWidget *>(m_metadata) : m_tensors;
+        m_tabs->setCurrentWidget(list);
+        dynamic_cast<Page *>(list)->focusFind();
     });
     find->setShortcut(QKeySequence::Find);
 
@@ -197,16 +206,12 @@ void MainWindow::showLoaded(const QString &path, const QString &warning)
 {
     m_loadStatus->finish();
     const auto model = m_document->model();
-    m_overview->setModel(model);
-    m_metadata->setFile(model->primaryShared());
-    m_tensors->setModel(model);
-    m_hex->setModel(model);
-    m_tokenizer->setFile(model->primaryShared());
-    m_weights->setModel(model);
+    for (Page *page : m_pageList)
+        page->setModel(model);
     if (!m_reselectTensor.isEmpty() && path == m_reselectPath) {
         const TensorHandle again = TensorHandle::named(model, m_reselectTensor);
         if (again.isValid())
-            m_tensors->selectTensor(again.shard(), static_cast<int>(again.info().index));
+            m_tensors->selectTensor(again.ref());
     }
     m_reselectTensor.clear();
     if (warning.isEmpty())
@@ -280,8 +285,8 @@ void MainWindow::restoreSettings()
     if (!restoreGeometry(settings.value(QStringLiteral("mainWindow/geometry")).toByteArray()))
         resize(1100, 760);
     restoreState(settings.value(QStringLiteral("mainWindow/state")).toByteArray());
-    m_metadata->restoreState(settings.value(QStringLiteral("mainWindow/metadataPage")).toByteArray());
-    m_tensors->restoreState(settings.value(QStringLiteral("mainWindow/tensorsPage")).toByteArray());
+    for (Page *page : m_pageList)
+        page->restoreState(settings.value(settingsKey(*page)).toByteArray());
 }
 
 void MainWindow::saveSettings() const
@@ -289,6 +294,7 @@ void MainWindow::saveSettings() const
     QSettings settings;
     settings.setValue(QStringLiteral("mainWindow/geometry"), saveGeometry());
     settings.setValue(QStringLiteral("mainWindow/state"), saveState());
-    settings.setValue(QStringLiteral("mainWindow/metadataPage"), m_metadata->saveState());
-    settings.setValue(QStringLiteral("mainWindow/tensorsPage"), m_tensors->saveState());
+    for (const Page *page : m_pageList)
+        if (const QByteArray state = page->saveState(); !state.isEmpty())
+            settings.setValue(settingsKey(*page), state);
 }

@@ -2,6 +2,7 @@
 #pragma once
 
 #include <QElapsedTimer>
+#include <QList>
 #include <QMainWindow>
 
 class Document;
@@ -10,6 +11,7 @@ class LoadStatus;
 class MessageBar;
 class MetadataPage;
 class OverviewPage;
+class Page;
 class QTabWidget;
 class RecentFiles;
 class TensorsPage;
@@ -44,6 +46,9 @@ protected:
     void closeEvent(QCloseEvent *event) override;
 
 private:
+    /// Adds `page` (a QWidget that is a Page) as the next tab; `name` keys its saved state.
+    template <typename PageWidget> void addPage(PageWidget *page, const QString &title, const QString &name);
+    static QString settingsKey(const Page &page);
     void createMenus();
     void chooseFiles();
     void showLoaded(const QString &path, const QString &warning);
@@ -55,6 +60,7 @@ private:
     void saveSettings() const;
 
     Document *m_document;
+    QList<Page *> m_pageList; ///< in tab order
     MessageBar *m_messageBar;
     QTabWidget *m_tabs;
     OverviewPage *m_overview;

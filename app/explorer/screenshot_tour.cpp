@@ -24,7 +24,7 @@ void grabWeightViews(MainWindow &window, const QString &prefix, int mode, const 
 {
     WeightsPage *page = window.weightsPage();
     if (mode == 0 && page->tensor().isValid())
-        window.tensorsPage()->selectTensor(page->tensor().shard(), static_cast<int>(page->tensor().info().index));
+        window.tensorsPage()->selectTensor(page->tensor().ref());
     if (mode >= static_cast<int>(WeightsPage::Mode::Count)) {
         page->setMode(WeightsPage::Mode::Histogram);
         done();

@@ -16,7 +16,8 @@
 
 namespace gguf {
 
-// 32-, 64- and 128-element blocks with one scale (ggml-common.h block_q4_0 … block_q8_1, block_iq4_nl, block_mxfp4, block_nvfp4, block_q1_0, block_q2_0); docs/FORMAT.md §4.2.
+// 32-, 64- and 128-element blocks with one scale (ggml-common.h block_q4_0 … block_q8_1, block_iq4_nl, block_mxfp4,
+// block_nvfp4, block_q1_0, block_q2_0); docs/FORMAT.md §4.2.
 
 struct BlockQ4_0 {
     uint16_t d;     // f16 scale
@@ -193,13 +194,14 @@ static_assert(sizeof(BlockIQ1_M) == 56);
 
 struct BlockIQ4_XS {
     uint16_t d;
-    uint16_t scales_h;  // top 2 bits of the 8 6-bit scales
+    uint16_t scales_h;   // top 2 bits of the 8 6-bit scales
     uint8_t scales_l[4]; // low 4 bits of the 8 scales
-    uint8_t qs[128];      // nibbles indexing kValuesIq4nl, split halves per 32 elements
+    uint8_t qs[128];     // nibbles indexing kValuesIq4nl, split halves per 32 elements
 };
 static_assert(sizeof(BlockIQ4_XS) == 136);
 
-// Ternary blocks (block_tq1_0, block_tq2_0); docs/FORMAT.md §4.6. BitNet's I2_S has no block struct: its codes are packed 4 per byte over the whole tensor, followed by one f32 scale (§3.3).
+// Ternary blocks (block_tq1_0, block_tq2_0); docs/FORMAT.md §4.6. BitNet's I2_S has no block struct: its codes are
+// packed 4 per byte over the whole tensor, followed by one f32 scale (§3.3).
 
 struct BlockTQ1_0 {
     uint8_t qs[48]; // 5 trits per byte (3^5 = 243 < 256), stored as a base-3 fraction of 256

@@ -123,7 +123,7 @@ void HexPage::setModel(std::shared_ptr<const gguf::SplitModel> model)
     m_annotatorJobs->drop();
     m_model = std::move(model);
     m_annotators.assign(m_model ? m_model->shards().size() : 0, nullptr);
-    m_lastTensor.reset();
+    m_lastTensor = {};
     m_bar->setGoToDataEnabled(false);
     m_message->clearMessage();
     m_shards->clear();
@@ -213,8 +213,8 @@ void HexPage::byteClicked(quint64 offset)
     if (d.item == HexAnnotator::Item::Metadata && currentFile() == &m_model->primary())
         emit metadataEntryActivated(int(d.index));
     else if (d.item == HexAnnotator::Item::Tensor) {
-        setLastTensor(m_shard, int(d.index));
-        emit tensorActivated(m_shard, int(d.index));
+        setLastTensor({m_shard, int(d.index)});
+        emit tensorActivated({m_shard, int(d.index)});
     }
     m_linking = false;
 }
@@ -229,9 +229,9 @@ void HexPage::byteDoubleClicked(quint64 offset)
         return;
     // from a tensor's data to its info record, and back
     if (d.kind == gguf::RegionKind::TensorData)
-        showTensor(m_shard, int(d.index));
+        showTensor({m_shard, int(d.index)});
     else {
-        setLastTensor(m_shard, int(d.index));
+        setLastTensor({m_shard, int(d.index)});
         goToTensorData();
     }
 }
@@ -255,8 +255,9 @@ void HexPage::showShardBytes(int shard, quint64 offset, quint64 size)
     m_view->select(offset, offset + std::max<quint64>(size, 1));
 }
 
-void HexPage::showTensor(int shard, int index)
+void HexPage::showTensor(TensorRef tensor)
 {
+    const int shard = tensor.shard, index = tensor.index;
     if (m_linking || !m_model || shard < 0 || size_t(shard) >= m_model->shards().size())
         return;
     showShard(shard);
@@ -264,14 +265,15 @@ void HexPage::showTensor(int shard, int index)
     if (!file || index < 0 || size_t(index) >= file->tensors().size())
         return;
     const gguf::TensorInfo &t = file->tensors()[size_t(index)];
-    setLastTensor(shard, index);
+    setLastTensor(tensor);
     m_message->clearMessage();
     m_view->select(t.infoOffset, t.infoEnd);
 }
 
-void HexPage::setLastTensor(int shard, int index)
+void HexPage::setLastTensor(TensorRef tensor)
 {
-    m_lastTensor = {shard, index};
+    m_lastTensor = tensor;
+    const int index = tensor.index;
     const gguf::GgufFile *file = currentFile();
     const QString name = file && size_t(index) < file->tensors().size()
                              ? QString::fromUtf8(file->tensors()[size_t(index)].name.data(),
@@ -282,13 +284,13 @@ void HexPage::setLastTensor(int shard, int index)
 
 void HexPage::goToTensorData()
 {
-    if (!m_lastTensor || !m_model)
+    if (!m_lastTensor.isValid() || !m_model)
         return;
-    showShard(m_lastTensor->first);
+    showShard(m_lastTensor.shard);
     const gguf::GgufFile *file = currentFile();
-    if (!file || size_t(m_lastTensor->second) >= file->tensors().size())
+    if (!file || size_t(m_lastTensor.index) >= file->tensors().size())
         return;
-    const gguf::TensorInfo &t = file->tensors()[size_t(m_lastTensor->second)];
+    const gguf::TensorInfo &t = file->tensors()[size_t(m_lastTensor.index)];
     const QString name = QString::fromUtf8(t.name.data(), qsizetype(t.name.size()));
     if (!t.dataInFile || t.fileOffset >= file->fileSize()) {
         showMessage(true, tr("The data of %1 would start at %2, past the end of the file.")
@@ -408,9 +410,10 @@ void HexPage::focusGoTo()
     m_bar->focusGoTo();
 }
 
-void HexPage::focusFind()
+bool HexPage::focusFind()
 {
     m_bar->focusFind();
+    return true;
 }
 
 void HexPage::showMessage(bool problem, const QString &text)

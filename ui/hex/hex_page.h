@@ -2,6 +2,8 @@
 #pragma once
 
 #include "core/format/byte_search.h"
+#include "ui/page.h"
+#include "ui/tensor_ref.h"
 
 #include <QWidget>
 
@@ -28,7 +30,7 @@ class SplitModel;
 /// The Bytes page: the hex view of one file of the model with the inspector beside it and the
 /// go-to/find bar above. Linked both ways with the other pages: it shows the byte range of a
 /// selected metadata item or tensor, and announces the item a clicked byte belongs to.
-class HexPage : public QWidget {
+class HexPage : public QWidget, public Page {
     Q_OBJECT
 public:
     enum class CopyFormat { Hex, CArray };
@@ -39,7 +41,7 @@ public:
     ~HexPage() override;
 
     /// Shows the first file of `model` (null: nothing) and builds its byte map on a worker.
-    void setModel(std::shared_ptr<const gguf::SplitModel> model);
+    void setModel(std::shared_ptr<const gguf::SplitModel> model) override;
     /// Shows shard `shard` (0-based) of a split model.
     void showShard(int shard);
     int shard() const { return m_shard; }
@@ -51,7 +53,7 @@ public:
     /// Selects bytes [offset, offset + size) of shard `shard` (0-based) of a split model.
     void showShardBytes(int shard, quint64 offset, quint64 size);
     /// Selects the info record of tensor `index` of shard `shard`; goToTensorData() then shows its data.
-    void showTensor(int shard, int index);
+    void showTensor(TensorRef tensor);
     void goToTensorData();
     /// Moves to the offset a go-to expression names; false (with a message) when it names none.
     bool goTo(const QString &expression);
@@ -67,7 +69,7 @@ public:
     void copy(CopyFormat format);
 
     void focusGoTo();
-    void focusFind();
+    bool focusFind() override;
 
     HexView *view() const { return m_view; }
     HexInspector *inspector() const { return m_inspector; }
@@ -80,7 +82,7 @@ signals:
     /// The user clicked a byte of metadata pair `index` of the primary file.
     void metadataEntryActivated(int index);
     /// The user clicked a byte of tensor `index` (its info record or its data) of shard `shard`.
-    void tensorActivated(int shard, int index);
+    void tensorActivated(TensorRef tensor);
     /// The byte map of the file shown is ready (colours and explanations are on).
     void annotationsReady();
     /// A search ended: found (and selected) or not.
@@ -94,14 +96,14 @@ private:
     void byteClicked(quint64 offset);
     void byteDoubleClicked(quint64 offset);
     void cursorMoved(quint64 offset);
-    void setLastTensor(int shard, int index);
+    void setLastTensor(TensorRef tensor);
     void showMessage(bool problem, const QString &text);
     void createActions();
 
     std::shared_ptr<const gguf::SplitModel> m_model;
     std::vector<std::shared_ptr<const HexAnnotator>> m_annotators;
     int m_shard = 0;
-    std::optional<std::pair<int, int>> m_lastTensor;
+    TensorRef m_lastTensor;
     bool m_linking = false;
 
     HexFindBar *m_bar;

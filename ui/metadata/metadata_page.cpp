@@ -1,5 +1,6 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 #include "ui/metadata/metadata_page.h"
+#include "core/format/split_model.h"
 #include "ui/models/fixed_font.h"
 
 #include "core/format/gguf_file.h"
@@ -81,6 +82,17 @@ MetadataPage::MetadataPage(QWidget *parent)
     auto *layout = new QVBoxLayout(this);
     layout->addWidget(m_filter);
     layout->addWidget(m_splitter, 1);
+}
+
+void MetadataPage::setModel(std::shared_ptr<const gguf::SplitModel> model)
+{
+    setFile(model ? model->primaryShared() : nullptr);
+}
+
+bool MetadataPage::focusFind()
+{
+    focusFilter();
+    return true;
 }
 
 void MetadataPage::setFile(std::shared_ptr<const gguf::GgufFile> file)

@@ -1,6 +1,8 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 #pragma once
 
+#include "ui/page.h"
+
 #include <QWidget>
 
 #include <memory>
@@ -20,12 +22,14 @@ class GgufFile;
 
 /// The metadata tree of a file with a filter box and a detail pane that shows the selected value
 /// in full (a chat template, a long string). Selecting an item announces its byte range.
-class MetadataPage : public QWidget {
+class MetadataPage : public QWidget, public Page {
     Q_OBJECT
 public:
     explicit MetadataPage(QWidget *parent = nullptr);
 
     /// Shows the metadata of `file` (null: empty).
+    /// Shows the metadata of the model's first file.
+    void setModel(std::shared_ptr<const gguf::SplitModel> model) override;
     void setFile(std::shared_ptr<const gguf::GgufFile> file);
     /// Filters keys, types and values (case-insensitive substring; a group or array that matches
     /// shows all it holds).
@@ -33,11 +37,12 @@ public:
 
     /// Puts the keyboard focus into the filter box.
     void focusFilter();
+    bool focusFind() override;
     /// Selects and shows metadata pair `index` (clearing a filter that hides it).
     void selectMetadataEntry(int index);
 
-    QByteArray saveState() const;
-    void restoreState(const QByteArray &state);
+    QByteArray saveState() const override;
+    void restoreState(const QByteArray &state) override;
 
     MetadataTreeModel *model() const { return m_model; }
     MetadataFilterProxy *proxy() const { return m_proxy; }

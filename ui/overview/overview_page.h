@@ -1,6 +1,8 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 #pragma once
 
+#include "ui/page.h"
+
 #include <QWidget>
 
 #include <array>
@@ -16,7 +18,7 @@ class SplitModel;
 
 /// The summary of a model: file and header facts, model hyper-parameters, the tensor-type mix
 /// as a bar chart, and the validation verdict with its findings.
-class OverviewPage : public QWidget {
+class OverviewPage : public QWidget, public Page {
     Q_OBJECT
 public:
     enum class Field {
@@ -47,7 +49,7 @@ public:
     explicit OverviewPage(QWidget *parent = nullptr);
 
     /// Shows `model` (null: empty page).
-    void setModel(std::shared_ptr<const gguf::SplitModel> model);
+    void setModel(std::shared_ptr<const gguf::SplitModel> model) override;
 
     QString fieldText(Field field) const;
     QString verdictText() const;

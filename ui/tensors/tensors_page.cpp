@@ -49,7 +49,7 @@ TensorsPage::TensorsPage(QWidget *parent)
             [this](const QModelIndex &current) {
                 const QModelIndex source = m_proxy->mapToSource(current);
                 if (const gguf::TensorInfo *info = m_model->tensorAt(source))
-                    emit tensorSelected(m_model->shardAt(source), static_cast<int>(info->index));
+                    emit tensorSelected(TensorRef{m_model->shardAt(source), static_cast<int>(info->index)});
             });
     connect(m_proxy, &QAbstractItemModel::modelReset, this, &TensorsPage::updateTotals);
     connect(m_proxy, &QAbstractItemModel::layoutChanged, this, &TensorsPage::updateTotals);
@@ -131,8 +131,9 @@ void TensorsPage::updateTotals()
     m_totals->setText(text);
 }
 
-void TensorsPage::selectTensor(int shard, int index)
+void TensorsPage::selectTensor(TensorRef tensor)
 {
+    const int shard = tensor.shard, index = tensor.index;
     const gguf::SplitModel *model = m_model->model();
     if (!model)
         return;
@@ -154,6 +155,12 @@ void TensorsPage::selectTensor(int shard, int index)
         m_view->scrollTo(hit);
         return;
     }
+}
+
+bool TensorsPage::focusFind()
+{
+    focusFilter();
+    return true;
 }
 
 void TensorsPage::focusFilter()

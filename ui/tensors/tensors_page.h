@@ -1,6 +1,9 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 #pragma once
 
+#include "ui/page.h"
+#include "ui/tensor_ref.h"
+
 #include <QWidget>
 
 #include <memory>
@@ -19,23 +22,24 @@ class SplitModel;
 /// The tensor table: sortable on every column, filtered by name or type (substring or regular
 /// expression), optionally grouped by layer, with the totals of the visible rows underneath.
 /// Selecting a tensor announces it.
-class TensorsPage : public QWidget {
+class TensorsPage : public QWidget, public Page {
     Q_OBJECT
 public:
     explicit TensorsPage(QWidget *parent = nullptr);
 
     /// Shows the tensors of `model` (null: empty).
-    void setModel(std::shared_ptr<const gguf::SplitModel> model);
+    void setModel(std::shared_ptr<const gguf::SplitModel> model) override;
     void setFilter(const QString &pattern, bool regularExpression);
     void setGroupedByLayer(bool grouped);
 
     /// Puts the keyboard focus into the filter box.
     void focusFilter();
+    bool focusFind() override;
     /// Selects and shows tensor `index` of shard `shard` (clearing a filter that hides it).
-    void selectTensor(int shard, int index);
+    void selectTensor(TensorRef tensor);
 
-    QByteArray saveState() const;
-    void restoreState(const QByteArray &state);
+    QByteArray saveState() const override;
+    void restoreState(const QByteArray &state) override;
 
     TensorTableModel *model() const { return m_model; }
     TensorSortFilterProxy *proxy() const { return m_proxy; }
@@ -44,7 +48,7 @@ public:
 
 signals:
     /// The tensor with info record `index` of shard `shard` (0-based) was selected.
-    void tensorSelected(int shard, int index);
+    void tensorSelected(TensorRef tensor);
 
 private:
     void applyFilter();

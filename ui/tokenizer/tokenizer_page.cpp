@@ -2,6 +2,7 @@
 #include "ui/tokenizer/tokenizer_page.h"
 
 #include "core/format/gguf_file.h"
+#include "core/format/split_model.h"
 #include "core/vocab/vocabulary.h"
 #include "ui/job_tracker.h"
 #include "ui/models/text_format.h"
@@ -71,6 +72,17 @@ TokenizerPage::TokenizerPage(QWidget *parent)
 }
 
 TokenizerPage::~TokenizerPage() = default;
+
+void TokenizerPage::setModel(std::shared_ptr<const gguf::SplitModel> model)
+{
+    setFile(model ? model->primaryShared() : nullptr);
+}
+
+bool TokenizerPage::focusFind()
+{
+    focusSearch();
+    return true;
+}
 
 void TokenizerPage::setFile(std::shared_ptr<const gguf::GgufFile> file)
 {

@@ -1,6 +1,8 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 #pragma once
 
+#include "ui/page.h"
+
 #include <QWidget>
 
 #include <memory>
@@ -23,13 +25,15 @@ struct VocabularyStats;
 /// The tokenizer of a file: a summary (model, pre-tokenizer, size, counts per type, flags, score
 /// range), the searchable vocabulary with the special tokens and the selected token beside it,
 /// the merge rules, and the chat templates.
-class TokenizerPage : public QWidget {
+class TokenizerPage : public QWidget, public Page {
     Q_OBJECT
 public:
     explicit TokenizerPage(QWidget *parent = nullptr);
     ~TokenizerPage() override;
 
     /// Shows the tokenizer of `file` (null: nothing).
+    /// Shows the tokenizer of the model's first file.
+    void setModel(std::shared_ptr<const gguf::SplitModel> model) override;
     void setFile(std::shared_ptr<const gguf::GgufFile> file);
     /// Shows the vocabulary and selects token `id`; false when it is not in the vocabulary.
     bool selectToken(quint64 id);
@@ -37,6 +41,7 @@ public:
     bool selectMerge(quint64 rank);
     /// Puts the keyboard focus into the search box of the section shown.
     void focusSearch();
+    bool focusFind() override;
 
     QString summaryText() const;
     QTabWidget *sections() const { return m_sections; }

@@ -271,3 +271,8 @@ void ComparePanel::draw()
         m_plot->setSeries(series, HistogramPlot::Scale::Shares);
     m_plot->setToolTip(problems.join(u'\n'));
 }
+
+QCustomPlot *ComparePanel::shownPlot() const
+{
+    return m_plot->hasPlot() ? m_plot->plot() : nullptr;
+}

@@ -3,6 +3,7 @@
 
 #include "ui/tensor_handle.h"
 #include "ui/weights/weight_jobs.h"
+#include "ui/weights/weight_view.h"
 
 #include <QWidget>
 
@@ -22,14 +23,14 @@ class QTimer;
 /// drawn in its own colour with a legend. All of them are binned over one common range (the union
 /// of their ranges) so the bins line up. Until the user picks tensors, the selection follows the
 /// current tensor: its role in the first, middle and last layer.
-class ComparePanel : public QWidget {
+class ComparePanel : public QWidget, public WeightView {
     Q_OBJECT
 public:
     explicit ComparePanel(QWidget *parent = nullptr);
 
     void setModel(std::shared_ptr<const gguf::SplitModel> model);
     /// The page's current tensor (drives the automatic selection).
-    void setTensor(const TensorHandle &tensor);
+    void setTensor(const TensorHandle &tensor) override;
     /// Compares exactly `names` (the user's choice from now on).
     void setCompared(const QStringList &names);
     QStringList compared() const;
@@ -38,7 +39,8 @@ public:
     void setRangeChoice(const WeightJobs::RangeChoice &choice);
 
     HistogramPlot *plot() const { return m_plot; }
-    JobTracker *tracker() const { return m_tracker; }
+    JobTracker *tracker() const override { return m_tracker; }
+    QCustomPlot *shownPlot() const override;
     /// The last comparison drawn.
     const WeightJobs::Comparison &comparison() const { return m_result; }
 

@@ -173,3 +173,8 @@ void HeatmapPanel::requestBytes(int row, int column)
     if (size > 0)
         emit byteRangeRequested(offset, size);
 }
+
+QCustomPlot *HeatmapPanel::shownPlot() const
+{
+    return m_plot->hasPlot() ? m_plot->plot() : nullptr;
+}

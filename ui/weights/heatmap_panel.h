@@ -2,6 +2,7 @@
 #pragma once
 
 #include "ui/tensor_handle.h"
+#include "ui/weights/weight_view.h"
 
 #include <QWidget>
 
@@ -16,18 +17,19 @@ class QPushButton;
 /// A tensor as a heatmap of tiles (rows × columns reduced by the core to at most N × N cells)
 /// showing a chosen measure per tile. Clicking a tile shows its row and column range;
 /// "Show bytes" (or a double-click) asks for the bytes of the blocks of the tile's first row.
-class HeatmapPanel : public QWidget {
+class HeatmapPanel : public QWidget, public WeightView {
     Q_OBJECT
 public:
     explicit HeatmapPanel(QWidget *parent = nullptr);
 
-    void setTensor(const TensorHandle &tensor);
+    void setTensor(const TensorHandle &tensor) override;
     /// Grid size: at most `cells` × `cells` tiles.
     void setGridSize(int cells);
     void setMeasure(int measure);
 
     HeatmapPlot *plot() const { return m_plot; }
-    JobTracker *tracker() const { return m_tracker; }
+    JobTracker *tracker() const override { return m_tracker; }
+    QCustomPlot *shownPlot() const override;
     QString tileInfo() const;
 
     /// The file byte range of the blocks holding the first row of tile (row, column).

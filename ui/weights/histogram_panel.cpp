@@ -267,3 +267,8 @@ void HistogramPanel::draw(const gguf::Histogram &histogram)
     m_plot->setSeries({HistogramPlot::Series{name, histogram.lo, histogram.hi, countsOf(histogram)}},
                       HistogramPlot::Scale::Counts);
 }
+
+QCustomPlot *HistogramPanel::shownPlot() const
+{
+    return m_plot->hasPlot() ? m_plot->plot() : nullptr;
+}

@@ -4,6 +4,7 @@
 #include "core/stats/tensor_stats.h"
 #include "ui/tensor_handle.h"
 #include "ui/weights/weight_jobs.h"
+#include "ui/weights/weight_view.h"
 
 #include <QWidget>
 
@@ -24,12 +25,12 @@ class StatsTable;
 /// exactly: [min, max], clipped at two percentiles, or a range typed in. The statistics are kept
 /// per tensor, so changing the bins or the range runs only the second pass. Nothing is computed
 /// while the panel is hidden.
-class HistogramPanel : public QWidget {
+class HistogramPanel : public QWidget, public WeightView {
     Q_OBJECT
 public:
     explicit HistogramPanel(QWidget *parent = nullptr);
 
-    void setTensor(const TensorHandle &tensor);
+    void setTensor(const TensorHandle &tensor) override;
     const TensorHandle &tensor() const { return m_tensor; }
 
     void setBins(int bins);
@@ -45,7 +46,8 @@ public:
 
     HistogramPlot *plot() const { return m_plot; }
     StatsTable *statsTable() const { return m_table; }
-    JobTracker *tracker() const { return m_tracker; }
+    JobTracker *tracker() const override { return m_tracker; }
+    QCustomPlot *shownPlot() const override;
     JobProgress *progress() const { return m_progress; }
 
     /// Starts the computations the current tensor and settings still need.

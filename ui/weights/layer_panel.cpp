@@ -172,3 +172,8 @@ void LayerPanel::draw()
         m_chart->setPoints(points, QStringLiteral("%1 — %2").arg(m_statistic->currentText(), m_resultRole));
     m_chart->setToolTip(skipped.join(u'\n'));
 }
+
+QCustomPlot *LayerPanel::shownPlot() const
+{
+    return m_chart->hasPlot() ? m_chart->plot() : nullptr;
+}

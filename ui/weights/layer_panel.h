@@ -3,6 +3,7 @@
 
 #include "ui/tensor_handle.h"
 #include "ui/weights/weight_jobs.h"
+#include "ui/weights/weight_view.h"
 
 #include <QWidget>
 
@@ -16,7 +17,7 @@ class QComboBox;
 /// One tensor role (attn_q.weight, ffn_down.weight, … — the name without "blk.N.") across the
 /// layers: a chosen statistic of each layer's tensor as a line. The statistics of a role are
 /// computed once; switching the statistic only redraws.
-class LayerPanel : public QWidget {
+class LayerPanel : public QWidget, public WeightView {
     Q_OBJECT
 public:
     enum class Statistic { Mean, Std, Min, Max, MaxAbs, P1, P99, ZerosShare, NonFinite, Count };
@@ -25,13 +26,14 @@ public:
 
     void setModel(std::shared_ptr<const gguf::SplitModel> model);
     /// Follows the page's tensor: shows its role.
-    void setTensor(const TensorHandle &tensor);
+    void setTensor(const TensorHandle &tensor) override;
     void setRole(const QString &role);
     QString role() const;
     void setStatistic(Statistic statistic);
 
     LayerChart *chart() const { return m_chart; }
-    JobTracker *tracker() const { return m_tracker; }
+    JobTracker *tracker() const override { return m_tracker; }
+    QCustomPlot *shownPlot() const override;
 
     static double valueOf(const gguf::TensorStatistics &stats, Statistic statistic);
     void refresh();

@@ -2,6 +2,7 @@
 #pragma once
 
 #include "ui/tensor_handle.h"
+#include "ui/weights/weight_view.h"
 
 #include <QWidget>
 
@@ -13,12 +14,12 @@ class ValueGridModel;
 
 /// The dequantized values of the current tensor as a table of rows × ne[0] columns, a page at a
 /// time, with a "go to" box ("row", "row, column" or "#element") and page buttons.
-class ValueGridView : public QWidget {
+class ValueGridView : public QWidget, public WeightView {
     Q_OBJECT
 public:
     explicit ValueGridView(QWidget *parent = nullptr);
 
-    void setTensor(const TensorHandle &tensor);
+    void setTensor(const TensorHandle &tensor) override;
 
     /// Goes to a position typed as "row", "row, column" or "#element"; false when it is not one.
     bool goTo(const QString &text);

@@ -25,6 +25,7 @@
 #include <QFile>
 #include <QFileDialog>
 #include <QFileInfo>
+
 #include <QHBoxLayout>
 #include <QLabel>
 #include <QLocale>
@@ -33,6 +34,7 @@
 #include <QTabWidget>
 #include <QToolButton>
 #include <QVBoxLayout>
+#include <algorithm>
 
 #include <cerrno>
 #include <cstdio>
@@ -101,6 +103,7 @@ WeightsPage::WeightsPage(QWidget *parent)
     m_modes->addTab(m_heatmap, tr("Heatmap"));
     m_modes->addTab(m_layers, tr("Per layer"));
     m_modes->addTab(m_values, tr("Values"));
+    m_views = {m_histogram, m_compare, m_heatmap, m_layers, m_values}; // in Mode order
 
     auto *header = new QHBoxLayout;
     header->addWidget(chooserLabel);
@@ -124,8 +127,7 @@ WeightsPage::WeightsPage(QWidget *parent)
         setMode(Mode::Histogram);
     });
     connect(m_exportProgress, &JobProgress::restartClicked, this, [this] { exportValues(m_lastExportPath); });
-    for (JobTracker *tracker :
-         {m_histogram->tracker(), m_compare->tracker(), m_heatmap->tracker(), m_layers->tracker(), m_exportTracker}) {
+    for (JobTracker *tracker : trackers()) {
         connect(tracker, &JobTracker::finished, this, &WeightsPage::checkIdle);
         connect(tracker, &JobTracker::cancelled, this, &WeightsPage::checkIdle);
     }
@@ -204,9 +206,9 @@ void WeightsPage::setModel(std::shared_ptr<const gguf::SplitModel> model)
     showTensor(TensorHandle::representative(m_model));
 }
 
-void WeightsPage::showTensor(int shard, int index)
+void WeightsPage::showTensor(TensorRef tensor)
 {
-    showTensor(TensorHandle::find(m_model, shard, index));
+    showTensor(TensorHandle::find(m_model, tensor));
 }
 
 void WeightsPage::showTensor(const TensorHandle &tensor)
@@ -229,11 +231,8 @@ void WeightsPage::showTensor(const TensorHandle &tensor)
         m_description->clear();
     }
     m_status->clear();
-    m_histogram->setTensor(tensor);
-    m_compare->setTensor(tensor);
-    m_heatmap->setTensor(tensor);
-    m_layers->setTensor(tensor);
-    m_values->setTensor(tensor);
+    for (WeightView *view : m_views)
+        view->setTensor(tensor);
     updateExportActions();
 }
 
@@ -242,7 +241,7 @@ void WeightsPage::chooseTensor(const TensorHandle &tensor)
     if (!tensor.isValid())
         return;
     showTensor(tensor);
-    emit tensorChosen(tensor.shard(), static_cast<int>(tensor.info().index));
+    emit tensorChosen(tensor.ref());
 }
 
 void WeightsPage::setMode(Mode mode)
@@ -262,10 +261,19 @@ QString WeightsPage::modeName(Mode mode)
     return i < std::size(names) ? QString::fromLatin1(names[i]) : QString();
 }
 
+QList<JobTracker *> WeightsPage::trackers() const
+{
+    QList<JobTracker *> all{m_exportTracker};
+    for (const WeightView *view : m_views)
+        if (JobTracker *tracker = view->tracker())
+            all << tracker;
+    return all;
+}
+
 bool WeightsPage::isBusy() const
 {
-    return m_histogram->tracker()->isRunning() || m_compare->tracker()->isRunning() ||
-           m_heatmap->tracker()->isRunning() || m_layers->tracker()->isRunning() || m_exportTracker->isRunning();
+    const QList<JobTracker *> all = trackers();
+    return std::any_of(all.begin(), all.end(), [](const JobTracker *tracker) { return tracker->isRunning(); });
 }
 
 void WeightsPage::checkIdle()
@@ -276,29 +284,8 @@ void WeightsPage::checkIdle()
 
 bool WeightsPage::exportPlot(const QString &path, QString *error)
 {
-    QCustomPlot *plot = nullptr;
-    bool shown = false;
-    switch (mode()) {
-    case Mode::Histogram:
-        plot = m_histogram->plot()->plot();
-        shown = m_histogram->plot()->hasPlot();
-        break;
-    case Mode::Compare:
-        plot = m_compare->plot()->plot();
-        shown = m_compare->plot()->hasPlot();
-        break;
-    case Mode::Heatmap:
-        plot = m_heatmap->plot()->plot();
-        shown = m_heatmap->plot()->hasPlot();
-        break;
-    case Mode::Layers:
-        plot = m_layers->chart()->plot();
-        shown = m_layers->chart()->hasPlot();
-        break;
-    case Mode::Values:
-    case Mode::Count: break;
-    }
-    if (!plot || !shown) {
+    QCustomPlot *plot = m_views[static_cast<size_t>(mode())]->shownPlot();
+    if (!plot) {
         if (error)
             *error = tr("There is no plot to save yet.");
         return false;

@@ -1,10 +1,14 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 #pragma once
 
+#include "ui/page.h"
 #include "ui/tensor_handle.h"
+#include "ui/tensor_ref.h"
 
+#include <QList>
 #include <QWidget>
 
+#include <array>
 #include <functional>
 #include <memory>
 
@@ -19,6 +23,7 @@ class QLabel;
 class QTabWidget;
 class QToolButton;
 class ValueGridView;
+class WeightView;
 
 namespace gguf {
 class SplitModel;
@@ -29,7 +34,7 @@ class SplitModel;
 /// view per tab. Every computation runs on a worker with progress and Cancel, only for the view
 /// on screen, and a result for a tensor the user has left is dropped. The plots and histograms
 /// export to PNG/SVG/PDF/CSV and the values to .npy.
-class WeightsPage : public QWidget {
+class WeightsPage : public QWidget, public Page {
     Q_OBJECT
 public:
     enum class Mode { Histogram, Compare, Heatmap, Layers, Values, Count };
@@ -37,9 +42,9 @@ public:
     explicit WeightsPage(QWidget *parent = nullptr);
 
     /// Shows the weights of `model` (null: nothing), starting with a representative tensor.
-    void setModel(std::shared_ptr<const gguf::SplitModel> model);
+    void setModel(std::shared_ptr<const gguf::SplitModel> model) override;
     /// Shows the tensor with info record `index` of shard `shard` (TensorsPage::tensorSelected).
-    void showTensor(int shard, int index);
+    void showTensor(TensorRef tensor);
     void showTensor(const TensorHandle &tensor);
     const TensorHandle &tensor() const { return m_tensor; }
 
@@ -71,7 +76,7 @@ signals:
     /// The user asked to see bytes [offset, offset + size) of the tensor's file.
     void byteRangeRequested(quint64 offset, quint64 size);
     /// The user chose tensor `index` of shard `shard` on this page (its chooser, a layer's point).
-    void tensorChosen(int shard, int index);
+    void tensorChosen(TensorRef tensor);
     /// No computation of the page runs any more.
     void jobsFinished();
     /// exportValues() finished: `ok`, or why not in `message`.
@@ -83,6 +88,8 @@ private:
                           const std::function<void(const QString &)> &save);
     void updateExportActions();
     void checkIdle();
+    /// Every runner of the page's background work: the views' and the export's.
+    QList<JobTracker *> trackers() const;
     /// Shows `tensor` because the user chose it here, and says so.
     void chooseTensor(const TensorHandle &tensor);
 
@@ -99,6 +106,7 @@ private:
     HeatmapPanel *m_heatmap;
     LayerPanel *m_layers;
     ValueGridView *m_values;
+    std::array<WeightView *, static_cast<size_t>(Mode::Count)> m_views{}; ///< in Mode order
     QToolButton *m_export;
     JobTracker *m_exportTracker;
     JobProgress *m_exportProgress;
