@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # SPDX-License-Identifier: GPL-3.0-or-later
 # Installs what is missing, checks the formatting, builds every target and runs every test with
-# CTest under the offscreen Qt platform: first the normal configuration, then the core and
+# CTest under the offscreen Qt platform: first the normal configuration (then clang-tidy's checks
+# over it), then the core and
 # gguf-inspect alone (-DGGUF_BUILD_GUI=OFF, with every GUI package made unfindable), then the
 # AddressSanitizer + UBSan configuration, then a 60-second libFuzzer run over the read path
 # (scripts/fuzz.sh).
@@ -11,7 +12,7 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 # shellcheck source=scripts/deps.sh
 source scripts/deps.sh
-gguf_ensure_packages clang-format
+gguf_ensure_packages clang-format clang-tidy
 
 quick=0
 [ "${1:-}" = "--quick" ] && quick=1
@@ -35,6 +36,8 @@ bash scripts/format.sh --check
 
 run_config build/test -DCMAKE_BUILD_TYPE=RelWithDebInfo
 if [ "$quick" -eq 0 ]; then
+  echo "== clang-tidy (.clang-tidy checks over build/test)"
+  bash scripts/tidy.sh build/test
   # Without the explorer nothing may look for Qt Gui, Widgets, PrintSupport, Svg, Concurrent or
   # QCustomPlot: each is made unfindable, so a find_package of one fails the configuration.
   nogui=(--no-warn-unused-cli -DGGUF_BUILD_GUI=OFF)
