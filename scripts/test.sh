@@ -2,10 +2,9 @@
 # SPDX-License-Identifier: GPL-3.0-or-later
 # Installs what is missing, checks the formatting, builds every target and runs every test with
 # CTest under the offscreen Qt platform: first the normal configuration (then clang-tidy's checks
-# over it), then the core and
-# gguf-inspect alone (-DGGUF_BUILD_GUI=OFF, with every GUI package made unfindable), then the
-# AddressSanitizer + UBSan configuration, then a 60-second libFuzzer run over the read path
-# (scripts/fuzz.sh).
+# over it), then the core and gguf-inspect alone (-DGGUF_BUILD_GUI=OFF, with every GUI package
+# made unfindable), then the AddressSanitizer + UBSan configuration, then a 60-second libFuzzer
+# run over the read path (scripts/fuzz.sh).
 #   scripts/test.sh            all of it
 #   scripts/test.sh --quick    the formatting and the normal configuration only
 set -euo pipefail
