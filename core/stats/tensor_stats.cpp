@@ -8,6 +8,7 @@
 #include "core/util/cpu_features.h"
 #include "core/util/float_convert.h"
 #include "core/util/prefetch.h"
+#include "key_counts.h"
 #include "stats_fused.h"
 #include "stats_scan.h"
 
@@ -29,65 +30,9 @@ namespace gguf {
 namespace {
 
 using namespace detail::scan;
+using namespace keys;
 
-constexpr size_t kKeyCount = 65536;
 constexpr uint64_t kPiece = 16384; // decoded at a time: 64 KiB of floats stays in L2
-// Each key has this many interleaved counters, element i counting in copy i % kKeyCopies: runs of
-// equal keys (zeros, constant rows) then increment different words instead of waiting on
-// store-to-load forwarding of one counter.
-constexpr size_t kKeyCopies = 4;
-
-// The keys that can have a count: per sign, a run [low, high] of magnitude keys (key & 0x7fff),
-// known from the values' min and max. Only these are read, added and zeroed, so the tables are
-// calloc'd and a small tensor touches a few of their pages, not 1.5 MiB per call.
-struct KeySpan {
-    std::array<uint32_t, 2> low{0x8000, 0x8000}; // [0] positive, [1] negative; empty while low > high
-    std::array<uint32_t, 2> high{0, 0};
-
-    static uint32_t magnitudeKey(float x) { return (bitsOf(x) & 0x7fffffffu) >> 16; }
-
-    void cover(size_t sign, uint32_t from, uint32_t to)
-    {
-        low[sign] = std::min(low[sign], from);
-        high[sign] = std::max(high[sign], to);
-    }
-    // Finite values in [min, max]; zeros of either sign included when the range reaches 0.
-    void coverValues(float min, float max)
-    {
-        if (max >= 0.0f)
-            cover(0, min > 0.0f ? magnitudeKey(min) : 0, magnitudeKey(max));
-        if (min <= 0.0f)
-            cover(1, max < 0.0f ? magnitudeKey(max) : 0, magnitudeKey(min));
-    }
-    void cover(const KeySpan &o)
-    {
-        for (size_t sign = 0; sign < 2; ++sign)
-            if (o.low[sign] <= o.high[sign])
-                cover(sign, o.low[sign], o.high[sign]);
-    }
-    // Calls f(key) for every key of the span in ascending order of value: negatives by descending
-    // magnitude, then positives.
-    template <typename F> void forEachKey(F f) const
-    {
-        if (low[1] <= high[1])
-            for (uint32_t m = high[1] + 1; m-- > low[1];)
-                f(0x8000u | m);
-        for (uint32_t m = low[0]; m <= high[0]; ++m)
-            f(m);
-    }
-};
-
-// Zero-initialized tables from calloc: untouched pages are never faulted in.
-struct FreeDeleter {
-    void operator()(void *p) const { std::free(p); }
-};
-template <typename T> std::unique_ptr<T[], FreeDeleter> zeroedArray(size_t n)
-{
-    void *p = std::calloc(n, sizeof(T));
-    if (!p)
-        throw std::bad_alloc();
-    return std::unique_ptr<T[], FreeDeleter>(static_cast<T *>(p));
-}
 
 struct Worker {
     std::vector<float> storage; // the decode buffer, over-allocated so that it can start on a cache line
@@ -124,38 +69,6 @@ struct Worker {
     }
 };
 static_assert(kKeyCopies == 4, "countOf adds four copies");
-
-// Random bits for the sampled element of key groups 8·block … 8·block + 7 (8 bits each): a fixed
-// hash of the block index, so the result does not depend on the chunking or the threads.
-uint64_t sampleBits(uint64_t block)
-{
-    uint64_t z = (block + 1) * 0x9e3779b97f4a7c15ull;
-    z ^= z >> 31;
-    z *= 0xbf58476d1ce4e5b9ull;
-    return z ^ (z >> 29);
-}
-
-// Calls f(i, g) for the element i (index into the piece) sampled from each run g of `stride`
-// elements of a piece starting at element `first` of the tensor: one chosen at random per run;
-// runs before element `from` (a multiple of stride) are skipped.
-template <typename F> void forEachSample(uint64_t first, size_t n, uint32_t stride, F f, size_t from = 0)
-{
-    // `first` is a multiple of the piece size, itself a multiple of every stride
-    static_assert(kMaxKeySampleStride <= 256, "8 random bits per group");
-    const uint64_t group0 = first / stride;
-    size_t g = from / stride;
-    uint64_t random = sampleBits((group0 + g) / 8);
-    for (size_t at = from; at < n; at += stride, ++g) {
-        const uint64_t group = group0 + g;
-        if (group % 8 == 0)
-            random = sampleBits(group / 8);
-        const size_t length = std::min<size_t>(stride, n - at);
-        uint32_t offset = static_cast<uint32_t>(random >> (8 * (group % 8))) & (stride - 1);
-        if (offset >= length)
-            offset %= static_cast<uint32_t>(length);
-        f(at + offset, g);
-    }
-}
 
 // Counts the 16-bit keys of a piece starting at element `first` of the tensor: every finite value
 // when stride is 1, else the sample of forEachSample. Returns how many keys were counted.
@@ -236,27 +149,6 @@ void binRange(const float *v, size_t n, Worker &w, double lo, double hi, double 
     }
     w.below += below;
     w.above += above;
-}
-
-// The elements forEachSample chooses in a piece, in ascending order; whole runs of 8 groups,
-// which share one random word, take a short loop.
-void samplePositions(uint64_t first, size_t n, uint32_t stride, std::vector<uint32_t> &out)
-{
-    out.resize(n / stride + 1);
-    size_t count = 0, done = 0;
-    const uint64_t group0 = first / stride;
-    if (group0 % 8 == 0) {
-        const uint32_t mask = stride - 1;
-        const size_t runs = n / (8 * size_t{stride});
-        for (size_t r = 0; r < runs; ++r) {
-            uint64_t random = sampleBits(group0 / 8 + r);
-            for (size_t k = 0; k < 8; ++k, random >>= 8, done += stride)
-                out[count++] = static_cast<uint32_t>(done + (static_cast<uint32_t>(random) & mask));
-        }
-    }
-    forEachSample(
-        first, n, stride, [&](size_t i, size_t) { out[count++] = static_cast<uint32_t>(i); }, done);
-    out.resize(count);
 }
 
 // Accumulates a piece of whole blocks of a fused type (see stats_fused.h) without decoding it;
@@ -525,110 +417,6 @@ Partial scanPiece(const float *v, size_t n, uint64_t first, Worker &w, const Sta
     if (opt.range && p.finite > 0)
         binRange(v, n, w, lo, opt.range->second, scale);
     return p;
-}
-
-// The float range [first, last] of values whose upper 16 bits are `key`.
-std::pair<double, double> keyRange(uint32_t key)
-{
-    const float a = std::bit_cast<float>(key << 16);
-    const float b = std::bit_cast<float>((key << 16) | 0xffffu);
-    return {std::min<double>(a, b), std::max<double>(a, b)};
-}
-
-// The key counts of the whole tensor, over the keys of `span` (others are zero).
-struct KeyCounts {
-    KeySpan span;
-    std::unique_ptr<uint64_t[], FreeDeleter> counts = zeroedArray<uint64_t>(kKeyCount);
-    uint64_t total = 0; // the values counted: all finite ones, or the sample
-};
-
-void estimatePercentiles(const KeyCounts &keys, double mn, double mx, TensorStatistics &out)
-{
-    if (keys.total == 0)
-        return;
-    std::vector<uint32_t> order; // the keys with a count, in ascending order of value
-    keys.span.forEachKey([&](uint32_t k) {
-        if (keys.counts[k])
-            order.push_back(k);
-    });
-    for (size_t q = 0; q < kPercentileLevels.size(); ++q) {
-        // rank of the percentile among the sorted counted values (nearest-rank, 0-based)
-        const double target = kPercentileLevels[q] / 100.0 * static_cast<double>(keys.total - 1);
-        uint64_t before = 0;
-        for (uint32_t k : order) {
-            const uint64_t c = keys.counts[k];
-            if (static_cast<double>(before + c) > target) {
-                auto [a, b] = keyRange(k);
-                a = std::max(a, mn);
-                b = std::min(b, mx);
-                if ((k & 0x7fffu) == 0) {
-                    // the bucket of ±0 (and of subnormals below 2^-133): its values are zeros in
-                    // practice, so the estimate is 0 rather than a point inside the bucket
-                    out.percentiles[q] = std::clamp(0.0, a, b);
-                } else {
-                    // linear interpolation inside the bucket
-                    const double frac =
-                        c > 1 ? (target - static_cast<double>(before)) / static_cast<double>(c - 1) : 0.0;
-                    out.percentiles[q] = a + std::clamp(frac, 0.0, 1.0) * (b - a);
-                }
-                out.percentileError[q] = b - a;
-                break;
-            }
-            before += c;
-        }
-    }
-}
-
-// Automatic-range histogram from the key counts: each bucket goes to the bin of its lowest value.
-// Sampled counts are scaled to the number of finite values (largest remainders rounded up).
-void binKeys(const KeyCounts &keys, uint64_t finite, double mn, double mx, Histogram &h)
-{
-    h.lo = mn;
-    h.hi = mx;
-    const uint64_t nb = h.counts.size();
-    const double width = mx - mn;
-    bool exact = keys.total == finite;
-    keys.span.forEachKey([&](uint32_t k) {
-        if (!keys.counts[k])
-            return;
-        auto [a, b] = keyRange(k);
-        a = std::max(a, mn);
-        b = std::min(b, mx);
-        const auto binOf = [&](double x) {
-            return width > 0
-                       ? std::min<uint64_t>(static_cast<uint64_t>((x - mn) / width * static_cast<double>(nb)), nb - 1)
-                       : 0;
-        };
-        if (binOf(a) != binOf(b))
-            exact = false;
-        h.counts[binOf((k >> 15) ? b : a)] += keys.counts[k];
-    });
-    h.exact = exact;
-    if (keys.total == finite || keys.total == 0)
-        return;
-    const double scale = static_cast<double>(finite) / static_cast<double>(keys.total);
-    std::vector<std::pair<double, size_t>> remainders;
-    uint64_t assigned = 0;
-    for (size_t b = 0; b < nb; ++b) {
-        const double scaled = static_cast<double>(h.counts[b]) * scale;
-        h.counts[b] = static_cast<uint64_t>(scaled);
-        assigned += h.counts[b];
-        if (scaled > static_cast<double>(h.counts[b]))
-            remainders.emplace_back(scaled - static_cast<double>(h.counts[b]), b);
-    }
-    std::sort(remainders.begin(), remainders.end(), std::greater<>());
-    for (size_t i = 0; i < remainders.size() && assigned < finite; ++i, ++assigned)
-        ++h.counts[remainders[i].second];
-}
-
-// The one-sided rank bound ε (as a fraction) such that, with probability at least 1 − 10⁻⁶, each
-// percentile estimated from `samples` values drawn one per group (independent, one per stratum)
-// lies between the true percentiles at p − ε and p + ε: by Hoeffding's inequality at the two
-// points, P(miss) ≤ 4·exp(−2·samples·ε²).
-double sampledRankBound(uint64_t samples)
-{
-    constexpr double kDelta = 1e-6;
-    return samples ? std::sqrt(std::log(4.0 / kDelta) / (2.0 * static_cast<double>(samples))) : 1.0;
 }
 
 } // namespace

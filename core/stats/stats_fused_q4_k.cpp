@@ -1,0 +1,352 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
+// Statistics of Q4_K blocks from their codes: a value is q·d1 − m1, exact unless the subtraction
+// rounds (checked per block, then that sub-block is summed as floats); see fused_lanes.h.
+#include "fused_lanes.h"
+
+namespace gguf::detail {
+namespace {
+
+// d1[j] = d · scale j and m1[j] = dmin · min j, from the unpacked bytes (scales, then mins).
+void scaleProductsPortable(const uint8_t *scaleMin, float d, float dmin, float *d1, float *m1)
+{
+    for (int j = 0; j < 8; ++j) {
+        d1[j] = d * static_cast<float>(scaleMin[j]);
+        m1[j] = dmin * static_cast<float>(scaleMin[8 + j]);
+    }
+}
+
+#if GGUF_X86_KERNELS
+GGUF_AVX2_KERNEL void scaleProductsAvx2(const uint8_t *scaleMin, float d, float dmin, float *d1, float *m1)
+{
+    const __m128i bytes = _mm_loadu_si128(reinterpret_cast<const __m128i *>(scaleMin));
+    _mm256_storeu_ps(d1, _mm256_mul_ps(_mm256_set1_ps(d), _mm256_cvtepi32_ps(_mm256_cvtepu8_epi32(bytes))));
+    _mm256_storeu_ps(
+        m1, _mm256_mul_ps(_mm256_set1_ps(dmin), _mm256_cvtepi32_ps(_mm256_cvtepu8_epi32(_mm_srli_si128(bytes, 8)))));
+}
+#endif
+
+void scaleProducts(const uint8_t *scaleMin, float d, float dmin, float *d1, float *m1)
+{
+#if GGUF_X86_KERNELS
+    if (cpuHasAvx2()) {
+        scaleProductsAvx2(scaleMin, d, dmin, d1, m1);
+        return;
+    }
+#endif
+    scaleProductsPortable(scaleMin, d, dmin, d1, m1);
+}
+
+// The sub-blocks of one Q4_K block (codes qs, scales d1 and m1) flagged in `rare`: their zero
+// values (zeroCode, see laneMath) and their codes' extremes when they could hold a new min or max.
+void q4kRareSubBlocks(const uint8_t *qs, const float *d1, const float *m1, const float *lo, const float *hi,
+                      const int32_t *zeroCode, unsigned rare, LaneMoments &g)
+{
+    const auto code = [&](int j, size_t l) { return (qs[32 * (j / 2) + l] >> (4 * (j % 2))) & 15; };
+    const auto value = [&](int j, int q) { return static_cast<float>(q) * d1[j] - m1[j]; };
+    for (; rare != 0; rare &= rare - 1) {
+        const int j = std::countr_zero(rare);
+        if (zeroCode[j] == 16)
+            g.zeros += kGroup;
+        else if (zeroCode[j] >= 0)
+            for (size_t l = 0; l < kGroup; ++l)
+                g.zeros += code(j, l) == zeroCode[j];
+        // the codes' extremes
+        if (lo[j] < g.min || hi[j] > g.max) {
+            int qlo = 15, qhi = 0;
+            for (size_t l = 0; l < kGroup; ++l) {
+                qlo = std::min(qlo, code(j, l));
+                qhi = std::max(qhi, code(j, l));
+            }
+            const float x = value(j, qlo), y = value(j, qhi);
+            g.cover(std::min(x, y), std::max(x, y));
+        }
+    }
+}
+
+// d·scale and dmin·min are multiples of d's and dmin's lowest bits: whether every value of the
+// block is exact (else some sub-blocks need the decoder's floats).
+bool q4kBlockExact(float d, float dmin)
+{
+    return differencesExact(d, dmin, 945.0 * std::fabs(d) + 63.0 * std::fabs(dmin));
+}
+
+// One Q4_K block into g; its sub-block scales d1 and mins m1 into d1m1[0..7] and d1m1[8..15].
+// False when d or dmin is not finite.
+bool scanQ4_KBlock(const uint8_t *b, float *d1m1, LaneMoments &g)
+{
+    const float d = fp16ToFp32(loadU16(b + offsetof(BlockQ4_K, d)));
+    const float dmin = fp16ToFp32(loadU16(b + offsetof(BlockQ4_K, dmin)));
+    if (!std::isfinite(d) || !std::isfinite(dmin))
+        return false;
+    const uint8_t *qs = b + kQ4_KCodes;
+    uint8_t scaleMin[16];
+    unpackQ4KScaleMins(b + kQ4_KScales, scaleMin);
+    float *d1 = d1m1, *m1 = d1m1 + 8;
+    scaleProducts(scaleMin, d, dmin, d1, m1);
+    int32_t sum[8], sumSq[8];
+    q4kSums(qs, sum, sumSq);
+    Lanes8 l8;
+    lanes(d1, m1, sum, sumSq, 0.0f, 15.0f, g.min, g.max, l8);
+    if (!q4kBlockExact(d, dmin)) {
+        for (int j = 0; j < 8; ++j) {
+            if (differencesExact(d1[j], m1[j], 15.0 * std::fabs(d1[j]) + std::fabs(m1[j])))
+                continue;
+            // the decoder rounds some of these values: take them as it gives them
+            std::array<float, kGroup> v;
+            for (size_t l = 0; l < kGroup; ++l)
+                v[l] = static_cast<float>((qs[32 * (j / 2) + l] >> (4 * (j % 2))) & 15) * d1[j] - m1[j];
+            LaneMoments::floatGroup(v.data(), l8.mean[j], l8.m2[j]);
+            float vlo = v[0], vhi = v[0];
+            for (const float x : v) {
+                vlo = std::min(vlo, x);
+                vhi = std::max(vhi, x);
+                g.zeros += x == 0.0f;
+            }
+            g.cover(vlo, vhi);
+            l8.lo[j] = l8.hi[j] = std::numeric_limits<float>::quiet_NaN(); // covered
+            l8.zeroCode[j] = -1;                                           // counted
+            l8.rare &= ~(1u << j);
+        }
+    }
+    g.addGroups(l8.mean.data(), l8.m2.data(), 8);
+    // the sub-blocks with a zero value, or that could hold a new min or max (rare after the
+    // first few blocks): one bit each
+    q4kRareSubBlocks(qs, d1, m1, l8.lo.data(), l8.hi.data(), l8.zeroCode.data(), l8.rare, g);
+    return true;
+}
+
+// The value of element e (index into `blocks`) from its block's d1m1 (see scanQ4_KBlock).
+float q4kSampleValue(const uint8_t *blocks, const float *d1m1, uint32_t e)
+{
+    const uint32_t block = e / 256, at = e % 256, chunk = at / 64, half = (at % 64) / 32;
+    const uint32_t j = 2 * chunk + half;
+    const uint8_t byte = blocks[block * kQ4_KBytes + kQ4_KCodes + 32 * chunk + at % 32];
+    const float *s = d1m1 + 16 * block;
+    return static_cast<float>((byte >> (4 * half)) & 15) * s[j] - s[8 + j];
+}
+
+#if GGUF_X86_KERNELS
+// The smallest and largest byte of each 32-byte half of v.
+GGUF_AVX512 inline void nibbleExtremes(__m512i v, uint8_t &low0, uint8_t &high0, uint8_t &low1, uint8_t &high1)
+{
+    // fold 128-bit lanes within each half, then 64- and 32-bit parts: each 32-bit element of
+    // 128-bit lanes 0 and 2 then holds four candidates
+    __m512i mn = _mm512_min_epu8(v, _mm512_shuffle_i64x2(v, v, 0xb1));
+    __m512i mx = _mm512_max_epu8(v, _mm512_shuffle_i64x2(v, v, 0xb1));
+    mn = _mm512_min_epu8(mn, _mm512_shuffle_epi32(mn, _MM_PERM_BADC));
+    mx = _mm512_max_epu8(mx, _mm512_shuffle_epi32(mx, _MM_PERM_BADC));
+    mn = _mm512_min_epu8(mn, _mm512_shuffle_epi32(mn, _MM_PERM_CDAB));
+    mx = _mm512_max_epu8(mx, _mm512_shuffle_epi32(mx, _MM_PERM_CDAB));
+    const auto low = [](uint32_t w) {
+        return static_cast<uint8_t>(std::min(std::min(w & 0xff, (w >> 8) & 0xff), std::min((w >> 16) & 0xff, w >> 24)));
+    };
+    const auto high = [](uint32_t w) {
+        return static_cast<uint8_t>(std::max(std::max(w & 0xff, (w >> 8) & 0xff), std::max((w >> 16) & 0xff, w >> 24)));
+    };
+    low0 = low(static_cast<uint32_t>(_mm_cvtsi128_si32(_mm512_castsi512_si128(mn))));
+    high0 = high(static_cast<uint32_t>(_mm_cvtsi128_si32(_mm512_castsi512_si128(mx))));
+    low1 = low(static_cast<uint32_t>(_mm_cvtsi128_si32(_mm512_extracti32x4_epi32(mn, 2))));
+    high1 = high(static_cast<uint32_t>(_mm_cvtsi128_si32(_mm512_extracti32x4_epi32(mx, 2))));
+}
+
+// Two consecutive Q4_K blocks (both with finite d and dmin and exact values, see q4kBlockExact)
+// into g, as two calls of scanQ4_KBlock would: the 16 sub-blocks' code sums with VNNI dot products,
+// laneMath and addGroups on vectors with the same operations. d1m1 as scanQ4_KBlock's, for both.
+GGUF_AVX512_VNNI_KERNEL void scanQ4_KPairAvx512(const uint8_t *blocks, const float *scales, float *d1m1, LaneMoments &g)
+{
+    const uint8_t *a = blocks, *b = blocks + kQ4_KBytes;
+    uint8_t unpacked[2][16];
+    unpackQ4KScaleMins(a + kQ4_KScales, unpacked[0]);
+    unpackQ4KScaleMins(b + kQ4_KScales, unpacked[1]);
+    const __m128i packedA = _mm_loadu_si128(reinterpret_cast<const __m128i *>(unpacked[0]));
+    const __m128i packedB = _mm_loadu_si128(reinterpret_cast<const __m128i *>(unpacked[1]));
+    // lanes 0-7: block a's sub-blocks; 8-15: block b's (scales = {d_a, dmin_a, d_b, dmin_b})
+    const __m512 d = _mm512_mask_blend_ps(0xff00, _mm512_set1_ps(scales[0]), _mm512_set1_ps(scales[2]));
+    const __m512 dmin = _mm512_mask_blend_ps(0xff00, _mm512_set1_ps(scales[1]), _mm512_set1_ps(scales[3]));
+    const __m512 d1 = _mm512_mul_ps(d, _mm512_cvtepi32_ps(_mm512_cvtepu8_epi32(_mm_unpacklo_epi64(packedA, packedB))));
+    const __m512 m1 =
+        _mm512_mul_ps(dmin, _mm512_cvtepi32_ps(_mm512_cvtepu8_epi32(_mm_unpackhi_epi64(packedA, packedB))));
+    const __m256 d1a = _mm512_castps512_ps256(d1), m1a = _mm512_castps512_ps256(m1);
+    const __m256 d1b = _mm256_castpd_ps(_mm512_extractf64x4_pd(_mm512_castps_pd(d1), 1));
+    const __m256 m1b = _mm256_castpd_ps(_mm512_extractf64x4_pd(_mm512_castps_pd(m1), 1));
+    _mm256_storeu_ps(d1m1, d1a);
+    _mm256_storeu_ps(d1m1 + 8, m1a);
+    _mm256_storeu_ps(d1m1 + 16, d1b);
+    _mm256_storeu_ps(d1m1 + 24, m1b);
+
+    // sub-block 2c holds the low nibbles of bytes 32c … 32c + 31 of the codes, 2c + 1 the high
+    // ones; vectors in blockTotals16's order: {a0|a4}, {a1|a5}, {a2|a6}, {a3|a7}, then b's
+    const __m512i lowNibble = _mm512_set1_epi8(0x0f), ones8 = _mm512_set1_epi8(1), zero = _mm512_setzero_si512();
+    __m512i sums[8], squares[8], nibbles[8];
+    for (int k = 0; k < 4; ++k) {
+        const uint8_t *qs = (k < 2 ? a : b) + kQ4_KCodes + 32 * (k % 2);
+        const __m512i x =
+            _mm512_inserti64x4(_mm512_castsi256_si512(_mm256_loadu_si256(reinterpret_cast<const __m256i *>(qs))),
+                               _mm256_loadu_si256(reinterpret_cast<const __m256i *>(qs + 64)), 1);
+        const __m512i low = _mm512_and_si512(x, lowNibble);
+        const __m512i high = _mm512_and_si512(_mm512_srli_epi16(x, 4), lowNibble);
+        nibbles[2 * k] = low;
+        nibbles[2 * k + 1] = high;
+        sums[2 * k] = _mm512_dpbusd_epi32(zero, low, ones8);
+        sums[2 * k + 1] = _mm512_dpbusd_epi32(zero, high, ones8);
+        squares[2 * k] = _mm512_dpbusd_epi32(zero, low, low);
+        squares[2 * k + 1] = _mm512_dpbusd_epi32(zero, high, high);
+    }
+    const __m512i s = blockTotals16(sums), q = blockTotals16(squares);
+    const __m512i spread = _mm512_sub_epi32(_mm512_slli_epi32(q, 5), _mm512_mullo_epi32(s, s));
+    const __m512d thirtyTwo = _mm512_set1_pd(32.0), oneThirtySecond = _mm512_set1_pd(0.03125);
+    for (int h = 0; h < 2; ++h) {
+        const __m512d x = _mm512_cvtps_pd(h ? d1b : d1a);
+        const __m512d y = _mm512_cvtps_pd(h ? m1b : m1a);
+        const __m512d sd = _mm512_cvtepi32_pd(h ? _mm512_extracti64x4_epi64(s, 1) : _mm512_castsi512_si256(s));
+        const __m512d spd =
+            _mm512_cvtepi32_pd(h ? _mm512_extracti64x4_epi64(spread, 1) : _mm512_castsi512_si256(spread));
+        // as laneMath: (x·Σq − 32·y)/32 and (x·x)·spread/32
+        const __m512d mean =
+            _mm512_mul_pd(_mm512_sub_pd(_mm512_mul_pd(x, sd), _mm512_mul_pd(thirtyTwo, y)), oneThirtySecond);
+        const __m512d m2 = _mm512_mul_pd(_mm512_mul_pd(_mm512_mul_pd(x, x), spd), oneThirtySecond);
+        g.addGroups8(mean, m2);
+    }
+    // laneMath's bounds and zero codes
+    const __m512 v0 = _mm512_sub_ps(_mm512_mul_ps(_mm512_setzero_ps(), d1), m1);
+    const __m512 v1 = _mm512_sub_ps(_mm512_mul_ps(_mm512_set1_ps(15.0f), d1), m1);
+    const __m512 lo = _mm512_min_ps(v1, v0), hi = _mm512_max_ps(v1, v0);
+    const __m512 ratio = _mm512_div_ps(m1, d1);
+    const __mmask16 inRange = _mm512_cmp_ps_mask(ratio, _mm512_setzero_ps(), _CMP_GE_OQ) &
+                              _mm512_cmp_ps_mask(ratio, _mm512_set1_ps(15.0f), _CMP_LE_OQ);
+    const __m512i codeOfZero = _mm512_maskz_mov_epi32(inRange, _mm512_cvttps_epi32(ratio));
+    const __mmask16 hit = _mm512_cmp_ps_mask(d1, _mm512_setzero_ps(), _CMP_NEQ_UQ) &
+                          _mm512_cmp_ps_mask(_mm512_mul_ps(_mm512_cvtepi32_ps(codeOfZero), d1), m1, _CMP_EQ_OQ);
+    const __mmask16 zeroMin = _mm512_cmp_ps_mask(m1, _mm512_setzero_ps(), _CMP_EQ_OQ);
+    const __mmask16 zeroScale = _mm512_cmp_ps_mask(d1, _mm512_setzero_ps(), _CMP_EQ_OQ);
+    __m512i code = _mm512_mask_mov_epi32(_mm512_set1_epi32(-1), hit, codeOfZero);
+    code = _mm512_mask_mov_epi32(code, zeroMin, _mm512_maskz_mov_epi32(zeroScale, _mm512_set1_epi32(16)));
+    // the zero values: sub-blocks whose zero code is 16 are all zeros; others count their codes
+    // equal to it (a code of -1 is byte 0xff, never a nibble)
+    if (_mm512_cmpgt_epi32_mask(code, _mm512_set1_epi32(-1)) != 0) {
+        const __m512i zeroCodes = _mm512_broadcast_i32x4(_mm512_cvtepi32_epi8(code)); // sub-block j in byte j
+        uint64_t zeros = kGroup * static_cast<uint64_t>(std::popcount(
+                                      static_cast<unsigned>(_mm512_cmpeq_epi32_mask(code, _mm512_set1_epi32(16)))));
+        for (int i = 0; i < 8; ++i) {
+            // the sub-blocks of nibbles[i] (blockTotals16's order): bytes 0-31 and 32-63
+            const int lower = i < 4 ? i : i + 4, upper = lower + 4;
+            const __m512i index =
+                _mm512_mask_blend_epi8(0xffffffff00000000ull, _mm512_set1_epi8(static_cast<char>(lower)),
+                                       _mm512_set1_epi8(static_cast<char>(upper)));
+            zeros += static_cast<uint64_t>(
+                std::popcount(_mm512_cmpeq_epi8_mask(nibbles[i], _mm512_shuffle_epi8(zeroCodes, index))));
+        }
+        g.zeros += zeros;
+    }
+    // the sub-blocks that could hold a new min or max
+    const unsigned outside = _mm512_cmp_ps_mask(lo, _mm512_set1_ps(g.min), _CMP_LT_OQ) |
+                             _mm512_cmp_ps_mask(hi, _mm512_set1_ps(g.max), _CMP_GT_OQ);
+    if (outside != 0) {
+        alignas(64) float los[16], his[16];
+        _mm512_store_ps(los, lo);
+        _mm512_store_ps(his, hi);
+        // the codes' extremes of the flagged sub-blocks, in sub-block order (as scanQ4_KBlock)
+        std::array<uint8_t, 16> codeLow{}, codeHigh{};
+        for (int i = 0; i < 8; ++i) {
+            const int lower = i < 4 ? i : i + 4, upper = lower + 4;
+            if (((outside >> lower) | (outside >> upper)) & 1)
+                nibbleExtremes(nibbles[i], codeLow[lower], codeHigh[lower], codeLow[upper], codeHigh[upper]);
+        }
+        for (unsigned m = outside; m != 0; m &= m - 1) {
+            const int j = std::countr_zero(m);
+            if (los[j] < g.min || his[j] > g.max) {
+                const float *pair = d1m1 + 16 * (j / 8);
+                const float x = static_cast<float>(codeLow[j]) * pair[j % 8] - pair[8 + j % 8];
+                const float y = static_cast<float>(codeHigh[j]) * pair[j % 8] - pair[8 + j % 8];
+                g.cover(std::min(x, y), std::max(x, y));
+            }
+        }
+    }
+}
+
+// d and dmin of two consecutive Q4_K blocks as floats; false when one is not finite.
+GGUF_AVX512 bool q4kPairScales(const uint8_t *b, float *scales)
+{
+    uint32_t a, c;
+    std::memcpy(&a, b, 4);
+    std::memcpy(&c, b + kQ4_KBytes, 4);
+    const __m128i halves = _mm_set_epi32(0, 0, static_cast<int>(c), static_cast<int>(a));
+    _mm_storeu_ps(scales, _mm_cvtph_ps(halves));
+    return _mm_cmpeq_epi16_mask(_mm_and_si128(halves, _mm_set1_epi16(0x7c00)), _mm_set1_epi16(0x7c00)) == 0;
+}
+
+// The values of the sampled elements (indices into `blocks`), 16 at a time with gathers from the
+// blocks' d1m1; the code byte is gathered as 32 bits, so `readable` (bytes readable from
+// `blocks`) must leave room for the 3 bytes after it, else the rest are done one by one.
+GGUF_AVX512_KERNEL void sampleQ4_KAvx512(const uint8_t *blocks, size_t readable, const float *d1m1,
+                                         std::span<const uint32_t> sampled, float *values)
+{
+    size_t i = 0;
+    for (; i + 16 <= sampled.size(); i += 16) {
+        const __m512i e = _mm512_loadu_si512(sampled.data() + i);
+        const __m512i block = _mm512_srli_epi32(e, 8), at = _mm512_and_si512(e, _mm512_set1_epi32(255));
+        const __m512i chunk = _mm512_srli_epi32(at, 6),
+                      half = _mm512_and_si512(_mm512_srli_epi32(at, 5), _mm512_set1_epi32(1));
+        const __m512i byteAt = _mm512_add_epi32(
+            _mm512_add_epi32(_mm512_mullo_epi32(block, _mm512_set1_epi32(static_cast<int>(kQ4_KBytes))),
+                             _mm512_set1_epi32(static_cast<int>(kQ4_KCodes))),
+            _mm512_add_epi32(_mm512_slli_epi32(chunk, 5), _mm512_and_si512(at, _mm512_set1_epi32(31))));
+        if (static_cast<size_t>(_mm512_reduce_max_epu32(byteAt)) + 4 > readable)
+            break;
+        const __m512i bytes = _mm512_i32gather_epi32(byteAt, blocks, 1);
+        const __m512i codes =
+            _mm512_and_si512(_mm512_srlv_epi32(bytes, _mm512_slli_epi32(half, 2)), _mm512_set1_epi32(15));
+        const __m512i scaleAt =
+            _mm512_add_epi32(_mm512_slli_epi32(block, 4), _mm512_add_epi32(_mm512_slli_epi32(chunk, 1), half));
+        const __m512 d1 = _mm512_i32gather_ps(scaleAt, d1m1, 4);
+        const __m512 m1 = _mm512_i32gather_ps(_mm512_add_epi32(scaleAt, _mm512_set1_epi32(8)), d1m1, 4);
+        _mm512_storeu_ps(values + i, _mm512_sub_ps(_mm512_mul_ps(_mm512_cvtepi32_ps(codes), d1), m1));
+    }
+    for (; i < sampled.size(); ++i)
+        values[i] = q4kSampleValue(blocks, d1m1, sampled[i]);
+}
+#endif
+
+} // namespace
+
+bool scanQ4_K(const uint8_t *blocks, size_t nBlocks, std::span<const uint8_t> tensor, std::span<const uint32_t> sampled,
+              float *values, LaneMoments &g)
+{
+    // d1 and m1 of every block, for the sampled values
+    thread_local std::vector<float> d1m1;
+    d1m1.resize(16 * nBlocks);
+    size_t i = 0;
+#if GGUF_X86_KERNELS
+    if (cpuHasAvx512Vnni()) {
+        for (; i + 2 <= nBlocks; i += 2) {
+            const uint8_t *b = blocks + i * kQ4_KBytes;
+            prefetchAhead(b, 2 * kQ4_KBytes, tensor);
+            float scales[4];
+            if (q4kPairScales(b, scales) && q4kBlockExact(scales[0], scales[1]) &&
+                q4kBlockExact(scales[2], scales[3])) {
+                scanQ4_KPairAvx512(b, scales, d1m1.data() + 16 * i, g);
+            } else if (!scanQ4_KBlock(b, d1m1.data() + 16 * i, g) ||
+                       !scanQ4_KBlock(b + kQ4_KBytes, d1m1.data() + 16 * (i + 1), g)) {
+                return false;
+            }
+        }
+        const size_t taken = static_cast<size_t>(
+            std::lower_bound(sampled.begin(), sampled.end(), static_cast<uint32_t>(i * 256)) - sampled.begin());
+        sampleQ4_KAvx512(blocks, static_cast<size_t>(tensor.data() + tensor.size() - blocks), d1m1.data(),
+                         sampled.first(taken), values);
+        sampled = sampled.subspan(taken);
+        values += taken;
+    }
+#endif
+    for (; i < nBlocks; ++i) {
+        const uint8_t *b = blocks + i * kQ4_KBytes;
+        prefetchAhead(b, kQ4_KBytes, tensor);
+        if (!scanQ4_KBlock(b, d1m1.data() + 16 * i, g))
+            return false;
+        takeSamples(sampled, values, static_cast<uint32_t>((i + 1) * 256),
+                    [&](uint32_t e) { return q4kSampleValue(blocks, d1m1.data(), e); });
+    }
+    return true;
+}
+
+} // namespace gguf::detail
