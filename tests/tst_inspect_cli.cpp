@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 // Runs the built gguf-inspect: `dump --json` must print llama.cpp's gguf_dump.py documents
-// (tests/data/gguf-dump/), the other commands their contract keys (DESIGN.md), and bad input must
+// (tests/data/gguf-dump/), the other commands their contract keys (README.md, `gguf-inspect`), and bad input must
 // give one line on stderr with exit status 1, wrong usage exit status 2.
 #include "tests/support/json_compare.h"
 

@@ -11,7 +11,7 @@
 
 namespace cli {
 
-/// Exit statuses of the DESIGN.md contract.
+/// Exit statuses of the command contract (README.md, `gguf-inspect`).
 inline constexpr int kExitOk = 0;
 inline constexpr int kExitBadFile =
     1; ///< the file could not be read as GGUF (or, for validate, llama.cpp would refuse it)

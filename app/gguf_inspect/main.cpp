@@ -1,5 +1,6 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
-// gguf-inspect: the command-line companion of GGUF Explorer (DESIGN.md, "a stable contract").
+// gguf-inspect: the command-line companion of GGUF Explorer (its commands, JSON keys and exit statuses are a stable
+// contract: README.md, `gguf-inspect`).
 #include "app/gguf_inspect/commands.h"
 
 #include <QCommandLineParser>

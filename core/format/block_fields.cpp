@@ -165,7 +165,7 @@ constexpr BlockField kIQ4_XS[] = {
     GGUF_FIELD(BlockIQ4_XS, qs, F::Packed, "256 4-bit indices into kvalues_iq4nl"),
 };
 
-// Ternary types (block_tq1_0, block_tq2_0; BitNet's I2_S, GGUF_FACTS §2).
+// Ternary types (block_tq1_0, block_tq2_0; BitNet's I2_S; docs/FORMAT.md §3.3, §4.6).
 constexpr BlockField kTQ1_0[] = {
     GGUF_FIELD(BlockTQ1_0, qs, F::Packed, "5 trits per byte, a base-3 fraction of 256"),
     GGUF_FIELD(BlockTQ1_0, qh, F::Packed, "4 trits per byte, same encoding"),

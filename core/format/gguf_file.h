@@ -21,7 +21,7 @@ namespace gguf {
 
 enum class ByteOrder : uint8_t { Little, Big };
 /// Plain: every ggml-written file. Extended: a u32 alignment and a u64 data offset follow the
-/// counts (BitNet-rs's writer; GGUF_FACTS §1).
+/// counts (BitNet-rs's writer; docs/FORMAT.md §1.3).
 enum class HeaderLayout : uint8_t { Plain, Extended };
 
 /// One metadata key/value pair and where each of its parts sits in the file.

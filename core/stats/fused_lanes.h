@@ -264,8 +264,8 @@ struct Lanes8 {
     unsigned rare = 0;
 };
 
-inline void laneMath(const float *a, const float *b, const int32_t *sum, const int32_t *sumSq, float codeLow, float codeHigh,
-              float runMin, float runMax, Lanes8 &out)
+inline void laneMath(const float *a, const float *b, const int32_t *sum, const int32_t *sumSq, float codeLow,
+                     float codeHigh, float runMin, float runMax, Lanes8 &out)
 {
     out.rare = out.outside = 0;
     for (size_t j = 0; j < 8; ++j) {
@@ -290,7 +290,7 @@ inline void laneMath(const float *a, const float *b, const int32_t *sum, const i
 
 #if GGUF_X86_KERNELS
 GGUF_AVX2_KERNEL inline void laneMathAvx2(const float *a, const float *b, const int32_t *sum, const int32_t *sumSq,
-                                   float codeLow, float codeHigh, float runMin, float runMax, Lanes8 &out)
+                                          float codeLow, float codeHigh, float runMin, float runMax, Lanes8 &out)
 {
     const __m256 va = _mm256_loadu_ps(a), vb = _mm256_loadu_ps(b);
     const __m256i s = _mm256_loadu_si256(reinterpret_cast<const __m256i *>(sum));
@@ -336,8 +336,8 @@ GGUF_AVX2_KERNEL inline void laneMathAvx2(const float *a, const float *b, const 
 }
 #endif
 
-inline void lanes(const float *a, const float *b, const int32_t *sum, const int32_t *sumSq, float codeLow, float codeHigh,
-           float runMin, float runMax, Lanes8 &out)
+inline void lanes(const float *a, const float *b, const int32_t *sum, const int32_t *sumSq, float codeLow,
+                  float codeHigh, float runMin, float runMax, Lanes8 &out)
 {
 #if GGUF_X86_KERNELS
     if (cpuHasAvx2()) {
