@@ -5,6 +5,7 @@
 #include "core/format/ggml_types.h"
 
 #include <cstdio>
+#include <random>
 #include <stdexcept>
 #include <string>
 #include <unistd.h>
@@ -165,6 +166,44 @@ uint64_t writeBigSparseModel(const std::string &path, uint64_t &claimedFileSize)
     if (::ftruncate(::fileno(w.file()), static_cast<off_t>(claimedFileSize)) != 0)
         throw std::runtime_error("cannot extend " + path);
     return dataStart;
+}
+
+uint64_t writeTokenVocabulary(const std::string &path, uint32_t count)
+{
+    // drawn as the former tests/tst_token_search_timings.cpp drew them, so that its counts carry over
+    std::mt19937 rng(7);
+    std::vector<std::string> tokens, merges;
+    tokens.reserve(count);
+    for (int b = 0; b < 256; ++b)
+        tokens.push_back(b >= 33 && b <= 126 ? std::string(1, static_cast<char>(b))
+                                             : std::string("\xC4") + static_cast<char>(0x80 + b % 64));
+    std::uniform_int_distribution<int> letter('a', 'z'), length(2, 10), coin(0, 9);
+    while (tokens.size() < count) {
+        std::string word;
+        for (int n = length(rng); n > 0; --n)
+            word += static_cast<char>(letter(rng));
+        if (coin(rng) < 6)
+            word = std::string("\xC4\xA0") + word; // Ġ
+        merges.push_back(word.substr(0, word.size() - 1) + " " + word.substr(word.size() - 1));
+        tokens.push_back(std::move(word));
+    }
+    Writer w(path);
+    w.header(0, 6);
+    w.kvString("tokenizer.ggml.model", "gpt2");
+    w.arrayHeader("tokenizer.ggml.tokens", 8, tokens.size());
+    for (const std::string &t : tokens)
+        w.str(t);
+    w.arrayHeader("tokenizer.ggml.token_type", 5, tokens.size()); // INT32: byte (6), then normal (1)
+    for (size_t i = 0; i < tokens.size(); ++i)
+        w.u32(i < 256 ? 6 : 1);
+    w.arrayHeader("tokenizer.ggml.scores", 6, tokens.size());
+    for (size_t i = 0; i < tokens.size(); ++i)
+        w.f32(-static_cast<float>(i));
+    w.arrayHeader("tokenizer.ggml.merges", 8, merges.size());
+    for (const std::string &m : merges)
+        w.str(m);
+    w.kvU32("tokenizer.ggml.bos_token_id", 1);
+    return merges.size();
 }
 
 } // namespace bench

@@ -15,4 +15,10 @@ uint64_t writeSingleTensorFile(const std::string &path, uint32_t typeId, uint64_
 /// (ftruncate), so the file is sparse. Returns the header size (start of the data region).
 uint64_t writeBigSparseModel(const std::string &path, uint64_t &claimedFileSize);
 
+/// Writes the vocabulary of the token search benchmark, GPT-2 style and without tensors: the 256
+/// byte tokens, then pseudo-words of 2–10 letters, 6 in 10 of them starting with Ġ, with types,
+/// scores and one merge rule per word. Drawn from std::mt19937 seeded with 7, so the match counts
+/// are the same in every run. Returns the number of merge rules.
+uint64_t writeTokenVocabulary(const std::string &path, uint32_t tokens);
+
 } // namespace bench

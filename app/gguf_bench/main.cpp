@@ -1,8 +1,10 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 // gguf-bench: prints throughput and peak memory figures, each beside a floor measured in the same
-// run (reading / memcpy of the same bytes, `head -c` of the same header), so the ratio to the
-// physical limit is visible. Usage: gguf-bench [--quick] [--dir DIR] [dequant] [stats] [open]
+// run (reading / memcpy of the same bytes, `head -c` of the same header, a byte scan of the same
+// tokens), so the ratio to the physical limit is visible.
+// Usage: gguf-bench [--quick] [--dir DIR] [dequant] [stats] [open] [tokens]
 #include "app/gguf_bench/bench_files.h"
+#include "app/gguf_bench/bench_tokens.h"
 #include "app/gguf_bench/bench_util.h"
 #include "core/format/ggml_types.h"
 #include "core/format/gguf_file.h"
@@ -230,15 +232,26 @@ int main(int argc, char **argv)
             quick = true;
         else if (a == "--dir" && i + 1 < argc)
             dir = argv[++i];
-        else if (a == "dequant" || a == "stats" || a == "open")
+        else if (a == "dequant" || a == "stats" || a == "open" || a == "tokens")
             phases.insert(a);
         else {
-            std::fprintf(stderr, "usage: gguf-bench [--quick] [--dir DIR] [dequant] [stats] [open]\n");
+            std::fprintf(stderr, "usage: gguf-bench [--quick] [--dir DIR] [dequant] [stats] [open] [tokens]\n");
             return 2;
         }
     }
-    if (phases.empty())
+#ifndef GGUF_BENCH_TOKENS
+    // TokenSearch lives in the Qt library gguf_models, which a GGUF_BUILD_GUI=OFF build does not have
+    if (phases.count("tokens")) {
+        std::fprintf(stderr, "gguf-bench: built without the GUI libraries (GGUF_BUILD_GUI=OFF): no `tokens` section\n");
+        return 2;
+    }
+#endif
+    if (phases.empty()) {
         phases = {"dequant", "stats", "open"};
+#ifdef GGUF_BENCH_TOKENS
+        phases.insert("tokens");
+#endif
+    }
     std::printf("# gguf-bench (%u cores)\n", std::max(1u, std::thread::hardware_concurrency()));
     if (phases.count("dequant"))
         benchDequant(quick);
@@ -246,5 +259,9 @@ int main(int argc, char **argv)
         benchStats(dir, quick);
     if (phases.count("open"))
         benchOpen(dir);
+#ifdef GGUF_BENCH_TOKENS
+    if (phases.count("tokens"))
+        benchTokens(dir, quick ? 32000 : 256000);
+#endif
     return 0;
 }
