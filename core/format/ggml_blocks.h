@@ -10,6 +10,7 @@
 // these structs; the decoders (core/quant) and the code-level statistics (core/stats) read them.
 // Multi-byte fields are little-endian (docs/FORMAT.md §2.3, §4.1).
 
+#include <array>
 #include <bit>
 #include <cstdint>
 #include <cstring>
@@ -238,6 +239,20 @@ inline void unpackQ4KScaleMins(const uint8_t *packed, uint8_t *out)
             for (int k = 0; k < 4; ++k)
                 out[4 * w + k] = static_cast<uint8_t>(words[w] >> (8 * k));
     }
+}
+
+/// The 16 signed scales of the 12-byte `scales` field of a Q3_K block, each 6 bits minus 32
+/// (docs/FORMAT.md §4.3): the low 4 bits are the nibbles of bytes 0-7 (scales 0-7 the low
+/// nibbles, 8-15 the high ones), the top 2 bits are in bytes 8-11 (byte 8 + j%4, bit pair j/4).
+inline std::array<int, 16> unpackQ3Scales(const uint8_t *s)
+{
+    std::array<int, 16> out{};
+    for (int j = 0; j < 16; ++j) {
+        const int low = j < 8 ? (s[j] & 0x0f) : (s[j - 8] >> 4);
+        const int high = (s[8 + (j & 3)] >> (2 * (j >> 2))) & 3;
+        out[j] = (low | (high << 4)) - 32;
+    }
+    return out;
 }
 
 } // namespace gguf

@@ -4,7 +4,9 @@
 // Internal to the dequantizer: the whole-block decoders, one per type, that dequantize.cpp puts
 // into its traits table. Each decodes `nBlocks` consecutive blocks from `src` (no alignment
 // required) into `nBlocks * blockSize` floats at `dst`, in ggml's element order and with ggml's
-// float operation order, so the results are bit-identical to ggml's `dequantize_row_*`.
+// float operation order, so the results are bit-identical to ggml's `dequantize_row_*`
+// (docs/FORMAT.md §4). Where a type has a hand-written x86 kernel (x86/kernels.h), its portable
+// decoder here hands the whole call to it when the CPU allows.
 
 #include <algorithm>
 #include <array>
@@ -16,12 +18,13 @@
 #include <cstring>
 #include <span>
 
+#include "core/quant/quant_tables.h"
 #include "core/util/byte_order.h"
 #include "core/util/cpu_features.h"
 #include "core/util/prefetch.h"
 
 // ggml rounds a*b+c as two operations; forbid clang from fusing them. GCC fuses only where FMA
-// is enabled, which neither the baseline x86-64 code nor the AVX2 code below enables.
+// is enabled, which neither the baseline x86-64 code nor the kernels of x86/ enable.
 #if defined(__clang__)
 #pragma clang fp contract(off)
 #endif
@@ -30,6 +33,23 @@ namespace gguf::detail {
 
 // Block fields are read as little-endian with memcpy.
 static_assert(std::endian::native == std::endian::little, "the block decoders read little-endian fields directly");
+
+// One element of type T, read as stored or byte-swapped, so that the decoders' loops stay branch-free.
+template <typename T, bool Swap> inline T loadElement(const uint8_t *src, size_t index)
+{
+    T value;
+    std::memcpy(&value, src + index * sizeof(T), sizeof(T));
+    if constexpr (Swap)
+        return byteSwap(value);
+    else
+        return value;
+}
+
+// The IQ1 shift: -delta when the sign bit is set, built without a branch.
+inline float iq1Delta(bool negative)
+{
+    return std::bit_cast<float>(std::bit_cast<uint32_t>(tables::kIq1Delta) | (static_cast<uint32_t>(negative) << 31));
+}
 
 /// Signature shared by every entry of the decoder table.
 using BlockDecoder = void (*)(const uint8_t *src, size_t nBlocks, float *dst);
@@ -106,92 +126,5 @@ void decodeIQ3_S(const uint8_t *src, size_t nBlocks, float *dst);
 void decodeIQ1_S(const uint8_t *src, size_t nBlocks, float *dst);
 void decodeIQ1_M(const uint8_t *src, size_t nBlocks, float *dst);
 void decodeIQ4_XS(const uint8_t *src, size_t nBlocks, float *dst);
-
-#if GGUF_X86_KERNELS
-namespace avx2 {
-
-/// The low 8 int8 lanes of `v` as floats times `scale`, stored at y[0..7].
-GGUF_AVX2 inline void storeScaled8(__m128i v, __m256 scale, float *y)
-{
-    _mm256_storeu_ps(y, _mm256_mul_ps(_mm256_cvtepi32_ps(_mm256_cvtepi8_epi32(v)), scale));
-}
-
-/// 16 int8 lanes as floats times `scale`, stored at y[0..15].
-GGUF_AVX2 inline void storeScaled16(__m128i v, __m256 scale, float *y)
-{
-    storeScaled8(v, scale, y);
-    storeScaled8(_mm_unpackhi_epi64(v, v), scale, y + 8);
-}
-
-/// Affine forms of storeScaled8: y = v * scale + offset, or v * scale - offset (two roundings,
-/// and a true subtraction, as ggml computes them).
-template <bool Subtract> GGUF_AVX2 inline void storeAffine8(__m128i v, __m256 scale, __m256 offset, float *y)
-{
-    const __m256 product = _mm256_mul_ps(_mm256_cvtepi32_ps(_mm256_cvtepi8_epi32(v)), scale);
-    _mm256_storeu_ps(y, Subtract ? _mm256_sub_ps(product, offset) : _mm256_add_ps(product, offset));
-}
-
-template <bool Subtract> GGUF_AVX2 inline void storeAffine16(__m128i v, __m256 scale, __m256 offset, float *y)
-{
-    storeAffine8<Subtract>(v, scale, offset, y);
-    storeAffine8<Subtract>(_mm_unpackhi_epi64(v, v), scale, offset, y + 8);
-}
-
-/// 32 int8 lanes as floats: y[0..15] times `scaleLow`, y[16..31] times `scaleHigh`.
-GGUF_AVX2 inline void storeScaled32(__m256i v, __m256 scaleLow, __m256 scaleHigh, float *y)
-{
-    storeScaled16(_mm256_castsi256_si128(v), scaleLow, y);
-    storeScaled16(_mm256_extracti128_si256(v, 1), scaleHigh, y + 16);
-}
-
-/// The 16 low nibbles of `q`, then its 16 high nibbles, each mapped through the int8 codebook
-/// `lut` (pshufb) and multiplied by `scale`: y[0..31] in the split-halves order of Q4_0 and IQ4_NL.
-GGUF_AVX2 inline void storeNibbleLut32(__m128i q, __m128i lut, __m256 scale, float *y)
-{
-    const __m128i low = _mm_set1_epi8(0x0f);
-    storeScaled16(_mm_shuffle_epi8(lut, _mm_and_si128(q, low)), scale, y);
-    storeScaled16(_mm_shuffle_epi8(lut, _mm_and_si128(_mm_srli_epi16(q, 4), low)), scale, y + 16);
-}
-
-/// Bit j of `bits` as byte j (j = 0..31): `value` where the bit is set, 0 where it is clear.
-GGUF_AVX2 inline __m256i spreadBits32(uint32_t bits, char value)
-{
-    // byte j takes byte j/8 of `bits`, then keeps bit j%8
-    const __m256i pick = _mm256_setr_epi8(0, 0, 0, 0, 0, 0, 0, 0, 1, 1, 1, 1, 1, 1, 1, 1, 2, 2, 2, 2, 2, 2, 2, 2, 3, 3,
-                                          3, 3, 3, 3, 3, 3);
-    const __m256i bytes = _mm256_shuffle_epi8(_mm256_set1_epi32(static_cast<int>(bits)), pick);
-    const __m256i bit = _mm256_set1_epi64x(static_cast<long long>(0x8040201008040201ull));
-    return _mm256_and_si256(_mm256_cmpeq_epi8(_mm256_and_si256(bytes, bit), bit), _mm256_set1_epi8(value));
-}
-
-/// The 16 low nibbles of 16 bytes in lanes 0-15, their high nibbles in lanes 16-31.
-GGUF_AVX2 inline __m256i splitNibbles(__m128i q)
-{
-    const __m128i low = _mm_set1_epi8(0x0f);
-    return _mm256_set_m128i(_mm_and_si128(_mm_srli_epi16(q, 4), low), _mm_and_si128(q, low));
-}
-
-/// Unaligned 16-byte load.
-GGUF_AVX2 inline __m128i load16(const uint8_t *p)
-{
-    return _mm_loadu_si128(reinterpret_cast<const __m128i *>(p));
-}
-
-/// Unaligned 32-byte load.
-GGUF_AVX2 inline __m256i load32(const uint8_t *p)
-{
-    return _mm256_loadu_si256(reinterpret_cast<const __m256i *>(p));
-}
-
-/// A 16-entry int8 codebook as a pshufb table.
-inline __m128i lutOf(const std::array<int8_t, 16> &values)
-{
-    __m128i lut;
-    std::memcpy(&lut, values.data(), sizeof lut);
-    return lut;
-}
-
-} // namespace avx2
-#endif
 
 } // namespace gguf::detail

@@ -3,23 +3,10 @@
 #include "core/util/byte_order.h"
 #include "core/util/float_convert.h"
 #include "dequantize_blocks.h"
-
-#if GGUF_X86_KERNELS
-#endif
+#include "x86/kernels.h"
 
 namespace gguf::detail {
 namespace {
-
-// One element of type T, read as stored or byte-swapped; the loops below stay branch-free.
-template <typename T, bool Swap> inline T loadElement(const uint8_t *src, size_t index)
-{
-    T value;
-    std::memcpy(&value, src + index * sizeof(T), sizeof(T));
-    if constexpr (Swap)
-        return byteSwap(value);
-    else
-        return value;
-}
 
 template <typename Bits, bool Swap, typename Convert>
 inline void convertAll(const uint8_t *src, size_t n, float *dst, Convert convert)
@@ -57,26 +44,6 @@ void decodeF32Swapped(const uint8_t *src, size_t n, float *dst)
 {
     decodeF32Impl<true>(src, n, dst);
 }
-
-#if GGUF_X86_KERNELS
-namespace {
-
-// The F16C conversion gives exactly fp16ToFp32's results (quiet NaNs, exact subnormals).
-template <bool Swap> GGUF_F16C_KERNEL void decodeF16F16c(const uint8_t *src, size_t n, float *dst)
-{
-    size_t i = 0;
-    for (; i + 8 <= n; i += 8) {
-        __m128i h = _mm_loadu_si128(reinterpret_cast<const __m128i *>(src + 2 * i));
-        if constexpr (Swap)
-            h = _mm_or_si128(_mm_slli_epi16(h, 8), _mm_srli_epi16(h, 8));
-        _mm256_storeu_ps(dst + i, _mm256_cvtph_ps(h));
-    }
-    for (; i < n; ++i)
-        dst[i] = fp16ToFp32(loadElement<uint16_t, Swap>(src, i));
-}
-
-} // namespace
-#endif
 
 void decodeF16(const uint8_t *src, size_t n, float *dst)
 {
