@@ -18,9 +18,11 @@
 #include <cstring>
 #include <span>
 
+#include "core/format/ggml_blocks.h"
 #include "core/quant/quant_tables.h"
 #include "core/util/byte_order.h"
 #include "core/util/cpu_features.h"
+#include "core/util/float_convert.h"
 #include "core/util/prefetch.h"
 
 // ggml rounds a*b+c as two operations; forbid clang from fusing them. GCC fuses only where FMA
@@ -49,6 +51,47 @@ template <typename T, bool Swap> inline T loadElement(const uint8_t *src, size_t
 inline float iq1Delta(bool negative)
 {
     return std::bit_cast<float>(std::bit_cast<uint32_t>(tables::kIq1Delta) | (static_cast<uint32_t>(negative) << 31));
+}
+
+/// The eight sub-block factors of a Q4_K or Q5_K block (docs/FORMAT.md §4.4), each computed as
+/// ggml does: value = scale[s] * code - min[s], scale[s] = d * sc[s], min[s] = dmin * m[s]. The
+/// 64-element chunk c uses sub-block 2c for its low nibbles and 2c+1 for its high ones.
+struct KSubBlockFactors {
+    float scale[8];
+    float min[8];
+};
+
+template <typename Block> inline KSubBlockFactors kSubBlockFactors(const uint8_t *block)
+{
+    const float d = fp16ToFp32(loadU16(block + offsetof(Block, d)));
+    const float dmin = fp16ToFp32(loadU16(block + offsetof(Block, dmin)));
+    uint8_t scaleMin[16]; // scales 0-7, then mins 0-7
+    unpackQ4KScaleMins(block + offsetof(Block, scales), scaleMin);
+    KSubBlockFactors f;
+    for (int s = 0; s < 8; ++s) {
+        f.scale[s] = d * static_cast<float>(scaleMin[s]);
+        f.min[s] = dmin * static_cast<float>(scaleMin[8 + s]);
+    }
+    return f;
+}
+
+/// The 16 group scales of an IQ1_M block, two per 32-element group ib (2ib for its first 16
+/// elements, 2ib+1 for the rest): d * (2s + 1), where the f16 block scale d is the top nibble of
+/// each of the four scale words and s is 3 bits of the rest (docs/FORMAT.md §4.5).
+inline std::array<float, 16> iq1mGroupScales(const uint8_t *block)
+{
+    const uint8_t *scales = block + offsetof(BlockIQ1_M, scales);
+    const uint16_t sc[4] = {loadU16(scales), loadU16(scales + 2), loadU16(scales + 4), loadU16(scales + 6)};
+    const uint16_t scaleBits =
+        static_cast<uint16_t>((sc[0] >> 12) | ((sc[1] >> 8) & 0x00f0) | ((sc[2] >> 4) & 0x0f00) | (sc[3] & 0xf000));
+    const float d = fp16ToFp32(scaleBits);
+    std::array<float, 16> out{};
+    for (int ib = 0; ib < 8; ++ib) {
+        const int shift = 6 * (ib & 1);
+        out[2 * ib] = d * static_cast<float>(2 * ((sc[ib / 2] >> shift) & 7) + 1);
+        out[2 * ib + 1] = d * static_cast<float>(2 * ((sc[ib / 2] >> (shift + 3)) & 7) + 1);
+    }
+    return out;
 }
 
 /// Signature shared by every entry of the decoder table.

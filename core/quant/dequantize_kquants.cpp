@@ -85,17 +85,12 @@ void decodeQ4_K(const uint8_t *__restrict src, size_t nBlocks, float *__restrict
 #endif
     for (size_t i = 0; i < nBlocks; ++i) {
         const uint8_t *b = blockAt<BlockQ4_K>(src, i);
-        const float d = fp16ToFp32(loadU16(b + offsetof(BlockQ4_K, d)));
-        const float dmin = fp16ToFp32(loadU16(b + offsetof(BlockQ4_K, dmin)));
-        uint8_t scaleMin[16]; // scales 0-7, then mins 0-7
-        unpackQ4KScaleMins(b + offsetof(BlockQ4_K, scales), scaleMin);
+        const KSubBlockFactors f = kSubBlockFactors<BlockQ4_K>(b);
         // four chunks of 64: low nibbles of 32 bytes, then their high nibbles
         for (int chunk = 0; chunk < 4; ++chunk) {
             const uint8_t *q = b + offsetof(BlockQ4_K, qs) + 32 * chunk;
-            const float d1 = d * static_cast<float>(scaleMin[2 * chunk]);
-            const float m1 = dmin * static_cast<float>(scaleMin[8 + 2 * chunk]);
-            const float d2 = d * static_cast<float>(scaleMin[2 * chunk + 1]);
-            const float m2 = dmin * static_cast<float>(scaleMin[9 + 2 * chunk]);
+            const float d1 = f.scale[2 * chunk], m1 = f.min[2 * chunk];
+            const float d2 = f.scale[2 * chunk + 1], m2 = f.min[2 * chunk + 1];
             for (int l = 0; l < 32; ++l)
                 dst[l] = d1 * static_cast<float>(q[l] & 0x0f) - m1;
             for (int l = 0; l < 32; ++l)
@@ -115,16 +110,11 @@ void decodeQ5_K(const uint8_t *__restrict src, size_t nBlocks, float *__restrict
 #endif
     for (size_t i = 0; i < nBlocks; ++i) {
         const uint8_t *b = blockAt<BlockQ5_K>(src, i);
-        const float d = fp16ToFp32(loadU16(b + offsetof(BlockQ5_K, d)));
-        const float dmin = fp16ToFp32(loadU16(b + offsetof(BlockQ5_K, dmin)));
-        uint8_t scaleMin[16]; // scales 0-7, then mins 0-7
-        unpackQ4KScaleMins(b + offsetof(BlockQ5_K, scales), scaleMin);
+        const KSubBlockFactors f = kSubBlockFactors<BlockQ5_K>(b);
         for (int chunk = 0; chunk < 4; ++chunk) {
             const uint8_t *q = b + offsetof(BlockQ5_K, qs) + 32 * chunk;
-            const float d1 = d * static_cast<float>(scaleMin[2 * chunk]);
-            const float m1 = dmin * static_cast<float>(scaleMin[8 + 2 * chunk]);
-            const float d2 = d * static_cast<float>(scaleMin[2 * chunk + 1]);
-            const float m2 = dmin * static_cast<float>(scaleMin[9 + 2 * chunk]);
+            const float d1 = f.scale[2 * chunk], m1 = f.min[2 * chunk];
+            const float d2 = f.scale[2 * chunk + 1], m2 = f.min[2 * chunk + 1];
             // the fifth bits of this chunk are bits 2*chunk (low half) and 2*chunk+1 (high half) of qh
             const int bitLo = 2 * chunk;
             const int bitHi = 2 * chunk + 1;

@@ -45,15 +45,9 @@ GGUF_AVX2_KERNEL void decodeIQ1_MAvx2(const uint8_t *src, size_t nBlocks, float 
 {
     for (size_t i = 0; i < nBlocks; ++i) {
         const uint8_t *b = blockAt<BlockIQ1_M>(src, i);
-        const uint8_t *scales = b + offsetof(BlockIQ1_M, scales);
-        const uint16_t sc[4] = {loadU16(scales), loadU16(scales + 2), loadU16(scales + 4), loadU16(scales + 6)};
-        const uint16_t scaleBits =
-            static_cast<uint16_t>((sc[0] >> 12) | ((sc[1] >> 8) & 0x00f0) | ((sc[2] >> 4) & 0x0f00) | (sc[3] & 0xf000));
-        const float d = fp16ToFp32(scaleBits);
+        const std::array<float, 16> groupScales = iq1mGroupScales(b);
         for (int ib = 0; ib < 8; ++ib) {
-            const int shift = 6 * (ib & 1);
-            const __m256 dl[2] = {_mm256_set1_ps(d * static_cast<float>(2 * ((sc[ib / 2] >> shift) & 7) + 1)),
-                                  _mm256_set1_ps(d * static_cast<float>(2 * ((sc[ib / 2] >> (shift + 3)) & 7) + 1))};
+            const __m256 dl[2] = {_mm256_set1_ps(groupScales[2 * ib]), _mm256_set1_ps(groupScales[2 * ib + 1])};
             const uint8_t *qs = b + offsetof(BlockIQ1_M, qs) + 4 * ib;
             const uint8_t *qh = b + offsetof(BlockIQ1_M, qh) + 2 * ib;
             for (int l = 0; l < 4; ++l, dst += 8) {

@@ -66,27 +66,35 @@ GGUF_AVX2_KERNEL void decodeQ3_KAvx2(const uint8_t *src, size_t nBlocks, float *
     }
 }
 
+namespace {
+
+// The 64 elements of chunk `chunk` of a Q4_K or Q5_K block from its low-nibble and high-nibble
+// codes: scale * code - min with the factors of sub-blocks 2*chunk and 2*chunk+1.
+GGUF_AVX2 inline void storeKChunk(__m256i codesLo, __m256i codesHi, const KSubBlockFactors &f, int chunk, float *dst)
+{
+    const __m256 d1 = _mm256_set1_ps(f.scale[2 * chunk]);
+    const __m256 m1 = _mm256_set1_ps(f.min[2 * chunk]);
+    const __m256 d2 = _mm256_set1_ps(f.scale[2 * chunk + 1]);
+    const __m256 m2 = _mm256_set1_ps(f.min[2 * chunk + 1]);
+    avx2::storeAffine16<true>(_mm256_castsi256_si128(codesLo), d1, m1, dst);
+    avx2::storeAffine16<true>(_mm256_extracti128_si256(codesLo, 1), d1, m1, dst + 16);
+    avx2::storeAffine16<true>(_mm256_castsi256_si128(codesHi), d2, m2, dst + 32);
+    avx2::storeAffine16<true>(_mm256_extracti128_si256(codesHi, 1), d2, m2, dst + 48);
+}
+
+} // namespace
+
 GGUF_AVX2_KERNEL void decodeQ4_KAvx2(const uint8_t *src, size_t nBlocks, float *dst)
 {
     const __m256i lowNibble = _mm256_set1_epi8(0x0f);
     for (size_t i = 0; i < nBlocks; ++i) {
         const uint8_t *b = blockAt<BlockQ4_K>(src, i);
-        const float d = fp16ToFp32(loadU16(b + offsetof(BlockQ4_K, d)));
-        const float dmin = fp16ToFp32(loadU16(b + offsetof(BlockQ4_K, dmin)));
-        uint8_t scaleMin[16]; // scales 0-7, then mins 0-7
-        unpackQ4KScaleMins(b + offsetof(BlockQ4_K, scales), scaleMin);
+        const KSubBlockFactors f = kSubBlockFactors<BlockQ4_K>(b);
         for (int chunk = 0; chunk < 4; ++chunk, dst += 64) {
             const __m256i q = avx2::load32(b + offsetof(BlockQ4_K, qs) + 32 * chunk);
             const __m256i codesLo = _mm256_and_si256(q, lowNibble);
             const __m256i codesHi = _mm256_and_si256(_mm256_srli_epi16(q, 4), lowNibble);
-            const __m256 d1 = _mm256_set1_ps(d * static_cast<float>(scaleMin[2 * chunk]));
-            const __m256 m1 = _mm256_set1_ps(dmin * static_cast<float>(scaleMin[8 + 2 * chunk]));
-            const __m256 d2 = _mm256_set1_ps(d * static_cast<float>(scaleMin[2 * chunk + 1]));
-            const __m256 m2 = _mm256_set1_ps(dmin * static_cast<float>(scaleMin[9 + 2 * chunk]));
-            avx2::storeAffine16<true>(_mm256_castsi256_si128(codesLo), d1, m1, dst);
-            avx2::storeAffine16<true>(_mm256_extracti128_si256(codesLo, 1), d1, m1, dst + 16);
-            avx2::storeAffine16<true>(_mm256_castsi256_si128(codesHi), d2, m2, dst + 32);
-            avx2::storeAffine16<true>(_mm256_extracti128_si256(codesHi, 1), d2, m2, dst + 48);
+            storeKChunk(codesLo, codesHi, f, chunk, dst);
         }
     }
 }
@@ -97,10 +105,7 @@ GGUF_AVX2_KERNEL void decodeQ5_KAvx2(const uint8_t *src, size_t nBlocks, float *
     const __m256i sixteen = _mm256_set1_epi8(16);
     for (size_t i = 0; i < nBlocks; ++i) {
         const uint8_t *b = blockAt<BlockQ5_K>(src, i);
-        const float d = fp16ToFp32(loadU16(b + offsetof(BlockQ5_K, d)));
-        const float dmin = fp16ToFp32(loadU16(b + offsetof(BlockQ5_K, dmin)));
-        uint8_t scaleMin[16]; // scales 0-7, then mins 0-7
-        unpackQ4KScaleMins(b + offsetof(BlockQ5_K, scales), scaleMin);
+        const KSubBlockFactors f = kSubBlockFactors<BlockQ5_K>(b);
         const __m256i qh = avx2::load32(b + offsetof(BlockQ5_K, qh));
         for (int chunk = 0; chunk < 4; ++chunk, dst += 64) {
             const __m256i q = avx2::load32(b + offsetof(BlockQ5_K, qs) + 32 * chunk);
@@ -111,14 +116,7 @@ GGUF_AVX2_KERNEL void decodeQ5_KAvx2(const uint8_t *src, size_t nBlocks, float *
             const __m256i highHi = _mm256_and_si256(_mm256_cmpeq_epi8(_mm256_and_si256(qh, bitHi), bitHi), sixteen);
             const __m256i codesLo = _mm256_or_si256(_mm256_and_si256(q, lowNibble), highLo);
             const __m256i codesHi = _mm256_or_si256(_mm256_and_si256(_mm256_srli_epi16(q, 4), lowNibble), highHi);
-            const __m256 d1 = _mm256_set1_ps(d * static_cast<float>(scaleMin[2 * chunk]));
-            const __m256 m1 = _mm256_set1_ps(dmin * static_cast<float>(scaleMin[8 + 2 * chunk]));
-            const __m256 d2 = _mm256_set1_ps(d * static_cast<float>(scaleMin[2 * chunk + 1]));
-            const __m256 m2 = _mm256_set1_ps(dmin * static_cast<float>(scaleMin[9 + 2 * chunk]));
-            avx2::storeAffine16<true>(_mm256_castsi256_si128(codesLo), d1, m1, dst);
-            avx2::storeAffine16<true>(_mm256_extracti128_si256(codesLo, 1), d1, m1, dst + 16);
-            avx2::storeAffine16<true>(_mm256_castsi256_si128(codesHi), d2, m2, dst + 32);
-            avx2::storeAffine16<true>(_mm256_extracti128_si256(codesHi, 1), d2, m2, dst + 48);
+            storeKChunk(codesLo, codesHi, f, chunk, dst);
         }
     }
 }
