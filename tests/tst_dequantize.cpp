@@ -6,6 +6,7 @@
 #include "core/quant/dequantize.h"
 #include "core/quant/quant_tables.h"
 #include "core/util/float_convert.h"
+#include "tests/support/ggml_reference.h"
 
 #include <QFile>
 #include <QJsonArray>
@@ -19,38 +20,9 @@
 #include <vector>
 
 using namespace gguf;
+using namespace gguf::test;
 
 namespace {
-
-const QString kFixtureDir = QStringLiteral(GGUF_TEST_DATA_DIR "/ggml-reference/");
-
-QByteArray readFile(const QString &path)
-{
-    QFile file(path);
-    if (!file.open(QIODevice::ReadOnly))
-        return {};
-    return file.readAll();
-}
-
-std::span<const uint8_t> bytesOf(const QByteArray &data, qsizetype offset = 0, qsizetype size = -1)
-{
-    const qsizetype length = size < 0 ? data.size() - offset : size;
-    return {reinterpret_cast<const uint8_t *>(data.constData()) + offset, static_cast<size_t>(length)};
-}
-
-uint32_t bitsOf(float f)
-{
-    return std::bit_cast<uint32_t>(f);
-}
-
-/// Index of the first element whose bit pattern differs, or -1.
-qsizetype firstBitMismatch(const std::vector<float> &got, const float *want, size_t count)
-{
-    for (size_t i = 0; i < count; ++i)
-        if (bitsOf(got[i]) != bitsOf(want[i]))
-            return static_cast<qsizetype>(i);
-    return -1;
-}
 
 /// Deterministic filler (xorshift) for tensors whose values only need to be reproducible.
 std::vector<uint8_t> pseudoRandomBytes(size_t count, uint32_t seed)
@@ -127,7 +99,7 @@ private:
 
 void TestDequantize::initTestCase()
 {
-    const QByteArray manifest = readFile(kFixtureDir + QStringLiteral("manifest.json"));
+    const QByteArray manifest = readWholeFile(kGgmlReferenceDir + QStringLiteral("manifest.json"));
     QVERIFY2(!manifest.isEmpty(), "tests/data/ggml-reference/manifest.json is missing");
     m_tensors = QJsonDocument::fromJson(manifest).object().value(QStringLiteral("tensors")).toArray();
     QVERIFY(!m_tensors.isEmpty());
@@ -171,8 +143,8 @@ void TestDequantize::matchesGgmlReference()
     QFETCH(qint64, dataBytes);
     QFETCH(qint64, referenceOffset);
 
-    const QByteArray gguf = readFile(kFixtureDir + file + QStringLiteral(".gguf"));
-    const QByteArray reference = readFile(kFixtureDir + file + QStringLiteral(".f32"));
+    const QByteArray gguf = readWholeFile(kGgmlReferenceDir + file + QStringLiteral(".gguf"));
+    const QByteArray reference = readWholeFile(kGgmlReferenceDir + file + QStringLiteral(".f32"));
     QVERIFY(gguf.size() >= dataOffset + dataBytes);
     QVERIFY(reference.size() >= referenceOffset + elements * 4);
     QVERIFY(canDequantize(static_cast<uint32_t>(typeId)));

@@ -7,18 +7,27 @@
 #include "core/format/ggml_types.h"
 
 #include <array>
+#include <cstddef>
+#include <type_traits>
 
 namespace gguf {
 namespace {
 
 using F = FieldFormat;
 
-// A field of block struct B (core/format/ggml_blocks.h): name, offset and size come from the struct.
+// A field of block struct B (core/format/ggml_blocks.h): name, offset and size come from the struct,
+// and the format's word size must be the size of the member's elements, because that is what a
+// big-endian file swaps (docs/FORMAT.md §2.3): a u16 array cannot be called Packed, nor bytes F16.
+consteval BlockField checkedField(BlockField field, size_t elementBytes)
+{
+    if (fieldWordBytes(field.format) != elementBytes)
+        throw "the field format's word size differs from the member's element size";
+    return field;
+}
+
 #define GGUF_FIELD(B, member, format, description)                                                                     \
-    BlockField                                                                                                         \
-    {                                                                                                                  \
-#member, offsetof(B, member), sizeof(B::member), format, description                                           \
-    }
+    checkedField(BlockField{#member, offsetof(B, member), sizeof(B::member), format, description},                     \
+                 sizeof(std::remove_all_extents_t<decltype(B::member)>))
 
 // Plain element types: the block is one element.
 constexpr BlockField kF32[] = {{"value", 0, 4, F::F32, "one IEEE 754 single-precision value"}};

@@ -24,6 +24,28 @@ enum class FieldFormat : uint8_t {
     Packed, ///< bytes of packed bit fields (nibbles, 2-bit codes, sign bits, 6-bit scales)
 };
 
+/// Bytes of one word of a field in `format`: 2, 4 or 8 for the multi-byte numbers, which a
+/// big-endian file stores in its own byte order, word by word (docs/FORMAT.md §2.3); 1 for bytes
+/// and packed bit fields, which every file stores as they are.
+constexpr uint32_t fieldWordBytes(FieldFormat format)
+{
+    switch (format) {
+    case FieldFormat::F16:
+    case FieldFormat::BF16:
+    case FieldFormat::I16:
+    case FieldFormat::U16: return 2;
+    case FieldFormat::F32:
+    case FieldFormat::I32: return 4;
+    case FieldFormat::F64:
+    case FieldFormat::I64: return 8;
+    case FieldFormat::I8:
+    case FieldFormat::E8M0:
+    case FieldFormat::UE4M3:
+    case FieldFormat::Packed: return 1;
+    }
+    return 1;
+}
+
 /// One field of a quantization block (or the element of a plain type): where it sits in the
 /// block and what it holds. Layouts follow ggml's `block_*` structs (src/ggml-common.h), the same
 /// structs core/dequantize_*.cpp decode.

@@ -1,7 +1,9 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 #include "core/quant/dequantize.h"
 
+#include "core/format/block_fields.h"
 #include "core/format/ggml_types.h"
+#include "core/util/byte_order.h"
 #include "dequantize_blocks.h"
 
 #include <algorithm>
@@ -17,10 +19,11 @@ using detail::BlockDecoder;
 /// Per-type decoding behaviour; block geometry comes from typeTraits() (core/ggml_types.h).
 struct Decoder {
     BlockDecoder decode = nullptr;        ///< bytes as stored (little-endian)
-    BlockDecoder decodeSwapped = nullptr; ///< bytes of a byte-swapped file
+    BlockDecoder decodeSwapped = nullptr; ///< plain types: elements of a byte-swapped file
 };
 
-/// Plain element types swap each element; block types are decoded as stored either way.
+/// Plain element types have a decoder that swaps each element. Blocks of a byte-swapped file have
+/// their multi-byte members swapped into a scratch copy first (SwappedBlocks below).
 constexpr Decoder plain(BlockDecoder decode, BlockDecoder swapped)
 {
     return {decode, swapped};
@@ -28,7 +31,7 @@ constexpr Decoder plain(BlockDecoder decode, BlockDecoder swapped)
 
 constexpr Decoder block(BlockDecoder decode)
 {
-    return {decode, decode};
+    return {decode, nullptr};
 }
 
 constexpr std::array<Decoder, kGgmlTypeCount> makeDecoderTable()
@@ -119,6 +122,87 @@ bool tensorGeometry(uint32_t typeId, uint64_t totalElements, Geometry &g)
     return g.blockElements <= kMaxBlockElements;
 }
 
+/// The multi-byte members of a block, which a big-endian file stores in its own byte order
+/// (docs/FORMAT.md §2.3): `count` words of `width` bytes from `offset`, from blockFields().
+struct WordRun {
+    uint32_t offset = 0;
+    uint32_t width = 0;
+    uint32_t count = 0;
+};
+
+struct SwapPlan {
+    std::array<WordRun, 4> runs{};
+    uint32_t size = 0;
+};
+
+const SwapPlan &swapPlan(uint32_t typeId)
+{
+    static const std::array<SwapPlan, kGgmlTypeCount> plans = [] {
+        std::array<SwapPlan, kGgmlTypeCount> t{};
+        for (uint32_t id = 0; id < kGgmlTypeCount; ++id)
+            for (const BlockField &f : blockFields(id))
+                if (const uint32_t width = fieldWordBytes(f.format); width > 1 && t[id].size < t[id].runs.size())
+                    t[id].runs[t[id].size++] = {f.offset, width, f.size / width};
+        return t;
+    }();
+    return plans[typeId];
+}
+
+/// Decodes blocks of a byte-swapped file: each batch is copied to the stack with its multi-byte
+/// members swapped, then decoded as a little-endian block, so both byte orders share one decoder.
+class SwappedBlocks {
+public:
+    SwappedBlocks(BlockDecoder decode, const SwapPlan &plan, uint64_t blockBytes, uint64_t blockElements)
+        : m_decode(decode), m_plan(plan), m_blockBytes(blockBytes), m_blockElements(blockElements),
+          m_perBatch(std::max<uint64_t>(1, sizeof m_scratch / blockBytes))
+    {
+    }
+
+    void operator()(const uint8_t *src, size_t nBlocks, float *dst)
+    {
+        while (nBlocks > 0) {
+            const size_t n = static_cast<size_t>(std::min<uint64_t>(nBlocks, m_perBatch));
+            std::memcpy(m_scratch, src, n * m_blockBytes);
+            for (size_t b = 0; b < n; ++b)
+                for (uint32_t r = 0; r < m_plan.size; ++r)
+                    swapRun(m_scratch + b * m_blockBytes, m_plan.runs[r]);
+            m_decode(m_scratch, n, dst);
+            src += n * m_blockBytes;
+            dst += n * m_blockElements;
+            nBlocks -= n;
+        }
+    }
+
+private:
+    template <typename Word> static void swapWords(uint8_t *p, uint32_t count)
+    {
+        for (uint32_t i = 0; i < count; ++i, p += sizeof(Word)) {
+            Word w;
+            std::memcpy(&w, p, sizeof w);
+            w = byteSwap(w);
+            std::memcpy(p, &w, sizeof w);
+        }
+    }
+
+    static void swapRun(uint8_t *block, const WordRun &run)
+    {
+        uint8_t *p = block + run.offset;
+        if (run.width == 2)
+            swapWords<uint16_t>(p, run.count);
+        else if (run.width == 4)
+            swapWords<uint32_t>(p, run.count);
+        else
+            swapWords<uint64_t>(p, run.count);
+    }
+
+    BlockDecoder m_decode;
+    const SwapPlan &m_plan;
+    uint64_t m_blockBytes;
+    uint64_t m_blockElements;
+    uint64_t m_perBatch;
+    alignas(64) uint8_t m_scratch[2048];
+};
+
 } // namespace
 
 bool canDequantize(uint32_t typeId)
@@ -138,7 +222,18 @@ bool dequantizeRange(uint32_t typeId, std::span<const uint8_t> tensorData, uint6
     if (out.empty())
         return true;
 
-    const BlockDecoder decode = swapBytes ? decoder->decodeSwapped : decoder->decode;
+    // a byte-swapped file: plain types swap each element, blocks their multi-byte members
+    std::optional<SwappedBlocks> swapped;
+    if (swapBytes && decoder->decodeSwapped == nullptr && swapPlan(typeId).size > 0)
+        swapped.emplace(decoder->decode, swapPlan(typeId), g.blockBytes, g.blockElements);
+    const auto decode = [&](const uint8_t *src, size_t nBlocks, float *to) {
+        if (swapped)
+            (*swapped)(src, nBlocks, to);
+        else if (swapBytes && decoder->decodeSwapped != nullptr)
+            decoder->decodeSwapped(src, nBlocks, to);
+        else
+            decoder->decode(src, nBlocks, to);
+    };
     const uint8_t *base = tensorData.data();
     float *dst = out.data();
     uint64_t block = firstElement / g.blockElements;
@@ -178,8 +273,7 @@ bool dequantizeRange(uint32_t typeId, std::span<const uint8_t> tensorData, uint6
 
     if (g.trailingScale) {
         // I2_S decodes to -1/0/+1; one multiply per element gives exactly code * scale
-        float scale;
-        std::memcpy(&scale, base + g.codeBytes, sizeof scale);
+        const float scale = loadAs<float>(base + g.codeBytes, swapBytes);
         for (float &v : out)
             v *= scale;
     }

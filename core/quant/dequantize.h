@@ -17,7 +17,9 @@ bool canDequantize(uint32_t typeId);
 /// Decode elements [firstElement, firstElement + out.size()) of a tensor of `totalElements`
 /// elements whose bytes are `tensorData` (exactly the tensor's byte range). Only the blocks that
 /// contain the range are read. `swapBytes` is true for byte-swapped (big-endian) files: plain
-/// element types (F32/F16/BF16/F64/I8..I64) are byte-swapped; block types are decoded as stored.
+/// element types (F32/F16/BF16/F64/I8..I64) are byte-swapped, and so is every multi-byte member
+/// of a block (each f16, u16, i16, f32 word; byte arrays stay as stored) and I2_S's tensor-wide
+/// scale (docs/FORMAT.md §2.3).
 /// Integer types give the C conversion `(float)value`; F64 rounds to nearest (overflow → ±inf).
 /// Returns false (and leaves `out` unspecified) for an unsupported type or a range/size mismatch.
 bool dequantizeRange(uint32_t typeId, std::span<const uint8_t> tensorData, uint64_t totalElements,
