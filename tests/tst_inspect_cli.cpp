@@ -2,6 +2,7 @@
 // Runs the built gguf-inspect: `dump --json` must print llama.cpp's gguf_dump.py documents
 // (tests/data/gguf-dump/), the other commands their contract keys (README.md, `gguf-inspect`), and bad input must
 // give one line on stderr with exit status 1, wrong usage exit status 2.
+#include "tests/support/inspect_run.h"
 #include "tests/support/json_compare.h"
 
 #include <QDir>
@@ -25,26 +26,8 @@ namespace {
 
 const QString kDataDir = QStringLiteral(GGUF_TEST_DATA_DIR);
 
-struct Run {
-    int exitCode = -1;
-    QByteArray out;
-    QByteArray err;
-};
-
-Run inspect(const QStringList &args, const QString &workDir = {})
-{
-    QProcess process;
-    if (!workDir.isEmpty())
-        process.setWorkingDirectory(workDir);
-    process.start(QStringLiteral(GGUF_INSPECT_PATH), args);
-    Run run;
-    if (!process.waitForFinished(120000) || process.exitStatus() != QProcess::NormalExit)
-        return run; // a crash or a hang: exitCode stays -1
-    run.exitCode = process.exitCode();
-    run.out = process.readAllStandardOutput();
-    run.err = process.readAllStandardError();
-    return run;
-}
+using Run = gguf::test::InspectRun;
+using gguf::test::inspect;
 
 QString fixture(const QString &name)
 {
@@ -552,9 +535,10 @@ void TestInspectCli::statsJson()
     QVERIFY(list && list->isArray());
     QCOMPARE(list->items().size(), size_t(1));
     const ExactJson &s = list->items()[0];
-    QCOMPARE(jsonKeys(s),
-             (QStringList{"name", "count", "min", "max", "mean", "std", "zeros", "nan", "inf", "histogram"}));
-    QCOMPARE(jsonKeys(s["histogram"]), (QStringList{"lo", "hi", "counts"}));
+    QCOMPARE(jsonKeys(s), (QStringList{"name", "count", "min", "max", "mean", "std", "zeros", "nan", "inf",
+                                       "percentiles", "percentiles_exact", "histogram"}));
+    QCOMPARE(jsonKeys(s["percentiles"]), (QStringList{"p1", "p5", "p25", "p50", "p75", "p95", "p99"}));
+    QCOMPARE(jsonKeys(s["histogram"]), (QStringList{"lo", "hi", "counts", "below", "above", "exact"}));
     // compare with the reference values, NaN and ±Inf left out
     const QByteArray raw = readFile(fixture(name + QStringLiteral(".f32")));
     std::vector<float> values(static_cast<size_t>(raw.size()) / 4);

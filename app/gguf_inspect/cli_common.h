@@ -5,8 +5,10 @@
 
 #include <cstdint>
 #include <memory>
+#include <optional>
 #include <string>
 #include <string_view>
+#include <utility>
 #include <vector>
 
 namespace cli {
@@ -23,8 +25,10 @@ struct CommandArgs {
     std::vector<std::string> rest; ///< further positional arguments
     bool json = false;
     bool jsonArray = false;
-    std::string output;  ///< dequant: -o OUT
-    long long bins = 64; ///< stats: --bins N
+    std::string output;                             ///< dequant: -o OUT
+    long long bins = 64;                            ///< stats: --bins N
+    bool fast = false;                              ///< stats: --fast (one pass: estimated histogram and percentiles)
+    std::optional<std::pair<double, double>> range; ///< stats: --range LO HI
 };
 
 /// How much of a file a command can work with.

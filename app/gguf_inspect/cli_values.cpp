@@ -14,6 +14,7 @@
 #include <cstring>
 #include <filesystem>
 #include <functional>
+#include <iterator>
 #include <unistd.h>
 
 namespace cli {
@@ -94,6 +95,15 @@ void writeStatsJson(JsonWriter &json, const gguf::TensorInfo &t, const gguf::Ten
     json.unsignedInteger(s ? s->nan : 0);
     json.key("inf");
     json.unsignedInteger(s ? s->posInf + s->negInf : 0);
+    json.key("percentiles");
+    json.beginObject();
+    static constexpr const char *kKeys[] = {"p1", "p5", "p25", "p50", "p75", "p95", "p99"};
+    static_assert(std::size(kKeys) == gguf::kPercentileLevels.size());
+    for (size_t i = 0; i < std::size(kKeys); ++i)
+        numberOrNull(kKeys[i], s ? s->percentiles[i] : 0);
+    json.endObject();
+    json.key("percentiles_exact");
+    json.boolean(s && s->percentilesExact);
     json.key("histogram");
     json.beginObject();
     json.key("lo");
@@ -106,6 +116,12 @@ void writeStatsJson(JsonWriter &json, const gguf::TensorInfo &t, const gguf::Ten
         for (uint64_t c : s->histogram.counts)
             json.unsignedInteger(c);
     json.endArray();
+    json.key("below");
+    json.unsignedInteger(s ? s->histogram.below : 0);
+    json.key("above");
+    json.unsignedInteger(s ? s->histogram.above : 0);
+    json.key("exact");
+    json.boolean(s && s->histogram.exact);
     json.endObject();
     json.endObject();
 }
@@ -212,9 +228,14 @@ int runStats(const CommandArgs &args)
         if (ok) {
             gguf::StatsOptions options;
             options.bins = static_cast<uint32_t>(args.bins);
+            options.range = args.range;
             ProgressPrinter progress("statistics of " + std::string(t->name));
             options.progress = std::ref(progress);
-            ok = gguf::computeStatistics(gguf::tensorData(*file, *t), options, s) == gguf::StatsStatus::Ok;
+            const gguf::TensorData data = gguf::tensorData(*file, *t);
+            ok = gguf::computeStatistics(data, options, s) == gguf::StatsStatus::Ok;
+            // the same first pass as the window's, then its exact passes
+            if (ok && !args.fast)
+                ok = gguf::refineStatistics(data, options, s) == gguf::StatsStatus::Ok;
             if (ok)
                 worstRankError = std::max(worstRankError, s.percentileRankError);
         }
@@ -243,8 +264,11 @@ int runStats(const CommandArgs &args)
         json->finish();
     } else {
         table.print();
-        print("(percentiles are estimates within 2^-7 of the value; see the README)\n");
-        if (worstRankError > 0)
+        if (!args.fast)
+            print("(exact: percentiles as NumPy's np.percentile gives them, the histogram counted value by value)\n");
+        else
+            print("(--fast: percentiles are estimates within 2^-7 of the value; see the README)\n");
+        if (args.fast && worstRankError > 0)
             std::printf("(tensors over %llu elements: percentiles of a random sample, rank within ±%.3f points "
                         "with probability 1 - 1e-6)\n",
                         static_cast<unsigned long long>(gguf::StatsOptions{}.exactKeyElements), worstRankError);

@@ -24,7 +24,7 @@ int runValidate(const CommandArgs &args);
 int runLayout(const CommandArgs &args);
 /// `dequant FILE TENSOR -o OUT`: float32 values, raw or .npy.
 int runDequant(const CommandArgs &args);
-/// `stats FILE [TENSOR…] [--bins N] [--json]`.
+/// `stats FILE [TENSOR…] [--bins N] [--range LO HI] [--fast] [--json]`.
 int runStats(const CommandArgs &args);
 
 } // namespace cli

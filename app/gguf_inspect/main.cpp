@@ -7,6 +7,7 @@
 #include <QCoreApplication>
 #include <QStringList>
 
+#include <cmath>
 #include <cstdio>
 #include <string>
 #include <utility>
@@ -35,8 +36,9 @@ constexpr Command kCommands[] = {
     {"dequant", "dequant FILE TENSOR -o OUT",
      "the tensor's values as float32: raw little-endian, or NumPy when OUT ends in .npy ('-': stdout)", cli::runDequant,
      true},
-    {"stats", "stats FILE [TENSOR...] [--bins N] [--json]",
-     "count, min, max, mean, std, zeros, NaN, Inf, percentiles and a histogram (every tensor when none is named)",
+    {"stats", "stats FILE [TENSOR...] [--bins N] [--range LO HI] [--fast] [--json]",
+     "count, min, max, mean, std, zeros, NaN, Inf, percentiles and a histogram (every tensor when none is named); "
+     "exact unless --fast asks for the one-pass estimates",
      cli::runStats, true},
 };
 
@@ -98,15 +100,37 @@ int main(int argc, char *argv[])
                                           QStringLiteral("dequant: where to write the values."), QStringLiteral("OUT"));
     const QCommandLineOption binsOption(QStringLiteral("bins"), QStringLiteral("stats: histogram bins (default 64)."),
                                         QStringLiteral("N"), QStringLiteral("64"));
+    const QCommandLineOption fastOption(QStringLiteral("fast"),
+                                        QStringLiteral("stats: one pass, with estimated percentiles and histogram."));
+    // `--range LO HI` takes two values (either may be negative), which QCommandLineParser cannot
+    // express: it is taken out of the arguments before they are parsed, and listed here for --help
+    const QCommandLineOption rangeHelp(QStringLiteral("range"),
+                                       QStringLiteral("stats: histogram over [LO, HI] instead of [min, max]."),
+                                       QStringLiteral("LO HI"));
     parser.addOption(jsonOption);
     parser.addOption(jsonArrayOption);
     parser.addOption(outputOption);
     parser.addOption(binsOption);
+    parser.addOption(fastOption);
+    parser.addOption(rangeHelp);
     parser.addPositionalArgument(QStringLiteral("command"), QStringLiteral("One of the commands above (optional)."),
                                  QStringLiteral("[command]"));
     parser.addPositionalArgument(QStringLiteral("file"), QStringLiteral("A GGUF file."));
 
-    if (!parser.parse(QCoreApplication::arguments()))
+    QStringList arguments = QCoreApplication::arguments();
+    std::optional<std::pair<double, double>> range;
+    if (const qsizetype at = arguments.indexOf(QStringLiteral("--range")); at > 0) {
+        bool loOk = false, hiOk = false;
+        const double lo = at + 2 < arguments.size() ? arguments[at + 1].toDouble(&loOk) : 0.0;
+        const double hi = at + 2 < arguments.size() ? arguments[at + 2].toDouble(&hiOk) : 0.0;
+        if (!loOk || !hiOk)
+            return usageError(QStringLiteral("--range needs two numbers: --range LO HI"));
+        if (!(std::isfinite(lo) && std::isfinite(hi) && hi > lo))
+            return usageError(QStringLiteral("--range LO HI needs finite numbers with LO < HI"));
+        range = std::pair{lo, hi};
+        arguments.remove(at, 3);
+    }
+    if (!parser.parse(arguments))
         return usageError(parser.errorText());
     if (parser.isSet(helpOption)) {
         // "Usage: gguf-inspect …" rather than the full path the program was started by
@@ -135,6 +159,9 @@ int main(int argc, char *argv[])
                               : QStringLiteral("unknown command '%1'").arg(positional.front()));
     if (parser.isSet(jsonArrayOption) && (!command || QLatin1String(command->name) != QLatin1String("dump")))
         return usageError(QStringLiteral("--json-array belongs to the dump command"));
+    const bool stats = command && QLatin1String(command->name) == QLatin1String("stats");
+    if ((range || parser.isSet(fastOption)) && !stats)
+        return usageError(QStringLiteral("--range and --fast belong to the stats command"));
 
     cli::CommandArgs args;
     args.file = rawArgument(positional[fileIndex], rawArgs);
@@ -144,6 +171,8 @@ int main(int argc, char *argv[])
         args.rest.push_back(rawArgument(positional[i], rawArgs));
     if (parser.isSet(outputOption))
         args.output = rawArgument(parser.value(outputOption), rawArgs);
+    args.fast = parser.isSet(fastOption);
+    args.range = range;
     bool binsOk = false;
     args.bins = parser.value(binsOption).toLongLong(&binsOk);
     if (!binsOk)

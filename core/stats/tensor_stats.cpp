@@ -129,11 +129,11 @@ Partial scanNonFinite(const float *v, size_t n)
     return p;
 }
 
-// The chosen-range histogram of the finite values of a piece, without data-dependent branches.
-void binRange(const float *v, size_t n, Worker &w, double lo, double hi, double scale)
+// The chosen-range histogram of the finite values of a piece (bins as histogramBin), without
+// data-dependent branches.
+void binRange(const float *v, size_t n, Worker &w, double lo, double hi)
 {
-    const uint64_t nb = w.bins.size();
-    const double last = static_cast<double>(nb - 1);
+    const auto nb = static_cast<uint32_t>(w.bins.size());
     uint64_t below = 0, above = 0;
     for (size_t i = 0; i < n; ++i) {
         const double x = v[i];
@@ -143,9 +143,8 @@ void binRange(const float *v, size_t n, Worker &w, double lo, double hi, double 
         const bool inside = finite && !isBelow && !isAbove;
         below += isBelow;
         above += isAbove;
-        // clamped before the conversion, which is undefined out of range; outside values add 0 to bin 0
-        const double t = inside ? std::min((x - lo) * scale, last) : 0.0;
-        w.bins[static_cast<uint64_t>(t)] += inside;
+        // outside values add 0 to bin 0
+        w.bins[histogramBin(inside ? x : lo, lo, hi, nb)] += inside;
     }
     w.below += below;
     w.above += above;
@@ -404,7 +403,7 @@ bool scanDirectPiece(Source source, const TensorData &data, uint64_t first, size
 // mean/M2, the key histogram and the chosen-range histogram.
 template <typename Decode>
 Partial scanPiece(const float *v, size_t n, uint64_t first, Worker &w, const StatsOptions &opt, uint32_t stride,
-                  double lo, double scale, Decode decode)
+                  double lo, Decode decode)
 {
     if (w.sinceFlush + n > std::numeric_limits<uint32_t>::max())
         w.flushKeys();
@@ -415,7 +414,7 @@ Partial scanPiece(const float *v, size_t n, uint64_t first, Worker &w, const Sta
     if (p.finite > 0)
         w.counted.coverValues(static_cast<float>(p.min), static_cast<float>(p.max));
     if (opt.range && p.finite > 0)
-        binRange(v, n, w, lo, opt.range->second, scale);
+        binRange(v, n, w, lo, opt.range->second);
     return p;
 }
 
@@ -464,8 +463,6 @@ StatsStatus computeStatistics(const TensorData &data, const StatsOptions &option
     const uint64_t chunkCount = (data.elements + chunk - 1) / chunk;
     const unsigned nWorkers = workerCount(options.threads, chunkCount);
     const double lo = options.range ? options.range->first : 0.0;
-    const double span = options.range ? options.range->second - options.range->first : 0.0;
-    const double scale = span > 0 ? bins / span : 0.0;
     const uint32_t stride = keySampleStride(data.elements, options.exactKeyElements);
     // Large tensors of some types are reduced from their integer codes (all keys are not needed,
     // and no chosen-range histogram asks for every value)
@@ -512,12 +509,11 @@ StatsStatus computeStatistics(const TensorData &data, const StatsOptions &option
                 }
                 // decoded batch by batch as it is scanned
                 bool decoded = true;
-                const Partial p =
-                    scanPiece(w.buffer, n, at, w, options, stride, lo, scale, [&](size_t from, size_t count) {
-                        decoded = dequantizeRange(data.typeId, data.bytes, data.elements, at + from,
-                                                  std::span<float>(w.buffer + from, count), data.swapBytes) &&
-                                  decoded;
-                    });
+                const Partial p = scanPiece(w.buffer, n, at, w, options, stride, lo, [&](size_t from, size_t count) {
+                    decoded = dequantizeRange(data.typeId, data.bytes, data.elements, at + from,
+                                              std::span<float>(w.buffer + from, count), data.swapBytes) &&
+                              decoded;
+                });
                 if (!decoded) {
                     decodeFailed = true;
                     return;

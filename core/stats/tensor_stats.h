@@ -3,7 +3,9 @@
 
 #include "core/util/parallel_chunks.h"
 
+#include <algorithm>
 #include <array>
+#include <cmath>
 #include <cstdint>
 #include <optional>
 #include <span>
@@ -80,6 +82,8 @@ struct TensorStatistics {
     /// lies between the true percentiles p − e and p + e (e in percentage points), widened by
     /// percentileError. 0 when every key was counted.
     double percentileRankError = 0;
+    /// True after refineStatistics: the percentiles are exact (NumPy's default definition).
+    bool percentilesExact = false;
     Histogram histogram;
 };
 
@@ -93,5 +97,24 @@ enum class StatsStatus : uint8_t { Ok, Cancelled, Unsupported, NoData };
 /// from a count of each value's upper 16 bits (sign, exponent, 7 mantissa bits) — of every finite
 /// value, or of a random sample of one in keySampleStride() values for large tensors.
 StatsStatus computeStatistics(const TensorData &data, const StatsOptions &options, TensorStatistics &out);
+
+/// Makes the estimates of computeStatistics exact, in two more passes over the data (the window
+/// and `gguf-inspect stats` call it after the first pass; `stats` must be what computeStatistics
+/// gave for the same data and options). Without options.range, the histogram is counted again
+/// over [min, max] of the finite values (a constant tensor: [v - 0.5, v + 0.5], as NumPy does)
+/// with histogramBin. The percentiles become exact by NumPy's default definition (np.percentile,
+/// method "linear": between the two closest ranks of the sorted finite values): the first pass
+/// counts the upper 16 bits of every finite value, the second the lower 16 bits of the values whose
+/// upper bits hold a wanted rank, which pins each wanted value's float32 bit pattern. Progress runs
+/// over both passes; memory stays bounded (two 64 Ki-entry count tables per thread at most).
+StatsStatus refineStatistics(const TensorData &data, const StatsOptions &options, TensorStatistics &stats);
+
+/// The bin of a finite x in a histogram of `bins` bins over [lo, hi]: floor((x - lo) / (hi - lo) *
+/// bins), the last bin closed (x = hi falls in bin bins - 1). x must lie in [lo, hi], hi > lo.
+inline uint32_t histogramBin(double x, double lo, double hi, uint32_t bins)
+{
+    const double t = std::floor((x - lo) / (hi - lo) * static_cast<double>(bins));
+    return t >= 1.0 ? static_cast<uint32_t>(std::min(t, static_cast<double>(bins - 1))) : 0; // NaN: bin 0
+}
 
 } // namespace gguf

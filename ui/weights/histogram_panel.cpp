@@ -210,7 +210,7 @@ void HistogramPanel::computeStatistics()
         [tensor, bins](const gguf::ProgressFn &progress) {
             return WeightJobs::statistics(tensor, bins, std::nullopt, progress);
         },
-        [this](const WeightJobs::Statistics &result) {
+        [this, bins](const WeightJobs::Statistics &result) {
             if (result.status != gguf::StatsStatus::Ok) {
                 m_plot->showMessage(tr("No histogram: %1.").arg(WeightJobs::statusText(result.status)));
                 return;
@@ -224,6 +224,27 @@ void HistogramPanel::computeStatistics()
             // The first pass's histogram is shown at once; the exact one replaces it.
             if (result.stats.histogram.hi > result.stats.histogram.lo)
                 draw(result.stats.histogram);
+            refineStatistics(bins);
+        });
+}
+
+void HistogramPanel::refineStatistics(uint32_t bins)
+{
+    const TensorHandle tensor = m_tensor;
+    const gguf::TensorStatistics first = *m_stats;
+    m_tracker->start(
+        tr("Exact statistics of %1").arg(tensor.name()),
+        [tensor, bins, first](const gguf::ProgressFn &progress) {
+            return WeightJobs::refined(tensor, bins, first, progress);
+        },
+        [this](const WeightJobs::Statistics &result) {
+            if (result.status != gguf::StatsStatus::Ok) {
+                m_plot->showMessage(tr("No histogram: %1.").arg(WeightJobs::statusText(result.status)));
+                return;
+            }
+            // exact percentiles, and the exact histogram over [min, max]
+            m_stats = result.stats;
+            draw(result.stats.histogram);
             computeHistogram();
         });
 }

@@ -59,6 +59,7 @@ protected:
 private:
     void settingsChanged();
     void computeStatistics();
+    void refineStatistics(uint32_t bins);
     void computeHistogram();
     void draw(const gguf::Histogram &histogram);
 

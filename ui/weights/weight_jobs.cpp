@@ -25,20 +25,41 @@ std::pair<double, double> RangeChoice::rangeFor(const gguf::TensorStatistics &st
     return {stats.min, stats.max};
 }
 
+namespace {
+
+gguf::StatsOptions optionsFor(uint32_t bins, const gguf::ProgressFn &progress)
+{
+    gguf::StatsOptions options;
+    options.bins = bins;
+    options.progress = progress;
+    return options;
+}
+
+} // namespace
+
 Statistics statistics(const TensorHandle &tensor, uint32_t bins, std::optional<std::pair<double, double>> range,
                       const gguf::ProgressFn &progress)
 {
     Statistics result;
     if (!tensor.isValid())
         return result;
-    gguf::StatsOptions options;
-    options.bins = bins;
+    gguf::StatsOptions options = optionsFor(bins, progress);
     // A range of zero width (a constant tensor) is widened so its one value falls in a bin.
     if (range && !(range->second > range->first))
         range = std::pair{range->first - 0.5, range->first + 0.5};
     options.range = range;
-    options.progress = progress;
     result.status = gguf::computeStatistics(tensor.data(), options, result.stats);
+    return result;
+}
+
+Statistics refined(const TensorHandle &tensor, uint32_t bins, const gguf::TensorStatistics &first,
+                   const gguf::ProgressFn &progress)
+{
+    Statistics result;
+    if (!tensor.isValid())
+        return result;
+    result.stats = first;
+    result.status = gguf::refineStatistics(tensor.data(), optionsFor(bins, progress), result.stats);
     return result;
 }
 

@@ -55,6 +55,11 @@ struct Statistics {
 Statistics statistics(const TensorHandle &tensor, uint32_t bins, std::optional<std::pair<double, double>> range,
                       const gguf::ProgressFn &progress);
 
+/// `first` (what statistics() gave with `bins` and no range) made exact by refineStatistics: the
+/// percentiles, and the histogram over [min, max]; the same passes as `gguf-inspect stats`.
+Statistics refined(const TensorHandle &tensor, uint32_t bins, const gguf::TensorStatistics &first,
+                   const gguf::ProgressFn &progress);
+
 /// The histogram of one tensor of a comparison.
 struct Series {
     QString name;
