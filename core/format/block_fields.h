@@ -47,7 +47,7 @@ constexpr uint32_t fieldWordBytes(FieldFormat format)
 }
 
 /// One field of a quantization block (or the element of a plain type): where it sits in the
-/// block and what it holds. Layouts follow ggml's `block_*` structs (src/ggml-common.h), the same
+/// block and what it holds. Layouts follow ggml's `block_*` structs (docs/FORMAT.md §4), the same
 /// structs core/dequantize_*.cpp decode.
 struct BlockField {
     std::string_view name; ///< the struct member's name: "d", "dmin", "scales", "qs"

@@ -36,7 +36,7 @@ struct Error {
 enum class Severity : uint8_t {
     Info,    ///< worth knowing, harmless
     Warning, ///< unusual; llama.cpp still accepts the file
-    Error,   ///< llama.cpp (ggml's gguf reader) would refuse the file
+    Error,   ///< llama.cpp (ggml's gguf reader) would refuse the file (docs/FORMAT.md §5)
 };
 
 std::string_view severityName(Severity severity);

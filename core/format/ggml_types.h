@@ -58,7 +58,7 @@ enum class SizeRule : uint8_t {
 /// One row of the type table: everything the reader and the views need to know about a type id.
 struct TypeTraits {
     uint32_t id = 0;
-    std::string_view name;  ///< ggml's upper-case spelling, e.g. "Q4_K"; empty for unknown ids
+    std::string_view name;  ///< ggml's upper-case spelling (docs/FORMAT.md §3.1), e.g. "Q4_K"; empty for unknown ids
     uint32_t blockSize = 0; ///< elements per block (0 when unsized)
     uint32_t typeSize = 0;  ///< bytes per block (0 when unsized)
     SizeRule rule = SizeRule::Unsized;

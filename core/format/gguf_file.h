@@ -127,7 +127,7 @@ public:
 
     // --- validation
     const std::vector<Finding> &findings() const { return m_findings; }
-    /// True when ggml's reader (and so llama.cpp) would accept the file.
+    /// True when ggml's reader (and so llama.cpp) would accept the file (docs/FORMAT.md §5).
     bool llamaCppAccepts() const;
     /// The first finding of severity Error, or nullptr.
     const Finding *firstRefusal() const;

@@ -12,7 +12,7 @@
 namespace gguf {
 namespace {
 
-// Limits mirrored from ggml's gguf.cpp.
+// Limits mirrored from ggml's gguf.cpp (docs/FORMAT.md §5).
 constexpr uint64_t kMaxStringLength = uint64_t(1) << 30;
 constexpr uint64_t kMaxArrayElements = uint64_t(1) << 30;
 constexpr uint64_t kMaxAlignment = uint64_t(1) << 20;
@@ -179,7 +179,8 @@ bool GgufParser::readHeader()
     if (!need(4, [&] { return std::string("the version"); }))
         return false;
     uint32_t version = readU32();
-    // ggml's heuristic: a version whose low 16 bits are zero was written in the other byte order.
+    // ggml's heuristic: a version whose low 16 bits are zero was written in the other byte order
+    // (docs/FORMAT.md §2.2).
     if ((version & 0xFFFF) == 0 && version != 0) {
         m_swap = true;
         version = byteSwap(version);
@@ -386,7 +387,7 @@ bool GgufParser::readMetadata()
             finding(Severity::Error, "duplicate_key", e.offset,
                     named() + ": duplicate key (first defined as pair " + std::to_string(it->second) + ")");
         entries.push_back(e);
-        // like ggml's gguf_find_key, the first of duplicated keys is the one that counts
+        // like ggml's gguf_find_key, the first of duplicated keys is the one that counts (docs/FORMAT.md §1.8)
         if (e.key == "general.alignment" && inserted)
             checkAlignmentKey(entries.back());
         else if (e.key == "split.no")
@@ -584,7 +585,8 @@ void GgufParser::layOutData()
             }
         }
     }
-    // ggml's writer pads the last tensor to the alignment too; only bytes past that are noteworthy
+    // ggml's writer pads the last tensor to the alignment too (docs/FORMAT.md §1.8); only bytes past that are
+    // noteworthy
     const uint64_t paddedEnd =
         prevEnd >= f.m_dataOffset ? f.m_dataOffset + alignUp(prevEnd - f.m_dataOffset, f.m_alignment) : prevEnd;
     if (!tensors.empty() && paddedEnd < m_size)

@@ -17,7 +17,7 @@ struct ShardName {
     uint32_t count = 0;  ///< N
 };
 
-/// Recognises llama.cpp's split naming (`-%05d-of-%05d.gguf`); nullopt for other names.
+/// Recognises llama.cpp's split naming (`-%05d-of-%05d.gguf`, docs/FORMAT.md §6); nullopt for other names.
 std::optional<ShardName> parseShardName(const std::string &path);
 /// The path of shard `number` (1-based) of a split.
 std::string shardPath(const ShardName &name, uint32_t number);

@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 #pragma once
 
-// Scalar conversions of the small float formats found in GGUF tensors, with ggml's semantics
+// Scalar conversions of the small float formats found in GGUF tensors (docs/FORMAT.md §4.1), with ggml's semantics
 // (ggml `src/ggml-impl.h`): every result is the exact value of the encoding.
 
 #include <array>

@@ -217,7 +217,7 @@ void Vocabulary::decodedInto(uint64_t id, std::string &out) const
         out.append(t);
         return;
     }
-    // llama.cpp's converter stores user-defined BPE tokens as plain text, not byte-spelled
+    // llama.cpp's converter stores user-defined BPE tokens as plain text, not byte-spelled (docs/FORMAT.md §7.4)
     if (m_style == TokenizerStyle::Gpt2ByteLevel && tt && *tt == static_cast<int32_t>(TokenType::UserDefined)) {
         out.append(t);
         return;
@@ -232,6 +232,7 @@ void Vocabulary::decodeTextInto(std::string_view text, std::string &out) const
     case TokenizerStyle::Gpt2ByteLevel: appendGpt2ByteLevel(text, out); return;
     case TokenizerStyle::SentencePiece:
     // llama.cpp's converter marks BERT word starts with ▁ and drops WordPiece's "##" continuations
+    // (docs/FORMAT.md §7.4)
     case TokenizerStyle::WordPiece: appendSentencePiece(text, out); return;
     case TokenizerStyle::Raw: break;
     }

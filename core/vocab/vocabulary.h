@@ -17,7 +17,7 @@ namespace gguf {
 
 class GgufFile;
 
-/// `tokenizer.ggml.token_type` values (llama.cpp's llama_token_type).
+/// `tokenizer.ggml.token_type` values (llama.cpp's llama_token_type; docs/FORMAT.md §7.2).
 enum class TokenType : int32_t {
     Undefined = 0,
     Normal = 1,

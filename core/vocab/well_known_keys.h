@@ -8,7 +8,7 @@
 
 namespace gguf {
 
-/// llama.cpp's `llama_ftype` name for a `general.file_type` value as the issue tracker and
+/// llama.cpp's `llama_ftype` name (docs/FORMAT.md §7.5) for a `general.file_type` value as the issue tracker and
 /// llama.cpp spell it without the `LLAMA_FTYPE_` prefix ("ALL_F32", "MOSTLY_F16", "Q4_K_M", …);
 /// nullopt for values llama.cpp does not define.
 std::optional<std::string_view> fileTypeName(uint64_t fileType);
