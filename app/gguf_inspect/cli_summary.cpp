@@ -14,7 +14,7 @@ namespace {
 
 constexpr size_t kSummaryTensorRows = 20;
 
-// llama.cpp's llama_ftype names (include/llama.h), for `general.file_type`.
+// llama.cpp's llama_ftype names (include/llama.h; docs/FORMAT.md §7.5), for `general.file_type`.
 std::string fileTypeName(uint64_t id)
 {
     static const std::map<uint64_t, const char *> kNames = {

@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 #pragma once
 
-// Decoding of tensor data to float32, bit-exact with ggml's own `to_float` dequantizers
+// Decoding of tensor data to float32 (docs/FORMAT.md §4), bit-exact with ggml's own `to_float` dequantizers
 // (`dequantize_row_*` in ggml `src/ggml-quants.c`) for every type it decodes.
 
 #include <cstdint>

@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 // The "i-quants": 256-element super-blocks whose groups of 4 or 8 values are indices into the
-// codebooks of core/quant_tables.h (block_iq* in ggml src/ggml-common.h). Each group's float
+// codebooks of core/quant_tables.h (block_iq* in ggml src/ggml-common.h; docs/FORMAT.md §4.5). Each group's float
 // scale is computed once in ggml's operation order, then value = scale * magnitude * sign.
 #include "core/format/ggml_blocks.h"
 #include "core/quant/quant_tables.h"

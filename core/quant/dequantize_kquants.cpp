@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
-// k-quant super-blocks of 256 elements (block_q2_K … block_q8_K in ggml src/ggml-common.h).
+// k-quant super-blocks of 256 elements (block_q2_K … block_q8_K in ggml src/ggml-common.h; docs/FORMAT.md §4.3).
 // Sub-block scales are small integers multiplied by an f16 super-block scale; the float
 // operations happen in ggml's order: (d * scale) first, then times the code, then minus the min.
 #include "core/format/ggml_blocks.h"

@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 // Blocks of 32 to 128 elements sharing one scale (or four, for NVFP4). Layouts follow ggml's
-// block_* structs in src/ggml-common.h; the arithmetic mirrors ggml's dequantize_row_* exactly.
+// block_* structs in src/ggml-common.h (docs/FORMAT.md §4.2); the arithmetic mirrors ggml's dequantize_row_* exactly.
 #include "core/format/ggml_blocks.h"
 #include "core/quant/quant_tables.h"
 #include "core/util/float_convert.h"

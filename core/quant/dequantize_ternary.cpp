@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
-// Ternary weights: ggml's TQ1_0 / TQ2_0 (block_tq1_0, block_tq2_0 in src/ggml-common.h) and
+// Ternary weights: ggml's TQ1_0 / TQ2_0 (block_tq1_0, block_tq2_0 in src/ggml-common.h; docs/FORMAT.md §4.6) and
 // BitNet's I2_S (fork id 36, layout in docs/FORMAT.md §3.3).
 #include "core/format/ggml_blocks.h"
 #include "core/util/float_convert.h"

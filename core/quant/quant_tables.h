@@ -4,7 +4,8 @@
 // The constant codebooks of ggml's quantization types, kept in one place (this header and
 // quant_tables.cpp). Source of every value: ggml `src/ggml-common.h` (ggml-org/ggml, MIT licence,
 // commit d99724f2b141fed9e1a9f402213506c081433465; identical in llama.cpp `ggml/src/ggml-common.h`).
-// Tables are data: the numbers are copied, in ggml's order, under ggml's names noted beside ours.
+// Tables are data: the numbers are copied, in ggml's order, under ggml's names noted beside ours
+// (docs/FORMAT.md §4.7).
 
 #include <array>
 #include <cstddef>

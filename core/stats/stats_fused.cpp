@@ -1,10 +1,10 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 // Statistics straight from the integer codes of Q8_0 and Q4_K blocks (layouts: ggml
-// src/ggml-common.h). A Q8_0 value is q·d; a Q4_K value is q·d1 − m1 with d1 = d·scale and
-// m1 = dmin·min. With d an f16, every product here fits in a float's 24 bits, so the decoder's
-// float arithmetic is exact, and the sums of a group of 32 values follow exactly from Σq and Σq²
-// of its codes — except for a Q4_K subtraction whose terms lie too many binades apart, which the
-// code checks for and then sums that group's decoded floats instead.
+// src/ggml-common.h; docs/FORMAT.md §4.2, §4.4). A Q8_0 value is q·d; a Q4_K value is
+// q·d1 − m1 with d1 = d·scale and m1 = dmin·min. With d an f16, every product here fits in a float's 24 bits, so the
+// decoder's float arithmetic is exact, and the sums of a group of 32 values follow exactly from Σq and Σq² of its codes
+// — except for a Q4_K subtraction whose terms lie too many binades apart, which the code checks for and then sums that
+// group's decoded floats instead.
 #include "fused_lanes.h"
 
 namespace gguf::detail {

@@ -18,7 +18,7 @@ struct BlockRow {
     uint32_t bytes;
 };
 
-// ggml type sizes (GGUF_FACTS §2), kept apart from core's table so tests check one against the other.
+// ggml type sizes (docs/FORMAT.md §3.1), kept apart from core's table so tests check one against the other.
 constexpr std::array<BlockRow, 43> kBlocks = {{
     {1, 4},    {1, 2},    {32, 18},   {32, 20},   {0, 0},     {0, 0},     {32, 22},   {32, 24},  {32, 34},
     {32, 36},  {256, 84}, {256, 110}, {256, 144}, {256, 176}, {256, 210}, {256, 292}, {256, 66}, {256, 74},
@@ -536,7 +536,7 @@ BuiltFile GgufBuilder::build() const
     }
     L.metadataEnd = w.pos();
 
-    // tensor infos, with ggml's automatic offsets
+    // tensor infos, with ggml's automatic offsets (docs/FORMAT.md §1.8)
     uint64_t running = 0;
     for (const TensorSpec &spec : m_tensors) {
         TensorLayout t;

@@ -173,7 +173,7 @@ private:
 };
 
 /// Fluent GGUF writer. Defaults: version 3, little-endian, "GGUF", plain header, alignment 32,
-/// automatic tensor offsets (ggml's rule: running sum of sizes padded to the alignment), every
+/// automatic tensor offsets (ggml's rule, docs/FORMAT.md §1.8: running sum of sizes padded to the alignment), every
 /// tensor's data padded to the alignment like ggml's writer.
 class GgufBuilder {
 public:
@@ -207,7 +207,7 @@ public:
 
     BuiltFile build() const;
 
-    /// Byte size of a tensor of `type` with `dims` from the builder's own table (GGUF_FACTS §2);
+    /// Byte size of a tensor of `type` with `dims` from the builder's own table (docs/FORMAT.md §3.1);
     /// nullopt for removed/unknown ids, a row not a multiple of the block, or overflow.
     static std::optional<uint64_t> tensorSize(uint32_t type, const std::vector<uint64_t> &dims);
     /// Elements per block of `type`; 0 when the type has no block size.
