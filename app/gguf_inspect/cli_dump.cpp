@@ -2,6 +2,8 @@
 // `dump`: the document llama.cpp's gguf-py/gguf/scripts/gguf_dump.py --json [--json-array] prints,
 // rebuilt from our parse. Where gguf-py's reader has quirks (it flattens nested arrays, takes an
 // array's element types from element 0 only), they are reproduced, so scripts see the same values.
+// The script's goldens and what its document holds: tests/data/gguf-dump/README.md; nested arrays:
+// docs/FORMAT.md §1.6.
 #include "app/gguf_inspect/commands.h"
 
 #include "app/gguf_inspect/json_writer.h"

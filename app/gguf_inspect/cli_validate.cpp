@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
-// `validate`: the findings of the parse, and whether llama.cpp would load the file.
+// `validate`: the findings of the parse, and whether llama.cpp would load the file (docs/FORMAT.md §5).
 #include "app/gguf_inspect/commands.h"
 
 #include "app/gguf_inspect/json_writer.h"

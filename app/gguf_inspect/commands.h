@@ -12,13 +12,13 @@ namespace cli {
 int runSummary(const CommandArgs &args);
 /// `info FILE [--json]`.
 int runInfo(const CommandArgs &args);
-/// `dump FILE --json [--json-array]`: gguf_dump.py's document.
+/// `dump FILE --json [--json-array]`: gguf_dump.py's document (tests/data/gguf-dump/README.md).
 int runDump(const CommandArgs &args);
 /// `tensors FILE [--json]`.
 int runTensors(const CommandArgs &args);
 /// `vocab FILE [--json]`.
 int runVocab(const CommandArgs &args);
-/// `validate FILE [--json]`: exit 0 when llama.cpp would accept the file, 1 when not.
+/// `validate FILE [--json]`: exit 0 when llama.cpp would accept the file (docs/FORMAT.md §5), 1 when not.
 int runValidate(const CommandArgs &args);
 /// `layout FILE [--json]`: every byte of the file, in order.
 int runLayout(const CommandArgs &args);

@@ -39,7 +39,7 @@ constexpr BlockField kI16[] = {{"value", 0, 2, F::I16, "one signed 16-bit intege
 constexpr BlockField kI32[] = {{"value", 0, 4, F::I32, "one signed 32-bit integer"}};
 constexpr BlockField kI64[] = {{"value", 0, 8, F::I64, "one signed 64-bit integer"}};
 
-// 32-element blocks (block_q4_0 … block_q8_1, block_iq4_nl, block_mxfp4).
+// 32-element blocks (block_q4_0 … block_q8_1, block_iq4_nl, block_mxfp4; docs/FORMAT.md §4.2).
 constexpr BlockField kQ4_0[] = {
     GGUF_FIELD(BlockQ4_0, d, F::F16, "f16 scale: x = d * (q - 8)"),
     GGUF_FIELD(BlockQ4_0, qs, F::Packed,
@@ -92,7 +92,7 @@ constexpr BlockField kQ2_0[] = {
     GGUF_FIELD(BlockQ2_0, qs, F::Packed, "64 2-bit codes: code q gives (q - 1) * d"),
 };
 
-// 256-element k-quant super-blocks (block_q2_K … block_q8_K).
+// 256-element k-quant super-blocks (block_q2_K … block_q8_K; docs/FORMAT.md §4.3, §4.4).
 constexpr BlockField kQ2_K[] = {
     GGUF_FIELD(BlockQ2_K, scales, F::Packed, "per 16 elements: 4-bit scale (low nibble) and 4-bit min (high nibble)"),
     GGUF_FIELD(BlockQ2_K, qs, F::Packed, "256 2-bit codes"),
@@ -130,7 +130,7 @@ constexpr BlockField kQ8_K[] = {
     GGUF_FIELD(BlockQ8_K, bsums, F::I16, "16 int16 sums of groups of 16 codes, for dot products"),
 };
 
-// 256-element codebook super-blocks (block_iq*).
+// 256-element codebook super-blocks (block_iq*; docs/FORMAT.md §4.5).
 constexpr BlockField kIQ2_XXS[] = {
     GGUF_FIELD(BlockIQ2_XXS, d, F::F16, "f16 super-block scale"),
     GGUF_FIELD(BlockIQ2_XXS, qs, F::U16, "per 32 elements: 4 grid indices, then 4x7 sign bits and a 4-bit scale"),

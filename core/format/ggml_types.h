@@ -8,7 +8,8 @@
 
 namespace gguf {
 
-/// Well-known ggml tensor type ids (ggml `enum ggml_type`), plus BitNet's fork id for I2_S.
+/// Well-known ggml tensor type ids (ggml `enum ggml_type`; docs/FORMAT.md §3.1), plus BitNet's fork id
+/// for I2_S (§3.3).
 enum class GgmlType : uint32_t {
     F32 = 0,
     F16 = 1,
@@ -51,7 +52,7 @@ enum class GgmlType : uint32_t {
 /// How a type's byte size is computed.
 enum class SizeRule : uint8_t {
     Blocks,    ///< elements / blockSize * typeSize; ne[0] must be a multiple of blockSize
-    BitNetI2S, ///< n/4 bytes of 2-bit codes followed by one float32 scale (BitNet fork, id 36)
+    BitNetI2S, ///< n/4 bytes of 2-bit codes followed by one float32 scale (BitNet fork, id 36; docs/FORMAT.md §3.3)
     Unsized,   ///< removed or unknown id: size cannot be computed from the shape
 };
 
@@ -62,13 +63,13 @@ struct TypeTraits {
     uint32_t blockSize = 0; ///< elements per block (0 when unsized)
     uint32_t typeSize = 0;  ///< bytes per block (0 when unsized)
     SizeRule rule = SizeRule::Unsized;
-    bool upstream = false;  ///< true when current upstream ggml accepts this id in a GGUF file
-    bool removed = false;   ///< a retired upstream id (Q4_2, Q4_0_4_4, ...)
+    bool upstream = false;  ///< true when current upstream ggml accepts this id in a GGUF file (docs/FORMAT.md §3.2)
+    bool removed = false;   ///< a retired upstream id (Q4_2, Q4_0_4_4, ...; docs/FORMAT.md §3.2)
     bool quantized = false; ///< block-quantized (not a plain float/int element type)
     std::string_view note;  ///< one-line description for tooltips
 };
 
-/// Number of ids upstream ggml knows (GGML_TYPE_COUNT).
+/// Number of ids upstream ggml knows (GGML_TYPE_COUNT; docs/FORMAT.md §3.1).
 inline constexpr uint32_t kGgmlTypeCount = 43;
 
 /// Traits for any id; unknown ids get a row with rule Unsized and an empty name.

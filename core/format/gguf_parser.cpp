@@ -233,7 +233,7 @@ bool GgufParser::readHeader()
 void GgufParser::detectExtendedHeader()
 {
     // Plain layout: what follows the counts is a key (u64 length + printable text), or a tensor
-    // name when there are no keys, or nothing at all.
+    // name when there are no keys, or nothing at all (docs/FORMAT.md §1.3).
     const uint64_t at = m_pos;
     const bool anythingFollows = m_file.m_declaredKvs + m_file.m_declaredTensors > 0;
     if (!anythingFollows || m_size - at < 12)
@@ -555,6 +555,7 @@ void GgufParser::layOutData()
     }
 
     // ggml: each offset must equal the running sum of the previous sizes padded to the alignment
+    // (docs/FORMAT.md §1.8)
     uint64_t expected = 0;
     for (const TensorInfo &t : tensors) {
         if (t.relativeOffset != expected)

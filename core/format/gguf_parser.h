@@ -10,8 +10,9 @@ namespace gguf {
 
 /// Walks a mapped file once, filling a GgufFile: every length is checked against the bytes left
 /// before it is used, every count against the smallest encoding its items can have, so nothing
-/// is allocated for a claim the file cannot back. Problems llama.cpp would refuse become findings;
-/// only structure that makes the rest unreadable stops the walk (recorded as the file's error).
+/// is allocated for a claim the file cannot back. Problems llama.cpp would refuse (docs/FORMAT.md §5)
+/// become findings; only structure that makes the rest unreadable stops the walk (recorded as the
+/// file's error).
 class GgufParser {
 public:
     GgufParser(GgufFile &file, const OpenOptions &options);

@@ -10,7 +10,7 @@ namespace gguf {
 
 class GgufFile;
 
-/// GGUF metadata value types (the on-disk u32 ids).
+/// GGUF metadata value types (the on-disk u32 ids; docs/FORMAT.md §1.5).
 enum class ValueType : uint32_t {
     Uint8 = 0,
     Int8 = 1,
@@ -29,7 +29,7 @@ enum class ValueType : uint32_t {
 
 inline constexpr uint32_t kValueTypeCount = 13;
 
-/// "UINT8" … "FLOAT64" (gguf-py's GGUFValueType names); "INVALID(n)" for ids ≥ 13.
+/// "UINT8" … "FLOAT64" (gguf-py's GGUFValueType names, docs/FORMAT.md §1.5); "INVALID(n)" for ids ≥ 13.
 std::string valueTypeName(uint32_t type);
 inline std::string valueTypeName(ValueType type)
 {

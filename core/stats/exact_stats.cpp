@@ -47,7 +47,8 @@ template <typename F> void forEachLowHalfInValueOrder(uint32_t key, F f)
 }
 
 /// NumPy's linear interpolation (`_lerp` of numpy/lib/_function_base_impl.py): from a towards b,
-/// or back from b when t ≥ 0.5, which keeps the result monotonic and exact at both ends.
+/// or back from b when t ≥ 0.5, which keeps the result monotonic and exact at both ends
+/// (docs/FORMAT.md §9).
 double lerp(double a, double b, double t)
 {
     const double d = b - a;
@@ -86,8 +87,9 @@ bool forEachPiece(const TensorData &data, const StatsOptions &options, uint64_t 
     return finished && !failed;
 }
 
-/// Percentile `level` of `count` sorted values by NumPy's default (method "linear"): the value at
-/// the virtual index (count - 1) * level / 100, interpolated between its two neighbours.
+/// Percentile `level` of `count` sorted values by NumPy's default (method "linear"; docs/FORMAT.md
+/// §9): the value at the virtual index (count - 1) * level / 100, interpolated between its two
+/// neighbours.
 template <typename ValueAt> double numpyPercentile(uint64_t count, double level, const ValueAt &valueAtRank)
 {
     const double h = static_cast<double>(count - 1) * (level / 100.0);
@@ -110,7 +112,7 @@ StatsStatus refineStatistics(const TensorData &data, const StatsOptions &options
     }
     const bool binHere = !options.range;
     const uint32_t bins = std::clamp<uint32_t>(options.bins, 1, 65536);
-    // a constant tensor gets the range NumPy gives it: one unit around its value
+    // a constant tensor gets the range NumPy gives it: one unit around its value (docs/FORMAT.md §9)
     const double lo = stats.max > stats.min ? stats.min : stats.min - 0.5;
     const double hi = stats.max > stats.min ? stats.max : stats.max + 0.5;
     // each pass is half of the progress

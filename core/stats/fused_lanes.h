@@ -149,7 +149,7 @@ inline bool differencesExact(float a, float b, double magnitude)
 // ---- integer sums of the codes: portable and AVX2, both exact, so both give the same result
 
 // Σq and Σq² of the 8 Q4_K sub-blocks of one block (sub-block 2c: low nibbles of bytes
-// 32c … 32c + 31; 2c + 1: their high nibbles).
+// 32c … 32c + 31; 2c + 1: their high nibbles; docs/FORMAT.md §4.3).
 inline void q4kCodeSums(const uint8_t *qs, int32_t *sum, int32_t *sumSq)
 {
     for (int j = 0; j < 8; ++j) {

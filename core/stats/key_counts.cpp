@@ -25,7 +25,7 @@ void estimatePercentiles(const KeyCounts &keys, double mn, double mx, TensorStat
             order.push_back(k);
     });
     for (size_t q = 0; q < kPercentileLevels.size(); ++q) {
-        // rank of the percentile among the sorted counted values (nearest-rank, 0-based)
+        // rank h of the percentile among the sorted counted values (0-based; docs/FORMAT.md §9)
         const double target = kPercentileLevels[q] / 100.0 * static_cast<double>(keys.total - 1);
         uint64_t before = 0;
         for (uint32_t k : order) {

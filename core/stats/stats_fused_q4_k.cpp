@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
-// Statistics of Q4_K blocks from their codes: a value is q·d1 − m1, exact unless the subtraction
-// rounds (checked per block, then that sub-block is summed as floats); see fused_lanes.h.
+// Statistics of Q4_K blocks from their codes: a value is q·d1 − m1 (docs/FORMAT.md §4.4), exact
+// unless the subtraction rounds (checked per block, then that sub-block is summed as floats); see
+// fused_lanes.h.
 #include "fused_lanes.h"
 
 namespace gguf::detail {

@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
-// Statistics of Q8_0 blocks from their codes: a value is q·d, so a block's sums follow from Σq and
-// Σq² (VNNI dot products on AVX-512), its zeros and extremes from its codes (fused_lanes.h).
+// Statistics of Q8_0 blocks from their codes: a value is q·d (docs/FORMAT.md §4.2), so a block's
+// sums follow from Σq and Σq² (VNNI dot products on AVX-512), its zeros and extremes from its codes
+// (fused_lanes.h).
 #include "fused_lanes.h"
 
 namespace gguf::detail {

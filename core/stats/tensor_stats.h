@@ -82,7 +82,8 @@ struct TensorStatistics {
     /// lies between the true percentiles p − e and p + e (e in percentage points), widened by
     /// percentileError. 0 when every key was counted.
     double percentileRankError = 0;
-    /// True after refineStatistics: the percentiles are exact (NumPy's default definition).
+    /// True after refineStatistics: the percentiles are exact (NumPy's default definition,
+    /// docs/FORMAT.md §9).
     bool percentilesExact = false;
     Histogram histogram;
 };
@@ -103,10 +104,11 @@ StatsStatus computeStatistics(const TensorData &data, const StatsOptions &option
 /// gave for the same data and options). Without options.range, the histogram is counted again
 /// over [min, max] of the finite values (a constant tensor: [v - 0.5, v + 0.5], as NumPy does)
 /// with histogramBin. The percentiles become exact by NumPy's default definition (np.percentile,
-/// method "linear": between the two closest ranks of the sorted finite values): the first pass
-/// counts the upper 16 bits of every finite value, the second the lower 16 bits of the values whose
-/// upper bits hold a wanted rank, which pins each wanted value's float32 bit pattern. Progress runs
-/// over both passes; memory stays bounded (two 64 Ki-entry count tables per thread at most).
+/// method "linear": between the two closest ranks of the sorted finite values; docs/FORMAT.md §9):
+/// the first pass counts the upper 16 bits of every finite value, the second the lower 16 bits of
+/// the values whose upper bits hold a wanted rank, which pins each wanted value's float32 bit
+/// pattern. Progress runs over both passes; memory stays bounded (two 64 Ki-entry count tables per
+/// thread at most).
 StatsStatus refineStatistics(const TensorData &data, const StatsOptions &options, TensorStatistics &stats);
 
 /// The bin of a finite x in a histogram of `bins` bins over [lo, hi]: floor((x - lo) / (hi - lo) *

@@ -36,7 +36,8 @@ constexpr float bf16ToFp32(uint16_t h)
 }
 
 /// E8M0 scale (MXFP4) → half of its value, 2^(x-128): ggml's GGML_E8M0_TO_FP32_HALF. The E2M1
-/// codebook stores doubled values, so the half scale gives the true product. 255 is 2^127, not NaN.
+/// codebook stores doubled values, so the half scale gives the true product. 255 is 2^127, not NaN
+/// (docs/FORMAT.md §4.2).
 constexpr float e8m0ToFp32Half(uint8_t x)
 {
     // x = 0 and 1 give the subnormals 2^-128 and 2^-127
@@ -46,7 +47,7 @@ constexpr float e8m0ToFp32Half(uint8_t x)
 
 /// UE4M3 sub-block scale (NVFP4) → half of its value, as ggml's ggml_ue4m3_to_fp32 returns it.
 /// Unsigned: bits 6–3 exponent (bias 7), bits 2–0 mantissa, bit 7 ignored; 0x00 and 0x7F
-/// (the NaN code) give 0. Every result is exact in float.
+/// (the NaN code) give 0 (docs/FORMAT.md §4.2). Every result is exact in float.
 constexpr float ue4m3ToFp32Half(uint8_t x)
 {
     if (x == 0 || x == 0x7f)

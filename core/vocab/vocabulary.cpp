@@ -11,7 +11,8 @@ namespace gguf {
 namespace {
 
 // GPT-2's bytes_to_unicode(): printable Latin-1 bytes stand for themselves; the other 68 bytes
-// are spelled with code points 256, 257, … in byte order. Inverted here: code point → byte.
+// are spelled with code points 256, 257, … in byte order (docs/FORMAT.md §7.4). Inverted here:
+// code point → byte.
 struct Gpt2Table {
     std::array<int16_t, 324> byteOf{};
     constexpr Gpt2Table()
@@ -263,7 +264,7 @@ std::string_view Vocabulary::merge(uint64_t rank) const
 std::pair<std::string_view, std::string_view> Vocabulary::mergeParts(uint64_t rank) const
 {
     const std::string_view rule = merge(rank);
-    // llama.cpp: word.find(' ', 1), so a rule may start with a space
+    // llama.cpp: word.find(' ', 1), so a rule may start with a space (docs/FORMAT.md §7.1)
     const size_t space = rule.empty() ? std::string_view::npos : rule.find(' ', 1);
     if (space == std::string_view::npos)
         return {rule, {}};

@@ -31,7 +31,7 @@ enum class TokenType : int32_t {
 /// "normal", "unknown", "control", "user_defined", "unused", "byte"; "undefined" for 0 and others.
 std::string_view tokenTypeName(int32_t type);
 
-/// How stored token text maps to bytes.
+/// How stored token text maps to bytes (docs/FORMAT.md §7.4).
 enum class TokenizerStyle : uint8_t {
     Raw,           ///< stored text is the text
     Gpt2ByteLevel, ///< bytes spelled with GPT-2's printable stand-ins (Ġ = space, Ċ = newline)
@@ -90,7 +90,8 @@ public:
     /// Merge rule `rank` as stored ("Ġ t").
     std::string_view merge(uint64_t rank) const;
     /// The two halves of merge rule `rank` ("Ġ", "t"), split at the first space after the first
-    /// byte as llama.cpp does; the second half is empty when there is no such space.
+    /// byte as llama.cpp does (docs/FORMAT.md §7.1); the second half is empty when there is no such
+    /// space.
     std::pair<std::string_view, std::string_view> mergeParts(uint64_t rank) const;
 
     /// Counts per token type and the range of the scores.
@@ -111,10 +112,10 @@ private:
     std::vector<SpecialToken> m_special;
 };
 
-/// Undo GPT-2's byte-to-unicode spelling: each code point of `text` that stands for a byte
-/// becomes that byte; other code points are kept as UTF-8.
+/// Undo GPT-2's byte-to-unicode spelling (docs/FORMAT.md §7.4): each code point of `text` that
+/// stands for a byte becomes that byte; other code points are kept as UTF-8.
 std::string decodeGpt2ByteLevel(std::string_view text);
-/// Undo SentencePiece's spelling: "▁" → space; "<0xNN>" → the byte NN.
+/// Undo SentencePiece's spelling (docs/FORMAT.md §7.4): "▁" → space; "<0xNN>" → the byte NN.
 std::string decodeSentencePiece(std::string_view text);
 /// The two functions above, appending to `out`.
 void appendGpt2ByteLevel(std::string_view text, std::string &out);

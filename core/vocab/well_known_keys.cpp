@@ -13,7 +13,8 @@ namespace {
 
 using NamedValue = std::pair<int64_t, std::string_view>;
 
-// llama.cpp include/llama.h, enum llama_ftype (values 5 and 6 were retired; 4 is still defined).
+// llama.cpp include/llama.h, enum llama_ftype (values 5 and 6 were retired; 4 is still defined;
+// docs/FORMAT.md §7.5).
 constexpr std::array kFileTypes{
     NamedValue{0, "ALL_F32"},
     NamedValue{1, "MOSTLY_F16"},
@@ -51,19 +52,19 @@ constexpr std::array kFileTypes{
     NamedValue{38, "MXFP4_MOE"},
 };
 
-// llama.cpp include/llama.h, enum llama_pooling_type.
+// llama.cpp include/llama.h, enum llama_pooling_type (docs/FORMAT.md §7.5).
 constexpr std::array kPoolingTypes{
     NamedValue{-1, "UNSPECIFIED"}, NamedValue{0, "NONE"}, NamedValue{1, "MEAN"},
     NamedValue{2, "CLS"},          NamedValue{3, "LAST"}, NamedValue{4, "RANK"},
 };
 
-// llama.cpp include/llama.h, enum llama_rope_scaling_type.
+// llama.cpp include/llama.h, enum llama_rope_scaling_type (docs/FORMAT.md §7.5).
 constexpr std::array kRopeScalingTypes{
     NamedValue{-1, "UNSPECIFIED"}, NamedValue{0, "NONE"},     NamedValue{1, "LINEAR"},
     NamedValue{2, "YARN"},         NamedValue{3, "LONGROPE"},
 };
 
-// llama.cpp src/llama-hparams.h, enum llm_expert_gating_func_type.
+// llama.cpp src/llama-hparams.h, enum llm_expert_gating_func_type (docs/FORMAT.md §7.5).
 constexpr std::array kExpertGatingFuncs{
     NamedValue{0, "NONE"},
     NamedValue{1, "SOFTMAX"},

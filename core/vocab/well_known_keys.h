@@ -17,7 +17,7 @@ std::optional<std::string_view> fileTypeName(uint64_t fileType);
 std::optional<std::string_view> poolingTypeName(int64_t value);
 
 /// `<arch>.rope.scaling.type` stored as a number (llama_rope_scaling_type): "NONE", "LINEAR", "YARN",
-/// "LONGROPE"; -1 is "UNSPECIFIED". (Most writers store this key as a string.)
+/// "LONGROPE"; -1 is "UNSPECIFIED". (Most writers store this key as a string; docs/FORMAT.md §7.5.)
 std::optional<std::string_view> ropeScalingTypeName(int64_t value);
 
 /// `<arch>.expert_gating_func` (llm_expert_gating_func_type): "NONE", "SOFTMAX", "SIGMOID", "SOFTMAX_WEIGHT".
