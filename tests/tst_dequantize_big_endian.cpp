@@ -1,12 +1,17 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 // Tensors of big-endian files: every type of tests/data/ggml-reference written in the other byte
-// order by this test's own table of block members must decode to ggml's values bit for bit.
+// order by this test's own table of block members must decode to ggml's values bit for bit; the
+// files llama.cpp's converter made (tests/data/big-endian) must agree with that table and decode,
+// and give statistics, as their little-endian originals do.
 #include "core/format/ggml_types.h"
+#include "core/format/gguf_file.h"
 #include "core/quant/dequantize.h"
+#include "core/stats/tensor_stats.h"
 #include "tests/support/ggml_reference.h"
 
 #include <QTest>
 
+#include <algorithm>
 #include <map>
 #include <utility>
 
@@ -96,6 +101,8 @@ private slots:
     void everyTypeInTheOtherByteOrder_data();
     void everyTypeInTheOtherByteOrder();
     void i2sScaleInTheOtherByteOrder();
+    void converterFiles_data();
+    void converterFiles();
 };
 
 void TestDequantizeBigEndian::everyTypeInTheOtherByteOrder_data()
@@ -163,6 +170,85 @@ void TestDequantizeBigEndian::i2sScaleInTheOtherByteOrder()
         const uint64_t within = e % 128;
         const int code = (data[(e / 128) * 32 + within % 32] >> (6 - 2 * (within / 32))) & 3;
         QCOMPARE(bitsOf(got[e]), bitsOf(codeValue[code] * scale));
+    }
+}
+
+void TestDequantizeBigEndian::converterFiles_data()
+{
+    QTest::addColumn<QString>("type");
+    // every type gguf_convert_endian.py converts (tests/data/big-endian/README.md)
+    for (const char *type : {"f32", "f16", "bf16", "q4_0", "q8_0", "q4_K", "q6_K", "mxfp4"})
+        QTest::newRow(type) << QString::fromLatin1(type);
+}
+
+void TestDequantizeBigEndian::converterFiles()
+{
+    QFETCH(QString, type);
+    const std::vector<ReferenceTensor> all = ggmlReferenceTensors();
+    const auto r = std::find_if(all.begin(), all.end(), [&](const ReferenceTensor &t) { return t.file == type; });
+    QVERIFY(r != all.end());
+    const auto members = kMultiByteMembers.find(r->typeName);
+    QVERIFY(members != kMultiByteMembers.end());
+
+    const QString bigPath = QStringLiteral(GGUF_TEST_DATA_DIR "/big-endian/") + type + QStringLiteral(".gguf");
+    const QString littlePath = kGgmlReferenceDir + r->file + QStringLiteral(".gguf");
+    const OpenResult big = GgufFile::open(bigPath.toStdString());
+    const OpenResult little = GgufFile::open(littlePath.toStdString());
+    QVERIFY2(big.file && !big.error, qPrintable(bigPath));
+    QVERIFY(little.file && !little.error);
+    QCOMPARE(big.file->byteOrder(), ByteOrder::Big);
+    QVERIFY(big.file->swappedMagic());
+    QCOMPARE(little.file->byteOrder(), ByteOrder::Little);
+    QCOMPARE(big.file->tensors().size(), size_t(1));
+    QCOMPARE(little.file->tensors().size(), size_t(1));
+    const TensorInfo &bt = big.file->tensors()[0];
+    const TensorInfo &lt = little.file->tensors()[0];
+    QCOMPARE(bt.name, lt.name);
+    QCOMPARE(bt.typeId, r->typeId);
+    QCOMPARE(bt.ne, lt.ne);
+    QCOMPARE(static_cast<qint64>(bt.elements), r->elements);
+
+    // the converter swapped exactly the members our table names
+    const std::span<const uint8_t> bigBytes = big.file->tensorBytes(bt);
+    const std::span<const uint8_t> littleBytes = little.file->tensorBytes(lt);
+    QCOMPARE(static_cast<qint64>(bigBytes.size()), r->dataBytes);
+    const uint64_t blocks = static_cast<uint64_t>(r->elements) / typeTraits(r->typeId).blockSize;
+    const std::vector<uint8_t> ours =
+        toOtherByteOrder(littleBytes, static_cast<size_t>(r->dataBytes / blocks), members->second);
+    QVERIFY(std::equal(ours.begin(), ours.end(), bigBytes.begin(), bigBytes.end()));
+
+    // decoded through the file, as the window and gguf-inspect do: ggml's values bit for bit
+    const TensorData bigData = tensorData(*big.file, bt);
+    QVERIFY(bigData.swapBytes);
+    const std::vector<float> want = ggmlReferenceValues(*r);
+    std::vector<float> got(want.size());
+    QVERIFY(dequantizeRange(bigData.typeId, bigData.bytes, bigData.elements, 0, got, bigData.swapBytes));
+    QVERIFY2(mismatch(got, want).isEmpty(), qPrintable(mismatch(got, want)));
+
+    // and the same statistics as the little-endian file, exact ones included
+    const TensorData littleData = tensorData(*little.file, lt);
+    QVERIFY(!littleData.swapBytes);
+    TensorStatistics sb, sl;
+    QCOMPARE(computeStatistics(bigData, {}, sb), StatsStatus::Ok);
+    QCOMPARE(computeStatistics(littleData, {}, sl), StatsStatus::Ok);
+    QCOMPARE(refineStatistics(bigData, {}, sb), StatsStatus::Ok);
+    QCOMPARE(refineStatistics(littleData, {}, sl), StatsStatus::Ok);
+    QCOMPARE(sb.finite, sl.finite);
+    QCOMPARE(sb.nan, sl.nan);
+    QCOMPARE(sb.posInf + sb.negInf, sl.posInf + sl.negInf);
+    QCOMPARE(sb.zeros, sl.zeros);
+    QCOMPARE(bitsOf(static_cast<float>(sb.min)), bitsOf(static_cast<float>(sl.min)));
+    QCOMPARE(bitsOf(static_cast<float>(sb.max)), bitsOf(static_cast<float>(sl.max)));
+    QCOMPARE(sb.mean, sl.mean);
+    QCOMPARE(sb.std, sl.std);
+    QVERIFY(sb.percentilesExact && sl.percentilesExact);
+    QCOMPARE(sb.percentiles, sl.percentiles);
+    QCOMPARE(sb.histogram.counts, sl.histogram.counts);
+    // and these are not the figures of the bytes read as stored
+    if (!members->second.empty()) {
+        std::vector<float> asStored(want.size());
+        QVERIFY(dequantizeRange(bigData.typeId, bigData.bytes, bigData.elements, 0, asStored, false));
+        QVERIFY(!mismatch(asStored, want).isEmpty());
     }
 }
 

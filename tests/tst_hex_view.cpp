@@ -17,7 +17,11 @@
 
 #include <QElapsedTimer>
 #include <QFile>
+#include <QFloat16>
 #include <QTemporaryDir>
+#include <QtEndian>
+
+#include <cstring>
 
 using namespace hex_fixture;
 using Item = HexAnnotator::Item;
@@ -151,6 +155,55 @@ private slots:
         QTest::newRow("F16 element") << t("output.weight").dataOffset + 13 << RegionKind::TensorData
                                      << "F16 element 6 of `output.weight` (row 0, column 6) = 0"
                                      << t("output.weight").dataOffset + 12 << uint64_t(2) << Item::Tensor << 5u;
+    }
+
+    // A block field of a big-endian file (made by llama.cpp's converter, tests/data/big-endian) is
+    // described with the value it holds in that byte order: the little-endian original's value.
+    void bigEndianBlockFields_data()
+    {
+        QTest::addColumn<QString>("type");
+        QTest::addColumn<uint64_t>("fieldOffset"); // of an f16 member within the block
+        QTest::addColumn<QString>("field");
+        QTest::newRow("Q4_K d") << "q4_K" << uint64_t(0) << "d";
+        QTest::newRow("Q4_K dmin") << "q4_K" << uint64_t(2) << "dmin";
+        QTest::newRow("Q6_K d") << "q6_K" << uint64_t(208) << "d";
+        QTest::newRow("Q8_0 d") << "q8_0" << uint64_t(0) << "d";
+    }
+
+    void bigEndianBlockFields()
+    {
+        QFETCH(QString, type);
+        QFETCH(uint64_t, fieldOffset);
+        QFETCH(QString, field);
+        const auto open = [](const QString &path) { return GgufFile::open(path.toStdString()).file; };
+        const auto little = open(QStringLiteral(GGUF_TEST_DATA_DIR "/ggml-reference/%1.gguf").arg(type));
+        const auto big = open(QStringLiteral(GGUF_TEST_DATA_DIR "/big-endian/%1.gguf").arg(type));
+        QVERIFY(little && big && big->byteSwapped());
+        const HexAnnotator littleNotes(little), bigNotes(big);
+        const uint64_t blockBytes = typeTraits(little->tensors()[0].typeId).typeSize;
+        for (uint64_t block : {uint64_t(0), uint64_t(5)}) {
+            const uint64_t l = little->tensors()[0].fileOffset + block * blockBytes + fieldOffset;
+            const uint64_t b = big->tensors()[0].fileOffset + block * blockBytes + fieldOffset;
+            // the value, decoded here with Qt's own f16 from the little-endian original's bytes
+            const auto lb = little->bytes(l, 2);
+            QCOMPARE(lb.size(), size_t(2));
+            const quint16 bits = qFromLittleEndian<quint16>(lb.data());
+            qfloat16 half;
+            std::memcpy(&half, &bits, 2);
+            const QString value = QString::number(float(half), 'g', 6);
+            const QString want = QStringLiteral("%1 block %2 of `%3.weight`, field `%4` = %5")
+                                     .arg(QString::fromStdString(typeName(little->tensors()[0].typeId)))
+                                     .arg(block)
+                                     .arg(type, field, value);
+            QCOMPARE(littleNotes.describe(l + 1).label, want);
+            QCOMPARE(bigNotes.describe(b).label, want);
+            QCOMPARE(bigNotes.describe(b).unitOffset, b);
+            QCOMPARE(bigNotes.describe(b).unitSize, uint64_t(2));
+            // the big-endian bytes are the little-endian ones reversed
+            const auto bb = big->bytes(b, 2);
+            QCOMPARE(bb[0], lb[1]);
+            QCOMPARE(bb[1], lb[0]);
+        }
     }
 
     void describe()
