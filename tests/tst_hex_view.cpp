@@ -189,7 +189,7 @@ private slots:
             QCOMPARE(lb.size(), size_t(2));
             const quint16 bits = qFromLittleEndian<quint16>(lb.data());
             qfloat16 half;
-            std::memcpy(&half, &bits, 2);
+            std::memcpy(static_cast<void *>(&half), &bits, sizeof bits);
             const QString value = QString::number(float(half), 'g', 6);
             const QString want = QStringLiteral("%1 block %2 of `%3.weight`, field `%4` = %5")
                                      .arg(QString::fromStdString(typeName(little->tensors()[0].typeId)))

@@ -44,9 +44,9 @@ const QString kVocab = QStringLiteral(GGUF_TEST_DATA_DIR "/real/ggml-vocab-phi-3
 
 bool openAndWait(MainWindow &window, const QString &path)
 {
-    QSignalSpy loaded(window.document(), &Document::loaded);
+    QSignalSpy shown(&window, &MainWindow::modelShown);
     window.openFile(path);
-    return loaded.wait(10000);
+    return shown.wait(10000);
 }
 
 // Delivers a drop of `urls` onto the window as the platform would.
@@ -240,9 +240,9 @@ private slots:
     {
         MainWindow window;
         window.show();
-        QSignalSpy loaded(window.document(), &Document::loaded);
+        QSignalSpy shown(&window, &MainWindow::modelShown);
         QVERIFY(drop(window, {QUrl::fromLocalFile(kSample)}));
-        QVERIFY(loaded.wait(10000));
+        QVERIFY(shown.wait(10000));
         QCOMPARE(window.document()->path(), QFileInfo(kSample).absoluteFilePath());
         QCOMPARE(window.tensorsPage()->proxy()->rowCount(), 38);
     }
@@ -252,9 +252,9 @@ private slots:
         MainWindow window;
         window.show();
         const QList<QWidget *> before = QApplication::topLevelWidgets();
-        QSignalSpy loaded(window.document(), &Document::loaded);
+        QSignalSpy shown(&window, &MainWindow::modelShown);
         QVERIFY(drop(window, {QUrl::fromLocalFile(kSample), QUrl::fromLocalFile(kVocab)}));
-        QVERIFY(loaded.wait(10000));
+        QVERIFY(shown.wait(10000));
         QCOMPARE(window.document()->path(), kSample);
         MainWindow *second = nullptr;
         for (QWidget *widget : QApplication::topLevelWidgets())
@@ -459,10 +459,12 @@ private slots:
 
         QSignalSpy loaded(window.document(), &Document::loaded);
         QSignalSpy failed(window.document(), &Document::loadFailed);
+        QSignalSpy pagesFilled(&window, &MainWindow::modelShown);
         window.messageBar()->actionButton()->click();
         QTRY_VERIFY_WITH_TIMEOUT(loaded.count() + failed.count() == 1, 10000);
         if (change == QLatin1String("append") || change == QLatin1String("replace")) {
             QCOMPARE(loaded.count(), 1);
+            QTRY_COMPARE_WITH_TIMEOUT(pagesFilled.count(), 1, 10000); // every page has the new model
             QVERIFY(window.document()->model() != model);
             QVERIFY(window.messageBar()->isHidden());
             // the tensor on show before the reload is on show again

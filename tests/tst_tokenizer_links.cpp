@@ -45,9 +45,9 @@ private slots:
         window.resize(1100, 760);
         window.show();
         QVERIFY(QTest::qWaitForWindowExposed(&window));
-        QSignalSpy loaded(window.document(), &Document::loaded);
+        QSignalSpy shown(&window, &MainWindow::modelShown);
         window.openFile(realPath(QStringLiteral("ggml-vocab-phi-3.gguf")));
-        QVERIFY(loaded.wait(10000));
+        QVERIFY(shown.wait(10000));
         MetadataPage *metadata = window.metadataPage();
         TokenizerPage *tokenizer = window.tokenizerPage();
         window.pages()->setCurrentWidget(metadata);

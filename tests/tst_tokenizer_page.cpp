@@ -20,7 +20,7 @@
 #include <QHeaderView>
 #include <QLineEdit>
 #include <QTabWidget>
-#include <QTreeView>
+#include <QTableView>
 #include <QTreeWidget>
 #include <QtTest>
 
@@ -176,7 +176,7 @@ void TestTokenizerPage::sortByHeader()
              qPrintable(view->statusText()));
     // decoded text has no order of its own: the indicator stays on Score
     view->view()->sortByColumn(VocabularyModel::DecodedColumn, Qt::AscendingOrder);
-    QCOMPARE(view->view()->header()->sortIndicatorSection(), int(VocabularyModel::ScoreColumn));
+    QCOMPARE(view->view()->horizontalHeader()->sortIndicatorSection(), int(VocabularyModel::ScoreColumn));
     QVERIFY(!view->isSearching());
     // a search keeps the order
     QVERIFY(searched(view, [view] { view->setQuery(query(TokenSearch::Mode::Id, QStringLiteral("13, 278, 29871"))); }));
@@ -210,7 +210,7 @@ void TestTokenizerPage::copyingTokens()
     TokenizerPage page;
     page.setFile(openReal(QStringLiteral("ggml-vocab-gpt-2.gguf")));
     QVERIFY(page.selectToken(29871));
-    QTreeView *table = page.vocabularyView()->view();
+    QTableView *table = page.vocabularyView()->view();
     QStringList copied;
     for (QAction *action : table->actions()) {
         QApplication::clipboard()->clear();

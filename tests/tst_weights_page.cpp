@@ -325,9 +325,9 @@ private slots:
         MainWindow window;
         window.resize(1100, 760);
         window.show();
-        QSignalSpy loaded(window.document(), &Document::loaded);
+        QSignalSpy shown(&window, &MainWindow::modelShown);
         window.openFile(QStringLiteral(GGUF_SAMPLE_MODEL));
-        QVERIFY(loaded.wait(10000));
+        QVERIFY(shown.wait(10000));
         WeightsPage *page = window.weightsPage();
         QCOMPARE(window.pages()->tabText(window.pages()->indexOf(page)), QStringLiteral("&Weights"));
         // Selecting a tensor in the table shows it on the Weights page.

@@ -79,6 +79,7 @@ template <typename Work, typename Deliver> quint64 JobTracker::start(const QStri
     using Result = std::decay_t<std::invoke_result_t<Work &, const gguf::ProgressFn &>>;
     const quint64 generation = begin(label);
     QFuture<Result> future = QtConcurrent::run(m_pool, [work = std::move(work)](QPromise<Result> &promise) mutable {
+        gguf::enterBackground(); // yields to the GUI thread when the program asked for it
         promise.setProgressRange(0, 1000);
         const gguf::ProgressFn progress = [&promise](uint64_t done, uint64_t total) {
             if (total > 0)

@@ -1,11 +1,14 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 #include "app/explorer/main_window.h"
 #include "app/explorer/screenshot_tour.h"
+#include "app/explorer/stall_monitor.h"
+#include "core/util/parallel_chunks.h"
 
 #include <QApplication>
 #include <QCommandLineParser>
 #include <QFileInfo>
 #include <QStandardPaths>
+#include <QTextStream>
 
 namespace {
 
@@ -25,7 +28,10 @@ QString sampleModelPath()
 
 int main(int argc, char *argv[])
 {
-    QApplication app(argc, argv);
+    MonitoredApplication app(argc, argv);
+    // background work (jobs and the core's workers) gives way to this thread: the window answers
+    // at once even when every core is computing statistics
+    gguf::setBackgroundThreadsYield(true);
     QApplication::setApplicationName(QStringLiteral("gguf-explorer"));
     QApplication::setApplicationDisplayName(QStringLiteral("GGUF Explorer"));
     QApplication::setOrganizationName(QStringLiteral("gguf-explorer"));
@@ -53,10 +59,20 @@ int main(int argc, char *argv[])
             files << sample;
     }
 
+    // GGUF_STALL_REPORT=1 (and every screenshot tour): on exit, the longest time the window did
+    // not answer, as "max-stall-ms N (the event it was in)" on stderr
+    const bool reportStalls = qEnvironmentVariableIntValue("GGUF_STALL_REPORT") == 1 || parser.isSet(screenshot);
+    StallMonitor monitor;
+
     MainWindow window;
     window.show();
+    if (reportStalls)
+        monitor.start();
     if (parser.isSet(screenshot))
-        startScreenshotTour(window, parser.value(screenshot), files.isEmpty());
+        startScreenshotTour(window, parser.value(screenshot), files.isEmpty(), reportStalls ? &monitor : nullptr);
     window.openFiles(files);
-    return QApplication::exec();
+    const int status = QApplication::exec();
+    if (reportStalls)
+        QTextStream(stderr) << monitor.report() << '\n';
+    return status;
 }

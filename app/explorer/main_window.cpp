@@ -32,6 +32,7 @@
 #include <QShortcut>
 #include <QStatusBar>
 #include <QTabWidget>
+#include <QTimer>
 #include <QVBoxLayout>
 
 MainWindow::MainWindow(QWidget *parent)
@@ -205,15 +206,11 @@ void MainWindow::openFile(const QString &path)
 void MainWindow::showLoaded(const QString &path, const QString &warning)
 {
     m_loadStatus->finish();
-    const auto model = m_document->model();
-    for (Page *page : m_pageList)
-        page->setModel(model);
-    if (!m_reselectTensor.isEmpty() && path == m_reselectPath) {
-        const TensorHandle again = TensorHandle::named(model, m_reselectTensor);
-        if (again.isValid())
-            m_tensors->selectTensor(again.ref());
-    }
-    m_reselectTensor.clear();
+    // the page in view first, then the others, one per turn of the event loop
+    m_pagesWaiting = m_pageList;
+    if (Page *current = dynamic_cast<Page *>(m_tabs->currentWidget()); current && m_pagesWaiting.removeOne(current))
+        m_pagesWaiting.prepend(current);
+    showModelOnNextPage(++m_showGeneration, path);
     if (warning.isEmpty())
         m_messageBar->clearMessage();
     else
@@ -222,6 +219,25 @@ void MainWindow::showLoaded(const QString &path, const QString &warning)
     setWindowFilePath(path);
     m_recent->add(path);
     statusBar()->showMessage(tr("Opened %1 in %2 ms").arg(QFileInfo(path).fileName()).arg(m_loadTimer.elapsed()), 5000);
+}
+
+void MainWindow::showModelOnNextPage(quint64 generation, const QString &path)
+{
+    if (generation != m_showGeneration)
+        return;
+    const auto model = m_document->model();
+    if (!m_pagesWaiting.isEmpty()) {
+        m_pagesWaiting.takeFirst()->setModel(model);
+        QTimer::singleShot(0, this, [this, generation, path] { showModelOnNextPage(generation, path); });
+        return;
+    }
+    if (!m_reselectTensor.isEmpty() && path == m_reselectPath) {
+        const TensorHandle again = TensorHandle::named(model, m_reselectTensor);
+        if (again.isValid())
+            m_tensors->selectTensor(again.ref());
+    }
+    m_reselectTensor.clear();
+    emit modelShown(path);
 }
 
 void MainWindow::showFailure(const QString &path, const QString &message, quint64 offset)

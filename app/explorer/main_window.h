@@ -40,6 +40,12 @@ public:
     TokenizerPage *tokenizerPage() const { return m_tokenizer; }
     WeightsPage *weightsPage() const { return m_weights; }
 
+signals:
+    /// Every page shows the model of the load that finished (Document::loaded): the pages take it
+    /// one per turn of the event loop, the page in view first, so that a model of 20,000 tensors
+    /// and a 256k vocabulary never keeps the window from answering (docs/ARCHITECTURE.md §2).
+    void modelShown(const QString &path);
+
 protected:
     void dragEnterEvent(QDragEnterEvent *event) override;
     void dropEvent(QDropEvent *event) override;
@@ -54,6 +60,9 @@ private:
     void showLoaded(const QString &path, const QString &warning);
     void showFailure(const QString &path, const QString &message, quint64 offset);
     void showAbout();
+    /// Gives the document's model to the next page waiting for it, then queues the one after;
+    /// stops when a newer load took over (`generation`).
+    void showModelOnNextPage(quint64 generation, const QString &path);
     /// Opens the document's file again, keeping the tensor on show.
     void reloadDocument();
     void restoreSettings();
@@ -72,6 +81,8 @@ private:
     LoadStatus *m_loadStatus;
     RecentFiles *m_recent = nullptr;
     QElapsedTimer m_loadTimer;
-    QString m_reselectTensor; ///< shown before a reload of m_reselectPath: shown again after it
+    QList<Page *> m_pagesWaiting; ///< pages that do not show the loaded model yet
+    quint64 m_showGeneration = 0; ///< counts loads, so that an older one stops filling pages
+    QString m_reselectTensor;     ///< shown before a reload of m_reselectPath: shown again after it
     QString m_reselectPath;
 };

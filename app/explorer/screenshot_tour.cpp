@@ -1,8 +1,10 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 #include "app/explorer/screenshot_tour.h"
 #include "app/explorer/main_window.h"
+#include "app/explorer/stall_monitor.h"
 #include "core/format/gguf_file.h"
 #include "ui/document.h"
+#include "ui/hex/hex_page.h"
 #include "ui/tensors/tensors_page.h"
 #include "ui/weights/weights_page.h"
 
@@ -20,7 +22,15 @@ constexpr int kSettleMs = 200;
 
 // Selects the tensor the Weights page shows in the tensor table, then grabs each Weights view as
 // `<prefix>-weights-<view>.png` once its computation has finished; then calls `done`.
-void grabWeightViews(MainWindow &window, const QString &prefix, int mode, const std::function<void()> &done)
+bool grabTo(QWidget &widget, const QString &file, StallMonitor *monitor)
+{
+    const QPixmap picture = widget.grab();
+    const StallMonitor::Excluded encoding(monitor);
+    return picture.save(file);
+}
+
+void grabWeightViews(MainWindow &window, const QString &prefix, int mode, StallMonitor *monitor,
+                     const std::function<void()> &done)
 {
     WeightsPage *page = window.weightsPage();
     if (mode == 0 && page->tensor().isValid())
@@ -32,13 +42,13 @@ void grabWeightViews(MainWindow &window, const QString &prefix, int mode, const 
     }
     window.pages()->setCurrentWidget(page);
     page->setMode(static_cast<WeightsPage::Mode>(mode));
-    const auto grab = [&window, prefix, mode, done] {
-        QTimer::singleShot(kSettleMs, &window, [&window, prefix, mode, done] {
+    const auto grab = [&window, prefix, mode, monitor, done] {
+        QTimer::singleShot(kSettleMs, &window, [&window, prefix, mode, monitor, done] {
             const QString file = QStringLiteral("%1-weights-%2.png")
                                      .arg(prefix, WeightsPage::modeName(static_cast<WeightsPage::Mode>(mode)));
-            if (window.grab().save(file))
+            if (grabTo(window, file, monitor))
                 QTextStream(stdout) << file << '\n';
-            grabWeightViews(window, prefix, mode + 1, done);
+            grabWeightViews(window, prefix, mode + 1, monitor, done);
         });
     };
     if (page->isBusy())
@@ -47,9 +57,30 @@ void grabWeightViews(MainWindow &window, const QString &prefix, int mode, const 
         grab();
 }
 
+// The tour's own walk through the pages: one page per turn of the event loop, as a user clicks
+// one tab at a time (so a stall figure is what one switch costs, not the whole walk); then `done`.
+void grabPagesInTurn(MainWindow &window, const QString &prefix, StallMonitor *monitor, int index,
+                     const std::function<void()> &done)
+{
+    QTabWidget *tabs = window.pages();
+    if (index >= tabs->count()) {
+        done();
+        return;
+    }
+    QTimer::singleShot(kSettleMs, &window, [&window, prefix, monitor, index, done] {
+        QTabWidget *pages = window.pages();
+        pages->setCurrentIndex(index);
+        const QString name = pages->tabText(index).remove(u'&').toLower().replace(u' ', u'-');
+        const QString file = QStringLiteral("%1-%2.png").arg(prefix, name);
+        if (grabTo(window, file, monitor))
+            QTextStream(stdout) << file << '\n';
+        grabPagesInTurn(window, prefix, monitor, index + 1, done);
+    });
+}
+
 } // namespace
 
-QStringList grabPages(MainWindow &window, const QString &prefix)
+QStringList grabPages(MainWindow &window, const QString &prefix, StallMonitor *monitor)
 {
     QTabWidget *tabs = window.pages();
     QStringList files;
@@ -58,24 +89,31 @@ QStringList grabPages(MainWindow &window, const QString &prefix)
         tabs->setCurrentIndex(i);
         const QString name = tabs->tabText(i).remove(u'&').toLower().replace(u' ', u'-');
         const QString file = QStringLiteral("%1-%2.png").arg(prefix, name);
-        if (window.grab().save(file))
+        if (grabTo(window, file, monitor))
             files << file;
     }
     tabs->setCurrentIndex(current);
     return files;
 }
 
-void startScreenshotTour(MainWindow &window, const QString &prefix, bool nothingToOpen)
+void startScreenshotTour(MainWindow &window, const QString &prefix, bool nothingToOpen, StallMonitor *monitor)
 {
-    const auto grabAndQuit = [&window, prefix] {
-        QTimer::singleShot(kSettleMs, &window, [&window, prefix] {
-            for (const QString &file : grabPages(window, prefix))
-                QTextStream(stdout) << file << '\n';
-            QApplication::quit();
+    const auto grabAndQuit = [&window, prefix, monitor] {
+        const int current = window.pages()->currentIndex();
+        grabPagesInTurn(window, prefix, monitor, 0, [&window, current] {
+            window.pages()->setCurrentIndex(current);
+            QTimer::singleShot(kSettleMs, &window, [] { QApplication::quit(); });
         });
     };
-    QObject::connect(window.document(), &Document::loaded, &window,
-                     [&window, prefix, grabAndQuit] { grabWeightViews(window, prefix, 0, grabAndQuit); });
+    // the Bytes page is shown at the file's last byte (the far end of a huge file must paint at once)
+    const auto toLastByte = [&window, grabAndQuit] {
+        if (window.hexPage())
+            window.hexPage()->goTo(QStringLiteral("end-1"));
+        grabAndQuit();
+    };
+    QObject::connect(&window, &MainWindow::modelShown, &window, [&window, prefix, monitor, toLastByte] {
+        grabWeightViews(window, prefix, 0, monitor, toLastByte);
+    });
     QObject::connect(window.document(), &Document::loadFailed, &window, grabAndQuit);
     if (nothingToOpen)
         grabAndQuit();

@@ -8,11 +8,15 @@
 #include <QStringList>
 
 class MainWindow;
+class StallMonitor;
 
-/// Grabs every page of `window` into `<prefix>-<page>.png`; returns the files written.
-QStringList grabPages(MainWindow &window, const QString &prefix);
+/// Grabs every page of `window` into `<prefix>-<page>.png`; returns the files written. Encoding
+/// and writing the PNGs is left out of `monitor`'s stalls (it is the tour's work, not the window's).
+QStringList grabPages(MainWindow &window, const QString &prefix, StallMonitor *monitor = nullptr);
 
 /// Once the window's document has loaded (or failed to, or at once when `nothingToOpen`): grabs
-/// each Weights view as `<prefix>-weights-<view>.png` when its computation has finished, then
-/// every page, prints the files written on stdout and quits the application.
-void startScreenshotTour(MainWindow &window, const QString &prefix, bool nothingToOpen);
+/// each Weights view as `<prefix>-weights-<view>.png` when its computation has finished, moves the
+/// Bytes page to the file's last byte, then grabs every page, prints the files written on stdout
+/// and quits the application.
+void startScreenshotTour(MainWindow &window, const QString &prefix, bool nothingToOpen,
+                         StallMonitor *monitor = nullptr);

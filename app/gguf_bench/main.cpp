@@ -2,14 +2,17 @@
 // gguf-bench: prints throughput and peak memory figures, each beside a floor measured in the same
 // run (reading / memcpy of the same bytes, `head -c` of the same header, a byte scan of the same
 // tokens), so the ratio to the physical limit is visible.
-// Usage: gguf-bench [--quick] [--dir DIR] [dequant] [stats] [open] [tokens]
+// Usage: gguf-bench [--quick] [--dir DIR] [--explorer PATH] [dequant] [stats] [open] [tokens] [stall]
+//        gguf-bench --write-big-model PATH   (writes the generated model of `open` and `stall`)
 #include "app/gguf_bench/bench_files.h"
+#include "app/gguf_bench/bench_stall.h"
 #include "app/gguf_bench/bench_tokens.h"
 #include "app/gguf_bench/bench_util.h"
 #include "core/format/ggml_types.h"
 #include "core/format/gguf_file.h"
 #include "core/quant/dequantize.h"
 #include "core/stats/tensor_stats.h"
+#include "core/util/cpu_features.h"
 
 #include <algorithm>
 #include <array>
@@ -19,6 +22,7 @@
 #include <filesystem>
 #include <set>
 #include <string>
+#include <string_view>
 #include <thread>
 #include <vector>
 
@@ -78,6 +82,49 @@ void benchDequant(bool quick)
                     mb / one, me / one, one * 1e9 / static_cast<double>(elements), mb / all, me / all, one / all,
                     memcpyMBs, (mb / one) / memcpyMBs);
     }
+}
+
+// The CPU's name as the kernel reports it (the figures depend on it: AVX-512 throughput and
+// memory bandwidth differ between models with the same instruction sets).
+std::string cpuModel()
+{
+    FILE *info = std::fopen("/proc/cpuinfo", "r");
+    if (!info)
+        return "unknown";
+    char line[512];
+    std::string model = "unknown";
+    while (std::fgets(line, sizeof line, info)) {
+        std::string_view text(line);
+        if (!text.starts_with("model name"))
+            continue;
+        const size_t colon = text.find(':');
+        if (colon != std::string_view::npos) {
+            text.remove_prefix(colon + 1);
+            const size_t first = text.find_first_not_of(" \t");
+            const size_t last = text.find_last_not_of(" \t\n");
+            if (first != std::string_view::npos && last != std::string_view::npos && last >= first)
+                model = std::string(text.substr(first, last - first + 1));
+        }
+        break;
+    }
+    std::fclose(info);
+    return model;
+}
+
+// The widest hand-written kernels the decoders and statistics choose here (GGUF_SIMD lowers it).
+std::string kernelLevel()
+{
+#if GGUF_X86_KERNELS
+    using namespace gguf::detail;
+    const int ceiling = simdCeiling();
+    if (ceiling >= 2 && cpuHasAvx512())
+        return cpuHasAvx512Vnni() ? "AVX-512 with VNNI" : "AVX-512 (no VNNI)";
+    if (ceiling >= 1 && cpuHasAvx2())
+        return std::string("AVX2") + (cpuHasFma() ? " with FMA" : "") + (ceiling < 2 ? " (GGUF_SIMD=avx2)" : "");
+    return ceiling == 0 ? "portable (GGUF_SIMD=portable)" : "portable (no AVX2)";
+#else
+    return "portable (not x86-64)";
+#endif
 }
 
 double medianOf(std::vector<double> v);
@@ -226,23 +273,38 @@ int main(int argc, char **argv)
     bool quick = false;
     std::string dir = std::filesystem::temp_directory_path().string();
     std::set<std::string> phases;
+    // the explorer of the same build: app/gguf-explorer beside app/gguf_bench/
+    std::error_code noError;
+    std::string explorer =
+        (std::filesystem::read_symlink("/proc/self/exe", noError).parent_path().parent_path() / "gguf-explorer")
+            .string();
     for (int i = 1; i < argc; ++i) {
         const std::string a = argv[i];
         if (a == "--quick")
             quick = true;
         else if (a == "--dir" && i + 1 < argc)
             dir = argv[++i];
-        else if (a == "dequant" || a == "stats" || a == "open" || a == "tokens")
+        else if (a == "--explorer" && i + 1 < argc)
+            explorer = argv[++i];
+        else if (a == "--write-big-model" && i + 1 < argc) {
+            // the generated model of `open` and `stall`, kept for a look by hand
+            uint64_t claimed = 0;
+            writeBigSparseModel(argv[++i], claimed);
+            std::printf("%s: %.1f GB (sparse)\n", argv[i], static_cast<double>(claimed) / 1e9);
+            return 0;
+        } else if (a == "dequant" || a == "stats" || a == "open" || a == "tokens" || a == "stall")
             phases.insert(a);
         else {
-            std::fprintf(stderr, "usage: gguf-bench [--quick] [--dir DIR] [dequant] [stats] [open] [tokens]\n");
+            std::fprintf(stderr, "usage: gguf-bench [--quick] [--dir DIR] [--explorer PATH] [dequant] [stats] [open] "
+                                 "[tokens] [stall]\n");
             return 2;
         }
     }
 #ifndef GGUF_BENCH_TOKENS
     // TokenSearch lives in the Qt library gguf_models, which a GGUF_BUILD_GUI=OFF build does not have
-    if (phases.count("tokens")) {
-        std::fprintf(stderr, "gguf-bench: built without the GUI libraries (GGUF_BUILD_GUI=OFF): no `tokens` section\n");
+    if (phases.count("tokens") || phases.count("stall")) {
+        std::fprintf(stderr,
+                     "gguf-bench: built without the GUI (GGUF_BUILD_GUI=OFF): no `tokens` or `stall` section\n");
         return 2;
     }
 #endif
@@ -250,9 +312,11 @@ int main(int argc, char **argv)
         phases = {"dequant", "stats", "open"};
 #ifdef GGUF_BENCH_TOKENS
         phases.insert("tokens");
+        phases.insert("stall");
 #endif
     }
-    std::printf("# gguf-bench (%u cores)\n", std::max(1u, std::thread::hardware_concurrency()));
+    std::printf("# gguf-bench (%u cores)\n\nCPU: %s; kernels: %s\n", std::max(1u, std::thread::hardware_concurrency()),
+                cpuModel().c_str(), kernelLevel().c_str());
     if (phases.count("dequant"))
         benchDequant(quick);
     if (phases.count("stats"))
@@ -262,6 +326,8 @@ int main(int argc, char **argv)
 #ifdef GGUF_BENCH_TOKENS
     if (phases.count("tokens"))
         benchTokens(dir, quick ? 32000 : 256000);
+    if (phases.count("stall"))
+        benchStall(dir, explorer);
 #endif
     return 0;
 }

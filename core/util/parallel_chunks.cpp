@@ -3,6 +3,7 @@
 
 #include <algorithm>
 #include <atomic>
+#include <cerrno>
 #include <condition_variable>
 #include <deque>
 #include <memory>
@@ -10,7 +11,39 @@
 #include <thread>
 #include <vector>
 
+#if defined(__linux__)
+#include <sys/resource.h>
+#include <sys/syscall.h>
+#include <unistd.h>
+#endif
+
 namespace gguf {
+
+namespace {
+std::atomic<bool> g_backgroundYields{false};
+} // namespace
+
+void setBackgroundThreadsYield(bool yield)
+{
+    g_backgroundYields.store(yield, std::memory_order_relaxed);
+}
+
+void enterBackground()
+{
+    thread_local bool lowered = false;
+    if (lowered || !g_backgroundYields.load(std::memory_order_relaxed))
+        return;
+    lowered = true;
+#if defined(__linux__)
+    // Linux applies nice per thread (the thread id is a process id to setpriority); raising it
+    // needs no privilege, lowering it back would, so it stays
+    const auto tid = static_cast<id_t>(syscall(SYS_gettid));
+    errno = 0;
+    const int current = getpriority(PRIO_PROCESS, tid);
+    if (errno == 0)
+        setpriority(PRIO_PROCESS, tid, std::min(current + 10, 19));
+#endif
+}
 
 namespace {
 
@@ -59,6 +92,7 @@ private:
                 task = std::move(m_tasks.front());
                 m_tasks.pop_front();
             }
+            enterBackground();
             task();
         }
     }

@@ -22,4 +22,15 @@ bool runChunks(uint64_t chunkCount, unsigned threads, const std::function<void(u
 /// Number of worker threads `runChunks` uses for a request of `threads` (0: hardware concurrency).
 unsigned workerCount(unsigned threads, uint64_t chunkCount);
 
+/// Makes background work yield to the program's interactive thread: once set, every thread of the
+/// core's worker pool, and every thread that calls enterBackground(), lowers its scheduling
+/// priority (Linux: nice +10 for that thread) before its next task, so on a machine with as many
+/// busy workers as cores the GUI thread still gets the CPU at once. The explorer sets it at start;
+/// gguf-inspect does not (its main thread is the work). Never undone.
+void setBackgroundThreadsYield(bool yield);
+/// Lowers the calling thread's priority as above when setBackgroundThreadsYield(true) was called
+/// (once per thread; later calls return at once). For threads of other pools that run background
+/// work (Qt's).
+void enterBackground();
+
 } // namespace gguf

@@ -110,6 +110,10 @@ int compareVariants(const QVariant &l, const QVariant &r)
 
 bool TensorSortFilterProxy::lessThan(const QModelIndex &left, const QModelIndex &right) const
 {
+    if (const auto *table = qobject_cast<const TensorTableModel *>(sourceModel());
+        table && sortRole() == TensorTableModel::SortRole)
+        if (const std::optional<bool> fast = table->tensorLessThan(left, right))
+            return *fast;
     const int order = compareVariants(left.data(sortRole()), right.data(sortRole()));
     if (order != 0)
         return order < 0;

@@ -81,6 +81,32 @@ int TensorTableModel::shardAt(const QModelIndex &index) const
     return row < 0 ? -1 : static_cast<int>(m_model->tensors()[static_cast<size_t>(row)].shard);
 }
 
+std::optional<bool> TensorTableModel::tensorLessThan(const QModelIndex &left, const QModelIndex &right) const
+{
+    const int a = tensorRow(left), b = tensorRow(right);
+    if (a < 0 || b < 0 || left.column() != right.column())
+        return std::nullopt;
+    const auto &ra = m_model->tensors()[static_cast<size_t>(a)];
+    const auto &rb = m_model->tensors()[static_cast<size_t>(b)];
+    // the same keys as SortRole in tensorData
+    const auto key = [column = left.column()](const auto &ref) -> std::optional<quint64> {
+        const gguf::TensorInfo &info = *ref.info;
+        switch (column) {
+        case IndexColumn: return (quint64(ref.shard) << 32) | info.index;
+        case ElementsColumn: return info.elements;
+        case BytesColumn: return info.byteSize;
+        case OffsetColumn: return info.relativeOffset;
+        case FileOffsetColumn: return (quint64(ref.shard) << 48) + info.fileOffset;
+        case ShardColumn: return ref.shard;
+        default: return std::nullopt;
+        }
+    };
+    const std::optional<quint64> ka = key(ra), kb = key(rb);
+    if (!ka || !kb)
+        return std::nullopt;
+    return *ka != *kb ? *ka < *kb : a < b;
+}
+
 QModelIndex TensorTableModel::index(int row, int column, const QModelIndex &parent) const
 {
     if (!hasIndex(row, column, parent))

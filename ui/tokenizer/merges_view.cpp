@@ -10,7 +10,7 @@
 #include <QHeaderView>
 #include <QLabel>
 #include <QLocale>
-#include <QTreeView>
+#include <QTableView>
 #include <QVBoxLayout>
 
 namespace {
@@ -24,18 +24,25 @@ struct Found {
 
 MergesView::MergesView(QWidget *parent)
     : QWidget(parent), m_model(new MergesModel(this)), m_bar(new TokenSearchBar(TokenSearchBar::Target::Merges, this)),
-      m_view(new QTreeView(this)), m_status(new QLabel(this)), m_jobs(new JobTracker(this))
+      m_view(new QTableView(this)), m_status(new QLabel(this)), m_jobs(new JobTracker(this))
 {
+    // a table, not a tree: a QTreeView lays out every one of 500,000 rows whenever it is resized,
+    // a table of fixed-height rows none
     m_view->setModel(m_model);
-    m_view->setUniformRowHeights(true);
-    m_view->setRootIsDecorated(false);
+    m_view->setShowGrid(false);
+    m_view->setWordWrap(false);
     m_view->setAlternatingRowColors(true);
-    m_view->setAllColumnsShowFocus(true);
     m_view->setSelectionBehavior(QAbstractItemView::SelectRows);
     m_view->setSelectionMode(QAbstractItemView::SingleSelection);
+    m_view->verticalHeader()->hide();
+    m_view->verticalHeader()->setSectionResizeMode(QHeaderView::Fixed);
+    m_view->verticalHeader()->setDefaultSectionSize(m_view->fontMetrics().height() + 6);
+    m_view->horizontalHeader()->setHighlightSections(false);
+    m_view->horizontalHeader()->setStretchLastSection(true);
+    m_view->horizontalHeader()->setDefaultAlignment(Qt::AlignLeft | Qt::AlignVCenter);
     const int widths[MergesModel::ColumnCount] = {70, 160, 160, 180, 180};
     for (int c = 0; c < MergesModel::ColumnCount; ++c)
-        m_view->header()->resizeSection(c, widths[c]);
+        m_view->horizontalHeader()->resizeSection(c, widths[c]);
     m_status->setTextInteractionFlags(Qt::TextSelectableByMouse);
     connect(m_bar, &TokenSearchBar::queryChanged, this, &MergesView::startSearch);
 

@@ -10,7 +10,7 @@
 class JobTracker;
 class MergesModel;
 class QLabel;
-class QTreeView;
+class QTableView;
 class TokenSearchBar;
 
 namespace gguf {
@@ -36,7 +36,7 @@ public:
     QString statusText() const;
 
     MergesModel *model() const { return m_model; }
-    QTreeView *view() const { return m_view; }
+    QTableView *view() const { return m_view; }
     TokenSearchBar *searchBar() const { return m_bar; }
 
 signals:
@@ -51,7 +51,7 @@ private:
 
     MergesModel *m_model;
     TokenSearchBar *m_bar;
-    QTreeView *m_view;
+    QTableView *m_view;
     QLabel *m_status;
     JobTracker *m_jobs;
     std::shared_ptr<const gguf::Vocabulary> m_vocab;

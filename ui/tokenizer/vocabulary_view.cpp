@@ -14,7 +14,7 @@
 #include <QLabel>
 #include <QLocale>
 #include <QSignalBlocker>
-#include <QTreeView>
+#include <QTableView>
 #include <QVBoxLayout>
 
 // What a search job hands back: the matching ids, and the order it had to compute first.
@@ -28,19 +28,26 @@ struct VocabularyView::Outcome {
 
 VocabularyView::VocabularyView(QWidget *parent)
     : QWidget(parent), m_model(new VocabularyModel(this)),
-      m_bar(new TokenSearchBar(TokenSearchBar::Target::Tokens, this)), m_view(new QTreeView(this)),
+      m_bar(new TokenSearchBar(TokenSearchBar::Target::Tokens, this)), m_view(new QTableView(this)),
       m_status(new QLabel(this)), m_jobs(new JobTracker(this))
 {
+    // a table, not a tree: a QTreeView lays out every one of 256,000 rows whenever it is resized,
+    // a table of fixed-height rows none
     m_view->setModel(m_model);
-    m_view->setUniformRowHeights(true);
-    m_view->setRootIsDecorated(false);
+    m_view->setShowGrid(false);
+    m_view->setWordWrap(false);
     m_view->setAlternatingRowColors(true);
-    m_view->setAllColumnsShowFocus(true);
     m_view->setSelectionBehavior(QAbstractItemView::SelectRows);
     m_view->setSelectionMode(QAbstractItemView::SingleSelection);
+    m_view->verticalHeader()->hide();
+    m_view->verticalHeader()->setSectionResizeMode(QHeaderView::Fixed);
+    m_view->verticalHeader()->setDefaultSectionSize(m_view->fontMetrics().height() + 6);
     m_view->setSortingEnabled(true);
     m_view->sortByColumn(VocabularyModel::IdColumn, Qt::AscendingOrder);
-    QHeaderView *header = m_view->header();
+    QHeaderView *header = m_view->horizontalHeader();
+    header->setHighlightSections(false);
+    header->setStretchLastSection(true);
+    header->setDefaultAlignment(Qt::AlignLeft | Qt::AlignVCenter);
     header->setSectionResizeMode(QHeaderView::Interactive);
     const int widths[VocabularyModel::ColumnCount] = {64, 140, 140, 140, 56, 90, 80};
     for (int c = 0; c < VocabularyModel::ColumnCount; ++c)
@@ -174,8 +181,8 @@ void VocabularyView::requestSort(int column, Qt::SortOrder order)
 {
     if (VocabularyModel::sortKeyOf(column) < 0) {
         // Decoded text and bytes have no order of their own: the indicator goes back
-        const QSignalBlocker blocker(m_view->header());
-        m_view->header()->setSortIndicator(m_sortColumn, m_sortOrder);
+        const QSignalBlocker blocker(m_view->horizontalHeader());
+        m_view->horizontalHeader()->setSortIndicator(m_sortColumn, m_sortOrder);
         return;
     }
     if (column == m_sortColumn && order == m_sortOrder)

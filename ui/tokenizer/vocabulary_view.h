@@ -10,7 +10,7 @@
 
 class JobTracker;
 class QLabel;
-class QTreeView;
+class QTableView;
 class TokenSearchBar;
 class VocabularyModel;
 
@@ -43,7 +43,7 @@ public:
     QString statusText() const;
 
     VocabularyModel *model() const { return m_model; }
-    QTreeView *view() const { return m_view; }
+    QTableView *view() const { return m_view; }
     TokenSearchBar *searchBar() const { return m_bar; }
 
 signals:
@@ -61,7 +61,7 @@ private:
 
     VocabularyModel *m_model;
     TokenSearchBar *m_bar;
-    QTreeView *m_view;
+    QTableView *m_view;
     QLabel *m_status;
     JobTracker *m_jobs;
     std::shared_ptr<const gguf::Vocabulary> m_vocab;

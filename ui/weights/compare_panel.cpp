@@ -4,6 +4,7 @@
 #include "core/format/split_model.h"
 #include "ui/job_progress.h"
 #include "ui/job_tracker.h"
+#include "ui/models/tensor_name_model.h"
 #include "ui/plots/histogram_plot.h"
 
 #include <QCheckBox>
@@ -11,8 +12,9 @@
 #include <QHBoxLayout>
 #include <QLabel>
 #include <QLineEdit>
-#include <QListWidget>
+#include <QListView>
 #include <QPushButton>
+#include <QSortFilterProxyModel>
 #include <QSpinBox>
 #include <QSplitter>
 #include <QTimer>
@@ -32,12 +34,17 @@ constexpr RangePreset kPresets[] = {
 } // namespace
 
 ComparePanel::ComparePanel(QWidget *parent)
-    : QWidget(parent), m_filter(new QLineEdit(this)), m_list(new QListWidget(this)), m_bins(new QSpinBox(this)),
-      m_range(new QComboBox(this)), m_log(new QCheckBox(tr("&Log scale"), this)), m_plot(new HistogramPlot(this)),
-      m_tracker(new JobTracker(this)), m_progress(new JobProgress(this)), m_debounce(new QTimer(this))
+    : QWidget(parent), m_filter(new QLineEdit(this)), m_list(new QListView(this)),
+      m_names(new TensorNameModel(true, this)), m_shownNames(new QSortFilterProxyModel(this)),
+      m_bins(new QSpinBox(this)), m_range(new QComboBox(this)), m_log(new QCheckBox(tr("&Log scale"), this)),
+      m_plot(new HistogramPlot(this)), m_tracker(new JobTracker(this)), m_progress(new JobProgress(this)),
+      m_debounce(new QTimer(this))
 {
     m_filter->setPlaceholderText(tr("Filter tensors…"));
     m_filter->setClearButtonEnabled(true);
+    m_shownNames->setSourceModel(m_names);
+    m_shownNames->setFilterCaseSensitivity(Qt::CaseInsensitive);
+    m_list->setModel(m_shownNames);
     m_list->setUniformItemSizes(true);
     auto *sameRole = new QPushButton(tr("First, middle, last layer"), this);
     sameRole->setToolTip(
@@ -96,11 +103,8 @@ ComparePanel::ComparePanel(QWidget *parent)
         if (isVisible())
             refresh();
     });
-    connect(m_filter, &QLineEdit::textChanged, this, [this](const QString &text) {
-        for (int i = 0; i < m_list->count(); ++i)
-            m_list->item(i)->setHidden(!m_list->item(i)->text().contains(text, Qt::CaseInsensitive));
-    });
-    connect(m_list, &QListWidget::itemChanged, this, [this] {
+    connect(m_filter, &QLineEdit::textChanged, m_shownNames, &QSortFilterProxyModel::setFilterFixedString);
+    connect(m_names, &TensorNameModel::checksEdited, this, [this] {
         m_userChose = true;
         selectionChanged();
     });
@@ -130,16 +134,7 @@ void ComparePanel::setModel(std::shared_ptr<const gguf::SplitModel> model)
 
 void ComparePanel::fillList()
 {
-    const QSignalBlocker block(m_list);
-    m_list->clear();
-    if (!m_model)
-        return;
-    for (const auto &ref : m_model->tensors()) {
-        auto *item = new QListWidgetItem(
-            QString::fromUtf8(ref.info->name.data(), static_cast<qsizetype>(ref.info->name.size())), m_list);
-        item->setFlags(Qt::ItemIsEnabled | Qt::ItemIsUserCheckable);
-        item->setCheckState(Qt::Unchecked);
-    }
+    m_names->setSplitModel(m_model);
 }
 
 void ComparePanel::setTensor(const TensorHandle &tensor)
@@ -175,21 +170,13 @@ void ComparePanel::setCompared(const QStringList &names)
 
 void ComparePanel::checkOnly(const QStringList &names)
 {
-    {
-        const QSignalBlocker block(m_list);
-        for (int i = 0; i < m_list->count(); ++i)
-            m_list->item(i)->setCheckState(names.contains(m_list->item(i)->text()) ? Qt::Checked : Qt::Unchecked);
-    }
+    m_names->checkOnly(names);
     selectionChanged();
 }
 
 QStringList ComparePanel::compared() const
 {
-    QStringList names;
-    for (int i = 0; i < m_list->count(); ++i)
-        if (m_list->item(i)->checkState() == Qt::Checked)
-            names << m_list->item(i)->text();
-    return names;
+    return m_names->checkedNames();
 }
 
 void ComparePanel::setBins(int bins)

@@ -15,7 +15,9 @@ class JobTracker;
 class QCheckBox;
 class QComboBox;
 class QLineEdit;
-class QListWidget;
+class QListView;
+class QSortFilterProxyModel;
+class TensorNameModel;
 class QSpinBox;
 class QTimer;
 
@@ -63,7 +65,9 @@ private:
     WeightJobs::Comparison m_result;
 
     QLineEdit *m_filter;
-    QListWidget *m_list;
+    QListView *m_list;
+    TensorNameModel *m_names;            ///< every tensor, checkable
+    QSortFilterProxyModel *m_shownNames; ///< those the filter text matches
     QSpinBox *m_bins;
     QComboBox *m_range;
     QCheckBox *m_log;

@@ -6,6 +6,7 @@
 #include "core/stats/tensor_export.h"
 #include "ui/job_progress.h"
 #include "ui/job_tracker.h"
+#include "ui/models/tensor_name_model.h"
 #include "ui/models/text_format.h"
 #include "ui/models/value_text.h"
 #include "ui/plots/heatmap_plot.h"
@@ -28,6 +29,7 @@
 
 #include <QHBoxLayout>
 #include <QLabel>
+#include <QListView>
 #include <QLocale>
 #include <QMenu>
 #include <QSettings>
@@ -83,6 +85,11 @@ WeightsPage::WeightsPage(QWidget *parent)
       m_values(new ValueGridView(this)), m_export(createExportButton()), m_exportTracker(new JobTracker(this)),
       m_exportProgress(new JobProgress(this))
 {
+    // the names come from a model over the tensors (20,000 combo items would take a tenth of a second)
+    m_tensorNames = new TensorNameModel(false, this);
+    m_tensorChooser->setModel(m_tensorNames);
+    if (auto *list = qobject_cast<QListView *>(m_tensorChooser->view()))
+        list->setUniformItemSizes(true);
     m_tensorChooser->setEditable(true);
     m_tensorChooser->setInsertPolicy(QComboBox::NoInsert);
     m_tensorChooser->setMinimumContentsLength(28);
@@ -194,11 +201,7 @@ void WeightsPage::setModel(std::shared_ptr<const gguf::SplitModel> model)
     m_exportTracker->drop();
     {
         const QSignalBlocker block(m_tensorChooser);
-        m_tensorChooser->clear();
-        if (m_model)
-            for (const auto &ref : m_model->tensors())
-                m_tensorChooser->addItem(
-                    QString::fromUtf8(ref.info->name.data(), static_cast<qsizetype>(ref.info->name.size())));
+        m_tensorNames->setSplitModel(m_model);
     }
     m_compare->setModel(m_model);
     m_layers->setModel(m_model);

@@ -19,6 +19,7 @@ class JobProgress;
 class JobTracker;
 class LayerPanel;
 class QComboBox;
+class TensorNameModel;
 class QLabel;
 class QTabWidget;
 class QToolButton;
@@ -98,6 +99,7 @@ private:
     QString m_lastExportPath;
 
     QComboBox *m_tensorChooser;
+    TensorNameModel *m_tensorNames; ///< the chooser's list
     QLabel *m_description;
     QLabel *m_status;
     QTabWidget *m_modes;
