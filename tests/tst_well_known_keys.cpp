@@ -16,17 +16,18 @@ private slots:
         QTest::addColumn<quint64>("value");
         QTest::addColumn<QString>("name");
         const std::pair<quint64, const char *> rows[] = {
-            {0, "ALL_F32"}, {1, "MOSTLY_F16"}, {2, "Q4_0"},       {3, "Q4_1"},    {7, "Q8_0"},     {8, "Q5_0"},
-            {9, "Q5_1"},    {10, "Q2_K"},      {11, "Q3_K_S"},    {12, "Q3_K_M"}, {13, "Q3_K_L"},  {14, "Q4_K_S"},
-            {15, "Q4_K_M"}, {16, "Q5_K_S"},    {17, "Q5_K_M"},    {18, "Q6_K"},   {19, "IQ2_XXS"}, {20, "IQ2_XS"},
-            {21, "Q2_K_S"}, {22, "IQ3_XS"},    {23, "IQ3_XXS"},   {24, "IQ1_S"},  {25, "IQ4_NL"},  {26, "IQ3_S"},
-            {27, "IQ3_M"},  {28, "IQ2_S"},     {29, "IQ2_M"},     {30, "IQ4_XS"}, {31, "IQ1_M"},   {32, "BF16"},
-            {36, "TQ1_0"},  {37, "TQ2_0"},     {38, "MXFP4_MOE"},
+            {0, "ALL_F32"},    {1, "MOSTLY_F16"}, {2, "Q4_0"},       {3, "Q4_1"},    {7, "Q8_0"},     {8, "Q5_0"},
+            {9, "Q5_1"},       {10, "Q2_K"},      {11, "Q3_K_S"},    {12, "Q3_K_M"}, {13, "Q3_K_L"},  {14, "Q4_K_S"},
+            {15, "Q4_K_M"},    {16, "Q5_K_S"},    {17, "Q5_K_M"},    {18, "Q6_K"},   {19, "IQ2_XXS"}, {20, "IQ2_XS"},
+            {21, "Q2_K_S"},    {22, "IQ3_XS"},    {23, "IQ3_XXS"},   {24, "IQ1_S"},  {25, "IQ4_NL"},  {26, "IQ3_S"},
+            {27, "IQ3_M"},     {28, "IQ2_S"},     {29, "IQ2_M"},     {30, "IQ4_XS"}, {31, "IQ1_M"},   {32, "BF16"},
+            {36, "TQ1_0"},     {37, "TQ2_0"},     {38, "MXFP4_MOE"}, {39, "NVFP4"},  {40, "Q1_0"},    {41, "Q2_0"},
+            {1024, "GUESSED"},
         };
         for (const auto &[value, name] : rows)
             QTest::addRow("%llu %s", static_cast<unsigned long long>(value), name)
                 << value << QString::fromLatin1(name);
-        for (quint64 undefined : {5ull, 6ull, 33ull, 34ull, 35ull, 39ull, 1024ull, ~0ull})
+        for (quint64 undefined : {5ull, 6ull, 33ull, 34ull, 35ull, 42ull, 1023ull, 1025ull, ~0ull})
             QTest::addRow("%llu undefined", static_cast<unsigned long long>(undefined)) << undefined << QString();
     }
 

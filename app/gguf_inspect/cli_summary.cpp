@@ -5,6 +5,7 @@
 #include "app/gguf_inspect/json_writer.h"
 #include "core/format/ggml_types.h"
 #include "core/format/gguf_parser.h"
+#include "core/vocab/well_known_keys.h"
 
 #include <cstdio>
 #include <map>
@@ -13,27 +14,6 @@ namespace cli {
 namespace {
 
 constexpr size_t kSummaryTensorRows = 20;
-
-// llama.cpp's llama_ftype names (include/llama.h; docs/FORMAT.md §7.5), for `general.file_type`.
-std::string fileTypeName(uint64_t id)
-{
-    static const std::map<uint64_t, const char *> kNames = {
-        {0, "ALL_F32"},           {1, "MOSTLY_F16"},           {2, "MOSTLY_Q4_0"},
-        {3, "MOSTLY_Q4_1"},       {4, "MOSTLY_Q4_1_SOME_F16"}, {7, "MOSTLY_Q8_0"},
-        {8, "MOSTLY_Q5_0"},       {9, "MOSTLY_Q5_1"},          {10, "MOSTLY_Q2_K"},
-        {11, "MOSTLY_Q3_K_S"},    {12, "MOSTLY_Q3_K_M"},       {13, "MOSTLY_Q3_K_L"},
-        {14, "MOSTLY_Q4_K_S"},    {15, "MOSTLY_Q4_K_M"},       {16, "MOSTLY_Q5_K_S"},
-        {17, "MOSTLY_Q5_K_M"},    {18, "MOSTLY_Q6_K"},         {19, "MOSTLY_IQ2_XXS"},
-        {20, "MOSTLY_IQ2_XS"},    {21, "MOSTLY_Q2_K_S"},       {22, "MOSTLY_IQ3_XS"},
-        {23, "MOSTLY_IQ3_XXS"},   {24, "MOSTLY_IQ1_S"},        {25, "MOSTLY_IQ4_NL"},
-        {26, "MOSTLY_IQ3_S"},     {27, "MOSTLY_IQ3_M"},        {28, "MOSTLY_IQ2_S"},
-        {29, "MOSTLY_IQ2_M"},     {30, "MOSTLY_IQ4_XS"},       {31, "MOSTLY_IQ1_M"},
-        {32, "MOSTLY_BF16"},      {36, "MOSTLY_TQ1_0"},        {37, "MOSTLY_TQ2_0"},
-        {38, "MOSTLY_MXFP4_MOE"}, {1024, "GUESSED"},
-    };
-    const auto it = kNames.find(id);
-    return it == kNames.end() ? "unknown" : it->second;
-}
 
 // Tensor count per type id, in id order.
 std::map<uint32_t, uint64_t> typeCounts(const gguf::GgufFile &file)
@@ -79,7 +59,9 @@ void printOverview(const CommandArgs &args, const gguf::GgufFile &file)
     const std::string name = file.name();
     row("name", name.empty() ? "-" : printable(name, 80));
     const auto ftype = file.fileType();
-    row("file type", ftype ? std::to_string(*ftype) + " (" + fileTypeName(*ftype) + ")" : "-");
+    row("file type",
+        ftype ? std::to_string(*ftype) + " (" + std::string(gguf::fileTypeName(*ftype).value_or("unknown")) + ")"
+              : "-");
     row("layers", std::to_string(layers(file)));
     row("parameters", groupDigits(file.parameterCount()));
     row("tensor data", groupDigits(file.tensorDataBytes()) + " bytes (" + humanBytes(file.tensorDataBytes()) + ")");

@@ -15,8 +15,8 @@ namespace {
 // Limits mirrored from ggml's gguf.cpp (docs/FORMAT.md §5).
 constexpr uint64_t kMaxStringLength = uint64_t(1) << 30;
 constexpr uint64_t kMaxArrayElements = uint64_t(1) << 30;
-constexpr uint64_t kMaxAlignment = uint64_t(1) << 20;
-constexpr uint64_t kMaxTensorName = 64; // GGML_MAX_NAME
+constexpr uint64_t kLargeAlignment = uint64_t(1) << 20; ///< above this, a warning (no limit in ggml)
+constexpr uint64_t kMaxTensorName = 64;                 // GGML_MAX_NAME
 constexpr uint32_t kMaxDims = 4;
 constexpr int kMaxNesting = 8;
 // Items reserved up front: a count is only a claim until its items are read, and a large file can
@@ -409,9 +409,11 @@ void GgufParser::checkAlignmentKey(const MetadataEntry &entry)
                 "general.alignment = " + std::to_string(a) + " is not a power of two; using 32 to lay out the data");
         return;
     }
-    if (a > kMaxAlignment)
-        finding(Severity::Error, "alignment_too_large", entry.value.offset(),
-                "general.alignment = " + std::to_string(a) + " exceeds ggml's maximum of 1 MiB");
+    // ggml sets no upper limit (docs/FORMAT.md §5): only unusual, since every tensor is padded to it
+    if (a > kLargeAlignment)
+        finding(Severity::Warning, "alignment_large", entry.value.offset(),
+                "general.alignment = " + std::to_string(a) +
+                    " is over 1 MiB: each tensor's data is padded to a multiple of it (ggml accepts it)");
     if (m_file.m_layout == HeaderLayout::Plain)
         m_file.m_alignment = a;
 }

@@ -50,6 +50,10 @@ constexpr std::array kFileTypes{
     NamedValue{36, "TQ1_0"},
     NamedValue{37, "TQ2_0"},
     NamedValue{38, "MXFP4_MOE"},
+    NamedValue{39, "NVFP4"},
+    NamedValue{40, "Q1_0"},
+    NamedValue{41, "Q2_0"},
+    NamedValue{1024, "GUESSED"}, // "not specified in the model file"
 };
 
 // llama.cpp include/llama.h, enum llama_pooling_type (docs/FORMAT.md §7.5).
