@@ -184,7 +184,8 @@ void benchStats(const std::string &dir, bool quick)
     std::printf("| type | elements | read floor s | dequant pass s | stats s | stats / dequant (range) | Melem/s | "
                 "key sample | peak RSS of stats MiB | peak RSS of dequant pass MiB | RSS at start MiB |\n");
     std::printf("|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|\n");
-    for (const uint32_t type : {12u, 1u, 8u}) { // Q4_K, F16, Q8_0
+    // the types #22 names: Q4_K, Q8_0, F16, Q2_K, Q3_K, Q5_K, Q6_K, Q4_0, Q5_0, IQ4_XS, BF16, F32
+    for (const uint32_t type : {12u, 8u, 1u, 10u, 11u, 13u, 14u, 2u, 6u, 23u, 30u, 0u}) {
         const std::string path = dir + "/bench-stats-" + gguf::typeName(type) + ".gguf";
         const uint64_t elements = writeSingleTensorFile(path, type, size);
         const auto withTensor = [&](const std::function<void(const gguf::TensorData &)> &body) {
