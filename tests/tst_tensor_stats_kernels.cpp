@@ -63,12 +63,12 @@ void TestTensorStatsKernels::codeReductionEqualsTheFloatPath_data()
     QTest::addColumn<int>("variant");
     // 0: weight-like scales; 1: edge cases (zero, negative and subnormal scales, zero codes);
     // 2: Q4_K scales binades apart, so that the decoder rounds; 3: a NaN scale in one piece
-    for (const uint32_t type : {8u, 12u})
+    for (const uint32_t type : {8u, 2u, 12u})
         for (int variant = 0; variant < 4; ++variant)
-            QTest::addRow("%s, variant %d", type == 8 ? "Q8_0" : "Q4_K", variant) << type << variant;
+            QTest::addRow("%s, variant %d", typeName(type).c_str(), variant) << type << variant;
 }
 
-// Large tensors of Q8_0 and Q4_K are reduced from their integer codes; every figure must equal
+// Large tensors of Q8_0, Q4_0 and Q4_K are reduced from their integer codes; every figure must equal
 // the float path's (mean and std to rounding).
 void TestTensorStatsKernels::codeReductionEqualsTheFloatPath()
 {

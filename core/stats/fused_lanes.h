@@ -1,10 +1,10 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 #pragma once
 
-// Internal to core/stats: what the code-level reductions of Q8_0 (stats_fused_q8_0.cpp) and Q4_K
-// (stats_fused_q4_k.cpp) share — the block constants, the exact merging of groups of 32 values
-// (LaneMoments), the exactness checks, the code sums and the lane arithmetic, each in portable,
-// AVX2 and AVX-512 forms that give the same bits.
+// Internal to core/stats: what the code-level reductions of Q8_0 (stats_fused_q8_0.cpp), Q4_0
+// (stats_fused_q4_0.cpp) and Q4_K (stats_fused_q4_k.cpp) share — the block constants, the exact merging of groups of 32
+// values (LaneMoments), the exactness checks, the code sums and the lane arithmetic, each in portable, AVX2 and AVX-512
+// forms that give the same bits.
 #include "stats_fused.h"
 
 #include "core/format/ggml_blocks.h"
@@ -28,6 +28,7 @@ namespace gguf::detail {
 
 constexpr size_t kGroup = 32;
 constexpr size_t kQ8_0Bytes = sizeof(BlockQ8_0), kQ8_0Codes = offsetof(BlockQ8_0, qs);
+constexpr size_t kQ4_0Bytes = sizeof(BlockQ4_0), kQ4_0Codes = offsetof(BlockQ4_0, qs);
 constexpr size_t kQ4_KBytes = sizeof(BlockQ4_K);
 constexpr size_t kQ4_KScales = offsetof(BlockQ4_K, scales), kQ4_KCodes = offsetof(BlockQ4_K, qs);
 
@@ -406,10 +407,60 @@ GGUF_AVX512 inline __m512i blockTotals16(const __m512i *v)
 }
 #endif
 
-/// The Q8_0 and Q4_K reductions behind fusedScan (same contract).
+#if GGUF_X86_KERNELS
+/// Floats 0–7 (h = 0) or 8–15 (h = 1) of v.
+GGUF_AVX512 inline __m256 halfOf(__m512 v, int h)
+{
+    return h ? _mm256_castpd_ps(_mm512_extractf64x4_pd(_mm512_castps_pd(v), 1)) : _mm512_castps512_ps256(v);
+}
+
+/// laneMath's mean and M2 of 16 groups of values a·q − b (code totals s, spread = 32·Σq² − (Σq)²),
+/// added with addGroups in two runs of 8: the operations of the 8-group loop, so the same bits.
+GGUF_AVX512 inline void addGroups16(LaneMoments &g, __m512 a, __m512 b, __m512i s, __m512i spread)
+{
+    const __m512d thirtyTwo = _mm512_set1_pd(32.0), oneThirtySecond = _mm512_set1_pd(0.03125);
+    for (int h = 0; h < 2; ++h) {
+        const __m512d x = _mm512_cvtps_pd(halfOf(a, h)), y = _mm512_cvtps_pd(halfOf(b, h));
+        const __m512d sd = _mm512_cvtepi32_pd(h ? _mm512_extracti64x4_epi64(s, 1) : _mm512_castsi512_si256(s));
+        const __m512d spd =
+            _mm512_cvtepi32_pd(h ? _mm512_extracti64x4_epi64(spread, 1) : _mm512_castsi512_si256(spread));
+        // as laneMath: (x·Σq − 32·y)/32 and (x·x)·spread/32
+        const __m512d mean =
+            _mm512_mul_pd(_mm512_sub_pd(_mm512_mul_pd(x, sd), _mm512_mul_pd(thirtyTwo, y)), oneThirtySecond);
+        const __m512d m2 = _mm512_mul_pd(_mm512_mul_pd(_mm512_mul_pd(x, x), spd), oneThirtySecond);
+        g.addGroups8(mean, m2);
+    }
+}
+
+/// For each of 16 blocks whose value bounds [lo, hi] reach past the run's extremes, the block's
+/// actual extremes: blockRange(j, ds[j]) returns the values of its lowest and highest code.
+template <typename BlockRange>
+GGUF_AVX512 inline void coverOutside16(LaneMoments &g, __m512 lo, __m512 hi, __m512 d, BlockRange blockRange)
+{
+    unsigned outside = _mm512_cmp_ps_mask(lo, _mm512_set1_ps(g.min), _CMP_LT_OQ) |
+                       _mm512_cmp_ps_mask(hi, _mm512_set1_ps(g.max), _CMP_GT_OQ);
+    if (outside == 0)
+        return;
+    alignas(64) float los[16], his[16], ds[16];
+    _mm512_store_ps(los, lo);
+    _mm512_store_ps(his, hi);
+    _mm512_store_ps(ds, d);
+    for (; outside != 0; outside &= outside - 1) {
+        const int j = std::countr_zero(outside);
+        if (los[j] < g.min || his[j] > g.max) {
+            const auto [x, y] = blockRange(j, ds[j]);
+            g.cover(std::min(x, y), std::max(x, y));
+        }
+    }
+}
+#endif
+
+/// The Q8_0, Q4_0 and Q4_K reductions behind fusedScan (same contract).
 bool scanQ8_0(const uint8_t *blocks, size_t nBlocks, std::span<const uint8_t> tensor, std::span<const uint32_t> sampled,
               float *values, LaneMoments &g);
 bool scanQ4_K(const uint8_t *blocks, size_t nBlocks, std::span<const uint8_t> tensor, std::span<const uint32_t> sampled,
+              float *values, LaneMoments &g);
+bool scanQ4_0(const uint8_t *blocks, size_t nBlocks, std::span<const uint8_t> tensor, std::span<const uint32_t> sampled,
               float *values, LaneMoments &g);
 
 } // namespace gguf::detail

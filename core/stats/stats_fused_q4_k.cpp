@@ -195,19 +195,7 @@ GGUF_AVX512_VNNI_KERNEL void scanQ4_KPairAvx512(const uint8_t *blocks, const flo
     }
     const __m512i s = blockTotals16(sums), q = blockTotals16(squares);
     const __m512i spread = _mm512_sub_epi32(_mm512_slli_epi32(q, 5), _mm512_mullo_epi32(s, s));
-    const __m512d thirtyTwo = _mm512_set1_pd(32.0), oneThirtySecond = _mm512_set1_pd(0.03125);
-    for (int h = 0; h < 2; ++h) {
-        const __m512d x = _mm512_cvtps_pd(h ? d1b : d1a);
-        const __m512d y = _mm512_cvtps_pd(h ? m1b : m1a);
-        const __m512d sd = _mm512_cvtepi32_pd(h ? _mm512_extracti64x4_epi64(s, 1) : _mm512_castsi512_si256(s));
-        const __m512d spd =
-            _mm512_cvtepi32_pd(h ? _mm512_extracti64x4_epi64(spread, 1) : _mm512_castsi512_si256(spread));
-        // as laneMath: (x·Σq − 32·y)/32 and (x·x)·spread/32
-        const __m512d mean =
-            _mm512_mul_pd(_mm512_sub_pd(_mm512_mul_pd(x, sd), _mm512_mul_pd(thirtyTwo, y)), oneThirtySecond);
-        const __m512d m2 = _mm512_mul_pd(_mm512_mul_pd(_mm512_mul_pd(x, x), spd), oneThirtySecond);
-        g.addGroups8(mean, m2);
-    }
+    addGroups16(g, d1, m1, s, spread);
     // laneMath's bounds and zero codes
     const __m512 v0 = _mm512_sub_ps(_mm512_mul_ps(_mm512_setzero_ps(), d1), m1);
     const __m512 v1 = _mm512_sub_ps(_mm512_mul_ps(_mm512_set1_ps(15.0f), d1), m1);

@@ -70,28 +70,15 @@ GGUF_AVX512_VNNI_KERNEL bool scanQ8_0Avx512(const uint8_t *blocks, size_t nBlock
         }
         // the blocks that could hold a new min or max: their codes' extremes
         const __m512 v0 = _mm512_mul_ps(_mm512_set1_ps(-128.0f), d), v1 = _mm512_mul_ps(_mm512_set1_ps(127.0f), d);
-        const __m512 lo = _mm512_min_ps(v1, v0), hi = _mm512_max_ps(v1, v0);
-        unsigned outside = _mm512_cmp_ps_mask(lo, _mm512_set1_ps(g.min), _CMP_LT_OQ) |
-                           _mm512_cmp_ps_mask(hi, _mm512_set1_ps(g.max), _CMP_GT_OQ);
-        if (outside != 0) {
-            alignas(64) float los[16], his[16], ds[16];
-            _mm512_store_ps(los, lo);
-            _mm512_store_ps(his, hi);
-            _mm512_store_ps(ds, d);
-            for (; outside != 0; outside &= outside - 1) {
-                const int j = std::countr_zero(outside);
-                if (los[j] < g.min || his[j] > g.max) {
-                    const auto *codes = reinterpret_cast<const int8_t *>(base + j * kQ8_0Bytes + kQ8_0Codes);
-                    int qlo = 127, qhi = -128;
-                    for (size_t l = 0; l < kGroup; ++l) {
-                        qlo = std::min<int>(qlo, codes[l]);
-                        qhi = std::max<int>(qhi, codes[l]);
-                    }
-                    const float a = static_cast<float>(qlo) * ds[j], b = static_cast<float>(qhi) * ds[j];
-                    g.cover(std::min(a, b), std::max(a, b));
-                }
+        coverOutside16(g, _mm512_min_ps(v1, v0), _mm512_max_ps(v1, v0), d, [base](int j, float dj) {
+            const auto *codes = reinterpret_cast<const int8_t *>(base + j * kQ8_0Bytes + kQ8_0Codes);
+            int qlo = 127, qhi = -128;
+            for (size_t l = 0; l < kGroup; ++l) {
+                qlo = std::min<int>(qlo, codes[l]);
+                qhi = std::max<int>(qhi, codes[l]);
             }
-        }
+            return std::pair(static_cast<float>(qlo) * dj, static_cast<float>(qhi) * dj);
+        });
     }
     return true;
 }
