@@ -62,9 +62,9 @@ private slots:
 
     void theCoreWorkersYield()
     {
-        if (std::thread::hardware_concurrency() < 2)
-            QSKIP("one core: the core's pool has no threads");
         const int base = threadNice();
+        // on one core the pool has no threads: the caller is the only worker
+        const bool poolHasThreads = gguf::workerCount(2, 256) > 1;
         std::atomic<int> helperNice{-100};
         // enough chunks, each slow enough, that a pool thread takes some
         const bool done = gguf::runChunks(256, 2,
@@ -75,8 +75,12 @@ private slots:
                                           },
                                           {});
         QVERIFY(done);
-        QVERIFY2(helperNice.load() != -100, "no chunk ran on a pool thread");
-        QCOMPARE(helperNice.load(), std::min(base + 10, 19));
+        if (poolHasThreads) {
+            QVERIFY2(helperNice.load() != -100, "no chunk ran on a pool thread");
+            QCOMPARE(helperNice.load(), std::min(base + 10, 19));
+        } else {
+            QCOMPARE(helperNice.load(), -100); // every chunk ran on the caller
+        }
         QCOMPARE(threadNice(), base); // the caller was not in the background
     }
 };

@@ -20,7 +20,6 @@ GGUF_AVX512_VNNI_KERNEL bool scanQ8_0Avx512(const uint8_t *blocks, size_t nBlock
     const __m512i scaleOffsets =
         _mm512_mullo_epi32(_mm512_setr_epi32(0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15),
                            _mm512_set1_epi32(static_cast<int>(kQ8_0Bytes)));
-    const __m512d oneThirtySecond = _mm512_set1_pd(0.03125);
     for (size_t first = 0; first < nBlocks; first += 16) {
         const uint8_t *base = blocks + first * kQ8_0Bytes;
         prefetchAhead(base, 16 * kQ8_0Bytes, tensor);
@@ -57,17 +56,8 @@ GGUF_AVX512_VNNI_KERNEL bool scanQ8_0Avx512(const uint8_t *blocks, size_t nBlock
         g.zeros += zeros;
         const __m512i s = blockTotals16(sums), q = blockTotals16(squares);
         const __m512i spread = _mm512_sub_epi32(_mm512_slli_epi32(q, 5), _mm512_mullo_epi32(s, s));
-        for (int h = 0; h < 2; ++h) {
-            const __m512d x = _mm512_cvtps_pd(h ? _mm256_castpd_ps(_mm512_extractf64x4_pd(_mm512_castps_pd(d), 1))
-                                                : _mm512_castps512_ps256(d));
-            const __m512d sd = _mm512_cvtepi32_pd(h ? _mm512_extracti64x4_epi64(s, 1) : _mm512_castsi512_si256(s));
-            const __m512d spd =
-                _mm512_cvtepi32_pd(h ? _mm512_extracti64x4_epi64(spread, 1) : _mm512_castsi512_si256(spread));
-            // as laneMath: (x·Σq − 32·0)/32 and (x·x)·spread/32
-            const __m512d mean = _mm512_mul_pd(_mm512_mul_pd(x, sd), oneThirtySecond);
-            const __m512d m2 = _mm512_mul_pd(_mm512_mul_pd(_mm512_mul_pd(x, x), spd), oneThirtySecond);
-            g.addGroups8(mean, m2);
-        }
+        // laneMath with b = 0: x·Σq − 32·0 is x·Σq exactly, so the same bits as the 8-block loop
+        addGroups16(g, d, _mm512_setzero_ps(), s, spread);
         // the blocks that could hold a new min or max: their codes' extremes
         const __m512 v0 = _mm512_mul_ps(_mm512_set1_ps(-128.0f), d), v1 = _mm512_mul_ps(_mm512_set1_ps(127.0f), d);
         coverOutside16(g, _mm512_min_ps(v1, v0), _mm512_max_ps(v1, v0), d, [base](int j, float dj) {
