@@ -5,6 +5,7 @@
 #include "core/format/ggml_types.h"
 #include "core/quant/dequantize.h"
 #include "core/quant/quant_tables.h"
+#include "core/util/cpu_features.h"
 #include "core/util/float_convert.h"
 #include "tests/support/ggml_reference.h"
 
@@ -54,6 +55,24 @@ std::vector<uint32_t> decodableIds()
     return ids;
 }
 
+/// A "typeId" column with one row per decodable type.
+void addDecodableTypeRows()
+{
+    QTest::addColumn<uint32_t>("typeId");
+    for (uint32_t id : decodableIds())
+        QTest::newRow(typeTraits(id).name.data()) << id;
+}
+
+/// Pseudo-random bytes for `elements` values of a type; an I2_S tensor's trailing scale is set to
+/// `i2sScale` so that it stays finite.
+std::vector<uint8_t> randomTensor(uint32_t typeId, uint64_t elements, uint32_t seed, float i2sScale)
+{
+    std::vector<uint8_t> data = pseudoRandomBytes(byteSizeFor(typeId, elements), seed);
+    if (typeTraits(typeId).rule == SizeRule::BitNetI2S)
+        std::memcpy(data.data() + elements / 4, &i2sScale, sizeof i2sScale);
+    return data;
+}
+
 /// Independent fp16 reference: sign * mantissa * 2^exponent with ldexp, NaNs quiet.
 uint32_t referenceHalfBits(uint16_t h)
 {
@@ -81,6 +100,8 @@ private slots:
     void matchesGgmlReference();
     void partialRangeEqualsFullDecode_data();
     void partialRangeEqualsFullDecode();
+    void everySimdLevelDecodesAlike_data();
+    void everySimdLevelDecodesAlike();
     void rejectsBadInput_data();
     void rejectsBadInput();
     void byteSwappedPlainTypes_data();
@@ -164,9 +185,7 @@ void TestDequantize::matchesGgmlReference()
 
 void TestDequantize::partialRangeEqualsFullDecode_data()
 {
-    QTest::addColumn<uint32_t>("typeId");
-    for (uint32_t id : decodableIds())
-        QTest::newRow(typeTraits(id).name.data()) << id;
+    addDecodableTypeRows();
 }
 
 void TestDequantize::partialRangeEqualsFullDecode()
@@ -174,11 +193,7 @@ void TestDequantize::partialRangeEqualsFullDecode()
     QFETCH(uint32_t, typeId);
     const uint64_t block = typeTraits(typeId).blockSize;
     const uint64_t elements = 5 * std::max<uint64_t>(block, 64);
-    std::vector<uint8_t> data = pseudoRandomBytes(byteSizeFor(typeId, elements), typeId);
-    if (typeTraits(typeId).rule == SizeRule::BitNetI2S) {
-        const float scale = 0.8125f; // keep the trailing scale finite
-        std::memcpy(data.data() + elements / 4, &scale, sizeof scale);
-    }
+    const std::vector<uint8_t> data = randomTensor(typeId, elements, typeId, 0.8125f);
 
     std::vector<float> full(elements);
     QVERIFY(dequantizeRange(typeId, data, elements, 0, full));
@@ -201,6 +216,51 @@ void TestDequantize::partialRangeEqualsFullDecode()
     // an empty range is valid anywhere up to the end
     std::vector<float> none;
     QVERIFY(dequantizeRange(typeId, data, elements, elements, none));
+}
+
+void TestDequantize::everySimdLevelDecodesAlike_data()
+{
+    addDecodableTypeRows();
+}
+
+// Every hand-written kernel (AVX-512, AVX2, F16C) against the portable decoder on arbitrary bytes:
+// every code value, NaN, infinite and subnormal f16 scales, and an element count that leaves a
+// tail of 7 for the plain types. The portable decoder is the one checked against ggml above; the
+// reference tensors hold only the scales a quantizer writes. Levels the CPU lacks fall back to
+// the next lower one, so on any machine each row checks what that machine runs.
+void TestDequantize::everySimdLevelDecodesAlike()
+{
+    QFETCH(uint32_t, typeId);
+    const uint64_t block = typeTraits(typeId).blockSize;
+    const uint64_t elements = block == 1 ? 4096 + 7 : 97 * std::max<uint64_t>(block, 128);
+    const std::vector<uint8_t> data = randomTensor(typeId, elements, typeId + 1000, -1.75f);
+#if GGUF_X86_KERNELS
+    const int levels = 3;
+    const int ceiling = detail::simdCeiling();
+#else
+    const int levels = 1; // portable code only
+#endif
+    std::vector<std::vector<float>> decoded;
+    for (int level = 0; level < levels; ++level) {
+#if GGUF_X86_KERNELS
+        detail::setSimdCeiling(level);
+#endif
+        decoded.emplace_back(elements);
+        const bool ok = dequantizeRange(typeId, data, elements, 0, decoded.back());
+#if GGUF_X86_KERNELS
+        detail::setSimdCeiling(ceiling);
+#endif
+        QVERIFY(ok);
+    }
+    for (int level = 1; level < levels; ++level) {
+        const qsizetype bad = firstBitMismatch(decoded[level], decoded[0].data(), elements);
+        if (bad >= 0)
+            QFAIL(qPrintable(QStringLiteral("level %1 differs from the portable decoder at element %2: %3 vs %4")
+                                 .arg(level)
+                                 .arg(bad)
+                                 .arg(decoded[level][bad])
+                                 .arg(decoded[0][bad])));
+    }
 }
 
 void TestDequantize::rejectsBadInput_data()

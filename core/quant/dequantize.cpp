@@ -203,6 +203,38 @@ private:
     alignas(64) uint8_t m_scratch[2048];
 };
 
+/// Decodes elements [firstElement, firstElement + out.size()) of the blocks at `base` with
+/// `decode` (a BlockDecoder or SwappedBlocks); a range that starts or ends inside a block decodes
+/// that block into a stack buffer.
+template <typename Decode>
+void decodeBlocksOfRange(Decode &&decode, const uint8_t *base, const Geometry &g, uint64_t firstElement,
+                         std::span<float> out)
+{
+    float *dst = out.data();
+    uint64_t block = firstElement / g.blockElements;
+    uint64_t offsetInBlock = firstElement % g.blockElements;
+    uint64_t remaining = out.size();
+    auto decodePartial = [&](uint64_t count) {
+        std::array<float, kMaxBlockElements> staging;
+        decode(base + block * g.blockBytes, 1, staging.data());
+        std::copy_n(staging.data() + offsetInBlock, count, dst);
+        dst += count;
+        remaining -= count;
+        ++block;
+        offsetInBlock = 0;
+    };
+    if (offsetInBlock != 0 || remaining < g.blockElements)
+        decodePartial(std::min<uint64_t>(remaining, g.blockElements - offsetInBlock));
+    if (const uint64_t whole = remaining / g.blockElements; whole > 0) {
+        decode(base + block * g.blockBytes, static_cast<size_t>(whole), dst);
+        dst += whole * g.blockElements;
+        remaining -= whole * g.blockElements;
+        block += whole;
+    }
+    if (remaining > 0)
+        decodePartial(remaining);
+}
+
 } // namespace
 
 bool canDequantize(uint32_t typeId)
@@ -222,54 +254,17 @@ bool dequantizeRange(uint32_t typeId, std::span<const uint8_t> tensorData, uint6
     if (out.empty())
         return true;
 
-    // a byte-swapped file: plain types swap each element, blocks their multi-byte members
-    std::optional<SwappedBlocks> swapped;
-    if (swapBytes && decoder->decodeSwapped == nullptr && swapPlan(typeId).size > 0)
-        swapped.emplace(decoder->decode, swapPlan(typeId), g.blockBytes, g.blockElements);
-    const auto decode = [&](const uint8_t *src, size_t nBlocks, float *to) {
-        if (swapped)
-            (*swapped)(src, nBlocks, to);
-        else if (swapBytes && decoder->decodeSwapped != nullptr)
-            decoder->decodeSwapped(src, nBlocks, to);
-        else
-            decoder->decode(src, nBlocks, to);
-    };
-    const uint8_t *base = tensorData.data();
-    float *dst = out.data();
-    uint64_t block = firstElement / g.blockElements;
-    uint64_t offsetInBlock = firstElement % g.blockElements;
-    uint64_t remaining = out.size();
-
-    // a range that starts or ends inside a block decodes that block into a stack buffer
-    auto decodePartial = [&](uint64_t count) {
-        std::array<float, kMaxBlockElements> staging;
-        decode(base + block * g.blockBytes, 1, staging.data());
-        std::copy_n(staging.data() + offsetInBlock, count, dst);
-        dst += count;
-        remaining -= count;
-        ++block;
-        offsetInBlock = 0;
-    };
-
-    if (offsetInBlock != 0 || remaining < g.blockElements)
-        decodePartial(std::min<uint64_t>(remaining, g.blockElements - offsetInBlock));
-    if (uint64_t whole = remaining / g.blockElements; whole > 0) {
-        // in batches of about 512 bytes of input, each first asking for the bytes kPrefetchAhead
-        // further on (see detail::prefetchAhead)
-        const uint64_t batch = std::max<uint64_t>(1, detail::kPrefetchBatch / g.blockBytes);
-        while (whole > 0) {
-            const uint64_t n = std::min(whole, batch);
-            const uint8_t *src = base + block * g.blockBytes;
-            detail::prefetchAhead(src, n * g.blockBytes, tensorData);
-            decode(src, static_cast<size_t>(n), dst);
-            dst += n * g.blockElements;
-            remaining -= n * g.blockElements;
-            block += n;
-            whole -= n;
-        }
+    // a byte-swapped file: plain types swap each element, blocks their multi-byte members (the
+    // swapping decoder and its 2 KiB scratch exist only then: a std::optional of it was zeroed
+    // on every call, most of the cost of a short range)
+    if (swapBytes && decoder->decodeSwapped == nullptr && swapPlan(typeId).size > 0) {
+        SwappedBlocks swapped(decoder->decode, swapPlan(typeId), g.blockBytes, g.blockElements);
+        decodeBlocksOfRange(swapped, tensorData.data(), g, firstElement, out);
+    } else {
+        decodeBlocksOfRange(swapBytes && decoder->decodeSwapped != nullptr ? decoder->decodeSwapped : decoder->decode,
+                            tensorData.data(), g, firstElement, out);
     }
-    if (remaining > 0)
-        decodePartial(remaining);
+    const uint8_t *base = tensorData.data();
 
     if (g.trailingScale) {
         // I2_S decodes to -1/0/+1; one multiply per element gives exactly code * scale

@@ -23,7 +23,6 @@
 #include "core/util/byte_order.h"
 #include "core/util/cpu_features.h"
 #include "core/util/float_convert.h"
-#include "core/util/prefetch.h"
 
 // ggml rounds a*b+c as two operations; forbid clang from fusing them. GCC fuses only where FMA
 // is enabled, which neither the baseline x86-64 code nor the kernels of x86/ enable.

@@ -78,6 +78,10 @@ void decodeQ3_K(const uint8_t *__restrict src, size_t nBlocks, float *__restrict
 void decodeQ4_K(const uint8_t *__restrict src, size_t nBlocks, float *__restrict dst)
 {
 #if GGUF_X86_KERNELS
+    if (cpuHasAvx512() && cpuHasFma()) {
+        decodeQ4_KAvx512(src, nBlocks, dst);
+        return;
+    }
     if (cpuHasAvx2()) {
         decodeQ4_KAvx2(src, nBlocks, dst);
         return;
@@ -103,6 +107,10 @@ void decodeQ4_K(const uint8_t *__restrict src, size_t nBlocks, float *__restrict
 void decodeQ5_K(const uint8_t *__restrict src, size_t nBlocks, float *__restrict dst)
 {
 #if GGUF_X86_KERNELS
+    if (cpuHasAvx512() && cpuHasFma()) {
+        decodeQ5_KAvx512(src, nBlocks, dst);
+        return;
+    }
     if (cpuHasAvx2()) {
         decodeQ5_KAvx2(src, nBlocks, dst);
         return;

@@ -48,6 +48,10 @@ void decodeF32Swapped(const uint8_t *src, size_t n, float *dst)
 void decodeF16(const uint8_t *src, size_t n, float *dst)
 {
 #if GGUF_X86_KERNELS
+    if (cpuHasAvx512()) {
+        decodeF16Avx512(src, n, dst);
+        return;
+    }
     if (cpuHasF16c()) {
         decodeF16F16c<false>(src, n, dst);
         return;
@@ -69,6 +73,12 @@ void decodeF16Swapped(const uint8_t *src, size_t n, float *dst)
 
 GGUF_DECODER_CLONES void decodeBF16(const uint8_t *src, size_t n, float *dst)
 {
+#if GGUF_X86_KERNELS
+    if (cpuHasAvx512()) {
+        decodeBF16Avx512(src, n, dst);
+        return;
+    }
+#endif
     convertAll<uint16_t, false>(src, n, dst, [](uint16_t h) { return bf16ToFp32(h); });
 }
 

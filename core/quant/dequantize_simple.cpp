@@ -117,6 +117,12 @@ void decodeQ5_1(const uint8_t *__restrict src, size_t nBlocks, float *__restrict
 
 GGUF_DECODER_CLONES void decodeQ8_0(const uint8_t *__restrict src, size_t nBlocks, float *__restrict dst)
 {
+#if GGUF_X86_KERNELS
+    if (cpuHasAvx512()) {
+        decodeQ8_0Avx512(src, nBlocks, dst);
+        return;
+    }
+#endif
     for (size_t i = 0; i < nBlocks; ++i, dst += 32) {
         const uint8_t *b = blockAt<BlockQ8_0>(src, i);
         const float d = fp16ToFp32(loadU16(b + offsetof(BlockQ8_0, d)));

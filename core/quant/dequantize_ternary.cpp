@@ -4,6 +4,7 @@
 #include "core/format/ggml_blocks.h"
 #include "core/util/float_convert.h"
 #include "dequantize_blocks.h"
+#include "x86/kernels.h"
 
 #include <array>
 #include <cstddef>
@@ -32,6 +33,12 @@ inline float i2sValue(unsigned code)
 
 GGUF_DECODER_CLONES void decodeTQ1_0(const uint8_t *__restrict src, size_t nBlocks, float *__restrict dst)
 {
+#if GGUF_X86_KERNELS
+    if (cpuHasAvx512()) {
+        decodeTQ1_0Avx512(src, nBlocks, dst);
+        return;
+    }
+#endif
     for (size_t i = 0; i < nBlocks; ++i) {
         const uint8_t *b = blockAt<BlockTQ1_0>(src, i);
         const float d = fp16ToFp32(loadU16(b + offsetof(BlockTQ1_0, d)));
@@ -54,6 +61,12 @@ GGUF_DECODER_CLONES void decodeTQ1_0(const uint8_t *__restrict src, size_t nBloc
 
 void decodeTQ2_0(const uint8_t *__restrict src, size_t nBlocks, float *__restrict dst)
 {
+#if GGUF_X86_KERNELS
+    if (cpuHasAvx512()) {
+        decodeTQ2_0Avx512(src, nBlocks, dst);
+        return;
+    }
+#endif
     for (size_t i = 0; i < nBlocks; ++i) {
         const uint8_t *b = blockAt<BlockTQ2_0>(src, i);
         const float d = fp16ToFp32(loadU16(b + offsetof(BlockTQ2_0, d)));

@@ -7,7 +7,6 @@
 #include "core/util/byte_order.h"
 #include "core/util/cpu_features.h"
 #include "core/util/float_convert.h"
-#include "core/util/prefetch.h"
 #include "key_counts.h"
 #include "stats_fused.h"
 #include "stats_scan.h"
