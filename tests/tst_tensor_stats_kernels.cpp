@@ -63,13 +63,13 @@ void TestTensorStatsKernels::codeReductionEqualsTheFloatPath_data()
     QTest::addColumn<int>("variant");
     // 0: weight-like scales; 1: edge cases (zero, negative and subnormal scales, zero codes);
     // 2: Q4_K scales binades apart, so that the decoder rounds; 3: a NaN scale in one piece
-    for (const uint32_t type : {8u, 2u, 12u})
+    for (const uint32_t type : {8u, 2u, 12u, 14u})
         for (int variant = 0; variant < 4; ++variant)
             QTest::addRow("%s, variant %d", typeName(type).c_str(), variant) << type << variant;
 }
 
-// Large tensors of Q8_0, Q4_0 and Q4_K are reduced from their integer codes; every figure must equal
-// the float path's (mean and std to rounding).
+// Large tensors of Q8_0, Q4_0, Q4_K and Q6_K are reduced from their integer codes; every figure
+// must equal the float path's (mean and std to rounding).
 void TestTensorStatsKernels::codeReductionEqualsTheFloatPath()
 {
     QFETCH(uint32_t, type);
@@ -99,6 +99,15 @@ void TestTensorStatsKernels::codeReductionEqualsTheFloatPath()
     };
     for (size_t i = 0; i < blocks; ++i) {
         const size_t at = i * t.typeSize;
+        if (type == 14) { // Q6_K: d at byte 208; zero values from zero codes (q = 32) and zero scales
+            putHalf(bytes, at + 208, scale(i, false));
+            if (variant == 1 && i % 5 == 0) {
+                std::fill_n(bytes.begin() + static_cast<ptrdiff_t>(at), 16, uint8_t{0});
+                std::fill_n(bytes.begin() + static_cast<ptrdiff_t>(at + 128), 16, uint8_t{0xaa});
+                bytes[at + 192 + i % 16] = 0;
+            }
+            continue;
+        }
         putHalf(bytes, at, scale(i, false));
         if (type == 12)
             putHalf(bytes, at + 2, scale(i, true));
@@ -239,8 +248,8 @@ void TestTensorStatsKernels::everyKernelLevelGivesTheSameBits_data()
 {
     QTest::addColumn<uint32_t>("type");
     QTest::addColumn<bool>("sampled");
-    // in place (F32, F16, BF16), from the codes (Q8_0, Q4_K) and decoded (Q6_K)
-    for (const uint32_t type : {0u, 1u, 30u, 8u, 12u, 14u})
+    // in place (F32, F16, BF16), from the codes (Q8_0, Q4_K, Q6_K) and decoded (Q5_K)
+    for (const uint32_t type : {0u, 1u, 30u, 8u, 12u, 14u, 13u})
         for (const bool sampled : {false, true})
             QTest::addRow("%s, %s", typeName(type).c_str(), sampled ? "sampled" : "every key") << type << sampled;
 }
@@ -274,7 +283,17 @@ void TestTensorStatsKernels::everyKernelLevelGivesTheSameBits()
             putHalf(bytes, at, half(r() % 2, 8 + r() % 3, r()));
             putHalf(bytes, at + 2, i % 7 == 3 ? half(0, 24, r()) : half(0, 8 + r() % 3, r()));
             break;
-        default: putHalf(bytes, at + 208, half(r() % 2, 8 + r() % 3, r())); break; // Q6_K's d
+        case 13: // Q5_K: d and dmin
+            putHalf(bytes, at, half(r() % 2, 8 + r() % 3, r()));
+            putHalf(bytes, at + 2, half(0, 8 + r() % 3, r()));
+            break;
+        default: // Q6_K's d, and zero codes (q = 32: low nibble 0, high bits 2) in some blocks
+            putHalf(bytes, at + 208, half(r() % 2, 8 + r() % 3, r()));
+            if (i % 9 == 4) {
+                std::fill_n(bytes.begin() + static_cast<ptrdiff_t>(at), 16, uint8_t{0});
+                std::fill_n(bytes.begin() + static_cast<ptrdiff_t>(at + 128), 16, uint8_t{0xaa});
+            }
+            break;
         }
     }
     TensorData data;
