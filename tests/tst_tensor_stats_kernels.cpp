@@ -63,12 +63,12 @@ void TestTensorStatsKernels::codeReductionEqualsTheFloatPath_data()
     QTest::addColumn<int>("variant");
     // 0: weight-like scales; 1: edge cases (zero, negative and subnormal scales, zero codes);
     // 2: Q4_K scales binades apart, so that the decoder rounds; 3: a NaN scale in one piece
-    for (const uint32_t type : {8u, 2u, 12u, 14u})
+    for (const uint32_t type : {8u, 2u, 12u, 14u, 11u})
         for (int variant = 0; variant < 4; ++variant)
             QTest::addRow("%s, variant %d", typeName(type).c_str(), variant) << type << variant;
 }
 
-// Large tensors of Q8_0, Q4_0, Q4_K and Q6_K are reduced from their integer codes; every figure
+// Large tensors of Q8_0, Q4_0, Q4_K, Q6_K and Q3_K are reduced from their integer codes; every figure
 // must equal the float path's (mean and std to rounding).
 void TestTensorStatsKernels::codeReductionEqualsTheFloatPath()
 {
@@ -105,6 +105,14 @@ void TestTensorStatsKernels::codeReductionEqualsTheFloatPath()
                 std::fill_n(bytes.begin() + static_cast<ptrdiff_t>(at), 16, uint8_t{0});
                 std::fill_n(bytes.begin() + static_cast<ptrdiff_t>(at + 128), 16, uint8_t{0xaa});
                 bytes[at + 192 + i % 16] = 0;
+            }
+            continue;
+        }
+        if (type == 11) { // Q3_K: d at byte 108; zero codes (two low bits 0, hmask bit set)
+            putHalf(bytes, at + 108, scale(i, false));
+            if (variant == 1 && i % 5 == 0) {
+                std::fill_n(bytes.begin() + static_cast<ptrdiff_t>(at), 32, uint8_t{0xff});
+                std::fill_n(bytes.begin() + static_cast<ptrdiff_t>(at + 32), 16, uint8_t{0});
             }
             continue;
         }
@@ -248,8 +256,8 @@ void TestTensorStatsKernels::everyKernelLevelGivesTheSameBits_data()
 {
     QTest::addColumn<uint32_t>("type");
     QTest::addColumn<bool>("sampled");
-    // in place (F32, F16, BF16), from the codes (Q8_0, Q4_K, Q6_K) and decoded (Q5_K)
-    for (const uint32_t type : {0u, 1u, 30u, 8u, 12u, 14u, 13u})
+    // in place (F32, F16, BF16), from the codes (Q8_0, Q4_K, Q6_K, Q3_K) and decoded (Q5_K)
+    for (const uint32_t type : {0u, 1u, 30u, 8u, 12u, 14u, 11u, 13u})
         for (const bool sampled : {false, true})
             QTest::addRow("%s, %s", typeName(type).c_str(), sampled ? "sampled" : "every key") << type << sampled;
 }
@@ -282,6 +290,13 @@ void TestTensorStatsKernels::everyKernelLevelGivesTheSameBits()
         case 12: // d and dmin, some blocks with them far apart (the decoder rounds: the float path)
             putHalf(bytes, at, half(r() % 2, 8 + r() % 3, r()));
             putHalf(bytes, at + 2, i % 7 == 3 ? half(0, 24, r()) : half(0, 8 + r() % 3, r()));
+            break;
+        case 11: // Q3_K's d, and zero codes in some blocks
+            putHalf(bytes, at + 108, half(r() % 2, 8 + r() % 3, r()));
+            if (i % 9 == 4) {
+                std::fill_n(bytes.begin() + static_cast<ptrdiff_t>(at), 32, uint8_t{0xff});
+                std::fill_n(bytes.begin() + static_cast<ptrdiff_t>(at + 32), 16, uint8_t{0});
+            }
             break;
         case 13: // Q5_K: d and dmin
             putHalf(bytes, at, half(r() % 2, 8 + r() % 3, r()));
