@@ -2,6 +2,7 @@
 // Dequantization against ggml's own output (tests/data/ggml-reference), range decoding, input
 // validation, the hand-checked formats ggml has no reference for (Q8_1, BitNet I2_S), the fp16
 // conversion and the codebooks.
+#include "core/format/ggml_blocks.h"
 #include "core/format/ggml_types.h"
 #include "core/quant/dequantize.h"
 #include "core/quant/quant_tables.h"
@@ -55,6 +56,39 @@ std::vector<uint32_t> decodableIds()
     return ids;
 }
 
+/// Decodes `data` at every SIMD level this machine has (portable, AVX2, AVX-512) and fails at the
+/// first element where a level differs from the portable decoder, bit for bit.
+void compareSimdLevels(uint32_t typeId, const std::vector<uint8_t> &data, uint64_t elements)
+{
+#if GGUF_X86_KERNELS
+    const int levels = 3;
+    const int ceiling = detail::simdCeiling();
+#else
+    const int levels = 1; // portable code only
+#endif
+    std::vector<std::vector<float>> decoded;
+    for (int level = 0; level < levels; ++level) {
+#if GGUF_X86_KERNELS
+        detail::setSimdCeiling(level);
+#endif
+        decoded.emplace_back(elements);
+        const bool ok = dequantizeRange(typeId, data, elements, 0, decoded.back());
+#if GGUF_X86_KERNELS
+        detail::setSimdCeiling(ceiling);
+#endif
+        QVERIFY(ok);
+    }
+    for (int level = 1; level < levels; ++level) {
+        const qsizetype bad = firstBitMismatch(decoded[level], decoded[0].data(), elements);
+        if (bad >= 0)
+            QFAIL(qPrintable(QStringLiteral("level %1 differs from the portable decoder at element %2: 0x%3 vs 0x%4")
+                                 .arg(level)
+                                 .arg(bad)
+                                 .arg(bitsOf(decoded[level][bad]), 8, 16, QLatin1Char('0'))
+                                 .arg(bitsOf(decoded[0][bad]), 8, 16, QLatin1Char('0'))));
+    }
+}
+
 /// A "typeId" column with one row per decodable type.
 void addDecodableTypeRows()
 {
@@ -102,6 +136,8 @@ private slots:
     void partialRangeEqualsFullDecode();
     void everySimdLevelDecodesAlike_data();
     void everySimdLevelDecodesAlike();
+    void everySimdLevelDecodesSpecialScalesAlike_data();
+    void everySimdLevelDecodesSpecialScalesAlike();
     void rejectsBadInput_data();
     void rejectsBadInput();
     void byteSwappedPlainTypes_data();
@@ -232,35 +268,53 @@ void TestDequantize::everySimdLevelDecodesAlike()
 {
     QFETCH(uint32_t, typeId);
     const uint64_t block = typeTraits(typeId).blockSize;
-    const uint64_t elements = block == 1 ? 4096 + 7 : 97 * std::max<uint64_t>(block, 128);
+    // plain types: 32 at a time, then one step of 16, then a tail of 7
+    const uint64_t elements = block == 1 ? 4096 + 16 + 7 : 97 * std::max<uint64_t>(block, 128);
     const std::vector<uint8_t> data = randomTensor(typeId, elements, typeId + 1000, -1.75f);
-#if GGUF_X86_KERNELS
-    const int levels = 3;
-    const int ceiling = detail::simdCeiling();
-#else
-    const int levels = 1; // portable code only
-#endif
-    std::vector<std::vector<float>> decoded;
-    for (int level = 0; level < levels; ++level) {
-#if GGUF_X86_KERNELS
-        detail::setSimdCeiling(level);
-#endif
-        decoded.emplace_back(elements);
-        const bool ok = dequantizeRange(typeId, data, elements, 0, decoded.back());
-#if GGUF_X86_KERNELS
-        detail::setSimdCeiling(ceiling);
-#endif
-        QVERIFY(ok);
+    compareSimdLevels(typeId, data, elements);
+}
+
+void TestDequantize::everySimdLevelDecodesSpecialScalesAlike_data()
+{
+    QTest::addColumn<uint32_t>("typeId");
+    QTest::addColumn<size_t>("scaleAt");
+    QTest::addColumn<int>("secondScaleAt"); // -1: none
+    const auto row = [](GgmlType t, size_t at, int second) {
+        const auto id = static_cast<uint32_t>(t);
+        QTest::newRow(typeTraits(id).name.data()) << id << at << second;
+    };
+    row(GgmlType::Q4_0, offsetof(BlockQ4_0, d), -1);
+    row(GgmlType::Q8_0, offsetof(BlockQ8_0, d), -1);
+    row(GgmlType::Q2_K, offsetof(BlockQ2_K, d), static_cast<int>(offsetof(BlockQ2_K, dmin)));
+    row(GgmlType::Q3_K, offsetof(BlockQ3_K, d), -1);
+    row(GgmlType::Q4_K, offsetof(BlockQ4_K, d), static_cast<int>(offsetof(BlockQ4_K, dmin)));
+    row(GgmlType::Q5_K, offsetof(BlockQ5_K, d), static_cast<int>(offsetof(BlockQ5_K, dmin)));
+    row(GgmlType::Q6_K, offsetof(BlockQ6_K, d), -1);
+    row(GgmlType::TQ1_0, offsetof(BlockTQ1_0, d), -1);
+    row(GgmlType::TQ2_0, offsetof(BlockTQ2_0, d), -1);
+}
+
+// The same with every pair of special f16 values as the block scales (zeros, infinities, NaNs
+// with different payloads, the smallest subnormal, the largest finite): random bytes almost never
+// hold them, and 0 · ∞ next to a NaN is where a fused multiply-subtract gives another NaN.
+void TestDequantize::everySimdLevelDecodesSpecialScalesAlike()
+{
+    QFETCH(uint32_t, typeId);
+    QFETCH(size_t, scaleAt);
+    QFETCH(int, secondScaleAt);
+    const std::vector<uint16_t> specials = {0x0000, 0x8000, 0x7c00, 0xfc00, 0x7e00, 0xfe00, 0x7c01,
+                                            0x7fff, 0xfe11, 0x0001, 0x7bff, 0x3c00, 0xbc00};
+    const size_t pairs = specials.size() * specials.size();
+    const TypeTraits &t = typeTraits(typeId);
+    const uint64_t elements = pairs * t.blockSize;
+    std::vector<uint8_t> data = randomTensor(typeId, elements, typeId + 2000, 1.0f);
+    for (size_t i = 0; i < pairs; ++i) {
+        const uint16_t first = specials[i / specials.size()], second = specials[i % specials.size()];
+        std::memcpy(data.data() + i * t.typeSize + scaleAt, &first, 2);
+        if (secondScaleAt >= 0)
+            std::memcpy(data.data() + i * t.typeSize + static_cast<size_t>(secondScaleAt), &second, 2);
     }
-    for (int level = 1; level < levels; ++level) {
-        const qsizetype bad = firstBitMismatch(decoded[level], decoded[0].data(), elements);
-        if (bad >= 0)
-            QFAIL(qPrintable(QStringLiteral("level %1 differs from the portable decoder at element %2: %3 vs %4")
-                                 .arg(level)
-                                 .arg(bad)
-                                 .arg(decoded[level][bad])
-                                 .arg(decoded[0][bad])));
-    }
+    compareSimdLevels(typeId, data, elements);
 }
 
 void TestDequantize::rejectsBadInput_data()

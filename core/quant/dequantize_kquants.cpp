@@ -78,7 +78,7 @@ void decodeQ3_K(const uint8_t *__restrict src, size_t nBlocks, float *__restrict
 void decodeQ4_K(const uint8_t *__restrict src, size_t nBlocks, float *__restrict dst)
 {
 #if GGUF_X86_KERNELS
-    if (cpuHasAvx512() && cpuHasFma()) {
+    if (cpuHasAvx512()) {
         decodeQ4_KAvx512(src, nBlocks, dst);
         return;
     }
@@ -107,7 +107,7 @@ void decodeQ4_K(const uint8_t *__restrict src, size_t nBlocks, float *__restrict
 void decodeQ5_K(const uint8_t *__restrict src, size_t nBlocks, float *__restrict dst)
 {
 #if GGUF_X86_KERNELS
-    if (cpuHasAvx512() && cpuHasFma()) {
+    if (cpuHasAvx512()) {
         decodeQ5_KAvx512(src, nBlocks, dst);
         return;
     }

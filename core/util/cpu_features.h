@@ -48,7 +48,6 @@
 #endif
 #define GGUF_AVX512_VNNI_KERNEL __attribute__((target("avx512f,avx512bw,avx512vl,avx512dq,avx512vnni,f16c")))
 #define GGUF_AVX512 __attribute__((target("avx512f,avx512bw,avx512vl,avx512dq,f16c")))
-#define GGUF_AVX512_FMA __attribute__((target("avx512f,avx512bw,avx512vl,avx512dq,f16c,fma")))
 #if defined(__GLIBC__) && __has_attribute(target_clones)
 #define GGUF_DECODER_CLONES __attribute__((target_clones("avx2", "default")))
 #endif

@@ -43,8 +43,8 @@ GGUF_AVX2_KERNEL void decodeIQ1_MAvx2(const uint8_t *src, size_t nBlocks, float 
 GGUF_AVX2_KERNEL void decodeIQ4_XSAvx2(const uint8_t *src, size_t nBlocks, float *dst);
 
 // kernels_avx512.cpp: AVX-512 decoders, chosen over the above by cpuHasAvx512().
-GGUF_AVX512_FMA_KERNEL void decodeQ4_KAvx512(const uint8_t *src, size_t nBlocks, float *dst);
-GGUF_AVX512_FMA_KERNEL void decodeQ5_KAvx512(const uint8_t *src, size_t nBlocks, float *dst);
+GGUF_AVX512_KERNEL void decodeQ4_KAvx512(const uint8_t *src, size_t nBlocks, float *dst);
+GGUF_AVX512_KERNEL void decodeQ5_KAvx512(const uint8_t *src, size_t nBlocks, float *dst);
 GGUF_AVX512_KERNEL void decodeTQ1_0Avx512(const uint8_t *src, size_t nBlocks, float *dst);
 GGUF_AVX512_KERNEL void decodeTQ2_0Avx512(const uint8_t *src, size_t nBlocks, float *dst);
 GGUF_AVX512_KERNEL void decodeQ8_0Avx512(const uint8_t *src, size_t nBlocks, float *dst);

@@ -4,7 +4,7 @@
 // (README.md, "Dequantization against ggml built for this CPU"). Layouts in docs/FORMAT.md §4.
 //
 // Most of them decode through a small table of floats: a block's 16 or 32 possible values are
-// computed once, rounded as the portable decoder rounds them (so each is bit-identical), and
+// computed once with the portable decoder's float operations (so each is bit-identical), and
 // vpermps then picks 16 of them at a time by the codes — the index uses only the low 4 bits of
 // each lane (5 with two tables), so most masking disappears.
 #include "../dequantize_blocks.h"
@@ -58,14 +58,13 @@ GGUF_AVX512 inline __m512 widenF16(__m256i h)
     return _mm512_cvtph_ps(h);
 }
 
-/// The table scale * code - offset for the codes in `codes` (small integers as floats), in one
-/// rounding: every Q4_K/Q5_K scale is an f16 times a 6-bit integer and every code has at most 5
-/// bits, so scale * code has at most 22 significant bits and is exact in float; the fused
-/// multiply-subtract therefore rounds once where the portable loop rounds twice, and gives the
-/// same bits.
-GGUF_AVX512_FMA inline __m512 affineTable(__m512 codes, float scale, float offset)
+/// The table scale * code - offset for the codes in `codes` (small integers as floats), rounded as
+/// the portable loop rounds it: a product, then a true subtraction (a fused multiply-subtract would
+/// give the same finite values, since every product here is exact, but another NaN when 0 · ∞
+/// meets a NaN offset).
+GGUF_AVX512 inline __m512 affineTable(__m512 codes, float scale, float offset)
 {
-    return _mm512_fmsub_ps(codes, _mm512_set1_ps(scale), _mm512_set1_ps(offset));
+    return _mm512_sub_ps(_mm512_mul_ps(codes, _mm512_set1_ps(scale)), _mm512_set1_ps(offset));
 }
 
 /// Bitwise select: bits of `low` where `mask` is set, bits of `high` elsewhere (vpternlogd).
@@ -83,7 +82,7 @@ GGUF_AVX512 inline __m512i moveBitTo4(__m512i v, int bit)
 
 } // namespace
 
-GGUF_AVX512_FMA_KERNEL void decodeQ4_KAvx512(const uint8_t *src, size_t nBlocks, float *dst)
+GGUF_AVX512_KERNEL void decodeQ4_KAvx512(const uint8_t *src, size_t nBlocks, float *dst)
 {
     const __m512 codes = _mm512_setr_ps(0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15);
     for (size_t i = 0; i < nBlocks; ++i) {
@@ -103,7 +102,7 @@ GGUF_AVX512_FMA_KERNEL void decodeQ4_KAvx512(const uint8_t *src, size_t nBlocks,
     }
 }
 
-GGUF_AVX512_FMA_KERNEL void decodeQ5_KAvx512(const uint8_t *src, size_t nBlocks, float *dst)
+GGUF_AVX512_KERNEL void decodeQ5_KAvx512(const uint8_t *src, size_t nBlocks, float *dst)
 {
     const __m512i lowNibble = _mm512_set1_epi32(0x0f);
     const __m512 codes0 = _mm512_setr_ps(0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15);
