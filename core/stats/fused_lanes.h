@@ -386,6 +386,27 @@ inline void halvesToFloats(const uint16_t *h, float *out)
     halvesToFloatsPortable(h, out);
 }
 
+// The f16 scales d of `count` (≤ 8) blocks of `blockBytes` that open with their scale, as floats,
+// and into `zeros` the values that are zero: a block's 32 where d is zero, else its zero codes.
+// False when a scale is not finite (then nothing is counted).
+inline bool leadingScales8(const uint8_t *base, size_t count, size_t blockBytes, const int32_t *zeroCodes,
+                           std::array<float, 8> &d, uint64_t &zeros)
+{
+    std::array<uint16_t, 8> halves{};
+    for (size_t j = 0; j < count; ++j)
+        halves[j] = loadU16(base + j * blockBytes);
+    halvesToFloats(halves.data(), d.data());
+    bool finite = true;
+    uint64_t zeroCount = 0;
+    for (size_t j = 0; j < count; ++j) {
+        finite = finite && std::isfinite(d[j]);
+        zeroCount += d[j] == 0.0f ? kGroup : static_cast<uint64_t>(zeroCodes[j]);
+    }
+    if (finite)
+        zeros += zeroCount;
+    return finite;
+}
+
 #if GGUF_X86_KERNELS
 // The 16 block totals of eight vectors v[i] that each hold 8 partial sums (32-bit lanes 0-7) of
 // one block and 8 of another (lanes 8-15): blocks i and i + 4 for i < 4, blocks i + 4 and i + 8

@@ -185,20 +185,10 @@ bool scanSymmetric(const uint8_t *blocks, size_t nBlocks, std::span<const uint8_
             std::memcpy(padded.data(), base, count * Codes::kBytes);
             sums8<Codes>(padded.data(), sum, sumSq, zeroCodes);
         }
-        std::array<uint16_t, 8> halves{};
-        for (size_t j = 0; j < count; ++j)
-            halves[j] = loadU16(base + j * Codes::kBytes); // d opens the block
-        halvesToFloats(halves.data(), d.data());
-        bool finite = true;
-        uint64_t zeroCount = 0;
-        for (size_t j = 0; j < count; ++j) {
-            finite = finite && std::isfinite(d[j]);
-            zeroCount += d[j] == 0.0f ? kGroup : static_cast<uint64_t>(zeroCodes[j]);
-            offset[j] = static_cast<float>(Codes::kOffset) * d[j]; // exact: a power of two times d
-        }
-        if (!finite)
+        if (!leadingScales8(base, count, Codes::kBytes, zeroCodes, d, g.zeros)) // d opens the block
             return false;
-        g.zeros += zeroCount;
+        for (size_t j = 0; j < count; ++j)
+            offset[j] = static_cast<float>(Codes::kOffset) * d[j]; // exact: a power of two times d
         Lanes8 l8;
         lanes(d.data(), offset.data(), sum, sumSq, 0.0f, static_cast<float>(Codes::kMaxCode), g.min, g.max, l8);
         // the codes' extremes, only of the blocks that could hold a new min or max

@@ -134,19 +134,9 @@ bool scanQ8_0(const uint8_t *blocks, size_t nBlocks, std::span<const uint8_t> te
             std::memcpy(padded.data(), base, count * kQ8_0Bytes);
             q8Sums8(padded.data(), sum, sumSq, zeros);
         }
-        std::array<uint16_t, 8> halves{};
-        for (size_t j = 0; j < count; ++j)
-            halves[j] = loadU16(base + j * kQ8_0Bytes + offsetof(BlockQ8_0, d));
-        halvesToFloats(halves.data(), d.data());
-        bool finite = true;
-        uint64_t zeroCount = 0;
-        for (size_t j = 0; j < count; ++j) {
-            finite = finite && std::isfinite(d[j]);
-            zeroCount += d[j] == 0.0f ? kGroup : static_cast<uint64_t>(zeros[j]);
-        }
-        if (!finite)
+        static_assert(offsetof(BlockQ8_0, d) == 0);
+        if (!leadingScales8(base, count, kQ8_0Bytes, zeros, d, g.zeros))
             return false;
-        g.zeros += zeroCount;
         Lanes8 l8;
         lanes(d.data(), none.data(), sum, sumSq, -128.0f, 127.0f, g.min, g.max, l8);
         // the codes' extremes, only of the blocks that could hold a new min or max
