@@ -22,9 +22,11 @@ uint32_t fusedBlockSize(uint32_t typeId)
 }
 
 bool fusedScan(uint32_t typeId, const uint8_t *blocks, size_t nBlocks, std::span<const uint8_t> tensor,
-               std::span<const uint32_t> sampled, float *sampledValues, FusedResult &out)
+               std::span<const uint32_t> sampled, float *sampledValues, std::pair<float, float> seen, FusedResult &out)
 {
     LaneMoments g;
+    g.min = seen.first;
+    g.max = seen.second;
     bool ok = false;
     switch (static_cast<GgmlType>(typeId)) {
     case GgmlType::Q8_0: ok = scanQ8_0(blocks, nBlocks, tensor, sampled, sampledValues, g); break;

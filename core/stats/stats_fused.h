@@ -4,6 +4,7 @@
 #include <cstddef>
 #include <cstdint>
 #include <span>
+#include <utility>
 
 namespace gguf::detail {
 
@@ -25,8 +26,10 @@ uint32_t fusedBlockSize(uint32_t typeId);
 /// is decoded and summed as floats). Also fills sampledValues[i] with the value of element
 /// sampled[i] (indices into these blocks), bit for bit the decoder's. Returns false when a block
 /// has a non-finite scale: then the caller decodes the piece and classifies every value.
-/// `tensor` holds the blocks (and those after them, which are prefetched).
+/// `tensor` holds the blocks (and those after them, which are prefetched). `seen` is [min, max] of
+/// values already seen elsewhere in the tensor (empty: +inf, -inf), which out.min and out.max
+/// include: with them the blocks that cannot hold a new extreme are known from their scales alone.
 bool fusedScan(uint32_t typeId, const uint8_t *blocks, size_t nBlocks, std::span<const uint8_t> tensor,
-               std::span<const uint32_t> sampled, float *sampledValues, FusedResult &out);
+               std::span<const uint32_t> sampled, float *sampledValues, std::pair<float, float> seen, FusedResult &out);
 
 } // namespace gguf::detail

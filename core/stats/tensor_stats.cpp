@@ -46,7 +46,10 @@ struct Worker {
     std::vector<uint32_t> samplePositions; // the fused path's sampled elements of a piece
     std::vector<float> sampleValues;
     std::vector<uint16_t> sampleKeys; // the in-place path's sampled keys of a piece
-    std::vector<uint64_t> bins;       // chosen-range histogram
+    // the extremes of the values this worker's code reductions have seen (they skip the blocks
+    // that cannot reach past them)
+    std::pair<float, float> seen{std::numeric_limits<float>::infinity(), -std::numeric_limits<float>::infinity()};
+    std::vector<uint64_t> bins; // chosen-range histogram
     uint64_t below = 0, above = 0;
 
     uint64_t countOf(uint32_t key) const
@@ -161,7 +164,7 @@ bool scanFusedPiece(const TensorData &data, uint64_t first, size_t n, uint32_t s
     w.sampleValues.resize(w.samplePositions.size());
     detail::FusedResult r;
     if (!detail::fusedScan(data.typeId, data.bytes.data() + begin, n / t.blockSize, data.bytes, w.samplePositions,
-                           w.sampleValues.data(), r))
+                           w.sampleValues.data(), w.seen, r))
         return false;
     if (w.sinceFlush + n > std::numeric_limits<uint32_t>::max())
         w.flushKeys();
@@ -179,6 +182,7 @@ bool scanFusedPiece(const TensorData &data, uint64_t first, size_t n, uint32_t s
         p.mean = r.mean;
         p.m2 = r.m2;
         w.counted.coverValues(r.min, r.max);
+        w.seen = {r.min, r.max};
     }
     return true;
 }
