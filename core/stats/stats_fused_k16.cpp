@@ -1,26 +1,28 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
-// Statistics of Q6_K and Q3_K blocks from their codes (docs/FORMAT.md §4.3, §4.4): element e of a
+// Statistics of Q6_K, Q3_K and IQ4_XS blocks from their codes (docs/FORMAT.md §4.3, §4.4, §4.5): element e of a
 // block is (d·s)·c with d the f16 scale, s the integer scale of its 16-element sub-block e / 16
-// (Q6_K: an int8; Q3_K: 6 bits − 32) and c its signed code (Q6_K: q − 32 in −32…31; Q3_K: two
-// low bits minus 4 where the hmask bit is clear, −4…3). d·s has at most 18 significant bits and
-// |c| ≤ 32, so the decoder's float products are always exact, and every value is d times the
-// integer s·c. A group of 32 values (sub-blocks 2j and 2j + 1) therefore has the exact sums d·A
-// and d²·B with A = Σ s·c and B = Σ s²·c², its mean d·A/32 and its M2 d²·(32·B − A²)/32 with an
-// exact integer factor (below 2^35), merged as the other code reductions' groups are
-// (fused_lanes.h).
+// (Q6_K: an int8; Q3_K: 6 bits − 32; IQ4_XS: 6 bits − 32, shared by the two halves of a 32-element sub-block) and
+// c its signed code (Q6_K: q − 32 in −32…31; Q3_K: two low bits minus 4 where the hmask bit is clear, −4…3; IQ4_XS:
+// the codebook level of its nibble, −127…113). d·s has at most 18 significant bits and |c| ≤ 127 has at most 7, so
+// the decoder's float products are always exact, and every value is d times the integer s·c. A group of 32 values
+// (sub-blocks 2j and 2j + 1) therefore has the exact sums d·A and d²·B with A = Σ s·c and B = Σ s²·c², its mean
+// d·A/32 and its M2 d²·(32·B − A²)/32 with an exact integer factor (below 2^35), merged as the other code
+// reductions' groups are (fused_lanes.h).
 #include "fused_lanes.h"
+
+#include "core/quant/quant_tables.h"
 
 #include <cstring>
 
 namespace gguf::detail {
 namespace {
 
-// ---- the two layouts: the code c of element e, the 16 sub-block scales, and (AVX-512) the codes
-// plus kBias (0 … 2·kBias − 1) in element order, 64 per vector (sub-blocks 4k … 4k + 3 in vector k)
+// ---- the layouts: the code c of element e (in [kCodeMin, kCodeMax]), the 16 sub-block scales, and (AVX-512) the
+// signed codes as bytes in element order, 64 per vector (sub-blocks 4k … 4k + 3 in vector k)
 
 struct Q6_KLayout {
     static constexpr size_t kBytes = sizeof(BlockQ6_K), kScaleAt = offsetof(BlockQ6_K, d);
-    static constexpr int kBias = 32;
+    static constexpr int kBias = 32, kCodeMin = -kBias, kCodeMax = kBias - 1;
 
     // four 32-element quarters per 128-element half, each a nibble of ql and two bits of qh
     // (ggml's dequantize_row_q6_K)
@@ -47,19 +49,24 @@ struct Q6_KLayout {
     // 64 bytes of ql hold quarters 0 and 1 (low nibbles) and 2 and 3 (high nibbles) of a half; the
     // 32 bytes of qh, in both 256-bit halves, give bits 4-5 of quarter k from their bits 2k, 2k + 1
     // (64-bit shifts: the 0x30 mask keeps only bits that stayed in their byte)
-    GGUF_AVX512 static void biasedCodes(const uint8_t *b, __m512i *u)
+    GGUF_AVX512 static void signedCodes(const uint8_t *b, __m512i *u)
     {
         const __m512i lowNibble = _mm512_set1_epi8(0x0f), bits45 = _mm512_set1_epi8(0x30);
+        const __m512i bias = _mm512_set1_epi8(kBias);
         const __m512i upQuarters01 = _mm512_setr_epi64(4, 4, 4, 4, 2, 2, 2, 2);
         const __m512i downQuarters23 = _mm512_setr_epi64(0, 0, 0, 0, 2, 2, 2, 2);
         for (int half = 0; half < 2; ++half) {
             const __m512i ql = _mm512_loadu_si512(b + offsetof(BlockQ6_K, ql) + 64 * half);
             const __m512i qh = _mm512_broadcast_i64x4(
                 _mm256_loadu_si256(reinterpret_cast<const __m256i *>(b + offsetof(BlockQ6_K, qh) + 32 * half)));
-            u[2 * half] = _mm512_or_si512(_mm512_and_si512(ql, lowNibble),
-                                          _mm512_and_si512(_mm512_sllv_epi64(qh, upQuarters01), bits45));
-            u[2 * half + 1] = _mm512_or_si512(_mm512_and_si512(_mm512_srli_epi16(ql, 4), lowNibble),
-                                              _mm512_and_si512(_mm512_srlv_epi64(qh, downQuarters23), bits45));
+            u[2 * half] =
+                _mm512_sub_epi8(_mm512_or_si512(_mm512_and_si512(ql, lowNibble),
+                                                _mm512_and_si512(_mm512_sllv_epi64(qh, upQuarters01), bits45)),
+                                bias);
+            u[2 * half + 1] =
+                _mm512_sub_epi8(_mm512_or_si512(_mm512_and_si512(_mm512_srli_epi16(ql, 4), lowNibble),
+                                                _mm512_and_si512(_mm512_srlv_epi64(qh, downQuarters23), bits45)),
+                                bias);
         }
     }
 #endif
@@ -67,7 +74,7 @@ struct Q6_KLayout {
 
 struct Q3_KLayout {
     static constexpr size_t kBytes = sizeof(BlockQ3_K), kScaleAt = offsetof(BlockQ3_K, d);
-    static constexpr int kBias = 4;
+    static constexpr int kBias = 4, kCodeMin = -kBias, kCodeMax = kBias - 1;
 
     // element 128n + 32j + l: bits 2j of qs[32n + l], minus 4 where bit 4n + j of hmask[l] is
     // clear (ggml's dequantize_row_q3_K)
@@ -105,9 +112,9 @@ struct Q3_KLayout {
     }
     // vector 2n + t: the qs and hmask bytes of half n in both 256-bit halves, shifted for j = 2t
     // (low half) and 2t + 1 (high half); the masks keep bits that stayed in their byte
-    GGUF_AVX512 static void biasedCodes(const uint8_t *b, __m512i *u)
+    GGUF_AVX512 static void signedCodes(const uint8_t *b, __m512i *u)
     {
-        const __m512i three = _mm512_set1_epi8(3), one = _mm512_set1_epi8(1);
+        const __m512i three = _mm512_set1_epi8(3), one = _mm512_set1_epi8(1), bias = _mm512_set1_epi8(kBias);
         const __m512i hm = _mm512_broadcast_i64x4(
             _mm256_loadu_si256(reinterpret_cast<const __m256i *>(b + offsetof(BlockQ3_K, hmask))));
         for (int half = 0; half < 2; ++half) {
@@ -122,8 +129,64 @@ struct Q3_KLayout {
                 const long long m0 = 4 * half + j0, m1 = 4 * half + j1;
                 const __m512i high =
                     _mm512_and_si512(_mm512_srlv_epi64(hm, _mm512_setr_epi64(m0, m0, m0, m0, m1, m1, m1, m1)), one);
-                u[2 * half + t] = _mm512_or_si512(low, _mm512_slli_epi64(high, 2));
+                u[2 * half + t] = _mm512_sub_epi8(_mm512_or_si512(low, _mm512_slli_epi64(high, 2)), bias);
             }
+        }
+    }
+#endif
+};
+
+struct IQ4_XSLayout {
+    static constexpr size_t kBytes = sizeof(BlockIQ4_XS), kScaleAt = offsetof(BlockIQ4_XS, d);
+    static constexpr int kCodeMin = tables::kValuesIq4nl.front(), kCodeMax = tables::kValuesIq4nl.back();
+
+    // 32-element sub-block j: elements 0-15 from the low nibbles of qs[16j … 16j + 15], 16-31 from
+    // their high nibbles (ggml's dequantize_row_iq4_xs)
+    static int code(const uint8_t *b, size_t e)
+    {
+        const uint8_t byte = b[offsetof(BlockIQ4_XS, qs) + 16 * (e / 32) + e % 16];
+        return tables::kValuesIq4nl[(byte >> (4 * ((e / 16) % 2))) & 15];
+    }
+    // scale j of 8: low 4 bits from nibble j of scales_l, high 2 bits from bits 2j of scales_h, minus 32
+    static std::array<int32_t, 16> scales(const uint8_t *b)
+    {
+        const unsigned high = loadU16(b + offsetof(BlockIQ4_XS, scales_h));
+        std::array<int32_t, 16> s{};
+        for (size_t j = 0; j < 8; ++j) {
+            const unsigned low = (b[offsetof(BlockIQ4_XS, scales_l) + j / 2] >> (4 * (j % 2))) & 15;
+            s[2 * j] = s[2 * j + 1] = static_cast<int32_t>(low | (((high >> (2 * j)) & 3) << 4)) - 32;
+        }
+        return s;
+    }
+#if GGUF_X86_KERNELS
+    // lane j takes nibble j / 4 of scales_l and bits (j / 2 & ~1) … + 1 of scales_h
+    GGUF_AVX512 static __m512i scalesAvx512(const uint8_t *b)
+    {
+        uint32_t low = 0;
+        std::memcpy(&low, b + offsetof(BlockIQ4_XS, scales_l), 4);
+        const __m512i lowBits =
+            _mm512_srlv_epi32(_mm512_set1_epi32(static_cast<int>(low)),
+                              _mm512_setr_epi32(0, 0, 4, 4, 8, 8, 12, 12, 16, 16, 20, 20, 24, 24, 28, 28));
+        const __m512i highBits =
+            _mm512_srlv_epi32(_mm512_set1_epi32(loadU16(b + offsetof(BlockIQ4_XS, scales_h))),
+                              _mm512_setr_epi32(0, 0, 2, 2, 4, 4, 6, 6, 8, 8, 10, 10, 12, 12, 14, 14));
+        const __m512i scale = _mm512_or_si512(_mm512_and_si512(lowBits, _mm512_set1_epi32(15)),
+                                              _mm512_slli_epi32(_mm512_and_si512(highBits, _mm512_set1_epi32(3)), 4));
+        return _mm512_sub_epi32(scale, _mm512_set1_epi32(32));
+    }
+    // vector k: bytes 32k … 32k + 31 of qs as 128-bit lanes {low nibbles of 0-15, high nibbles of
+    // 0-15, low of 16-31, high of 16-31}, looked up in the codebook
+    GGUF_AVX512 static void signedCodes(const uint8_t *b, __m512i *c)
+    {
+        const __m512i book =
+            _mm512_broadcast_i32x4(_mm_loadu_si128(reinterpret_cast<const __m128i *>(tables::kValuesIq4nl.data())));
+        const __m512i shift = _mm512_setr_epi64(0, 0, 4, 4, 0, 0, 4, 4);
+        for (int k = 0; k < 4; ++k) {
+            const __m512i x = _mm512_castsi256_si512(
+                _mm256_loadu_si256(reinterpret_cast<const __m256i *>(b + offsetof(BlockIQ4_XS, qs) + 32 * k)));
+            const __m512i spread = _mm512_shuffle_i64x2(x, x, _MM_SHUFFLE(1, 1, 0, 0));
+            const __m512i nibbles = _mm512_and_si512(_mm512_srlv_epi64(spread, shift), _mm512_set1_epi8(0x0f));
+            c[k] = _mm512_shuffle_epi8(book, nibbles);
         }
     }
 #endif
@@ -166,10 +229,10 @@ inline void groupMoments(double d, const int64_t *a, const int64_t *spread, doub
 template <typename Layout> void coverSubBlock(const uint8_t *b, float d, int32_t scale, size_t s, LaneMoments &g)
 {
     const float ds = d * static_cast<float>(scale);
-    const float bound0 = static_cast<float>(-Layout::kBias) * ds, bound1 = static_cast<float>(Layout::kBias - 1) * ds;
+    const float bound0 = static_cast<float>(Layout::kCodeMin) * ds, bound1 = static_cast<float>(Layout::kCodeMax) * ds;
     if (std::min(bound0, bound1) >= g.min && std::max(bound0, bound1) <= g.max)
         return;
-    int clo = Layout::kBias, chi = -Layout::kBias;
+    int clo = Layout::kCodeMax, chi = Layout::kCodeMin;
     for (size_t e = 16 * s; e < 16 * s + 16; ++e) {
         clo = std::min(clo, Layout::code(b, e));
         chi = std::max(chi, Layout::code(b, e));
@@ -221,30 +284,28 @@ scanBlockAvx512(const uint8_t *b, float d, std::array<int32_t, 16> &scales, Lane
     const __m512i scale = Layout::scalesAvx512(b);
     _mm512_storeu_si512(scales.data(), scale);
     __m512i codes[4];
-    Layout::biasedCodes(b, codes);
-    // Σu and Σu² per 4 bytes, then per sub-block: lane L of quadSums(pairSums(v0, v1), pairSums(v2,
-    // v3)) holds the totals of 128-bit lane L of v0 … v3, i.e. sub-blocks L, 4 + L, 8 + L, 12 + L
+    Layout::signedCodes(b, codes);
+    static_assert(Layout::kCodeMin >= -127, "|c| must fit a signed byte for the squares");
+    // Σc and Σc² per 4 bytes (|c| times |c| for the squares), then per sub-block: lane L of
+    // quadSums(pairSums(v0, v1), pairSums(v2, v3)) holds the totals of 128-bit lane L of v0 … v3, i.e. sub-blocks
+    // L, 4 + L, 8 + L, 12 + L
     const __m512i ones8 = _mm512_set1_epi8(1), zero = _mm512_setzero_si512();
-    const __m512i bias8 = _mm512_set1_epi8(static_cast<char>(Layout::kBias));
     __m512i sums[4], squares[4];
     uint64_t zeroCodes[4];
     for (int k = 0; k < 4; ++k) {
-        sums[k] = _mm512_dpbusd_epi32(zero, codes[k], ones8);
-        squares[k] = _mm512_dpbusd_epi32(zero, codes[k], codes[k]);
-        zeroCodes[k] = _mm512_cmpeq_epi8_mask(codes[k], bias8);
+        const __m512i magnitude = _mm512_abs_epi8(codes[k]);
+        sums[k] = _mm512_dpbusd_epi32(zero, ones8, codes[k]);
+        squares[k] = _mm512_dpbusd_epi32(zero, magnitude, magnitude);
+        zeroCodes[k] = _mm512_testn_epi8_mask(codes[k], codes[k]);
     }
     const __m512i order = _mm512_setr_epi32(0, 4, 8, 12, 1, 5, 9, 13, 2, 6, 10, 14, 3, 7, 11, 15);
-    const __m512i u = _mm512_permutexvar_epi32(order, quadSums(pairSums(sums[0], sums[1]), pairSums(sums[2], sums[3])));
-    const __m512i u2 =
+    const __m512i sum =
+        _mm512_permutexvar_epi32(order, quadSums(pairSums(sums[0], sums[1]), pairSums(sums[2], sums[3])));
+    const __m512i sumSq =
         _mm512_permutexvar_epi32(order, quadSums(pairSums(squares[0], squares[1]), pairSums(squares[2], squares[3])));
-    // Σc = Σu − 16·bias and Σc² = Σu² − 2·bias·Σu + 16·bias² per sub-block; times s and s²
-    constexpr int kBias = Layout::kBias;
-    const __m512i sum = _mm512_sub_epi32(u, _mm512_set1_epi32(16 * kBias));
-    const __m512i sumSq = _mm512_add_epi32(_mm512_sub_epi32(u2, _mm512_mullo_epi32(u, _mm512_set1_epi32(2 * kBias))),
-                                           _mm512_set1_epi32(16 * kBias * kBias));
     const __m512i weighted = _mm512_mullo_epi32(scale, sum);
     const __m512i weightedSq = _mm512_mullo_epi32(_mm512_mullo_epi32(scale, scale), sumSq);
-    // groups: sub-blocks 2j and 2j + 1 (adjacent lanes) added (|A| < 2^17, B < 2^30), then as
+    // groups: sub-blocks 2j and 2j + 1 (adjacent lanes) added (|A| ≤ 2^17, B < 2^30), then as
     // doubles, where 32·B − A² (below 2^35) is exact, as in the portable int64 arithmetic
     const __m512d a = _mm512_cvtepi32_pd(pairTotals(weighted));
     const __m512d spread = _mm512_sub_pd(
@@ -266,8 +327,8 @@ scanBlockAvx512(const uint8_t *b, float d, std::array<int32_t, 16> &scales, Lane
     }
     // the sub-blocks that could hold a new min or max
     const __m512 ds = _mm512_mul_ps(_mm512_set1_ps(d), _mm512_cvtepi32_ps(scale));
-    const __m512 v0 = _mm512_mul_ps(_mm512_set1_ps(static_cast<float>(-kBias)), ds);
-    const __m512 v1 = _mm512_mul_ps(_mm512_set1_ps(static_cast<float>(kBias - 1)), ds);
+    const __m512 v0 = _mm512_mul_ps(_mm512_set1_ps(static_cast<float>(Layout::kCodeMin)), ds);
+    const __m512 v1 = _mm512_mul_ps(_mm512_set1_ps(static_cast<float>(Layout::kCodeMax)), ds);
     const __mmask16 outside = _mm512_cmp_ps_mask(_mm512_min_ps(v0, v1), _mm512_set1_ps(g.min), _CMP_LT_OQ) |
                               _mm512_cmp_ps_mask(_mm512_max_ps(v0, v1), _mm512_set1_ps(g.max), _CMP_GT_OQ);
     for (unsigned m = outside; m != 0; m &= m - 1) {
@@ -354,6 +415,12 @@ bool scanQ3_K(const uint8_t *blocks, size_t nBlocks, std::span<const uint8_t> te
               float *values, LaneMoments &g)
 {
     return scan<Q3_KLayout>(blocks, nBlocks, tensor, sampled, values, g);
+}
+
+bool scanIQ4_XS(const uint8_t *blocks, size_t nBlocks, std::span<const uint8_t> tensor,
+                std::span<const uint32_t> sampled, float *values, LaneMoments &g)
+{
+    return scan<IQ4_XSLayout>(blocks, nBlocks, tensor, sampled, values, g);
 }
 
 } // namespace gguf::detail
