@@ -63,12 +63,12 @@ void TestTensorStatsKernels::codeReductionEqualsTheFloatPath_data()
     QTest::addColumn<int>("variant");
     // 0: weight-like scales; 1: edge cases (zero, negative and subnormal scales, zero codes);
     // 2: Q4_K scales binades apart, so that the decoder rounds; 3: a NaN scale in one piece
-    for (const uint32_t type : {8u, 2u, 12u, 14u, 11u, 23u})
+    for (const uint32_t type : {8u, 2u, 6u, 12u, 14u, 11u, 23u})
         for (int variant = 0; variant < 4; ++variant)
             QTest::addRow("%s, variant %d", typeName(type).c_str(), variant) << type << variant;
 }
 
-// Large tensors of Q8_0, Q4_0, Q4_K, Q6_K, Q3_K and IQ4_XS are reduced from their integer codes; every figure
+// Large tensors of Q8_0, Q4_0, Q5_0, Q4_K, Q6_K, Q3_K and IQ4_XS are reduced from their integer codes; every figure
 // must equal the float path's (mean and std to rounding).
 void TestTensorStatsKernels::codeReductionEqualsTheFloatPath()
 {
@@ -121,6 +121,14 @@ void TestTensorStatsKernels::codeReductionEqualsTheFloatPath()
             if (variant == 1 && i % 5 == 0) {
                 bytes[at + 2] = static_cast<uint8_t>((bytes[at + 2] & 0xf0) | 0x0a); // sub-blocks 0, 1: high bits 2
                 bytes[at + 4] = 0;                                                   // and low bits 0
+            }
+            continue;
+        }
+        if (type == 6) { // Q5_0: d, then qh; zero codes are 16 (fifth bit set, nibble 0)
+            putHalf(bytes, at, scale(i, false));
+            if (variant == 1 && i % 5 == 0) {
+                std::fill_n(bytes.begin() + static_cast<ptrdiff_t>(at + 2), 4, uint8_t{0xff});
+                std::fill_n(bytes.begin() + static_cast<ptrdiff_t>(at + 6), 8, uint8_t{0});
             }
             continue;
         }
@@ -264,8 +272,8 @@ void TestTensorStatsKernels::everyKernelLevelGivesTheSameBits_data()
 {
     QTest::addColumn<uint32_t>("type");
     QTest::addColumn<bool>("sampled");
-    // in place (F32, F16, BF16), from the codes (Q8_0, Q4_K, Q6_K, Q3_K, IQ4_XS) and decoded (Q5_K)
-    for (const uint32_t type : {0u, 1u, 30u, 8u, 12u, 14u, 11u, 23u, 13u})
+    // in place (F32, F16, BF16), from the codes (Q8_0, Q5_0, Q4_K, Q6_K, Q3_K, IQ4_XS) and decoded (Q5_K)
+    for (const uint32_t type : {0u, 1u, 30u, 8u, 6u, 12u, 14u, 11u, 23u, 13u})
         for (const bool sampled : {false, true})
             QTest::addRow("%s, %s", typeName(type).c_str(), sampled ? "sampled" : "every key") << type << sampled;
 }
@@ -304,6 +312,13 @@ void TestTensorStatsKernels::everyKernelLevelGivesTheSameBits()
             if (i % 9 == 4) {
                 std::fill_n(bytes.begin() + static_cast<ptrdiff_t>(at), 32, uint8_t{0xff});
                 std::fill_n(bytes.begin() + static_cast<ptrdiff_t>(at + 32), 16, uint8_t{0});
+            }
+            break;
+        case 6: // Q5_0's d, and zero codes (fifth bit set, nibble 0) in some blocks
+            putHalf(bytes, at, half(r() % 2, 8 + r() % 3, r()));
+            if (i % 9 == 4) {
+                std::fill_n(bytes.begin() + static_cast<ptrdiff_t>(at + 2), 4, uint8_t{0xff});
+                std::fill_n(bytes.begin() + static_cast<ptrdiff_t>(at + 10), 4, uint8_t{0});
             }
             break;
         case 23: // IQ4_XS's d, and zero scales (sub-blocks 2 and 3) in some blocks

@@ -476,12 +476,14 @@ GGUF_AVX512 inline void coverOutside16(LaneMoments &g, __m512 lo, __m512 hi, __m
 }
 #endif
 
-/// The Q8_0, Q4_0, Q4_K, Q6_K, Q3_K and IQ4_XS reductions behind fusedScan (same contract).
+/// The Q8_0, Q4_0, Q5_0, Q4_K, Q6_K, Q3_K and IQ4_XS reductions behind fusedScan (same contract).
 bool scanQ8_0(const uint8_t *blocks, size_t nBlocks, std::span<const uint8_t> tensor, std::span<const uint32_t> sampled,
               float *values, LaneMoments &g);
 bool scanQ4_K(const uint8_t *blocks, size_t nBlocks, std::span<const uint8_t> tensor, std::span<const uint32_t> sampled,
               float *values, LaneMoments &g);
 bool scanQ4_0(const uint8_t *blocks, size_t nBlocks, std::span<const uint8_t> tensor, std::span<const uint32_t> sampled,
+              float *values, LaneMoments &g);
+bool scanQ5_0(const uint8_t *blocks, size_t nBlocks, std::span<const uint8_t> tensor, std::span<const uint32_t> sampled,
               float *values, LaneMoments &g);
 bool scanQ6_K(const uint8_t *blocks, size_t nBlocks, std::span<const uint8_t> tensor, std::span<const uint32_t> sampled,
               float *values, LaneMoments &g);

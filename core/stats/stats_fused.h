@@ -16,8 +16,8 @@ struct FusedResult {
     double mean = 0, m2 = 0;
 };
 
-/// The block size of the types computeStatistics can reduce from their codes (Q8_0, Q4_0, Q4_K, Q6_K, Q3_K, IQ4_XS),
-/// else 0.
+/// The block size of the types computeStatistics can reduce from their codes (Q8_0, Q4_0, Q5_0, Q4_K, Q6_K, Q3_K,
+/// IQ4_XS), else 0.
 uint32_t fusedBlockSize(uint32_t typeId);
 
 /// Reduces whole blocks [0, nBlocks) of `blocks` (little-endian) without decoding every value into

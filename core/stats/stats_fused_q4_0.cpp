@@ -1,10 +1,8 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
-// Statistics of Q4_0 blocks from their codes: a value is (q − o)·d = q·d − o·d with o = 8
-// (docs/FORMAT.md §4.2), both terms exact in float (d an f16, q a 4-bit code), so a block's sums
-// follow from Σq and Σq² of its 32 codes, its zeros from the codes equal to o (or a zero scale), its
-// extremes from its lowest and highest code (fused_lanes.h). Written for any block of a scale and
-// 32 codes with an offset; Q5_0 (o = 16, a fifth bit per code) ran no faster this way than decoded
-// (2026-11-25, AVX-512), so it keeps the float path.
+// Statistics of Q4_0 and Q5_0 blocks from their codes: a value is (q − o)·d = q·d − o·d with o = 8
+// or 16 (docs/FORMAT.md §4.2), both terms exact in float (d an f16, q a 4- or 5-bit code), so a
+// block's sums follow from Σq and Σq² of its 32 codes, its zeros from the codes equal to o (or a zero
+// scale), its extremes from its lowest and highest code (fused_lanes.h).
 #include "fused_lanes.h"
 
 namespace gguf::detail {
@@ -18,6 +16,18 @@ struct Q4_0Codes {
     {
         const uint8_t byte = block[kQ4_0Codes + l % 16];
         return l < 16 ? byte & 15 : byte >> 4;
+    }
+};
+
+// Q5_0: the same nibbles after the 32-bit word qh, whose bit l is the fifth bit of element l.
+struct Q5_0Codes {
+    static constexpr size_t kBytes = sizeof(BlockQ5_0);
+    static constexpr int32_t kOffset = 16, kMaxCode = 31;
+    static int32_t code(const uint8_t *block, size_t l)
+    {
+        const uint8_t byte = block[offsetof(BlockQ5_0, qs) + l % 16];
+        const uint8_t high = block[offsetof(BlockQ5_0, qh) + l / 8] >> (l % 8) & 1;
+        return (l < 16 ? byte & 15 : byte >> 4) | high << 4;
     }
 };
 
@@ -48,6 +58,24 @@ GGUF_AVX2 inline __m256i codesAvx2(const uint8_t *block, Q4_0Codes)
     return _mm256_set_m128i(_mm_and_si128(_mm_srli_epi16(x, 4), lowNibble), _mm_and_si128(x, lowNibble));
 }
 
+GGUF_AVX2 inline __m256i codesAvx2(const uint8_t *block, Q5_0Codes)
+{
+    const __m128i x = _mm_loadu_si128(reinterpret_cast<const __m128i *>(block + offsetof(BlockQ5_0, qs)));
+    const __m128i lowNibble = _mm_set1_epi8(0x0f);
+    const __m256i nibbles =
+        _mm256_set_m128i(_mm_and_si128(_mm_srli_epi16(x, 4), lowNibble), _mm_and_si128(x, lowNibble));
+    // byte l takes byte l / 8 of qh and keeps bit l % 8, then becomes 0x10 where it was set
+    int32_t qh = 0;
+    std::memcpy(&qh, block + offsetof(BlockQ5_0, qh), 4);
+    const __m256i spread =
+        _mm256_shuffle_epi8(_mm256_set1_epi32(qh), _mm256_setr_epi8(0, 0, 0, 0, 0, 0, 0, 0, 1, 1, 1, 1, 1, 1, 1, 1, 2,
+                                                                    2, 2, 2, 2, 2, 2, 2, 3, 3, 3, 3, 3, 3, 3, 3));
+    const __m256i bit = _mm256_set1_epi64x(static_cast<long long>(0x8040201008040201ull));
+    const __m256i high =
+        _mm256_and_si256(_mm256_cmpeq_epi8(_mm256_and_si256(spread, bit), bit), _mm256_set1_epi8(0x10));
+    return _mm256_or_si256(nibbles, high);
+}
+
 template <typename Codes>
 GGUF_AVX2_KERNEL void codeSums8Avx2(const uint8_t *blocks, int32_t *sum, int32_t *sumSq, int32_t *zeroCodes)
 {
@@ -56,7 +84,7 @@ GGUF_AVX2_KERNEL void codeSums8Avx2(const uint8_t *blocks, int32_t *sum, int32_t
     __m256i s[8], sq[8];
     for (size_t j = 0; j < 8; ++j) {
         const __m256i codes = codesAvx2(blocks + j * Codes::kBytes, Codes{});
-        // codes ≤ 15: the byte products and their pair sums fit the 16-bit lanes
+        // codes ≤ 31: the byte products and their pair sums fit the 16-bit lanes
         s[j] = _mm256_madd_epi16(_mm256_maddubs_epi16(codes, ones8), ones16);
         sq[j] = _mm256_madd_epi16(_mm256_maddubs_epi16(codes, codes), ones16);
         zeroCodes[j] = std::popcount(static_cast<uint32_t>(_mm256_movemask_epi8(_mm256_cmpeq_epi8(codes, offset))));
@@ -78,12 +106,14 @@ template <typename Codes> void codeRange(const uint8_t *block, int32_t &qlo, int
 }
 
 #if GGUF_X86_KERNELS
-// scanSymmetric's work for runs of 16 blocks (nBlocks a multiple of 16), without the samples: the
-// code sums with VNNI dot products, the scales gathered, and the per-group arithmetic of laneMath
-// and addGroups on vectors with the same operations in the same order, so the results are those
-// of the 8-block loop (as scanQ8_0Avx512 does for Q8_0). False when a scale is not finite.
-template <typename Codes>
+// scanSymmetric's work for runs of 16 blocks (nBlocks a multiple of 16): the code sums with VNNI
+// dot products, the scales gathered, and the per-group arithmetic of laneMath and addGroups on
+// vectors with the same operations in the same order, so the results are those of the 8-block loop
+// (as scanQ8_0Avx512 does for Q8_0); each run's samples by valueAt while its blocks are in cache.
+// False when a scale is not finite.
+template <typename Codes, typename ValueAt>
 GGUF_AVX512_VNNI_KERNEL bool scanSymmetricAvx512(const uint8_t *blocks, size_t nBlocks, std::span<const uint8_t> tensor,
+                                                 std::span<const uint32_t> &sampled, float *&values, ValueAt valueAt,
                                                  LaneMoments &g)
 {
     const __m512i ones8 = _mm512_set1_epi8(1), zero = _mm512_setzero_si512();
@@ -109,7 +139,7 @@ GGUF_AVX512_VNNI_KERNEL bool scanSymmetricAvx512(const uint8_t *blocks, size_t n
             const __m512i x = _mm512_inserti64x4(_mm512_castsi256_si512(codesAvx2(base + lo * Codes::kBytes, Codes{})),
                                                  codesAvx2(base + hi * Codes::kBytes, Codes{}), 1);
             sums[i] = _mm512_dpbusd_epi32(zero, x, ones8);
-            squares[i] = _mm512_dpbusd_epi32(zero, x, x); // codes ≤ 15 are signed bytes too
+            squares[i] = _mm512_dpbusd_epi32(zero, x, x); // codes ≤ 31 are signed bytes too
             zeroCodes[i] = _mm512_cmpeq_epi8_mask(x, offsetCode);
         }
         // zeros: the codes equal to the offset, or all 32 values of a block with a zero scale
@@ -137,6 +167,7 @@ GGUF_AVX512_VNNI_KERNEL bool scanSymmetricAvx512(const uint8_t *blocks, size_t n
             return std::pair(static_cast<float>(qlo - Codes::kOffset) * dj,
                              static_cast<float>(qhi - Codes::kOffset) * dj);
         });
+        takeSamples(sampled, values, static_cast<uint32_t>((first + 16) * kGroup), valueAt);
     }
     return true;
 }
@@ -168,9 +199,8 @@ bool scanSymmetric(const uint8_t *blocks, size_t nBlocks, std::span<const uint8_
 #if GGUF_X86_KERNELS
     if (cpuHasAvx512Vnni() && nBlocks >= 16) {
         first = nBlocks / 16 * 16;
-        if (!scanSymmetricAvx512<Codes>(blocks, first, tensor, g))
+        if (!scanSymmetricAvx512<Codes>(blocks, first, tensor, sampled, values, valueAt, g))
             return false;
-        takeSamples(sampled, values, static_cast<uint32_t>(first * kGroup), valueAt);
     }
 #endif
     for (; first < nBlocks; first += 8) {
@@ -215,6 +245,12 @@ bool scanQ4_0(const uint8_t *blocks, size_t nBlocks, std::span<const uint8_t> te
               float *values, LaneMoments &g)
 {
     return scanSymmetric<Q4_0Codes>(blocks, nBlocks, tensor, sampled, values, g);
+}
+
+bool scanQ5_0(const uint8_t *blocks, size_t nBlocks, std::span<const uint8_t> tensor, std::span<const uint32_t> sampled,
+              float *values, LaneMoments &g)
+{
+    return scanSymmetric<Q5_0Codes>(blocks, nBlocks, tensor, sampled, values, g);
 }
 
 } // namespace gguf::detail
