@@ -63,12 +63,13 @@ void TestTensorStatsKernels::codeReductionEqualsTheFloatPath_data()
     QTest::addColumn<int>("variant");
     // 0: weight-like scales; 1: edge cases (zero, negative and subnormal scales, zero codes);
     // 2: Q4_K scales binades apart, so that the decoder rounds; 3: a NaN scale in one piece
-    for (const uint32_t type : {8u, 2u, 6u, 12u, 14u, 11u, 23u})
+    for (const uint32_t type : {8u, 2u, 6u, 12u, 13u, 14u, 11u, 23u})
         for (int variant = 0; variant < 4; ++variant)
             QTest::addRow("%s, variant %d", typeName(type).c_str(), variant) << type << variant;
 }
 
-// Large tensors of Q8_0, Q4_0, Q5_0, Q4_K, Q6_K, Q3_K and IQ4_XS are reduced from their integer codes; every figure
+// Large tensors of Q8_0, Q4_0, Q5_0, Q4_K, Q5_K, Q6_K, Q3_K and IQ4_XS are reduced from their integer codes; every
+// figure
 // must equal the float path's (mean and std to rounding).
 void TestTensorStatsKernels::codeReductionEqualsTheFloatPath()
 {
@@ -133,10 +134,13 @@ void TestTensorStatsKernels::codeReductionEqualsTheFloatPath()
             continue;
         }
         putHalf(bytes, at, scale(i, false));
-        if (type == 12)
+        if (type == 12 || type == 13)
             putHalf(bytes, at + 2, scale(i, true));
-        if (variant == 1 && i % 5 == 0) // runs of zero codes
-            std::fill_n(bytes.begin() + static_cast<ptrdiff_t>(at + (type == 12 ? 16 : 2)), 16, uint8_t{0});
+        if (variant == 1 && i % 5 == 0) // runs of zero codes (Q5_K: their fifth bits at 16, nibbles at 48)
+            std::fill_n(bytes.begin() + static_cast<ptrdiff_t>(at + (type == 12 || type == 13 ? 16 : 2)), 16,
+                        uint8_t{0});
+        if (variant == 1 && i % 5 == 0 && type == 13)
+            std::fill_n(bytes.begin() + static_cast<ptrdiff_t>(at + 48), 16, uint8_t{0});
     }
     TensorData data;
     data.typeId = type;
@@ -272,8 +276,8 @@ void TestTensorStatsKernels::everyKernelLevelGivesTheSameBits_data()
 {
     QTest::addColumn<uint32_t>("type");
     QTest::addColumn<bool>("sampled");
-    // in place (F32, F16, BF16), from the codes (Q8_0, Q5_0, Q4_K, Q6_K, Q3_K, IQ4_XS) and decoded (Q5_K)
-    for (const uint32_t type : {0u, 1u, 30u, 8u, 6u, 12u, 14u, 11u, 23u, 13u})
+    // in place (F32, F16, BF16), from the codes (Q8_0, Q5_0, Q4_K, Q5_K, Q6_K, Q3_K, IQ4_XS) and decoded (Q5_1)
+    for (const uint32_t type : {0u, 1u, 30u, 8u, 6u, 12u, 13u, 14u, 11u, 23u, 7u})
         for (const bool sampled : {false, true})
             QTest::addRow("%s, %s", typeName(type).c_str(), sampled ? "sampled" : "every key") << type << sampled;
 }
@@ -328,9 +332,15 @@ void TestTensorStatsKernels::everyKernelLevelGivesTheSameBits()
                 bytes[at + 5] = 0;
             }
             break;
-        case 13: // Q5_K: d and dmin
+        case 13: // Q5_K: d and dmin, some blocks with them far apart (the decoder rounds: the float path)
             putHalf(bytes, at, half(r() % 2, 8 + r() % 3, r()));
-            putHalf(bytes, at + 2, half(0, 8 + r() % 3, r()));
+            putHalf(bytes, at + 2, i % 7 == 3 ? half(0, 24, r()) : half(0, 8 + r() % 3, r()));
+            break;
+        case 7: // Q5_1: d and m; in some blocks m = 0 and zero codes
+            putHalf(bytes, at, half(r() % 2, 8 + r() % 3, r()));
+            putHalf(bytes, at + 2, i % 9 == 4 ? 0 : half(r() % 2, 8 + r() % 3, r()));
+            if (i % 9 == 4)
+                std::fill_n(bytes.begin() + static_cast<ptrdiff_t>(at + 4), 12, uint8_t{0});
             break;
         default: // Q6_K's d, and zero codes (q = 32: low nibble 0, high bits 2) in some blocks
             putHalf(bytes, at + 208, half(r() % 2, 8 + r() % 3, r()));

@@ -1,8 +1,9 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 #pragma once
 
-// Internal to core/stats: what the code-level reductions of Q8_0 (stats_fused_q8_0.cpp), Q4_0
-// (stats_fused_q4_0.cpp) and Q4_K (stats_fused_q4_k.cpp) share — the block constants, the exact merging of groups of 32
+// Internal to core/stats: what the code-level reductions of Q8_0 (stats_fused_q8_0.cpp), Q4_0 and Q5_0
+// (stats_fused_q4_0.cpp), Q4_K and Q5_K (stats_fused_q4_k.cpp), Q6_K, Q3_K and IQ4_XS (stats_fused_k16.cpp) share — the
+// block constants, the exact merging of groups of 32
 // values (LaneMoments), the exactness checks, the code sums and the lane arithmetic, each in portable, AVX2 and AVX-512
 // forms that give the same bits.
 #include "stats_fused.h"
@@ -29,8 +30,6 @@ namespace gguf::detail {
 constexpr size_t kGroup = 32;
 constexpr size_t kQ8_0Bytes = sizeof(BlockQ8_0), kQ8_0Codes = offsetof(BlockQ8_0, qs);
 constexpr size_t kQ4_0Bytes = sizeof(BlockQ4_0), kQ4_0Codes = offsetof(BlockQ4_0, qs);
-constexpr size_t kQ4_KBytes = sizeof(BlockQ4_K);
-constexpr size_t kQ4_KScales = offsetof(BlockQ4_K, scales), kQ4_KCodes = offsetof(BlockQ4_K, qs);
 
 // Sums of groups of 32 values around a fixed shift K (the piece's first group mean), in 8 lanes
 // (group i in lane i % 8), each group given by its mean μ and its M2: Σ(v − K) = 32·(μ − K) and
@@ -149,24 +148,6 @@ inline bool differencesExact(float a, float b, double magnitude)
 
 // ---- integer sums of the codes: portable and AVX2, both exact, so both give the same result
 
-// Σq and Σq² of the 8 Q4_K sub-blocks of one block (sub-block 2c: low nibbles of bytes
-// 32c … 32c + 31; 2c + 1: their high nibbles; docs/FORMAT.md §4.3).
-inline void q4kCodeSums(const uint8_t *qs, int32_t *sum, int32_t *sumSq)
-{
-    for (int j = 0; j < 8; ++j) {
-        const uint8_t *bytes = qs + 32 * (j / 2);
-        const int shift = 4 * (j % 2);
-        int32_t s = 0, sq = 0;
-        for (size_t l = 0; l < kGroup; ++l) {
-            const int32_t q = (bytes[l] >> shift) & 15;
-            s += q;
-            sq += q * q;
-        }
-        sum[j] = s;
-        sumSq[j] = sq;
-    }
-}
-
 // Σq, Σq² and the number of zero codes of 8 consecutive Q8_0 blocks.
 inline void q8CodeSums8(const uint8_t *blocks, int32_t *sum, int32_t *sumSq, int32_t *zeros)
 {
@@ -194,23 +175,6 @@ GGUF_AVX2 inline __m256i reduce8(const __m256i *v)
     return _mm256_add_epi32(_mm256_permute2x128_si256(u0, u1, 0x20), _mm256_permute2x128_si256(u0, u1, 0x31));
 }
 
-GGUF_AVX2_KERNEL inline void q4kCodeSumsAvx2(const uint8_t *qs, int32_t *sum, int32_t *sumSq)
-{
-    const __m256i lowNibble = _mm256_set1_epi8(0x0f), ones8 = _mm256_set1_epi8(1), ones16 = _mm256_set1_epi16(1);
-    __m256i s[8], sq[8];
-    for (int c = 0; c < 4; ++c) {
-        const __m256i x = _mm256_loadu_si256(reinterpret_cast<const __m256i *>(qs + 32 * c));
-        const __m256i lo = _mm256_and_si256(x, lowNibble);
-        const __m256i hi = _mm256_and_si256(_mm256_srli_epi16(x, 4), lowNibble);
-        s[2 * c] = _mm256_madd_epi16(_mm256_maddubs_epi16(lo, ones8), ones16);
-        s[2 * c + 1] = _mm256_madd_epi16(_mm256_maddubs_epi16(hi, ones8), ones16);
-        sq[2 * c] = _mm256_madd_epi16(_mm256_maddubs_epi16(lo, lo), ones16);
-        sq[2 * c + 1] = _mm256_madd_epi16(_mm256_maddubs_epi16(hi, hi), ones16);
-    }
-    _mm256_storeu_si256(reinterpret_cast<__m256i *>(sum), reduce8(s));
-    _mm256_storeu_si256(reinterpret_cast<__m256i *>(sumSq), reduce8(sq));
-}
-
 GGUF_AVX2_KERNEL inline void q8CodeSums8Avx2(const uint8_t *blocks, int32_t *sum, int32_t *sumSq, int32_t *zeros)
 {
     const __m256i ones8 = _mm256_set1_epi8(1), ones16 = _mm256_set1_epi16(1);
@@ -229,17 +193,6 @@ GGUF_AVX2_KERNEL inline void q8CodeSums8Avx2(const uint8_t *blocks, int32_t *sum
 }
 #endif
 
-inline void q4kSums(const uint8_t *qs, int32_t *sum, int32_t *sumSq)
-{
-#if GGUF_X86_KERNELS
-    if (cpuHasAvx2()) {
-        q4kCodeSumsAvx2(qs, sum, sumSq);
-        return;
-    }
-#endif
-    q4kCodeSums(qs, sum, sumSq);
-}
-
 inline void q8Sums8(const uint8_t *blocks, int32_t *sum, int32_t *sumSq, int32_t *zeros)
 {
 #if GGUF_X86_KERNELS
@@ -251,10 +204,13 @@ inline void q8Sums8(const uint8_t *blocks, int32_t *sum, int32_t *sumSq, int32_t
     q8CodeSums8(blocks, sum, sumSq, zeros);
 }
 
+/// Lanes8::zeroCode of a group whose every value is zero (a and b zero): above every code.
+constexpr int32_t kEveryCode = 64;
+
 // ---- per-group arithmetic of 8 groups of values a[j]·q − b[j] (codes q in [codeLow, codeHigh]
 // with sums sum[j], sumSq[j]): the group's mean and M2, the values bounding it, and the code whose
-// value is zero (16: every code; -1: none; only meaningful for codes 0..15). The AVX2 version does
-// the same IEEE operations in the same order, so both give the same bits.
+// value is zero (kEveryCode: every code; -1: none; only meaningful for codes 0..codeHigh ≤ 63). The
+// AVX2 version does the same IEEE operations in the same order, so both give the same bits.
 struct Lanes8 {
     std::array<double, 8> mean, m2;
     std::array<float, 8> lo, hi;
@@ -277,12 +233,12 @@ inline void laneMath(const float *a, const float *b, const int32_t *sum, const i
         const float v0 = codeLow * a[j] - b[j], v1 = codeHigh * a[j] - b[j];
         out.lo[j] = v1 < v0 ? v1 : v0;
         out.hi[j] = v1 > v0 ? v1 : v0;
-        // a·q = b with q an integer in 0..15: as a·q is exact, q = b / a (correctly rounded, so
-        // exact when it is an integer) is checked
+        // a·q = b with q an integer in 0..codeHigh: as a·q is exact, q = b / a (correctly rounded,
+        // so exact when it is an integer) is checked
         const float ratio = b[j] / a[j];
-        const int32_t q = ratio >= 0.0f && ratio <= 15.0f ? static_cast<int32_t>(ratio) : 0;
+        const int32_t q = ratio >= 0.0f && ratio <= codeHigh ? static_cast<int32_t>(ratio) : 0;
         const bool hit = a[j] != 0.0f && static_cast<float>(q) * a[j] == b[j];
-        out.zeroCode[j] = b[j] == 0.0f ? (a[j] == 0.0f ? 16 : 0) : hit ? q : -1;
+        out.zeroCode[j] = b[j] == 0.0f ? (a[j] == 0.0f ? kEveryCode : 0) : hit ? q : -1;
         const bool outside = out.lo[j] < runMin || out.hi[j] > runMax;
         out.outside |= static_cast<unsigned>(outside) << j;
         out.rare |= static_cast<unsigned>(outside || out.zeroCode[j] >= 0) << j;
@@ -317,14 +273,14 @@ GGUF_AVX2_KERNEL inline void laneMathAvx2(const float *a, const float *b, const 
     _mm256_storeu_ps(out.hi.data(), hi);
     const __m256 zero = _mm256_setzero_ps();
     const __m256 ratio = _mm256_div_ps(vb, va);
-    const __m256 inRange =
-        _mm256_and_ps(_mm256_cmp_ps(ratio, zero, _CMP_GE_OQ), _mm256_cmp_ps(ratio, _mm256_set1_ps(15.0f), _CMP_LE_OQ));
+    const __m256 inRange = _mm256_and_ps(_mm256_cmp_ps(ratio, zero, _CMP_GE_OQ),
+                                         _mm256_cmp_ps(ratio, _mm256_set1_ps(codeHigh), _CMP_LE_OQ));
     const __m256i q = _mm256_and_si256(_mm256_cvttps_epi32(ratio), _mm256_castps_si256(inRange));
     const __m256 hit = _mm256_and_ps(_mm256_cmp_ps(va, zero, _CMP_NEQ_UQ),
                                      _mm256_cmp_ps(_mm256_mul_ps(_mm256_cvtepi32_ps(q), va), vb, _CMP_EQ_OQ));
     const __m256i none = _mm256_set1_epi32(-1);
     const __m256i whenHit = _mm256_blendv_epi8(none, q, _mm256_castps_si256(hit));
-    const __m256i whenZeroB = _mm256_blendv_epi8(_mm256_setzero_si256(), _mm256_set1_epi32(16),
+    const __m256i whenZeroB = _mm256_blendv_epi8(_mm256_setzero_si256(), _mm256_set1_epi32(kEveryCode),
                                                  _mm256_castps_si256(_mm256_cmp_ps(va, zero, _CMP_EQ_OQ)));
     const __m256i code =
         _mm256_blendv_epi8(whenHit, whenZeroB, _mm256_castps_si256(_mm256_cmp_ps(vb, zero, _CMP_EQ_OQ)));
@@ -476,7 +432,7 @@ GGUF_AVX512 inline void coverOutside16(LaneMoments &g, __m512 lo, __m512 hi, __m
 }
 #endif
 
-/// The Q8_0, Q4_0, Q5_0, Q4_K, Q6_K, Q3_K and IQ4_XS reductions behind fusedScan (same contract).
+/// The Q8_0, Q4_0, Q5_0, Q4_K, Q5_K, Q6_K, Q3_K and IQ4_XS reductions behind fusedScan (same contract).
 bool scanQ8_0(const uint8_t *blocks, size_t nBlocks, std::span<const uint8_t> tensor, std::span<const uint32_t> sampled,
               float *values, LaneMoments &g);
 bool scanQ4_K(const uint8_t *blocks, size_t nBlocks, std::span<const uint8_t> tensor, std::span<const uint32_t> sampled,
@@ -484,6 +440,8 @@ bool scanQ4_K(const uint8_t *blocks, size_t nBlocks, std::span<const uint8_t> te
 bool scanQ4_0(const uint8_t *blocks, size_t nBlocks, std::span<const uint8_t> tensor, std::span<const uint32_t> sampled,
               float *values, LaneMoments &g);
 bool scanQ5_0(const uint8_t *blocks, size_t nBlocks, std::span<const uint8_t> tensor, std::span<const uint32_t> sampled,
+              float *values, LaneMoments &g);
+bool scanQ5_K(const uint8_t *blocks, size_t nBlocks, std::span<const uint8_t> tensor, std::span<const uint32_t> sampled,
               float *values, LaneMoments &g);
 bool scanQ6_K(const uint8_t *blocks, size_t nBlocks, std::span<const uint8_t> tensor, std::span<const uint32_t> sampled,
               float *values, LaneMoments &g);

@@ -1,11 +1,84 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
-// Statistics of Q4_K blocks from their codes: a value is q·d1 − m1 (docs/FORMAT.md §4.4), exact
-// unless the subtraction rounds (checked per block, then that sub-block is summed as floats); see
-// fused_lanes.h.
+// Statistics of Q4_K and Q5_K blocks from their codes: a value is q·d1 − m1 (docs/FORMAT.md §4.3,
+// §4.4) with q a 4- or 5-bit code, exact unless the subtraction rounds (checked per block, then that
+// sub-block is summed as floats); see fused_lanes.h.
 #include "fused_lanes.h"
 
 namespace gguf::detail {
 namespace {
+
+// Code l of sub-block j (0-7) of a block: sub-block 2c holds the low nibbles of bytes 32c … 32c + 31
+// of qs, 2c + 1 their high nibbles (ggml's dequantize_row_q4_K); Q5_K adds bit j of qh[l] as the
+// fifth bit (dequantize_row_q5_K).
+struct Q4_KLayout {
+    static constexpr size_t kBytes = sizeof(BlockQ4_K), kScales = offsetof(BlockQ4_K, scales);
+    static constexpr size_t kCodes = offsetof(BlockQ4_K, qs);
+    static constexpr int kMaxCode = 15;
+    static int code(const uint8_t *b, int j, size_t l) { return (b[kCodes + 32 * (j / 2) + l] >> (4 * (j % 2))) & 15; }
+};
+
+struct Q5_KLayout {
+    static constexpr size_t kBytes = sizeof(BlockQ5_K), kScales = offsetof(BlockQ5_K, scales);
+    static constexpr size_t kCodes = offsetof(BlockQ5_K, qs), kHigh = offsetof(BlockQ5_K, qh);
+    static constexpr int kMaxCode = 31;
+    static int code(const uint8_t *b, int j, size_t l)
+    {
+        return ((b[kCodes + 32 * (j / 2) + l] >> (4 * (j % 2))) & 15) | ((b[kHigh + l] >> j) & 1) << 4;
+    }
+};
+
+// Σq and Σq² of the 8 sub-blocks of one block.
+template <typename Layout> void codeSums(const uint8_t *b, int32_t *sum, int32_t *sumSq)
+{
+    for (int j = 0; j < 8; ++j) {
+        int32_t s = 0, sq = 0;
+        for (size_t l = 0; l < kGroup; ++l) {
+            const int32_t q = Layout::code(b, j, l);
+            s += q;
+            sq += q * q;
+        }
+        sum[j] = s;
+        sumSq[j] = sq;
+    }
+}
+
+#if GGUF_X86_KERNELS
+// The same with AVX2 (exact integers, so the same result).
+template <typename Layout> GGUF_AVX2_KERNEL void codeSumsAvx2(const uint8_t *b, int32_t *sum, int32_t *sumSq)
+{
+    const __m256i lowNibble = _mm256_set1_epi8(0x0f), ones8 = _mm256_set1_epi8(1), ones16 = _mm256_set1_epi16(1);
+    __m256i s[8], sq[8];
+    for (int c = 0; c < 4; ++c) {
+        const __m256i x = _mm256_loadu_si256(reinterpret_cast<const __m256i *>(b + Layout::kCodes + 32 * c));
+        __m256i lo = _mm256_and_si256(x, lowNibble);
+        __m256i hi = _mm256_and_si256(_mm256_srli_epi16(x, 4), lowNibble);
+        if constexpr (Layout::kMaxCode > 15) {
+            // bits 2c and 2c + 1 of each qh byte, moved to bit 4 (the masks keep bits that stayed in their byte)
+            const __m256i qh = _mm256_loadu_si256(reinterpret_cast<const __m256i *>(b + Layout::kHigh));
+            lo = _mm256_or_si256(lo, _mm256_slli_epi16(_mm256_and_si256(_mm256_srli_epi16(qh, 2 * c), ones8), 4));
+            hi = _mm256_or_si256(hi, _mm256_slli_epi16(_mm256_and_si256(_mm256_srli_epi16(qh, 2 * c + 1), ones8), 4));
+        }
+        // codes ≤ 31: the byte products and their pair sums fit the 16-bit lanes
+        s[2 * c] = _mm256_madd_epi16(_mm256_maddubs_epi16(lo, ones8), ones16);
+        s[2 * c + 1] = _mm256_madd_epi16(_mm256_maddubs_epi16(hi, ones8), ones16);
+        sq[2 * c] = _mm256_madd_epi16(_mm256_maddubs_epi16(lo, lo), ones16);
+        sq[2 * c + 1] = _mm256_madd_epi16(_mm256_maddubs_epi16(hi, hi), ones16);
+    }
+    _mm256_storeu_si256(reinterpret_cast<__m256i *>(sum), reduce8(s));
+    _mm256_storeu_si256(reinterpret_cast<__m256i *>(sumSq), reduce8(sq));
+}
+#endif
+
+template <typename Layout> void sums(const uint8_t *b, int32_t *sum, int32_t *sumSq)
+{
+#if GGUF_X86_KERNELS
+    if (cpuHasAvx2()) {
+        codeSumsAvx2<Layout>(b, sum, sumSq);
+        return;
+    }
+#endif
+    codeSums<Layout>(b, sum, sumSq);
+}
 
 // d1[j] = d · scale j and m1[j] = dmin · min j, from the unpacked bytes (scales, then mins).
 void scaleProductsPortable(const uint8_t *scaleMin, float d, float dmin, float *d1, float *m1)
@@ -37,26 +110,26 @@ void scaleProducts(const uint8_t *scaleMin, float d, float dmin, float *d1, floa
     scaleProductsPortable(scaleMin, d, dmin, d1, m1);
 }
 
-// The sub-blocks of one Q4_K block (codes qs, scales d1 and m1) flagged in `rare`: their zero
-// values (zeroCode, see laneMath) and their codes' extremes when they could hold a new min or max.
-void q4kRareSubBlocks(const uint8_t *qs, const float *d1, const float *m1, const float *lo, const float *hi,
-                      const int32_t *zeroCode, unsigned rare, LaneMoments &g)
+// The sub-blocks of one block b (scales d1 and m1) flagged in `rare`: their zero values (zeroCode,
+// see laneMath) and their codes' extremes when they could hold a new min or max.
+template <typename Layout>
+void rareSubBlocks(const uint8_t *b, const float *d1, const float *m1, const float *lo, const float *hi,
+                   const int32_t *zeroCode, unsigned rare, LaneMoments &g)
 {
-    const auto code = [&](int j, size_t l) { return (qs[32 * (j / 2) + l] >> (4 * (j % 2))) & 15; };
     const auto value = [&](int j, int q) { return static_cast<float>(q) * d1[j] - m1[j]; };
     for (; rare != 0; rare &= rare - 1) {
         const int j = std::countr_zero(rare);
-        if (zeroCode[j] == 16)
+        if (zeroCode[j] == kEveryCode)
             g.zeros += kGroup;
         else if (zeroCode[j] >= 0)
             for (size_t l = 0; l < kGroup; ++l)
-                g.zeros += code(j, l) == zeroCode[j];
+                g.zeros += Layout::code(b, j, l) == zeroCode[j];
         // the codes' extremes
         if (lo[j] < g.min || hi[j] > g.max) {
-            int qlo = 15, qhi = 0;
+            int qlo = Layout::kMaxCode, qhi = 0;
             for (size_t l = 0; l < kGroup; ++l) {
-                qlo = std::min(qlo, code(j, l));
-                qhi = std::max(qhi, code(j, l));
+                qlo = std::min(qlo, Layout::code(b, j, l));
+                qhi = std::max(qhi, Layout::code(b, j, l));
             }
             const float x = value(j, qlo), y = value(j, qhi);
             g.cover(std::min(x, y), std::max(x, y));
@@ -65,37 +138,37 @@ void q4kRareSubBlocks(const uint8_t *qs, const float *d1, const float *m1, const
 }
 
 // d·scale and dmin·min are multiples of d's and dmin's lowest bits: whether every value of the
-// block is exact (else some sub-blocks need the decoder's floats).
-bool q4kBlockExact(float d, float dmin)
+// block is exact (else some sub-blocks need the decoder's floats). Scales and mins are ≤ 63.
+template <typename Layout> bool blockExact(float d, float dmin)
 {
-    return differencesExact(d, dmin, 945.0 * std::fabs(d) + 63.0 * std::fabs(dmin));
+    return differencesExact(d, dmin, 63.0 * Layout::kMaxCode * std::fabs(d) + 63.0 * std::fabs(dmin));
 }
 
-// One Q4_K block into g; its sub-block scales d1 and mins m1 into d1m1[0..7] and d1m1[8..15].
-// False when d or dmin is not finite.
-bool scanQ4_KBlock(const uint8_t *b, float *d1m1, LaneMoments &g)
+// One block into g; its sub-block scales d1 and mins m1 into d1m1[0..7] and d1m1[8..15]. False
+// when d or dmin is not finite.
+template <typename Layout> bool scanBlock(const uint8_t *b, float *d1m1, LaneMoments &g)
 {
-    const float d = fp16ToFp32(loadU16(b + offsetof(BlockQ4_K, d)));
-    const float dmin = fp16ToFp32(loadU16(b + offsetof(BlockQ4_K, dmin)));
+    const float d = fp16ToFp32(loadU16(b));        // d opens both block types,
+    const float dmin = fp16ToFp32(loadU16(b + 2)); // dmin follows
     if (!std::isfinite(d) || !std::isfinite(dmin))
         return false;
-    const uint8_t *qs = b + kQ4_KCodes;
     uint8_t scaleMin[16];
-    unpackQ4KScaleMins(b + kQ4_KScales, scaleMin);
+    unpackQ4KScaleMins(b + Layout::kScales, scaleMin);
     float *d1 = d1m1, *m1 = d1m1 + 8;
     scaleProducts(scaleMin, d, dmin, d1, m1);
     int32_t sum[8], sumSq[8];
-    q4kSums(qs, sum, sumSq);
+    sums<Layout>(b, sum, sumSq);
+    constexpr auto kHighest = static_cast<float>(Layout::kMaxCode);
     Lanes8 l8;
-    lanes(d1, m1, sum, sumSq, 0.0f, 15.0f, g.min, g.max, l8);
-    if (!q4kBlockExact(d, dmin)) {
+    lanes(d1, m1, sum, sumSq, 0.0f, kHighest, g.min, g.max, l8);
+    if (!blockExact<Layout>(d, dmin)) {
         for (int j = 0; j < 8; ++j) {
-            if (differencesExact(d1[j], m1[j], 15.0 * std::fabs(d1[j]) + std::fabs(m1[j])))
+            if (differencesExact(d1[j], m1[j], kHighest * std::fabs(d1[j]) + std::fabs(m1[j])))
                 continue;
             // the decoder rounds some of these values: take them as it gives them
             std::array<float, kGroup> v;
             for (size_t l = 0; l < kGroup; ++l)
-                v[l] = static_cast<float>((qs[32 * (j / 2) + l] >> (4 * (j % 2))) & 15) * d1[j] - m1[j];
+                v[l] = static_cast<float>(Layout::code(b, j, l)) * d1[j] - m1[j];
             LaneMoments::floatGroup(v.data(), l8.mean[j], l8.m2[j]);
             float vlo = v[0], vhi = v[0];
             for (const float x : v) {
@@ -112,18 +185,17 @@ bool scanQ4_KBlock(const uint8_t *b, float *d1m1, LaneMoments &g)
     g.addGroups(l8.mean.data(), l8.m2.data(), 8);
     // the sub-blocks with a zero value, or that could hold a new min or max (rare after the
     // first few blocks): one bit each
-    q4kRareSubBlocks(qs, d1, m1, l8.lo.data(), l8.hi.data(), l8.zeroCode.data(), l8.rare, g);
+    rareSubBlocks<Layout>(b, d1, m1, l8.lo.data(), l8.hi.data(), l8.zeroCode.data(), l8.rare, g);
     return true;
 }
 
-// The value of element e (index into `blocks`) from its block's d1m1 (see scanQ4_KBlock).
-float q4kSampleValue(const uint8_t *blocks, const float *d1m1, uint32_t e)
+// The value of element e (index into `blocks`) from its block's d1m1 (see scanBlock).
+template <typename Layout> float sampleValue(const uint8_t *blocks, const float *d1m1, uint32_t e)
 {
-    const uint32_t block = e / 256, at = e % 256, chunk = at / 64, half = (at % 64) / 32;
-    const uint32_t j = 2 * chunk + half;
-    const uint8_t byte = blocks[block * kQ4_KBytes + kQ4_KCodes + 32 * chunk + at % 32];
+    const uint32_t block = e / 256, at = e % 256;
+    const auto j = static_cast<int>(at / 32);
     const float *s = d1m1 + 16 * block;
-    return static_cast<float>((byte >> (4 * half)) & 15) * s[j] - s[8 + j];
+    return static_cast<float>(Layout::code(blocks + block * Layout::kBytes, j, at % 32)) * s[j] - s[8 + j];
 }
 
 #if GGUF_X86_KERNELS
@@ -150,15 +222,16 @@ GGUF_AVX512 inline void nibbleExtremes(__m512i v, uint8_t &low0, uint8_t &high0,
     high1 = high(static_cast<uint32_t>(_mm_cvtsi128_si32(_mm512_extracti32x4_epi32(mx, 2))));
 }
 
-// Two consecutive Q4_K blocks (both with finite d and dmin and exact values, see q4kBlockExact)
-// into g, as two calls of scanQ4_KBlock would: the 16 sub-blocks' code sums with VNNI dot products,
-// laneMath and addGroups on vectors with the same operations. d1m1 as scanQ4_KBlock's, for both.
-GGUF_AVX512_VNNI_KERNEL void scanQ4_KPairAvx512(const uint8_t *blocks, const float *scales, float *d1m1, LaneMoments &g)
+// Two consecutive blocks (both with finite d and dmin and exact values, see blockExact) into g, as
+// two calls of scanBlock would: the 16 sub-blocks' code sums with VNNI dot products, laneMath and
+// addGroups on vectors with the same operations. d1m1 as scanBlock's, for both.
+template <typename Layout>
+GGUF_AVX512_VNNI_KERNEL void scanPairAvx512(const uint8_t *blocks, const float *scales, float *d1m1, LaneMoments &g)
 {
-    const uint8_t *a = blocks, *b = blocks + kQ4_KBytes;
+    const uint8_t *a = blocks, *b = blocks + Layout::kBytes;
     uint8_t unpacked[2][16];
-    unpackQ4KScaleMins(a + kQ4_KScales, unpacked[0]);
-    unpackQ4KScaleMins(b + kQ4_KScales, unpacked[1]);
+    unpackQ4KScaleMins(a + Layout::kScales, unpacked[0]);
+    unpackQ4KScaleMins(b + Layout::kScales, unpacked[1]);
     const __m128i packedA = _mm_loadu_si128(reinterpret_cast<const __m128i *>(unpacked[0]));
     const __m128i packedB = _mm_loadu_si128(reinterpret_cast<const __m128i *>(unpacked[1]));
     // lanes 0-7: block a's sub-blocks; 8-15: block b's (scales = {d_a, dmin_a, d_b, dmin_b})
@@ -178,14 +251,28 @@ GGUF_AVX512_VNNI_KERNEL void scanQ4_KPairAvx512(const uint8_t *blocks, const flo
     // sub-block 2c holds the low nibbles of bytes 32c … 32c + 31 of the codes, 2c + 1 the high
     // ones; vectors in blockTotals16's order: {a0|a4}, {a1|a5}, {a2|a6}, {a3|a7}, then b's
     const __m512i lowNibble = _mm512_set1_epi8(0x0f), ones8 = _mm512_set1_epi8(1), zero = _mm512_setzero_si512();
-    __m512i sums[8], squares[8], nibbles[8];
+    __m512i sums[8], squares[8], nibbles[8]; // (the codes, of 5 bits for Q5_K)
     for (int k = 0; k < 4; ++k) {
-        const uint8_t *qs = (k < 2 ? a : b) + kQ4_KCodes + 32 * (k % 2);
+        const uint8_t *block = k < 2 ? a : b;
+        const uint8_t *qs = block + Layout::kCodes + 32 * (k % 2);
         const __m512i x =
             _mm512_inserti64x4(_mm512_castsi256_si512(_mm256_loadu_si256(reinterpret_cast<const __m256i *>(qs))),
                                _mm256_loadu_si256(reinterpret_cast<const __m256i *>(qs + 64)), 1);
-        const __m512i low = _mm512_and_si512(x, lowNibble);
-        const __m512i high = _mm512_and_si512(_mm512_srli_epi16(x, 4), lowNibble);
+        __m512i low = _mm512_and_si512(x, lowNibble);
+        __m512i high = _mm512_and_si512(_mm512_srli_epi16(x, 4), lowNibble);
+        if constexpr (Layout::kMaxCode > 15) {
+            // the fifth bits: bit j of qh[l] for sub-block j, in both halves (sub-blocks j and j + 4),
+            // moved to bit 4 (the masks keep bits that stayed in their byte)
+            const __m512i qh =
+                _mm512_broadcast_i64x4(_mm256_loadu_si256(reinterpret_cast<const __m256i *>(block + Layout::kHigh)));
+            const long long j = 2 * (k % 2);
+            const __m512i lowShift = _mm512_setr_epi64(j, j, j, j, j + 4, j + 4, j + 4, j + 4);
+            const __m512i fifth = _mm512_and_si512(_mm512_srlv_epi64(qh, lowShift), ones8);
+            const __m512i fifthHigh =
+                _mm512_and_si512(_mm512_srlv_epi64(qh, _mm512_add_epi64(lowShift, _mm512_set1_epi64(1))), ones8);
+            low = _mm512_or_si512(low, _mm512_slli_epi16(fifth, 4));
+            high = _mm512_or_si512(high, _mm512_slli_epi16(fifthHigh, 4));
+        }
         nibbles[2 * k] = low;
         nibbles[2 * k + 1] = high;
         sums[2 * k] = _mm512_dpbusd_epi32(zero, low, ones8);
@@ -198,24 +285,24 @@ GGUF_AVX512_VNNI_KERNEL void scanQ4_KPairAvx512(const uint8_t *blocks, const flo
     addGroups16(g, d1, m1, s, spread);
     // laneMath's bounds and zero codes
     const __m512 v0 = _mm512_sub_ps(_mm512_mul_ps(_mm512_setzero_ps(), d1), m1);
-    const __m512 v1 = _mm512_sub_ps(_mm512_mul_ps(_mm512_set1_ps(15.0f), d1), m1);
+    const __m512 v1 = _mm512_sub_ps(_mm512_mul_ps(_mm512_set1_ps(Layout::kMaxCode), d1), m1);
     const __m512 lo = _mm512_min_ps(v1, v0), hi = _mm512_max_ps(v1, v0);
     const __m512 ratio = _mm512_div_ps(m1, d1);
     const __mmask16 inRange = _mm512_cmp_ps_mask(ratio, _mm512_setzero_ps(), _CMP_GE_OQ) &
-                              _mm512_cmp_ps_mask(ratio, _mm512_set1_ps(15.0f), _CMP_LE_OQ);
+                              _mm512_cmp_ps_mask(ratio, _mm512_set1_ps(Layout::kMaxCode), _CMP_LE_OQ);
     const __m512i codeOfZero = _mm512_maskz_mov_epi32(inRange, _mm512_cvttps_epi32(ratio));
     const __mmask16 hit = _mm512_cmp_ps_mask(d1, _mm512_setzero_ps(), _CMP_NEQ_UQ) &
                           _mm512_cmp_ps_mask(_mm512_mul_ps(_mm512_cvtepi32_ps(codeOfZero), d1), m1, _CMP_EQ_OQ);
     const __mmask16 zeroMin = _mm512_cmp_ps_mask(m1, _mm512_setzero_ps(), _CMP_EQ_OQ);
     const __mmask16 zeroScale = _mm512_cmp_ps_mask(d1, _mm512_setzero_ps(), _CMP_EQ_OQ);
     __m512i code = _mm512_mask_mov_epi32(_mm512_set1_epi32(-1), hit, codeOfZero);
-    code = _mm512_mask_mov_epi32(code, zeroMin, _mm512_maskz_mov_epi32(zeroScale, _mm512_set1_epi32(16)));
-    // the zero values: sub-blocks whose zero code is 16 are all zeros; others count their codes
-    // equal to it (a code of -1 is byte 0xff, never a nibble)
+    code = _mm512_mask_mov_epi32(code, zeroMin, _mm512_maskz_mov_epi32(zeroScale, _mm512_set1_epi32(kEveryCode)));
+    // the zero values: sub-blocks whose zero code is kEveryCode are all zeros; others count their
+    // codes equal to it (a code of -1 is byte 0xff, never a code; nor is kEveryCode)
     if (_mm512_cmpgt_epi32_mask(code, _mm512_set1_epi32(-1)) != 0) {
         const __m512i zeroCodes = _mm512_broadcast_i32x4(_mm512_cvtepi32_epi8(code)); // sub-block j in byte j
-        uint64_t zeros = kGroup * static_cast<uint64_t>(std::popcount(
-                                      static_cast<unsigned>(_mm512_cmpeq_epi32_mask(code, _mm512_set1_epi32(16)))));
+        uint64_t zeros = kGroup * static_cast<uint64_t>(std::popcount(static_cast<unsigned>(
+                                      _mm512_cmpeq_epi32_mask(code, _mm512_set1_epi32(kEveryCode)))));
         for (int i = 0; i < 8; ++i) {
             // the sub-blocks of nibbles[i] (blockTotals16's order): bytes 0-31 and 32-63
             const int lower = i < 4 ? i : i + 4, upper = lower + 4;
@@ -234,7 +321,7 @@ GGUF_AVX512_VNNI_KERNEL void scanQ4_KPairAvx512(const uint8_t *blocks, const flo
         alignas(64) float los[16], his[16];
         _mm512_store_ps(los, lo);
         _mm512_store_ps(his, hi);
-        // the codes' extremes of the flagged sub-blocks, in sub-block order (as scanQ4_KBlock)
+        // the codes' extremes of the flagged sub-blocks, in sub-block order (as scanBlock)
         std::array<uint8_t, 16> codeLow{}, codeHigh{};
         for (int i = 0; i < 8; ++i) {
             const int lower = i < 4 ? i : i + 4, upper = lower + 4;
@@ -253,22 +340,24 @@ GGUF_AVX512_VNNI_KERNEL void scanQ4_KPairAvx512(const uint8_t *blocks, const flo
     }
 }
 
-// d and dmin of two consecutive Q4_K blocks as floats; false when one is not finite.
-GGUF_AVX512 bool q4kPairScales(const uint8_t *b, float *scales)
+// d and dmin of two consecutive blocks of `bytes` as floats; false when one is not finite.
+GGUF_AVX512 bool pairScales(const uint8_t *b, size_t bytes, float *scales)
 {
     uint32_t a, c;
     std::memcpy(&a, b, 4);
-    std::memcpy(&c, b + kQ4_KBytes, 4);
+    std::memcpy(&c, b + bytes, 4);
     const __m128i halves = _mm_set_epi32(0, 0, static_cast<int>(c), static_cast<int>(a));
     _mm_storeu_ps(scales, _mm_cvtph_ps(halves));
     return _mm_cmpeq_epi16_mask(_mm_and_si128(halves, _mm_set1_epi16(0x7c00)), _mm_set1_epi16(0x7c00)) == 0;
 }
 
 // The values of the sampled elements (indices into `blocks`), 16 at a time with gathers from the
-// blocks' d1m1; the code byte is gathered as 32 bits, so `readable` (bytes readable from
-// `blocks`) must leave room for the 3 bytes after it, else the rest are done one by one.
-GGUF_AVX512_KERNEL void sampleQ4_KAvx512(const uint8_t *blocks, size_t readable, const float *d1m1,
-                                         std::span<const uint32_t> sampled, float *values)
+// blocks' d1m1; the code byte (and Q5_K's qh byte, which comes before it) is gathered as 32 bits, so
+// `readable` (bytes readable from `blocks`) must leave room for the 3 bytes after it, else the rest
+// are done one by one.
+template <typename Layout>
+GGUF_AVX512_KERNEL void sampleAvx512(const uint8_t *blocks, size_t readable, const float *d1m1,
+                                     std::span<const uint32_t> sampled, float *values)
 {
     size_t i = 0;
     for (; i + 16 <= sampled.size(); i += 16) {
@@ -276,30 +365,36 @@ GGUF_AVX512_KERNEL void sampleQ4_KAvx512(const uint8_t *blocks, size_t readable,
         const __m512i block = _mm512_srli_epi32(e, 8), at = _mm512_and_si512(e, _mm512_set1_epi32(255));
         const __m512i chunk = _mm512_srli_epi32(at, 6),
                       half = _mm512_and_si512(_mm512_srli_epi32(at, 5), _mm512_set1_epi32(1));
-        const __m512i byteAt = _mm512_add_epi32(
-            _mm512_add_epi32(_mm512_mullo_epi32(block, _mm512_set1_epi32(static_cast<int>(kQ4_KBytes))),
-                             _mm512_set1_epi32(static_cast<int>(kQ4_KCodes))),
-            _mm512_add_epi32(_mm512_slli_epi32(chunk, 5), _mm512_and_si512(at, _mm512_set1_epi32(31))));
+        const __m512i blockAt = _mm512_mullo_epi32(block, _mm512_set1_epi32(static_cast<int>(Layout::kBytes)));
+        const __m512i l = _mm512_and_si512(at, _mm512_set1_epi32(31));
+        const __m512i byteAt =
+            _mm512_add_epi32(_mm512_add_epi32(blockAt, _mm512_set1_epi32(static_cast<int>(Layout::kCodes))),
+                             _mm512_add_epi32(_mm512_slli_epi32(chunk, 5), l));
         if (static_cast<size_t>(_mm512_reduce_max_epu32(byteAt)) + 4 > readable)
             break;
         const __m512i bytes = _mm512_i32gather_epi32(byteAt, blocks, 1);
-        const __m512i codes =
-            _mm512_and_si512(_mm512_srlv_epi32(bytes, _mm512_slli_epi32(half, 2)), _mm512_set1_epi32(15));
-        const __m512i scaleAt =
-            _mm512_add_epi32(_mm512_slli_epi32(block, 4), _mm512_add_epi32(_mm512_slli_epi32(chunk, 1), half));
+        const __m512i subBlock = _mm512_add_epi32(_mm512_slli_epi32(chunk, 1), half);
+        __m512i codes = _mm512_and_si512(_mm512_srlv_epi32(bytes, _mm512_slli_epi32(half, 2)), _mm512_set1_epi32(15));
+        if constexpr (Layout::kMaxCode > 15) {
+            const __m512i highAt =
+                _mm512_add_epi32(_mm512_add_epi32(blockAt, _mm512_set1_epi32(static_cast<int>(Layout::kHigh))), l);
+            const __m512i high = _mm512_i32gather_epi32(highAt, blocks, 1);
+            codes = _mm512_or_si512(
+                codes, _mm512_slli_epi32(_mm512_and_si512(_mm512_srlv_epi32(high, subBlock), _mm512_set1_epi32(1)), 4));
+        }
+        const __m512i scaleAt = _mm512_add_epi32(_mm512_slli_epi32(block, 4), subBlock);
         const __m512 d1 = _mm512_i32gather_ps(scaleAt, d1m1, 4);
         const __m512 m1 = _mm512_i32gather_ps(_mm512_add_epi32(scaleAt, _mm512_set1_epi32(8)), d1m1, 4);
         _mm512_storeu_ps(values + i, _mm512_sub_ps(_mm512_mul_ps(_mm512_cvtepi32_ps(codes), d1), m1));
     }
     for (; i < sampled.size(); ++i)
-        values[i] = q4kSampleValue(blocks, d1m1, sampled[i]);
+        values[i] = sampleValue<Layout>(blocks, d1m1, sampled[i]);
 }
 #endif
 
-} // namespace
-
-bool scanQ4_K(const uint8_t *blocks, size_t nBlocks, std::span<const uint8_t> tensor, std::span<const uint32_t> sampled,
-              float *values, LaneMoments &g)
+template <typename Layout>
+bool scan(const uint8_t *blocks, size_t nBlocks, std::span<const uint8_t> tensor, std::span<const uint32_t> sampled,
+          float *values, LaneMoments &g)
 {
     // d1 and m1 of every block, for the sampled values
     thread_local std::vector<float> d1m1;
@@ -308,34 +403,48 @@ bool scanQ4_K(const uint8_t *blocks, size_t nBlocks, std::span<const uint8_t> te
 #if GGUF_X86_KERNELS
     if (cpuHasAvx512Vnni()) {
         for (; i + 2 <= nBlocks; i += 2) {
-            const uint8_t *b = blocks + i * kQ4_KBytes;
-            prefetchAhead(b, 2 * kQ4_KBytes, tensor);
+            const uint8_t *b = blocks + i * Layout::kBytes;
+            prefetchAhead(b, 2 * Layout::kBytes, tensor);
             float scales[4];
-            if (q4kPairScales(b, scales) && q4kBlockExact(scales[0], scales[1]) &&
-                q4kBlockExact(scales[2], scales[3])) {
-                scanQ4_KPairAvx512(b, scales, d1m1.data() + 16 * i, g);
-            } else if (!scanQ4_KBlock(b, d1m1.data() + 16 * i, g) ||
-                       !scanQ4_KBlock(b + kQ4_KBytes, d1m1.data() + 16 * (i + 1), g)) {
+            if (pairScales(b, Layout::kBytes, scales) && blockExact<Layout>(scales[0], scales[1]) &&
+                blockExact<Layout>(scales[2], scales[3])) {
+                scanPairAvx512<Layout>(b, scales, d1m1.data() + 16 * i, g);
+            } else if (!scanBlock<Layout>(b, d1m1.data() + 16 * i, g) ||
+                       !scanBlock<Layout>(b + Layout::kBytes, d1m1.data() + 16 * (i + 1), g)) {
                 return false;
             }
         }
         const size_t taken = static_cast<size_t>(
             std::lower_bound(sampled.begin(), sampled.end(), static_cast<uint32_t>(i * 256)) - sampled.begin());
-        sampleQ4_KAvx512(blocks, static_cast<size_t>(tensor.data() + tensor.size() - blocks), d1m1.data(),
-                         sampled.first(taken), values);
+        sampleAvx512<Layout>(blocks, static_cast<size_t>(tensor.data() + tensor.size() - blocks), d1m1.data(),
+                             sampled.first(taken), values);
         sampled = sampled.subspan(taken);
         values += taken;
     }
 #endif
     for (; i < nBlocks; ++i) {
-        const uint8_t *b = blocks + i * kQ4_KBytes;
-        prefetchAhead(b, kQ4_KBytes, tensor);
-        if (!scanQ4_KBlock(b, d1m1.data() + 16 * i, g))
+        const uint8_t *b = blocks + i * Layout::kBytes;
+        prefetchAhead(b, Layout::kBytes, tensor);
+        if (!scanBlock<Layout>(b, d1m1.data() + 16 * i, g))
             return false;
         takeSamples(sampled, values, static_cast<uint32_t>((i + 1) * 256),
-                    [&](uint32_t e) { return q4kSampleValue(blocks, d1m1.data(), e); });
+                    [&](uint32_t e) { return sampleValue<Layout>(blocks, d1m1.data(), e); });
     }
     return true;
+}
+
+} // namespace
+
+bool scanQ4_K(const uint8_t *blocks, size_t nBlocks, std::span<const uint8_t> tensor, std::span<const uint32_t> sampled,
+              float *values, LaneMoments &g)
+{
+    return scan<Q4_KLayout>(blocks, nBlocks, tensor, sampled, values, g);
+}
+
+bool scanQ5_K(const uint8_t *blocks, size_t nBlocks, std::span<const uint8_t> tensor, std::span<const uint32_t> sampled,
+              float *values, LaneMoments &g)
+{
+    return scan<Q5_KLayout>(blocks, nBlocks, tensor, sampled, values, g);
 }
 
 } // namespace gguf::detail
