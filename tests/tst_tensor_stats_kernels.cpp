@@ -63,13 +63,13 @@ void TestTensorStatsKernels::codeReductionEqualsTheFloatPath_data()
     QTest::addColumn<int>("variant");
     // 0: weight-like scales; 1: edge cases (zero, negative and subnormal scales, zero codes);
     // 2: Q4_K scales binades apart, so that the decoder rounds; 3: a NaN scale in one piece
-    for (const uint32_t type : {8u, 2u, 6u, 12u, 13u, 14u, 11u, 23u})
+    for (const uint32_t type : {8u, 2u, 6u, 10u, 12u, 13u, 14u, 11u, 23u})
         for (int variant = 0; variant < 4; ++variant)
             QTest::addRow("%s, variant %d", typeName(type).c_str(), variant) << type << variant;
 }
 
-// Large tensors of Q8_0, Q4_0, Q5_0, Q4_K, Q5_K, Q6_K, Q3_K and IQ4_XS are reduced from their integer codes; every
-// figure
+// Large tensors of Q8_0, Q4_0, Q5_0, Q2_K, Q3_K, Q4_K, Q5_K, Q6_K and IQ4_XS are reduced from their integer codes;
+// every figure
 // must equal the float path's (mean and std to rounding).
 void TestTensorStatsKernels::codeReductionEqualsTheFloatPath()
 {
@@ -122,6 +122,22 @@ void TestTensorStatsKernels::codeReductionEqualsTheFloatPath()
             if (variant == 1 && i % 5 == 0) {
                 bytes[at + 2] = static_cast<uint8_t>((bytes[at + 2] & 0xf0) | 0x0a); // sub-blocks 0, 1: high bits 2
                 bytes[at + 4] = 0;                                                   // and low bits 0
+            }
+            continue;
+        }
+        if (type == 10) { // Q2_K: d at byte 80, dmin at 82; zero values where a min is 0 and codes are 0
+            putHalf(bytes, at + 80, scale(i, false));
+            putHalf(bytes, at + 82, scale(i, true));
+            if (variant == 1 && i % 5 == 0) {
+                for (size_t s = 0; s < 4; ++s)
+                    bytes[at + s] &= 0x0f;
+                std::fill_n(bytes.begin() + static_cast<ptrdiff_t>(at + 16), 8, uint8_t{0});
+            }
+            if (variant == 1 && i % 5 == 1) { // dmin = d: min m over scale c zeroes code m / c
+                bytes[at + 82] = bytes[at + 80];
+                bytes[at + 83] = bytes[at + 81];
+                const uint8_t scaleMin[4] = {0x11, 0x21, 0x31, 0x62}; // codes 1, 2, 3, 3
+                std::copy_n(scaleMin, 4, bytes.begin() + static_cast<ptrdiff_t>(at));
             }
             continue;
         }
@@ -276,8 +292,8 @@ void TestTensorStatsKernels::everyKernelLevelGivesTheSameBits_data()
 {
     QTest::addColumn<uint32_t>("type");
     QTest::addColumn<bool>("sampled");
-    // in place (F32, F16, BF16), from the codes (Q8_0, Q5_0, Q4_K, Q5_K, Q6_K, Q3_K, IQ4_XS) and decoded (Q5_1)
-    for (const uint32_t type : {0u, 1u, 30u, 8u, 6u, 12u, 13u, 14u, 11u, 23u, 7u})
+    // in place (F32, F16, BF16), from the codes (Q8_0, Q5_0, Q2_K, Q3_K, Q4_K, Q5_K, Q6_K, IQ4_XS) and decoded (Q5_1)
+    for (const uint32_t type : {0u, 1u, 30u, 8u, 6u, 10u, 12u, 13u, 14u, 11u, 23u, 7u})
         for (const bool sampled : {false, true})
             QTest::addRow("%s, %s", typeName(type).c_str(), sampled ? "sampled" : "every key") << type << sampled;
 }
@@ -335,6 +351,12 @@ void TestTensorStatsKernels::everyKernelLevelGivesTheSameBits()
         case 13: // Q5_K: d and dmin, some blocks with them far apart (the decoder rounds: the float path)
             putHalf(bytes, at, half(r() % 2, 8 + r() % 3, r()));
             putHalf(bytes, at + 2, i % 7 == 3 ? half(0, 24, r()) : half(0, 8 + r() % 3, r()));
+            break;
+        case 10: // Q2_K: d and dmin, some blocks with them far apart (the float path), some with zero mins
+            putHalf(bytes, at + 80, half(r() % 2, 8 + r() % 3, r()));
+            putHalf(bytes, at + 82, i % 7 == 3 ? half(0, 24, r()) : half(0, 8 + r() % 3, r()));
+            if (i % 9 == 4)
+                bytes[at + 3] &= 0x0f;
             break;
         case 7: // Q5_1: d and m; in some blocks m = 0 and zero codes
             putHalf(bytes, at, half(r() % 2, 8 + r() % 3, r()));

@@ -2,10 +2,10 @@
 #pragma once
 
 // Internal to core/stats: what the code-level reductions of Q8_0 (stats_fused_q8_0.cpp), Q4_0 and Q5_0
-// (stats_fused_q4_0.cpp), Q4_K and Q5_K (stats_fused_q4_k.cpp), Q6_K, Q3_K and IQ4_XS (stats_fused_k16.cpp) share — the
-// block constants, the exact merging of groups of 32
-// values (LaneMoments), the exactness checks, the code sums and the lane arithmetic, each in portable, AVX2 and AVX-512
-// forms that give the same bits.
+// (stats_fused_q4_0.cpp), Q2_K (stats_fused_q2_k.cpp), Q4_K and Q5_K (stats_fused_q4_k.cpp), Q6_K, Q3_K and IQ4_XS
+// (stats_fused_k16.cpp) share — the block constants, the exact merging of groups of 32 values (LaneMoments), the
+// exactness checks, the code sums and the lane arithmetic, each in portable, AVX2 and AVX-512 forms that give the same
+// bits.
 #include "stats_fused.h"
 
 #include "core/format/ggml_blocks.h"
@@ -64,6 +64,19 @@ public:
             const double d = v[l] - mean;
             m2 += d * d;
         }
+    }
+
+    /// floatGroup of 32 decoded floats, also counting their zeros and covering their extremes.
+    void decodedGroup(const float *v, double &mean, double &m2)
+    {
+        floatGroup(v, mean, m2);
+        float lo = v[0], hi = v[0];
+        for (size_t l = 0; l < kGroup; ++l) {
+            lo = std::min(lo, v[l]);
+            hi = std::max(hi, v[l]);
+            zeros += v[l] == 0.0f;
+        }
+        cover(lo, hi);
     }
 
 #if GGUF_X86_KERNELS
@@ -207,6 +220,17 @@ inline void q8Sums8(const uint8_t *blocks, int32_t *sum, int32_t *sumSq, int32_t
 /// Lanes8::zeroCode of a group whose every value is zero (a and b zero): above every code.
 constexpr int32_t kEveryCode = 64;
 
+/// The code q in 0..codeHigh whose value a·q − b is zero (a·q exact), kEveryCode when a and b are
+/// zero, -1 when there is none: as a·q is exact, q = b / a (correctly rounded, so exact when it is
+/// an integer) is checked. The AVX2 and AVX-512 kernels do the same operations on vectors.
+inline int32_t zeroCodeOf(float a, float b, float codeHigh)
+{
+    const float ratio = b / a;
+    const int32_t q = ratio >= 0.0f && ratio <= codeHigh ? static_cast<int32_t>(ratio) : 0;
+    const bool hit = a != 0.0f && static_cast<float>(q) * a == b;
+    return b == 0.0f ? (a == 0.0f ? kEveryCode : 0) : hit ? q : -1;
+}
+
 // ---- per-group arithmetic of 8 groups of values a[j]·q − b[j] (codes q in [codeLow, codeHigh]
 // with sums sum[j], sumSq[j]): the group's mean and M2, the values bounding it, and the code whose
 // value is zero (kEveryCode: every code; -1: none; only meaningful for codes 0..codeHigh ≤ 63). The
@@ -233,12 +257,7 @@ inline void laneMath(const float *a, const float *b, const int32_t *sum, const i
         const float v0 = codeLow * a[j] - b[j], v1 = codeHigh * a[j] - b[j];
         out.lo[j] = v1 < v0 ? v1 : v0;
         out.hi[j] = v1 > v0 ? v1 : v0;
-        // a·q = b with q an integer in 0..codeHigh: as a·q is exact, q = b / a (correctly rounded,
-        // so exact when it is an integer) is checked
-        const float ratio = b[j] / a[j];
-        const int32_t q = ratio >= 0.0f && ratio <= codeHigh ? static_cast<int32_t>(ratio) : 0;
-        const bool hit = a[j] != 0.0f && static_cast<float>(q) * a[j] == b[j];
-        out.zeroCode[j] = b[j] == 0.0f ? (a[j] == 0.0f ? kEveryCode : 0) : hit ? q : -1;
+        out.zeroCode[j] = zeroCodeOf(a[j], b[j], codeHigh);
         const bool outside = out.lo[j] < runMin || out.hi[j] > runMax;
         out.outside |= static_cast<unsigned>(outside) << j;
         out.rare |= static_cast<unsigned>(outside || out.zeroCode[j] >= 0) << j;
@@ -391,6 +410,21 @@ GGUF_AVX512 inline __m256 halfOf(__m512 v, int h)
     return h ? _mm256_castpd_ps(_mm512_extractf64x4_pd(_mm512_castps_pd(v), 1)) : _mm512_castps512_ps256(v);
 }
 
+/// zeroCodeOf of 16 lanes, with the same operations.
+GGUF_AVX512 inline __m512i zeroCodes16(__m512 a, __m512 b, float codeHigh)
+{
+    const __m512 ratio = _mm512_div_ps(b, a);
+    const __mmask16 inRange = _mm512_cmp_ps_mask(ratio, _mm512_setzero_ps(), _CMP_GE_OQ) &
+                              _mm512_cmp_ps_mask(ratio, _mm512_set1_ps(codeHigh), _CMP_LE_OQ);
+    const __m512i q = _mm512_maskz_mov_epi32(inRange, _mm512_cvttps_epi32(ratio));
+    const __mmask16 hit = _mm512_cmp_ps_mask(a, _mm512_setzero_ps(), _CMP_NEQ_UQ) &
+                          _mm512_cmp_ps_mask(_mm512_mul_ps(_mm512_cvtepi32_ps(q), a), b, _CMP_EQ_OQ);
+    const __mmask16 zeroB = _mm512_cmp_ps_mask(b, _mm512_setzero_ps(), _CMP_EQ_OQ);
+    const __mmask16 zeroA = _mm512_cmp_ps_mask(a, _mm512_setzero_ps(), _CMP_EQ_OQ);
+    const __m512i code = _mm512_mask_mov_epi32(_mm512_set1_epi32(-1), hit, q);
+    return _mm512_mask_mov_epi32(code, zeroB, _mm512_maskz_mov_epi32(zeroA, _mm512_set1_epi32(kEveryCode)));
+}
+
 /// laneMath's mean and M2 of 16 groups of values a·q − b (code totals s, spread = 32·Σq² − (Σq)²),
 /// added with addGroups in two runs of 8: the operations of the 8-group loop, so the same bits.
 GGUF_AVX512 inline void addGroups16(LaneMoments &g, __m512 a, __m512 b, __m512i s, __m512i spread)
@@ -432,7 +466,7 @@ GGUF_AVX512 inline void coverOutside16(LaneMoments &g, __m512 lo, __m512 hi, __m
 }
 #endif
 
-/// The Q8_0, Q4_0, Q5_0, Q4_K, Q5_K, Q6_K, Q3_K and IQ4_XS reductions behind fusedScan (same contract).
+/// The Q8_0, Q4_0, Q5_0, Q2_K, Q3_K, Q4_K, Q5_K, Q6_K and IQ4_XS reductions behind fusedScan (same contract).
 bool scanQ8_0(const uint8_t *blocks, size_t nBlocks, std::span<const uint8_t> tensor, std::span<const uint32_t> sampled,
               float *values, LaneMoments &g);
 bool scanQ4_K(const uint8_t *blocks, size_t nBlocks, std::span<const uint8_t> tensor, std::span<const uint32_t> sampled,
@@ -444,6 +478,8 @@ bool scanQ5_0(const uint8_t *blocks, size_t nBlocks, std::span<const uint8_t> te
 bool scanQ5_K(const uint8_t *blocks, size_t nBlocks, std::span<const uint8_t> tensor, std::span<const uint32_t> sampled,
               float *values, LaneMoments &g);
 bool scanQ6_K(const uint8_t *blocks, size_t nBlocks, std::span<const uint8_t> tensor, std::span<const uint32_t> sampled,
+              float *values, LaneMoments &g);
+bool scanQ2_K(const uint8_t *blocks, size_t nBlocks, std::span<const uint8_t> tensor, std::span<const uint32_t> sampled,
               float *values, LaneMoments &g);
 bool scanQ3_K(const uint8_t *blocks, size_t nBlocks, std::span<const uint8_t> tensor, std::span<const uint32_t> sampled,
               float *values, LaneMoments &g);

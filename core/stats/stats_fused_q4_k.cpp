@@ -169,14 +169,7 @@ template <typename Layout> bool scanBlock(const uint8_t *b, float *d1m1, LaneMom
             std::array<float, kGroup> v;
             for (size_t l = 0; l < kGroup; ++l)
                 v[l] = static_cast<float>(Layout::code(b, j, l)) * d1[j] - m1[j];
-            LaneMoments::floatGroup(v.data(), l8.mean[j], l8.m2[j]);
-            float vlo = v[0], vhi = v[0];
-            for (const float x : v) {
-                vlo = std::min(vlo, x);
-                vhi = std::max(vhi, x);
-                g.zeros += x == 0.0f;
-            }
-            g.cover(vlo, vhi);
+            g.decodedGroup(v.data(), l8.mean[j], l8.m2[j]);
             l8.lo[j] = l8.hi[j] = std::numeric_limits<float>::quiet_NaN(); // covered
             l8.zeroCode[j] = -1;                                           // counted
             l8.rare &= ~(1u << j);
@@ -287,16 +280,7 @@ GGUF_AVX512_VNNI_KERNEL void scanPairAvx512(const uint8_t *blocks, const float *
     const __m512 v0 = _mm512_sub_ps(_mm512_mul_ps(_mm512_setzero_ps(), d1), m1);
     const __m512 v1 = _mm512_sub_ps(_mm512_mul_ps(_mm512_set1_ps(Layout::kMaxCode), d1), m1);
     const __m512 lo = _mm512_min_ps(v1, v0), hi = _mm512_max_ps(v1, v0);
-    const __m512 ratio = _mm512_div_ps(m1, d1);
-    const __mmask16 inRange = _mm512_cmp_ps_mask(ratio, _mm512_setzero_ps(), _CMP_GE_OQ) &
-                              _mm512_cmp_ps_mask(ratio, _mm512_set1_ps(Layout::kMaxCode), _CMP_LE_OQ);
-    const __m512i codeOfZero = _mm512_maskz_mov_epi32(inRange, _mm512_cvttps_epi32(ratio));
-    const __mmask16 hit = _mm512_cmp_ps_mask(d1, _mm512_setzero_ps(), _CMP_NEQ_UQ) &
-                          _mm512_cmp_ps_mask(_mm512_mul_ps(_mm512_cvtepi32_ps(codeOfZero), d1), m1, _CMP_EQ_OQ);
-    const __mmask16 zeroMin = _mm512_cmp_ps_mask(m1, _mm512_setzero_ps(), _CMP_EQ_OQ);
-    const __mmask16 zeroScale = _mm512_cmp_ps_mask(d1, _mm512_setzero_ps(), _CMP_EQ_OQ);
-    __m512i code = _mm512_mask_mov_epi32(_mm512_set1_epi32(-1), hit, codeOfZero);
-    code = _mm512_mask_mov_epi32(code, zeroMin, _mm512_maskz_mov_epi32(zeroScale, _mm512_set1_epi32(kEveryCode)));
+    const __m512i code = zeroCodes16(d1, m1, Layout::kMaxCode);
     // the zero values: sub-blocks whose zero code is kEveryCode are all zeros; others count their
     // codes equal to it (a code of -1 is byte 0xff, never a code; nor is kEveryCode)
     if (_mm512_cmpgt_epi32_mask(code, _mm512_set1_epi32(-1)) != 0) {

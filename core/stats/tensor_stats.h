@@ -41,9 +41,9 @@ struct StatsOptions {
     /// Tensors up to this many elements have every value's key counted (percentiles within one key
     /// bucket); larger ones count a random sample of one value in keySampleStride() consecutive ones.
     uint64_t exactKeyElements = uint64_t(1) << 24;
-    /// Sampled tensors of Q8_0, Q4_0, Q5_0, Q4_K, Q5_K, Q3_K, Q6_K and IQ4_XS are reduced from their integer codes,
-    /// without decoding every value, and those of F32, F16 and BF16 are scanned in place, without a decode buffer (same
-    /// results; off only to compare with the float path).
+    /// Sampled tensors of Q8_0, Q4_0, Q5_0, Q2_K, Q3_K, Q4_K, Q5_K, Q6_K and IQ4_XS are reduced from their integer
+    /// codes, without decoding every value, and those of F32, F16 and BF16 are scanned in place, without a decode
+    /// buffer (same results; off only to compare with the float path).
     bool fused = true;
 };
 
