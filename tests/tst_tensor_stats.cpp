@@ -55,6 +55,7 @@ private slots:
     void nonFiniteValuesAreCountedAndExcluded();
     void resultDoesNotDependOnThreadsOrChunks_data();
     void resultDoesNotDependOnThreadsOrChunks();
+    void automaticChunksHoldFourMebibytes();
     void percentilesWithinStatedBound();
     void sampledPercentilesWithinStatedBound_data();
     void sampledPercentilesWithinStatedBound();
@@ -199,6 +200,23 @@ void TestTensorStats::resultDoesNotDependOnThreadsOrChunks()
     // chunking changes the summation order only: agreement to ~1e-12 relative
     QVERIFY(std::fabs(s.mean - ref.mean) <= 1e-12 * std::max(1.0, std::fabs(ref.mean)) + 1e-15);
     QVERIFY(std::fabs(s.std - ref.std) <= 1e-10 * ref.std);
+}
+
+// The default work unit: 4 MiB of data (whole blocks), but at least 2^20 elements; a chosen size stays.
+void TestTensorStats::automaticChunksHoldFourMebibytes()
+{
+    TensorData data;
+    StatsOptions options;
+    data.typeId = 12;                                                           // Q4_K: 144 bytes per 256
+    QCOMPARE(statsChunkElements(data, options), uint64_t(4194304 / 144 * 256)); // 29,127 blocks
+    data.typeId = 8;                                                            // Q8_0: 34 bytes per 32
+    QCOMPARE(statsChunkElements(data, options), uint64_t(4194304 / 34 * 32));
+    data.typeId = 1; // F16: 2 MiB elements
+    QCOMPARE(statsChunkElements(data, options), uint64_t(2097152));
+    data.typeId = 0; // F32: 4 MiB is 2^20 elements
+    QCOMPARE(statsChunkElements(data, options), uint64_t(1) << 20);
+    options.chunkElements = 5000;
+    QCOMPARE(statsChunkElements(data, options), uint64_t(5000));
 }
 
 void TestTensorStats::percentilesWithinStatedBound()

@@ -126,7 +126,7 @@ StatsStatus refineStatistics(const TensorData &data, const StatsOptions &options
     std::vector<std::vector<float>> buffers;
 
     // Pass 1: every finite value's high half, and the histogram over [min, max]
-    const uint64_t chunk = std::max<uint64_t>(kPiece, options.chunkElements / kPiece * kPiece);
+    const uint64_t chunk = std::max<uint64_t>(kPiece, statsChunkElements(data, options) / kPiece * kPiece);
     const unsigned workers = workerCount(options.threads, (data.elements + chunk - 1) / chunk);
     std::vector<std::unique_ptr<uint64_t[], keys::FreeDeleter>> highCounts;
     std::vector<std::vector<uint64_t>> binCounts(workers);

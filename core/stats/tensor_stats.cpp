@@ -423,6 +423,15 @@ Partial scanPiece(const float *v, size_t n, uint64_t first, Worker &w, const Sta
 
 } // namespace
 
+uint64_t statsChunkElements(const TensorData &data, const StatsOptions &options)
+{
+    if (options.chunkElements > 0)
+        return options.chunkElements;
+    const TypeTraits &t = typeTraits(data.typeId);
+    const uint64_t perChunk = t.typeSize > 0 ? (uint64_t(4) << 20) / t.typeSize * t.blockSize : 0;
+    return std::max<uint64_t>(uint64_t(1) << 20, perChunk);
+}
+
 uint32_t keySampleStride(uint64_t elements, uint64_t exactKeyElements)
 {
     uint32_t stride = 1;
@@ -462,7 +471,7 @@ StatsStatus computeStatistics(const TensorData &data, const StatsOptions &option
     if (data.bytes.empty() && data.elements > 0)
         return StatsStatus::NoData;
     const uint32_t bins = std::clamp<uint32_t>(options.bins, 1, 65536);
-    const uint64_t chunk = std::max<uint64_t>(256, options.chunkElements / 256 * 256);
+    const uint64_t chunk = std::max<uint64_t>(256, statsChunkElements(data, options) / 256 * 256);
     const uint64_t chunkCount = (data.elements + chunk - 1) / chunk;
     const unsigned nWorkers = workerCount(options.threads, chunkCount);
     const double lo = options.range ? options.range->first : 0.0;
