@@ -157,6 +157,15 @@ void TestTensorStatsKernels::codeReductionEqualsTheFloatPath()
                         uint8_t{0});
         if (variant == 1 && i % 5 == 0 && type == 13)
             std::fill_n(bytes.begin() + static_cast<ptrdiff_t>(at + 48), 16, uint8_t{0});
+        if (variant == 1 && i % 5 == 1 && (type == 12 || type == 13)) {
+            // dmin = d: min m over scale s zeroes code m / s in sub-blocks 0-3 (codes 5, 7, 15 and 31 or 2)
+            bytes[at + 2] = bytes[at];
+            bytes[at + 3] = bytes[at + 1];
+            const uint8_t scales[4] = {1, 2, 1, static_cast<uint8_t>(type == 13 ? 1 : 3)};
+            const uint8_t mins[4] = {5, 14, 15, static_cast<uint8_t>(type == 13 ? 31 : 6)};
+            std::copy_n(scales, 4, bytes.begin() + static_cast<ptrdiff_t>(at + 4));
+            std::copy_n(mins, 4, bytes.begin() + static_cast<ptrdiff_t>(at + 8));
+        }
     }
     TensorData data;
     data.typeId = type;

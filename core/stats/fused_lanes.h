@@ -410,13 +410,14 @@ GGUF_AVX512 inline __m256 halfOf(__m512 v, int h)
     return h ? _mm256_castpd_ps(_mm512_extractf64x4_pd(_mm512_castps_pd(v), 1)) : _mm512_castps512_ps256(v);
 }
 
-/// zeroCodeOf of 16 lanes, with the same operations.
+/// zeroCodeOf of 16 lanes, the same codes without a division: where b / a is an integer q in
+/// 0…codeHigh, b times the reciprocal estimate of a (relative error below 2^-14) rounds to q, and
+/// q·a = b (exact) confirms it; where it is not, no integer passes that check, as in zeroCodeOf.
 GGUF_AVX512 inline __m512i zeroCodes16(__m512 a, __m512 b, float codeHigh)
 {
-    const __m512 ratio = _mm512_div_ps(b, a);
-    const __mmask16 inRange = _mm512_cmp_ps_mask(ratio, _mm512_setzero_ps(), _CMP_GE_OQ) &
-                              _mm512_cmp_ps_mask(ratio, _mm512_set1_ps(codeHigh), _CMP_LE_OQ);
-    const __m512i q = _mm512_maskz_mov_epi32(inRange, _mm512_cvttps_epi32(ratio));
+    const __m512 estimate = _mm512_roundscale_ps(_mm512_mul_ps(b, _mm512_rcp14_ps(a)), _MM_FROUND_TO_NEAREST_INT);
+    const __m512i q = _mm512_cvttps_epi32(_mm512_min_ps(_mm512_max_ps(estimate, _mm512_setzero_ps()),
+                                                        _mm512_set1_ps(codeHigh))); // NaN (a = 0): 0
     const __mmask16 hit = _mm512_cmp_ps_mask(a, _mm512_setzero_ps(), _CMP_NEQ_UQ) &
                           _mm512_cmp_ps_mask(_mm512_mul_ps(_mm512_cvtepi32_ps(q), a), b, _CMP_EQ_OQ);
     const __mmask16 zeroB = _mm512_cmp_ps_mask(b, _mm512_setzero_ps(), _CMP_EQ_OQ);
