@@ -202,16 +202,17 @@ void TestTensorStats::resultDoesNotDependOnThreadsOrChunks()
     QVERIFY(std::fabs(s.std - ref.std) <= 1e-10 * ref.std);
 }
 
-// The default work unit: 4 MiB of data (whole blocks), but at least 2^20 elements; a chosen size stays.
+// The default work unit: 4 MiB of data in whole pieces of 16,384 elements, but at least 2^20 elements; a chosen size
+// stays.
 void TestTensorStats::automaticChunksHoldFourMebibytes()
 {
     TensorData data;
     StatsOptions options;
-    data.typeId = 12;                                                           // Q4_K: 144 bytes per 256
-    QCOMPARE(statsChunkElements(data, options), uint64_t(4194304 / 144 * 256)); // 29,127 blocks
-    data.typeId = 8;                                                            // Q8_0: 34 bytes per 32
-    QCOMPARE(statsChunkElements(data, options), uint64_t(4194304 / 34 * 32));
-    data.typeId = 1; // F16: 2 MiB elements
+    data.typeId = 12;                                                   // Q4_K: 144 bytes per 256
+    QCOMPARE(statsChunkElements(data, options), uint64_t(455 * 16384)); // 29,127 blocks of 256 hold 455 pieces
+    data.typeId = 8;                                                    // Q8_0: 34 bytes per 32
+    QCOMPARE(statsChunkElements(data, options), uint64_t(240 * 16384)); // 123,361 blocks of 32 hold 240 pieces
+    data.typeId = 1;                                                    // F16: 2 MiB elements
     QCOMPARE(statsChunkElements(data, options), uint64_t(2097152));
     data.typeId = 0; // F32: 4 MiB is 2^20 elements
     QCOMPARE(statsChunkElements(data, options), uint64_t(1) << 20);

@@ -427,8 +427,10 @@ uint64_t statsChunkElements(const TensorData &data, const StatsOptions &options)
 {
     if (options.chunkElements > 0)
         return options.chunkElements;
+    // whole pieces, so that chunks start where the sampled runs of 8 groups do (the fast sampling
+    // paths need that) and a piece holds whole blocks
     const TypeTraits &t = typeTraits(data.typeId);
-    const uint64_t perChunk = t.typeSize > 0 ? (uint64_t(4) << 20) / t.typeSize * t.blockSize : 0;
+    const uint64_t perChunk = t.typeSize > 0 ? (uint64_t(4) << 20) / t.typeSize * t.blockSize / kPiece * kPiece : 0;
     return std::max<uint64_t>(uint64_t(1) << 20, perChunk);
 }
 

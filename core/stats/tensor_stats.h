@@ -49,10 +49,10 @@ struct StatsOptions {
 };
 
 /// The chunk size the statistics passes use for `data`: options.chunkElements when set, else the
-/// larger of 2^20 elements and 4 MiB of the tensor's data. Each chunk's mapped pages are released
-/// in one call, which interrupts the other workers to flush their TLBs; 4 MiB chunks keep that
-/// cost small (for Q4_K, 256 calls per GiB instead of 1,820 with chunks of 2^20 elements) while a
-/// worker holds at most 4 MiB of the mapping, as an F32 tensor did before.
+/// larger of 2^20 elements and 4 MiB of the tensor's data, in whole pieces of 16,384 elements. Each chunk's mapped
+/// pages are released in one call, which interrupts the other workers to flush their TLBs; 4 MiB chunks keep that cost
+/// small (for Q4_K, 256 calls per GiB instead of 1,820 with chunks of 2^20 elements) while a worker holds at most 4 MiB
+/// of the mapping, as an F32 tensor did before.
 uint64_t statsChunkElements(const TensorData &data, const StatsOptions &options);
 
 /// The largest sampling stride of the key histogram (see StatsOptions::exactKeyElements).
