@@ -219,20 +219,39 @@ GGUF_AVX512 inline void nibbleExtremes(__m512i v, uint8_t &low0, uint8_t &high0,
 // two calls of scanBlock would: the 16 sub-blocks' code sums with VNNI dot products, laneMath and
 // addGroups on vectors with the same operations. d1m1 as scanBlock's, for both.
 template <typename Layout>
-GGUF_AVX512_VNNI_KERNEL void scanPairAvx512(const uint8_t *blocks, const float *scales, float *d1m1, LaneMoments &g)
+[[gnu::always_inline]] GGUF_AVX512_VNNI_KERNEL inline void scanPairAvx512(const uint8_t *blocks, const float *scales,
+                                                                          float *d1m1, LaneMoments &g)
 {
     const uint8_t *a = blocks, *b = blocks + Layout::kBytes;
-    uint8_t unpacked[2][16];
-    unpackQ4KScaleMins(a + Layout::kScales, unpacked[0]);
-    unpackQ4KScaleMins(b + Layout::kScales, unpacked[1]);
-    const __m128i packedA = _mm_loadu_si128(reinterpret_cast<const __m128i *>(unpacked[0]));
-    const __m128i packedB = _mm_loadu_si128(reinterpret_cast<const __m128i *>(unpacked[1]));
+    // unpackQ4KScaleMins of both blocks on 16 lanes (a's sub-blocks, then b's): with s the 12
+    // packed bytes, scale j is s[j] & 63 (j < 4) or (s[j + 4] & 15) | (s[j - 4] >> 6) << 4, min j is
+    // s[j + 4] & 63 (j < 4) or s[j + 4] >> 4 | (s[j] >> 6) << 4 (16 bytes are read: the scales and 4
+    // code bytes after them)
+    const __m512i bytesA =
+        _mm512_cvtepu8_epi32(_mm_loadu_si128(reinterpret_cast<const __m128i *>(a + Layout::kScales)));
+    const __m512i bytesB =
+        _mm512_cvtepu8_epi32(_mm_loadu_si128(reinterpret_cast<const __m128i *>(b + Layout::kScales)));
+    const __m512i lowMask = _mm512_setr_epi32(63, 63, 63, 63, 15, 15, 15, 15, 63, 63, 63, 63, 15, 15, 15, 15);
+    const __m512i highMask = _mm512_setr_epi32(0, 0, 0, 0, 48, 48, 48, 48, 0, 0, 0, 0, 48, 48, 48, 48);
+    const __m512i scaleLow = _mm512_permutex2var_epi32(
+        bytesA, _mm512_setr_epi32(0, 1, 2, 3, 8, 9, 10, 11, 16, 17, 18, 19, 24, 25, 26, 27), bytesB);
+    const __m512i scaleHigh = _mm512_permutex2var_epi32(
+        bytesA, _mm512_setr_epi32(0, 0, 0, 0, 0, 1, 2, 3, 0, 0, 0, 0, 16, 17, 18, 19), bytesB);
+    const __m512i minLow = _mm512_permutex2var_epi32(
+        bytesA, _mm512_setr_epi32(4, 5, 6, 7, 8, 9, 10, 11, 20, 21, 22, 23, 24, 25, 26, 27), bytesB);
+    const __m512i minHigh = _mm512_permutex2var_epi32(
+        bytesA, _mm512_setr_epi32(0, 0, 0, 0, 4, 5, 6, 7, 0, 0, 0, 0, 20, 21, 22, 23), bytesB);
+    const __m512i scaleMin = _mm512_or_si512(_mm512_and_si512(scaleLow, lowMask),
+                                             _mm512_and_si512(_mm512_srli_epi32(scaleHigh, 2), highMask));
+    const __m512i minOnly = _mm512_or_si512(
+        _mm512_and_si512(_mm512_srlv_epi32(minLow, _mm512_setr_epi32(0, 0, 0, 0, 4, 4, 4, 4, 0, 0, 0, 0, 4, 4, 4, 4)),
+                         lowMask),
+        _mm512_and_si512(_mm512_srli_epi32(minHigh, 2), highMask));
     // lanes 0-7: block a's sub-blocks; 8-15: block b's (scales = {d_a, dmin_a, d_b, dmin_b})
     const __m512 d = _mm512_mask_blend_ps(0xff00, _mm512_set1_ps(scales[0]), _mm512_set1_ps(scales[2]));
     const __m512 dmin = _mm512_mask_blend_ps(0xff00, _mm512_set1_ps(scales[1]), _mm512_set1_ps(scales[3]));
-    const __m512 d1 = _mm512_mul_ps(d, _mm512_cvtepi32_ps(_mm512_cvtepu8_epi32(_mm_unpacklo_epi64(packedA, packedB))));
-    const __m512 m1 =
-        _mm512_mul_ps(dmin, _mm512_cvtepi32_ps(_mm512_cvtepu8_epi32(_mm_unpackhi_epi64(packedA, packedB))));
+    const __m512 d1 = _mm512_mul_ps(d, _mm512_cvtepi32_ps(scaleMin));
+    const __m512 m1 = _mm512_mul_ps(dmin, _mm512_cvtepi32_ps(minOnly));
     const __m256 d1a = _mm512_castps512_ps256(d1), m1a = _mm512_castps512_ps256(m1);
     const __m256 d1b = _mm256_castpd_ps(_mm512_extractf64x4_pd(_mm512_castps_pd(d1), 1));
     const __m256 m1b = _mm256_castpd_ps(_mm512_extractf64x4_pd(_mm512_castps_pd(m1), 1));
@@ -325,7 +344,7 @@ GGUF_AVX512_VNNI_KERNEL void scanPairAvx512(const uint8_t *blocks, const float *
 }
 
 // d and dmin of two consecutive blocks of `bytes` as floats; false when one is not finite.
-GGUF_AVX512 bool pairScales(const uint8_t *b, size_t bytes, float *scales)
+[[gnu::always_inline]] GGUF_AVX512 inline bool pairScales(const uint8_t *b, size_t bytes, float *scales)
 {
     uint32_t a, c;
     std::memcpy(&a, b, 4);
@@ -374,6 +393,30 @@ GGUF_AVX512_KERNEL void sampleAvx512(const uint8_t *blocks, size_t readable, con
     for (; i < sampled.size(); ++i)
         values[i] = sampleValue<Layout>(blocks, d1m1, sampled[i]);
 }
+
+// The pairs of blocks [0, nBlocks) into g, each by scanPairAvx512 when both blocks' values are
+// exact, else by scanBlock; d1m1 as scanBlock's. `done`: the blocks taken (an odd last one is
+// left). False at a block whose d or dmin is not finite.
+template <typename Layout>
+GGUF_AVX512_VNNI_KERNEL bool scanPairsAvx512(const uint8_t *blocks, size_t nBlocks, std::span<const uint8_t> tensor,
+                                             float *d1m1, LaneMoments &g, size_t &done)
+{
+    size_t i = 0;
+    for (; i + 2 <= nBlocks; i += 2) {
+        const uint8_t *b = blocks + i * Layout::kBytes;
+        prefetchAhead(b, 2 * Layout::kBytes, tensor);
+        float scales[4];
+        if (pairScales(b, Layout::kBytes, scales) && blockExact<Layout>(scales[0], scales[1]) &&
+            blockExact<Layout>(scales[2], scales[3])) {
+            scanPairAvx512<Layout>(b, scales, d1m1 + 16 * i, g);
+        } else if (!scanBlock<Layout>(b, d1m1 + 16 * i, g) ||
+                   !scanBlock<Layout>(b + Layout::kBytes, d1m1 + 16 * (i + 1), g)) {
+            return false;
+        }
+    }
+    done = i;
+    return true;
+}
 #endif
 
 template <typename Layout>
@@ -386,18 +429,8 @@ bool scan(const uint8_t *blocks, size_t nBlocks, std::span<const uint8_t> tensor
     size_t i = 0;
 #if GGUF_X86_KERNELS
     if (cpuHasAvx512Vnni()) {
-        for (; i + 2 <= nBlocks; i += 2) {
-            const uint8_t *b = blocks + i * Layout::kBytes;
-            prefetchAhead(b, 2 * Layout::kBytes, tensor);
-            float scales[4];
-            if (pairScales(b, Layout::kBytes, scales) && blockExact<Layout>(scales[0], scales[1]) &&
-                blockExact<Layout>(scales[2], scales[3])) {
-                scanPairAvx512<Layout>(b, scales, d1m1.data() + 16 * i, g);
-            } else if (!scanBlock<Layout>(b, d1m1.data() + 16 * i, g) ||
-                       !scanBlock<Layout>(b + Layout::kBytes, d1m1.data() + 16 * (i + 1), g)) {
-                return false;
-            }
-        }
+        if (!scanPairsAvx512<Layout>(blocks, nBlocks, tensor, d1m1.data(), g, i))
+            return false;
         const size_t taken = static_cast<size_t>(
             std::lower_bound(sampled.begin(), sampled.end(), static_cast<uint32_t>(i * 256)) - sampled.begin());
         sampleAvx512<Layout>(blocks, static_cast<size_t>(tensor.data() + tensor.size() - blocks), d1m1.data(),
