@@ -202,12 +202,14 @@ void TestTensorStats::resultDoesNotDependOnThreadsOrChunks()
     QVERIFY(std::fabs(s.std - ref.std) <= 1e-10 * ref.std);
 }
 
-// The default work unit: 4 MiB of data in whole pieces of 16,384 elements, but at least 2^20 elements; a chosen size
-// stays.
+// The default work unit: 4 MiB of data in whole pieces of 16,384 elements, fewer elements for at least four chunks
+// per worker, but at least 2^20 elements; a chosen size stays.
 void TestTensorStats::automaticChunksHoldFourMebibytes()
 {
     TensorData data;
+    data.elements = uint64_t(1) << 34; // large: 4 MiB chunks
     StatsOptions options;
+    options.threads = 2;
     data.typeId = 12;                                                   // Q4_K: 144 bytes per 256
     QCOMPARE(statsChunkElements(data, options), uint64_t(455 * 16384)); // 29,127 blocks of 256 hold 455 pieces
     data.typeId = 8;                                                    // Q8_0: 34 bytes per 32
@@ -215,6 +217,12 @@ void TestTensorStats::automaticChunksHoldFourMebibytes()
     data.typeId = 1;                                                    // F16: 2 MiB elements
     QCOMPARE(statsChunkElements(data, options), uint64_t(2097152));
     data.typeId = 0; // F32: 4 MiB is 2^20 elements
+    QCOMPARE(statsChunkElements(data, options), uint64_t(1) << 20);
+    // a 4096 x 4096 Q4_K tensor on 2 workers: 8 chunks of 2^21; on 64 workers, chunks of 2^20 (the least)
+    data.typeId = 12;
+    data.elements = uint64_t(1) << 24;
+    QCOMPARE(statsChunkElements(data, options), uint64_t(1) << 21);
+    options.threads = 64;
     QCOMPARE(statsChunkElements(data, options), uint64_t(1) << 20);
     options.chunkElements = 5000;
     QCOMPARE(statsChunkElements(data, options), uint64_t(5000));

@@ -1,5 +1,6 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
-// computeStatistics' fast paths (Q8_0/Q4_K codes, F32/F16/BF16 in place, each SIMD level) against the float path.
+// computeStatistics' fast paths (reductions from the codes of nine quantized types, F32/F16/BF16 in place, each SIMD
+// level) against the float path.
 #include "core/format/ggml_types.h"
 #include "core/quant/dequantize.h"
 #include "core/stats/tensor_stats.h"
@@ -76,7 +77,9 @@ void TestTensorStatsKernels::codeReductionEqualsTheFloatPath()
     QFETCH(uint32_t, type);
     QFETCH(int, variant);
     const TypeTraits &t = typeTraits(type);
-    const uint64_t elements = 3 * 16384 + 1024; // three whole pieces and a part
+    // three whole pieces and a part whose blocks end ragged: an odd K-quant block after the pairs;
+    // for 32-element blocks two 16-block runs, one run of 8 and 3 more
+    const uint64_t elements = 3 * 16384 + 1024 + (t.blockSize == 256 ? 3 * 256 : 11 * 32);
     const uint64_t blocks = elements / t.blockSize;
     std::vector<uint8_t> bytes(blocks * t.typeSize);
     std::mt19937 rng(1234 + variant);
@@ -173,6 +176,9 @@ void TestTensorStatsKernels::codeReductionEqualsTheFloatPath()
     data.elements = elements;
     StatsOptions opt;
     opt.exactKeyElements = 1024; // sampled: one in 64
+    opt.threads = 2;
+    // even variants: a chunk per piece, so each worker carries its extremes from chunk to chunk
+    opt.chunkElements = variant % 2 == 0 ? 16384 : 0;
     TensorStatistics fused, plain;
     QCOMPARE(computeStatistics(data, opt, fused), StatsStatus::Ok);
     opt.fused = false;
@@ -204,9 +210,10 @@ void TestTensorStatsKernels::inPlaceScanEqualsTheFloatPath_data()
     QTest::addColumn<uint32_t>("type");
     QTest::addColumn<int>("variant");
     // 0: weight-like values; 1: ±0, subnormals, extremes and runs of zeros; 2: as 0 plus a NaN in
-    // one piece and infinities in another; 3: values far from the first of each piece
+    // one piece and infinities in another; 3: values far from the first of each piece; 4: as 0,
+    // one in 128 sampled, in chunks of 4,864 elements (pieces that start inside a run of 8 groups)
     for (const uint32_t type : {0u, 1u, 30u})
-        for (int variant = 0; variant < 4; ++variant)
+        for (int variant = 0; variant < 5; ++variant)
             QTest::addRow("%s, variant %d", type == 0 ? "F32" : type == 1 ? "F16" : "BF16", variant) << type << variant;
 }
 
@@ -266,13 +273,14 @@ void TestTensorStatsKernels::inPlaceScanEqualsTheFloatPath()
     data.bytes = bytes;
     data.elements = elements;
     StatsOptions opt;
-    opt.exactKeyElements = 4096; // sampled: one in 32
+    opt.exactKeyElements = variant == 4 ? 1024 : 4096; // sampled: one in 128 or 32
+    opt.chunkElements = variant == 4 ? 4864 : 0;
     opt.threads = 2;
     TensorStatistics inPlace, plain;
     QCOMPARE(computeStatistics(data, opt, inPlace), StatsStatus::Ok);
     opt.fused = false;
     QCOMPARE(computeStatistics(data, opt, plain), StatsStatus::Ok);
-    QCOMPARE(inPlace.keySampleStride, 32u);
+    QCOMPARE(inPlace.keySampleStride, variant == 4 ? 128u : 32u);
     const auto sameBits = [](double a, double b) { return std::memcmp(&a, &b, sizeof a) == 0; };
     QCOMPARE(inPlace.count, plain.count);
     QCOMPARE(inPlace.finite, plain.finite);

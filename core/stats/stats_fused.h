@@ -9,7 +9,7 @@
 namespace gguf::detail {
 
 /// Statistics of a run of values computed from the integer codes of their blocks, in groups of 32
-/// values (a Q8_0 block, a Q4_K sub-block) merged exactly (see GroupMoments in the .cpp).
+/// values (a Q8_0 block, a Q4_K sub-block) merged as LaneMoments does (fused_lanes.h).
 struct FusedResult {
     uint64_t count = 0, zeros = 0;
     float min = 0, max = 0;

@@ -296,8 +296,10 @@ public:
 
     void collectKeys(size_t at, size_t count)
     {
-        if (at != m_done)
-            return; // (a short batch was seen: the rest goes to count())
+        // (a short batch was seen, or the piece starts inside a run of 8 groups, which a chosen
+        // chunk size can make: the rest, or all, goes to count())
+        if (at != m_done || (m_first / m_stride) % 8 != 0)
+            return;
         const size_t runLength = 8 * size_t{m_stride};
         size_t runs = count / runLength;
         const uint64_t run = (m_first / m_stride + at / m_stride) / 8;
@@ -430,8 +432,11 @@ uint64_t statsChunkElements(const TensorData &data, const StatsOptions &options)
     // whole pieces, so that chunks start where the sampled runs of 8 groups do (the fast sampling
     // paths need that) and a piece holds whole blocks
     const TypeTraits &t = typeTraits(data.typeId);
-    const uint64_t perChunk = t.typeSize > 0 ? (uint64_t(4) << 20) / t.typeSize * t.blockSize / kPiece * kPiece : 0;
-    return std::max<uint64_t>(uint64_t(1) << 20, perChunk);
+    const uint64_t fourMiB = t.typeSize > 0 ? (uint64_t(4) << 20) / t.typeSize * t.blockSize / kPiece * kPiece : 0;
+    // and at least four chunks per worker, so that a mid-size tensor keeps every core busy
+    const uint64_t workers = workerCount(options.threads, std::numeric_limits<uint64_t>::max());
+    const uint64_t perWorker = (data.elements / (4 * workers) + kPiece - 1) / kPiece * kPiece;
+    return std::max<uint64_t>(uint64_t(1) << 20, std::min(fourMiB, perWorker));
 }
 
 uint32_t keySampleStride(uint64_t elements, uint64_t exactKeyElements)

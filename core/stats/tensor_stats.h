@@ -48,8 +48,9 @@ struct StatsOptions {
     bool fused = true;
 };
 
-/// The chunk size the statistics passes use for `data`: options.chunkElements when set, else the
-/// larger of 2^20 elements and 4 MiB of the tensor's data, in whole pieces of 16,384 elements. Each chunk's mapped
+/// The chunk size the statistics passes use for `data`: options.chunkElements when set, else 4 MiB
+/// of the tensor's data in whole pieces of 16,384 elements, or less to give each worker at least
+/// four chunks, but never under 2^20 elements. Each chunk's mapped
 /// pages are released in one call, which interrupts the other workers to flush their TLBs; 4 MiB chunks keep that cost
 /// small (for Q4_K, 256 calls per GiB instead of 1,820 with chunks of 2^20 elements) while a worker holds at most 4 MiB
 /// of the mapping, as an F32 tensor did before.
