@@ -7,6 +7,7 @@
 #include "core/quant/dequantize.h"
 #include "core/stats/tensor_stats.h"
 #include "key_counts.h"
+#include "stats_scan.h"
 
 #include <algorithm>
 #include <array>
@@ -22,7 +23,7 @@ namespace {
 using keys::kKeyCount;
 using keys::zeroedArray;
 
-constexpr uint64_t kPiece = 16384; // decoded at a time
+using detail::scan::kPiece; // decoded at a time
 
 /// The 65536 keys in ascending order of the values they hold: negative keys by descending
 /// magnitude (-0 last), then positive ones (+0 first). NaN and infinity keys are never counted.

@@ -410,6 +410,17 @@ GGUF_AVX512 inline __m256 halfOf(__m512 v, int h)
     return h ? _mm256_castpd_ps(_mm512_extractf64x4_pd(_mm512_castps_pd(v), 1)) : _mm512_castps512_ps256(v);
 }
 
+/// Lane 2j + 1 added to (pairTotals) or subtracted from (pairDifferences) lane 2j, as lane j of 8
+/// (none overflows in the reductions here).
+GGUF_AVX512 inline __m256i pairTotals(__m512i v)
+{
+    return _mm512_cvtepi64_epi32(_mm512_add_epi32(v, _mm512_shuffle_epi32(v, _MM_PERM_CDAB)));
+}
+GGUF_AVX512 inline __m256i pairDifferences(__m512i v)
+{
+    return _mm512_cvtepi64_epi32(_mm512_sub_epi32(v, _mm512_shuffle_epi32(v, _MM_PERM_CDAB)));
+}
+
 /// zeroCodeOf of 16 lanes, the same codes without a division: where b / a is an integer q in
 /// 0…codeHigh, b times the reciprocal estimate of a (relative error below 2^-14) rounds to q, and
 /// q·a = b (exact) confirms it; where it is not, no integer passes that check, as in zeroCodeOf.

@@ -269,12 +269,6 @@ void scanBlock(const uint8_t *b, float d, const std::array<int32_t, 16> &scale, 
 }
 
 #if GGUF_X86_KERNELS
-// The sums of 32-bit lanes 2j and 2j + 1 as lane j of 8 (none overflows here).
-GGUF_AVX512 inline __m256i pairTotals(__m512i v)
-{
-    return _mm512_cvtepi64_epi32(_mm512_add_epi32(v, _mm512_shuffle_epi32(v, _MM_PERM_CDAB)));
-}
-
 // One block into g with AVX-512 VNNI, as scanBlock does it: the same integers (exact), the same
 // double operations per group, the same sub-blocks covered. Also stores the sub-block scales.
 template <typename Layout>

@@ -134,16 +134,6 @@ GGUF_AVX512 inline __m512i subBlockTotals(const __m512i *v)
     return _mm512_permutexvar_epi32(order, _mm512_or_si512(t01, _mm512_slli_epi64(t23, 32)));
 }
 
-// Lanes 2k + 1 added to (plus) or subtracted from (minus) lanes 2k, as 8 lanes.
-GGUF_AVX512 inline __m256i plus(__m512i x)
-{
-    return _mm512_cvtepi64_epi32(_mm512_add_epi32(x, _mm512_shuffle_epi32(x, _MM_PERM_CDAB)));
-}
-GGUF_AVX512 inline __m256i minus(__m512i x)
-{
-    return _mm512_cvtepi64_epi32(_mm512_sub_epi32(x, _mm512_shuffle_epi32(x, _MM_PERM_CDAB)));
-}
-
 // zeroCodeOf(a, b, 3) of 16 sub-blocks: with a·q exact, b / a is the integer q in 0…3 exactly when
 // q·a = b, so comparing b with 0, a, 2a and 3a finds the same code without a division.
 GGUF_AVX512 inline __m512i zeroCodes(__m512 a, __m512 b)
@@ -189,16 +179,16 @@ GGUF_AVX512 inline __m512i zeroCodes(__m512 a, __m512 b)
     const __m512i weighted = _mm512_mullo_epi32(c, sum);
     const __m512i spreadWeighted = _mm512_mullo_epi32(_mm512_mullo_epi32(c, c), spread);
     const __m512d dd = _mm512_set1_pd(d), dmin16 = _mm512_set1_pd(16.0 * static_cast<double>(dmin));
-    const __m512d mean = _mm512_mul_pd(_mm512_sub_pd(_mm512_mul_pd(dd, _mm512_cvtepi32_pd(plus(weighted))),
-                                                     _mm512_mul_pd(dmin16, _mm512_cvtepi32_pd(plus(mins)))),
+    const __m512d mean = _mm512_mul_pd(_mm512_sub_pd(_mm512_mul_pd(dd, _mm512_cvtepi32_pd(pairTotals(weighted))),
+                                                     _mm512_mul_pd(dmin16, _mm512_cvtepi32_pd(pairTotals(mins)))),
                                        _mm512_set1_pd(0.03125));
-    const __m512d delta = _mm512_mul_pd(_mm512_sub_pd(_mm512_mul_pd(dd, _mm512_cvtepi32_pd(minus(weighted))),
-                                                      _mm512_mul_pd(dmin16, _mm512_cvtepi32_pd(minus(mins)))),
+    const __m512d delta = _mm512_mul_pd(_mm512_sub_pd(_mm512_mul_pd(dd, _mm512_cvtepi32_pd(pairDifferences(weighted))),
+                                                      _mm512_mul_pd(dmin16, _mm512_cvtepi32_pd(pairDifferences(mins)))),
                                         _mm512_set1_pd(0.0625));
-    const __m512d m2 =
-        _mm512_add_pd(_mm512_mul_pd(_mm512_mul_pd(_mm512_mul_pd(dd, dd), _mm512_cvtepi32_pd(plus(spreadWeighted))),
-                                    _mm512_set1_pd(0.0625)),
-                      _mm512_mul_pd(_mm512_mul_pd(_mm512_set1_pd(8.0), delta), delta));
+    const __m512d m2 = _mm512_add_pd(
+        _mm512_mul_pd(_mm512_mul_pd(_mm512_mul_pd(dd, dd), _mm512_cvtepi32_pd(pairTotals(spreadWeighted))),
+                      _mm512_set1_pd(0.0625)),
+        _mm512_mul_pd(_mm512_mul_pd(_mm512_set1_pd(8.0), delta), delta));
     g.addGroups8(mean, m2);
     // zeros: sub-blocks of zeros, and the codes equal to a sub-block's zero code (-1 is byte 0xff and
     // kEveryCode is 64, never a code); counted whether or not a sub-block has a zero code, as a

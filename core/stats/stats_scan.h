@@ -22,6 +22,10 @@
 
 namespace gguf::detail::scan {
 
+/// Elements decoded or scanned at a time: 64 KiB of floats stays in L2. Automatic statistics chunks
+/// hold whole pieces.
+inline constexpr uint64_t kPiece = 16384;
+
 // Moments and counts of one chunk; merged in chunk order (Chan et al.'s parallel variance).
 struct Partial {
     uint64_t finite = 0, zeros = 0, nan = 0, posInf = 0, negInf = 0;
