@@ -7,6 +7,7 @@ GGUF_PACKAGES=(
   cmake g++ make pkg-config
   qt6-base-dev qt6-base-dev-tools qt6-svg-dev libgl-dev
   libqcustomplot-dev libqcustomplot2.1-qt6
+  libpcre2-dev
   fonts-dejavu-core
 )
 

@@ -29,6 +29,9 @@ struct CommandArgs {
     long long bins = 64;                            ///< stats: --bins N
     bool fast = false;                              ///< stats: --fast (one pass: estimated histogram and percentiles)
     std::optional<std::pair<double, double>> range; ///< stats: --range LO HI
+    bool addSpecial = false;                        ///< tokenize: --add-special
+    bool parseSpecial = false;                      ///< tokenize: --parse-special
+    std::optional<std::string> textFile;            ///< tokenize: --file F ('-': standard input)
 };
 
 /// How much of a file a command can work with.

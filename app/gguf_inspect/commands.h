@@ -26,5 +26,9 @@ int runLayout(const CommandArgs &args);
 int runDequant(const CommandArgs &args);
 /// `stats FILE [TENSOR…] [--bins N] [--range LO HI] [--fast] [--json]`.
 int runStats(const CommandArgs &args);
+/// `tokenize FILE [TEXT | --file F] [--add-special] [--parse-special] [--json]`: llama.cpp's token ids.
+int runTokenize(const CommandArgs &args);
+/// `detokenize FILE ID...`: the text of the ids.
+int runDetokenize(const CommandArgs &args);
 
 } // namespace cli

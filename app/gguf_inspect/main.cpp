@@ -20,7 +20,7 @@ struct Command {
     const char *synopsis;
     const char *summary;
     int (*run)(const cli::CommandArgs &);
-    bool takesTensors = false; ///< further positional arguments name tensors
+    bool takesArguments = false; ///< further positional arguments (tensor names, text, ids)
 };
 
 constexpr Command kCommands[] = {
@@ -40,6 +40,12 @@ constexpr Command kCommands[] = {
      "count, min, max, mean, std, zeros, NaN, Inf, percentiles and a histogram (every tensor when none is named); "
      "exact unless --fast asks for the one-pass estimates",
      cli::runStats, true},
+    {"tokenize", "tokenize FILE [TEXT | --file F] [--add-special] [--parse-special] [--json]",
+     "the token ids of TEXT (or of file F, or of standard input) as llama.cpp gives them, on one line; "
+     "--json: [{\"id\",\"token\",\"text\"}]",
+     cli::runTokenize, true},
+    {"detokenize", "detokenize FILE ID...", "the text of the token ids, as llama.cpp renders them", cli::runDetokenize,
+     true},
 };
 
 const Command *findCommand(const QString &name)
@@ -107,7 +113,17 @@ int main(int argc, char *argv[])
     const QCommandLineOption rangeHelp(QStringLiteral("range"),
                                        QStringLiteral("stats: histogram over [LO, HI] instead of [min, max]."),
                                        QStringLiteral("LO HI"));
+    const QCommandLineOption addSpecialOption(QStringLiteral("add-special"),
+                                              QStringLiteral("tokenize: add BOS/EOS as the model asks."));
+    const QCommandLineOption parseSpecialOption(
+        QStringLiteral("parse-special"), QStringLiteral("tokenize: text of control tokens becomes those tokens."));
+    const QCommandLineOption textFileOption(QStringLiteral("file"),
+                                            QStringLiteral("tokenize: the text to tokenize ('-': standard input)."),
+                                            QStringLiteral("F"));
     parser.addOption(jsonOption);
+    parser.addOption(addSpecialOption);
+    parser.addOption(parseSpecialOption);
+    parser.addOption(textFileOption);
     parser.addOption(jsonArrayOption);
     parser.addOption(outputOption);
     parser.addOption(binsOption);
@@ -153,7 +169,7 @@ int main(int argc, char *argv[])
     const qsizetype fileIndex = command ? 1 : 0;
     if (positional.size() <= fileIndex)
         return usageError(QStringLiteral("%1: missing FILE").arg(positional.front()));
-    if (positional.size() > fileIndex + 1 && !(command && command->takesTensors))
+    if (positional.size() > fileIndex + 1 && !(command && command->takesArguments))
         return usageError(command
                               ? QStringLiteral("%1: unexpected argument '%2'").arg(positional.front(), positional[2])
                               : QStringLiteral("unknown command '%1'").arg(positional.front()));
@@ -162,6 +178,11 @@ int main(int argc, char *argv[])
     const bool stats = command && QLatin1String(command->name) == QLatin1String("stats");
     if ((range || parser.isSet(fastOption)) && !stats)
         return usageError(QStringLiteral("--range and --fast belong to the stats command"));
+
+    const bool tokenize = command && QLatin1String(command->name) == QLatin1String("tokenize");
+    if ((parser.isSet(addSpecialOption) || parser.isSet(parseSpecialOption) || parser.isSet(textFileOption)) &&
+        !tokenize)
+        return usageError(QStringLiteral("--add-special, --parse-special and --file belong to the tokenize command"));
 
     cli::CommandArgs args;
     args.file = rawArgument(positional[fileIndex], rawArgs);
@@ -172,6 +193,10 @@ int main(int argc, char *argv[])
     if (parser.isSet(outputOption))
         args.output = rawArgument(parser.value(outputOption), rawArgs);
     args.fast = parser.isSet(fastOption);
+    args.addSpecial = parser.isSet(addSpecialOption);
+    args.parseSpecial = parser.isSet(parseSpecialOption);
+    if (parser.isSet(textFileOption))
+        args.textFile = rawArgument(parser.value(textFileOption), rawArgs);
     args.range = range;
     bool binsOk = false;
     args.bins = parser.value(binsOption).toLongLong(&binsOk);

@@ -1,0 +1,127 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
+// `tokenize` and `detokenize`: the file's own tokenizer, giving llama.cpp's token ids.
+#include "app/gguf_inspect/commands.h"
+
+#include "app/gguf_inspect/json_writer.h"
+#include "core/vocab/tokenizer.h"
+
+#include <cerrno>
+#include <cstdio>
+#include <cstring>
+#include <fstream>
+#include <iostream>
+#include <iterator>
+#include <sstream>
+
+namespace cli {
+namespace {
+
+// The tokenizer of FILE, or null after a message on stderr. Loader notes go to stderr, so stdout
+// holds only the ids.
+std::shared_ptr<const gguf::Tokenizer> openTokenizer(const CommandArgs &args)
+{
+    const auto file = openFile(args.file, OpenMode::Complete);
+    if (!file)
+        return nullptr;
+    auto tokenizer = gguf::Tokenizer::create(file);
+    for (const std::string &note : tokenizer->diagnostics())
+        std::fprintf(stderr, "gguf-inspect: %s: %s\n", args.file.c_str(), printable(note).c_str());
+    if (!tokenizer->canTokenize()) {
+        std::fprintf(stderr, "gguf-inspect: %s: no tokenizer to run\n", args.file.c_str());
+        return nullptr;
+    }
+    return tokenizer;
+}
+
+std::optional<std::string> readText(const CommandArgs &args)
+{
+    if (!args.textFile) {
+        if (!args.rest.empty())
+            return args.rest.front();
+        std::ostringstream in; // neither TEXT nor --file: standard input
+        in << std::cin.rdbuf();
+        return in.str();
+    }
+    if (*args.textFile == "-") {
+        std::ostringstream in;
+        in << std::cin.rdbuf();
+        return in.str();
+    }
+    std::ifstream in(*args.textFile, std::ios::binary);
+    if (!in) {
+        std::fprintf(stderr, "gguf-inspect: %s: %s\n", args.textFile->c_str(), std::strerror(errno));
+        return std::nullopt;
+    }
+    return std::string(std::istreambuf_iterator<char>(in), std::istreambuf_iterator<char>());
+}
+
+} // namespace
+
+int runTokenize(const CommandArgs &args)
+{
+    if (args.rest.size() > 1 || (args.textFile && !args.rest.empty())) {
+        std::fputs("gguf-inspect: tokenize takes one TEXT or --file F (quote the text)\n", stderr);
+        return kExitUsage;
+    }
+    const auto tokenizer = openTokenizer(args);
+    if (!tokenizer)
+        return kExitBadFile;
+    const auto text = readText(args);
+    if (!text)
+        return kExitBadFile;
+    const std::vector<gguf::TokenId> ids =
+        tokenizer->tokenize(*text, gguf::TokenizeOptions{args.addSpecial, args.parseSpecial});
+    if (!args.json) {
+        std::string line;
+        for (const gguf::TokenId id : ids) {
+            if (!line.empty())
+                line += ' ';
+            line += std::to_string(id);
+        }
+        print(line + '\n');
+        return kExitOk;
+    }
+    JsonWriter json(stdout);
+    json.beginArray();
+    for (const gguf::TokenId id : ids) {
+        json.beginObject();
+        json.key("id");
+        json.integer(id);
+        json.key("token");
+        json.string(tokenizer->tokenText(id));
+        json.key("text");
+        json.string(tokenizer->tokenToPiece(id));
+        json.endObject();
+    }
+    json.endArray();
+    json.finish();
+    return kExitOk;
+}
+
+int runDetokenize(const CommandArgs &args)
+{
+    std::vector<gguf::TokenId> ids;
+    for (const std::string &arg : args.rest) {
+        char *end = nullptr;
+        errno = 0;
+        const long long id = std::strtoll(arg.c_str(), &end, 10);
+        if (arg.empty() || *end != '\0' || errno != 0 || id < 0 || id > INT32_MAX) {
+            std::fprintf(stderr, "gguf-inspect: detokenize: '%s' is not a token id\n", printable(arg).c_str());
+            return kExitUsage;
+        }
+        ids.push_back(static_cast<gguf::TokenId>(id));
+    }
+    const auto tokenizer = openTokenizer(args);
+    if (!tokenizer)
+        return kExitBadFile;
+    for (const gguf::TokenId id : ids)
+        if (static_cast<uint64_t>(id) >= tokenizer->size()) {
+            std::fprintf(stderr, "gguf-inspect: %s: token id %d is past the vocabulary (%llu tokens)\n",
+                         args.file.c_str(), id, static_cast<unsigned long long>(tokenizer->size()));
+            return kExitBadFile;
+        }
+    print(tokenizer->detokenize(ids) + '\n');
+    return kExitOk;
+}
+
+} // namespace cli

@@ -1,0 +1,329 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
+// Reading a tokenizer's definition as llama.cpp's llama_vocab::impl::load does (docs/TOKENIZER.md
+// §1, §4.1, §4.3), reporting instead of throwing where llama.cpp would refuse the file.
+#include "core/format/gguf_file.h"
+#include "core/vocab/vocabulary.h"
+#include "tokenizer_data.h"
+
+#include <algorithm>
+#include <array>
+#include <cctype>
+
+namespace gguf {
+namespace {
+
+uint16_t attributeOfType(std::optional<int32_t> type)
+{
+    switch (static_cast<TokenType>(type.value_or(static_cast<int32_t>(TokenType::Normal)))) {
+    case TokenType::Unknown: return kAttrUnknown;
+    case TokenType::Unused: return kAttrUnused;
+    case TokenType::Normal: return kAttrNormal;
+    case TokenType::Control: return kAttrControl;
+    case TokenType::UserDefined: return kAttrUserDefined;
+    case TokenType::Byte: return kAttrByte;
+    case TokenType::Undefined: break;
+    }
+    return 0;
+}
+
+TokenizerKind kindOfModel(std::string_view model)
+{
+    if (model == "llama")
+        return TokenizerKind::Spm;
+    if (model == "gpt2")
+        return TokenizerKind::Bpe;
+    if (model == "bert")
+        return TokenizerKind::Wpm;
+    if (model == "t5")
+        return TokenizerKind::Ugm;
+    if (model == "rwkv")
+        return TokenizerKind::Rwkv;
+    return TokenizerKind::None;
+}
+
+// The per-kind defaults, before the file's keys override them (§1.2).
+void setDefaults(TokenizerData &d)
+{
+    switch (d.kind) {
+    case TokenizerKind::Spm:
+        d.bos = 1, d.eos = 2, d.unk = 0;
+        d.addBos = true, d.addSpacePrefix = true;
+        break;
+    case TokenizerKind::Bpe:
+        d.bos = d.preSpec.bosNull ? kNoToken : 11;
+        d.eos = 11;
+        d.addBos = d.preSpec.addBos;
+        d.cleanSpaces = d.preSpec.cleanSpaces;
+        break;
+    case TokenizerKind::Wpm:
+        d.bos = 101, d.unk = 100, d.sep = 102, d.pad = 0, d.mask = 103;
+        d.addBos = true, d.cleanSpaces = true;
+        break;
+    case TokenizerKind::Ugm:
+        d.eos = 1, d.unk = 2, d.pad = 0;
+        d.addEos = true;
+        break;
+    case TokenizerKind::Rwkv:
+    case TokenizerKind::None: break;
+    }
+}
+
+// Token ids named by keys; an id past the vocabulary keeps the default (§1.1).
+void readSpecialIds(const GgufFile &file, TokenizerData &d, std::array<TokenId, 6> &fim)
+{
+    const auto n = static_cast<uint64_t>(d.text.size());
+    const std::array<std::pair<std::string_view, TokenId *>, 17> keys = {{
+        {"bos_token_id", &d.bos},
+        {"eos_token_id", &d.eos},
+        {"eot_token_id", &d.eot},
+        {"eom_token_id", &d.eom},
+        {"unknown_token_id", &d.unk},
+        {"seperator_token_id", &d.sep},
+        {"padding_token_id", &d.pad},
+        {"mask_token_id", &d.mask},
+        {"fim_pre_token_id", &fim[0]},
+        {"fim_suf_token_id", &fim[1]},
+        {"fim_mid_token_id", &fim[2]},
+        {"fim_pad_token_id", &fim[3]},
+        {"fim_rep_token_id", &fim[4]},
+        {"fim_sep_token_id", &fim[5]},
+        {"prefix_token_id", &fim[0]},
+        {"suffix_token_id", &fim[1]},
+        {"middle_token_id", &fim[2]},
+    }};
+    for (const auto &[suffix, id] : keys) {
+        const std::string key = "tokenizer.ggml." + std::string(suffix);
+        const auto value = file.value(key).toUInt();
+        if (!value)
+            continue;
+        if (*value >= n)
+            d.diagnostics.push_back(key + " = " + std::to_string(*value) + " is not a token id (the vocabulary has " +
+                                    std::to_string(n) + "); the default " + std::to_string(*id) + " is used");
+        else
+            *id = static_cast<TokenId>(*value);
+    }
+}
+
+// Tokens found by their text when no key names them become control tokens (§1.3). llama.cpp takes
+// the first match in its hash map's order; the lowest id is taken here.
+void detectByText(TokenizerData &d, std::array<TokenId, 6> &fim)
+{
+    const auto forceControl = [&](TokenId id) {
+        if (!d.has(id, kAttrControl)) {
+            d.attrs[static_cast<size_t>(id)] = kAttrControl;
+            d.diagnostics.push_back("token " + std::to_string(id) + " '" +
+                                    std::string(d.text[static_cast<size_t>(id)]) +
+                                    "' looks like a control token; its type is overridden, as llama.cpp does");
+        }
+    };
+    const auto detect = [&](TokenId &id, std::initializer_list<std::string_view> texts) {
+        if (id != kNoToken)
+            return;
+        for (size_t i = 0; i < d.text.size(); ++i)
+            if (std::find(texts.begin(), texts.end(), d.text[i]) != texts.end()) {
+                id = static_cast<TokenId>(i);
+                forceControl(id);
+                return;
+            }
+    };
+    detect(d.eot, {"<|eot_id|>", "<|im_end|>", "<|end|>", "<end_of_turn>", "<|endoftext|>", "<EOT>",
+                   "<\xEF\xBD\x9C"
+                   "end\xE2\x96\x81of\xE2\x96\x81sentence\xEF\xBD\x9C>"});
+    detect(d.eom, {"<|eom_id|>"});
+    detect(fim[0], {"<|fim_prefix|>", "<fim-prefix>",
+                    "<\xEF\xBD\x9C"
+                    "fim\xE2\x96\x81"
+                    "begin\xEF\xBD\x9C>",
+                    "<PRE>"});
+    detect(fim[1], {"<|fim_suffix|>", "<fim-suffix>",
+                    "<\xEF\xBD\x9C"
+                    "fim\xE2\x96\x81hole\xEF\xBD\x9C>",
+                    "<SUF>"});
+    detect(fim[2], {"<|fim_middle|>", "<fim-middle>",
+                    "<\xEF\xBD\x9C"
+                    "fim\xE2\x96\x81"
+                    "end\xEF\xBD\x9C>",
+                    "<MID>"});
+    detect(fim[3], {"<|fim_pad|>", "<fim-pad>", "<PAD>"});
+    detect(fim[4], {"<|fim_repo|>", "<|repo_name|>", "<fim-repo>", "<REPO>"});
+    detect(fim[5], {"<|file_sep|>"});
+    // every end-of-generation text is a control token
+    static constexpr std::array<std::string_view, 7> kEog = {"<|eot_id|>",    "<|im_end|>", "<|end|>", "<end_of_turn>",
+                                                             "<|endoftext|>", "<|eom_id|>", "<EOT>"};
+    for (size_t i = 0; i < d.text.size(); ++i)
+        if (std::find(kEog.begin(), kEog.end(), d.text[i]) != kEog.end())
+            forceControl(static_cast<TokenId>(i));
+}
+
+bool containsAny(std::string_view s, std::initializer_list<std::string_view> parts)
+{
+    return std::any_of(parts.begin(), parts.end(),
+                       [&](std::string_view p) { return s.find(p) != std::string_view::npos; });
+}
+
+// The strip attributes llama.cpp sets by model name (§4.3).
+void applyNameHacks(const GgufFile &file, TokenizerData &d)
+{
+    const auto setAttr = [&](std::string_view text, uint16_t attr, bool on) {
+        const TokenId id = d.find(text);
+        if (id == kNoToken)
+            return;
+        auto &a = d.attrs[static_cast<size_t>(id)];
+        a = on ? static_cast<uint16_t>(a | attr) : static_cast<uint16_t>(a & ~attr);
+    };
+    std::string name(file.value("general.name").toStringView());
+    std::transform(name.begin(), name.end(), name.begin(),
+                   [](char c) { return static_cast<char>(std::tolower(static_cast<unsigned char>(c))); });
+    if (containsAny(d.pre, {"jina-v2-de", "jina-v2-es", "jina-v2-code"})) {
+        setAttr("<mask>", kAttrLstrip, true);
+    } else if (containsAny(name, {"phi-3", "phi3"})) {
+        for (TokenId id : d.specialCache)
+            d.attrs[static_cast<size_t>(id)] |= kAttrRstrip;
+        setAttr("</s>", kAttrRstrip, true);
+        for (std::string_view t : {"<unk>", "<s>", "<|endoftext|>"})
+            setAttr(t, kAttrRstrip, false);
+    }
+}
+
+void readTokens(const Vocabulary &vocab, TokenizerData &d)
+{
+    const size_t n = vocab.size();
+    d.text.resize(n);
+    d.scores.resize(n);
+    d.attrs.resize(n);
+    d.textToId.reserve(n);
+    uint64_t missingScores = 0, missingTypes = 0;
+    for (size_t i = 0; i < n; ++i) {
+        std::string_view text = vocab.token(i);
+        if (text.empty())
+            text = d.owned.emplace_back("[EMPTY_" + std::to_string(i) + "]");
+        d.text[i] = text;
+        const auto score = vocab.score(i);
+        missingScores += vocab.hasScores() && !score;
+        d.scores[i] = score.value_or(0.0f);
+        const auto type = vocab.type(i);
+        missingTypes += vocab.hasTypes() && !type;
+        d.attrs[i] = attributeOfType(type);
+        const auto [it, inserted] = d.textToId.try_emplace(text, static_cast<TokenId>(i));
+        if (!inserted) { // llama.cpp keeps the later id, then refuses the file
+            d.diagnostics.push_back(
+                "tokens " + std::to_string(it->second) + " and " + std::to_string(i) +
+                " have the same text; the later one is used, as llama.cpp would before refusing the file");
+            it->second = static_cast<TokenId>(i);
+        }
+        d.maxTokenLength = std::max(d.maxTokenLength, text.size());
+    }
+    if (missingScores != 0)
+        d.diagnostics.push_back("tokenizer.ggml.scores is shorter than the token list: " +
+                                std::to_string(missingScores) + " tokens score 0");
+    if (missingTypes != 0)
+        d.diagnostics.push_back("tokenizer.ggml.token_type is shorter than the token list: " +
+                                std::to_string(missingTypes) + " tokens are normal");
+}
+
+void readMerges(const Vocabulary &vocab, TokenizerData &d)
+{
+    d.mergeRank.reserve(vocab.mergeCount());
+    for (uint64_t rank = 0; rank < vocab.mergeCount(); ++rank) {
+        const std::string_view rule = vocab.merge(rank);
+        // llama.cpp splits at the first space after the first byte; lookups join the two halves
+        // with one space, so a rule is found by its stored text
+        if (rule.find(' ', 1) == std::string_view::npos)
+            continue;
+        d.mergeRank.try_emplace(rule, static_cast<int32_t>(rank));
+    }
+}
+
+} // namespace
+
+TokenizerData::TokenizerData() = default;
+TokenizerData::~TokenizerData() = default;
+
+std::unique_ptr<TokenizerData> loadTokenizerData(std::shared_ptr<const GgufFile> file)
+{
+    auto d = std::make_unique<TokenizerData>();
+    d->file = file;
+    d->vocab = Vocabulary::shared(file);
+    if (!d->vocab || !d->vocab->isValid()) {
+        d->diagnostics.emplace_back("the file has no tokenizer.ggml.tokens array");
+        return d;
+    }
+    const Vocabulary &vocab = *d->vocab;
+    if (vocab.size() > static_cast<uint64_t>(INT32_MAX)) {
+        d->diagnostics.emplace_back("the vocabulary has more tokens than a token id can name");
+        return d;
+    }
+    d->kind = kindOfModel(vocab.model());
+    if (d->kind == TokenizerKind::None) {
+        d->diagnostics.push_back(vocab.model().empty()
+                                     ? std::string("the file has no tokenizer.ggml.model")
+                                     : "tokenizer.ggml.model '" + std::string(vocab.model()) +
+                                           "' cannot tokenize text (llama.cpp knows llama, gpt2, bert, t5, rwkv)");
+        return d;
+    }
+    d->pre = vocab.pre();
+    if (d->kind == TokenizerKind::Bpe) {
+        if (const auto spec = preTokenizerSpec(d->pre)) {
+            d->preSpec = *spec;
+            if (d->pre.empty())
+                d->diagnostics.emplace_back(
+                    "the file has no tokenizer.ggml.pre: the DEFAULT pre-tokenizer is used, as llama.cpp does "
+                    "(it warns that generation quality will be degraded)");
+        } else {
+            d->preSpec = *preTokenizerSpec("default");
+            d->diagnostics.push_back(
+                "tokenizer.ggml.pre '" + std::string(d->pre) +
+                "' is unknown to llama.cpp (which refuses such a file); the DEFAULT pre-tokenizer is used");
+        }
+        const RegexSplitter &splitter = RegexSplitter::forSet(d->preSpec.regexes);
+        if (!splitter.error().empty())
+            d->diagnostics.push_back("the " + std::string(d->preSpec.type) +
+                                     " pre-tokenizer's regex does not compile: " + splitter.error());
+        if (vocab.mergeCount() == 0)
+            d->diagnostics.emplace_back(
+                "a gpt2 tokenizer without tokenizer.ggml.merges (llama.cpp refuses it): words are "
+                "split into characters");
+    }
+    setDefaults(*d);
+    const auto flag = [&](std::string_view key, bool &out) {
+        if (const auto v = file->value(key).toBool())
+            out = *v;
+    };
+    flag("tokenizer.ggml.add_space_prefix", d->addSpacePrefix);
+    flag("tokenizer.ggml.remove_extra_whitespaces", d->removeExtraWhitespaces);
+
+    readTokens(vocab, *d);
+    if (d->kind == TokenizerKind::Bpe)
+        readMerges(vocab, *d);
+
+    std::array<TokenId, 6> fim;
+    fim.fill(kNoToken);
+    readSpecialIds(*file, *d, fim);
+    flag("tokenizer.ggml.add_bos_token", d->addBos);
+    flag("tokenizer.ggml.add_eos_token", d->addEos);
+    detectByText(*d, fim);
+
+    // partition candidates, longest text first (§4.1; equal lengths by id, where llama.cpp's
+    // unstable sort leaves the order open)
+    for (size_t i = 0; i < d->attrs.size(); ++i)
+        if (d->attrs[i] & (kAttrControl | kAttrUserDefined | kAttrUnknown))
+            d->specialCache.push_back(static_cast<TokenId>(i));
+    std::stable_sort(d->specialCache.begin(), d->specialCache.end(), [&](TokenId a, TokenId b) {
+        return d->text[static_cast<size_t>(a)].size() > d->text[static_cast<size_t>(b)].size();
+    });
+    applyNameHacks(*file, *d);
+
+    if (d->kind == TokenizerKind::Ugm) {
+        const ArrayRef charsmap = file->value("tokenizer.ggml.precompiled_charsmap").array();
+        std::span<const uint8_t> bytes;
+        if (charsmap.isValid() &&
+            (charsmap.elementType() == ValueType::Uint8 || charsmap.elementType() == ValueType::Int8))
+            bytes = file->bytes(charsmap.elementsOffset(), charsmap.size());
+        d->ugm = buildUgmModel(*d, bytes, d->diagnostics);
+    } else if (d->kind == TokenizerKind::Rwkv) {
+        d->rwkv = buildRwkvModel(*d, d->diagnostics);
+    }
+    return d;
+}
+
+} // namespace gguf

@@ -1,0 +1,77 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
+// WordPiece as llama.cpp's llm_tokenizer_wpm_session does it (docs/TOKENIZER.md §2.3).
+#include "tokenizer_data.h"
+#include "unicode_text.h"
+
+namespace gguf {
+namespace {
+
+// CJK ideographs, which are words on their own (HuggingFace's ranges, quirk included).
+bool isChineseChar(uint32_t cp)
+{
+    return (cp >= 0x4E00 && cp <= 0x9FFF) || (cp >= 0x3400 && cp <= 0x4DBF) || (cp >= 0x20000 && cp <= 0x2A6DF) ||
+           (cp >= 0x2A700 && cp <= 0x2B73F) || (cp >= 0x2B740 && cp <= 0x2B81F) || (cp >= 0x2B920 && cp <= 0x2CEAF) ||
+           (cp >= 0xF900 && cp <= 0xFAFF) || (cp >= 0x2F800 && cp <= 0x2FA1F);
+}
+
+// Normalized, lower-cased words: whitespace separates them, punctuation, ASCII symbols and CJK
+// ideographs are words of one character, control characters vanish.
+std::vector<std::string> words(std::string_view text)
+{
+    std::vector<std::string> words(1);
+    for (uint32_t cp : unicode::decodeUtf8(text)) {
+        cp = unicode::nfdFirst(cp);
+        if (unicode::isWhitespace(cp)) {
+            if (!words.back().empty())
+                words.emplace_back();
+            continue;
+        }
+        const uint8_t category = unicode::category(cp);
+        if (cp == 0 || cp == unicode::kReplacement || category == unicode::kOther)
+            continue;
+        std::string s;
+        unicode::appendUtf8(unicode::toLower(cp), s);
+        if (category == unicode::kPunctuation || (cp < 0x7F && category == unicode::kSymbol) || isChineseChar(cp)) {
+            if (!words.back().empty())
+                words.emplace_back();
+            words.back() = std::move(s);
+            words.emplace_back();
+        } else {
+            words.back() += s;
+        }
+    }
+    if (words.back().empty())
+        words.pop_back();
+    return words;
+}
+
+} // namespace
+
+void tokenizeWpm(const TokenizerData &d, std::string_view text, std::vector<TokenId> &out)
+{
+    for (const std::string &word : words(text)) {
+        if (word.empty())
+            continue;
+        // the vocabulary marks word starts with ▁ (HuggingFace's "##" continuations lost theirs)
+        const std::string marked = "\xE2\x96\x81" + word;
+        const size_t n = marked.size(), before = out.size();
+        for (size_t i = 0; i < n;) {
+            // the longest token at i
+            size_t j = std::min(n, i + d.maxTokenLength + 1);
+            TokenId id = kNoToken;
+            for (; j > i; --j)
+                if ((id = d.find(std::string_view(marked).substr(i, j - i))) != kNoToken)
+                    break;
+            if (id == kNoToken) { // no token starts here: the whole word is unknown
+                out.resize(before);
+                break;
+            }
+            out.push_back(id);
+            i = j;
+        }
+        if (out.size() == before && d.unk != kNoToken)
+            out.push_back(d.unk);
+    }
+}
+
+} // namespace gguf

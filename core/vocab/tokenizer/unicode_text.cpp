@@ -1,0 +1,253 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
+#include "unicode_text.h"
+
+#include "unicode_tables.h"
+
+#define PCRE2_CODE_UNIT_WIDTH 32
+#include <pcre2.h>
+
+#include <algorithm>
+#include <array>
+#include <atomic>
+#include <memory>
+
+namespace gguf::unicode {
+namespace {
+
+constexpr uint32_t kMaxCodePoint = 0x10FFFF;
+
+// GPT-2's bytes_to_unicode(): printable Latin-1 bytes stand for themselves, the other 68 bytes get
+// U+0100, U+0101, … in byte order (docs/TOKENIZER.md §2.2).
+struct StandIns {
+    std::array<std::array<char, 3>, 256> utf8{}; // UTF-8 of each byte's stand-in
+    std::array<uint8_t, 256> length{};
+    std::array<int16_t, 324> byteOf{};
+    StandIns()
+    {
+        byteOf.fill(-1);
+        uint32_t next = 256;
+        for (uint32_t b = 0; b < 256; ++b) {
+            const bool printable = (b >= 0x21 && b <= 0x7E) || (b >= 0xA1 && b <= 0xAC) || b >= 0xAE;
+            const uint32_t cp = printable ? b : next++;
+            byteOf[cp] = static_cast<int16_t>(b);
+            std::string s;
+            appendUtf8(cp, s);
+            std::copy(s.begin(), s.end(), utf8[b].begin());
+            length[b] = static_cast<uint8_t>(s.size());
+        }
+    }
+};
+
+const StandIns &standIns()
+{
+    static const StandIns table;
+    return table;
+}
+
+uint32_t lookup(const auto &table, uint32_t cp)
+{
+    const auto it =
+        std::lower_bound(table.begin(), table.end(), cp, [](const CodePointPair &p, uint32_t c) { return p.from < c; });
+    return it != table.end() && it->from == cp ? it->to : cp;
+}
+
+// The general category of code points, asked of PCRE2 one 256-code-point page at a time.
+class CategoryPages {
+public:
+    CategoryPages()
+    {
+        static constexpr std::u32string_view kPattern = U"(\\p{L})|(\\p{N})|(\\p{P})|(\\p{S})|(\\p{M})|(\\p{Z})";
+        int error = 0;
+        PCRE2_SIZE errorOffset = 0;
+        m_code = pcre2_compile(reinterpret_cast<PCRE2_SPTR>(kPattern.data()), kPattern.size(),
+                               PCRE2_UTF | PCRE2_ANCHORED, &error, &errorOffset, nullptr);
+    }
+    ~CategoryPages()
+    {
+        for (auto &p : m_pages)
+            delete[] p.load();
+        pcre2_code_free(m_code);
+    }
+    CategoryPages(const CategoryPages &) = delete;
+    CategoryPages &operator=(const CategoryPages &) = delete;
+
+    uint8_t of(uint32_t cp)
+    {
+        if (cp > kMaxCodePoint)
+            return kOther;
+        auto &slot = m_pages[cp >> 8];
+        const uint8_t *page = slot.load(std::memory_order_acquire);
+        if (page == nullptr) {
+            auto *fresh = fill(cp & ~0xFFu);
+            const uint8_t *expected = nullptr;
+            if (slot.compare_exchange_strong(expected, fresh, std::memory_order_acq_rel))
+                page = fresh;
+            else {
+                delete[] fresh;
+                page = expected;
+            }
+        }
+        return page[cp & 0xFF];
+    }
+
+private:
+    uint8_t *fill(uint32_t first) const
+    {
+        auto *page = new uint8_t[256];
+        std::unique_ptr<pcre2_match_data, decltype(&pcre2_match_data_free)> match(
+            pcre2_match_data_create_from_pattern(m_code, nullptr), &pcre2_match_data_free);
+        for (uint32_t i = 0; i < 256; ++i) {
+            const uint32_t cp = first + i;
+            page[i] = kOther;
+            if (m_code == nullptr || match == nullptr || (cp >= 0xD800 && cp <= 0xDFFF))
+                continue;
+            const PCRE2_UCHAR32 subject[1] = {cp};
+            if (pcre2_match(m_code, subject, 1, 0, 0, match.get(), nullptr) <= 0)
+                continue;
+            const PCRE2_SIZE *ovector = pcre2_get_ovector_pointer(match.get());
+            static constexpr std::array<uint8_t, 6> kFlags = {kLetter, kNumber, kPunctuation,
+                                                              kSymbol, kMark,   kSeparator};
+            for (size_t g = 0; g < kFlags.size(); ++g)
+                if (ovector[2 * (g + 1)] != PCRE2_UNSET) {
+                    page[i] = kFlags[g];
+                    break;
+                }
+        }
+        return page;
+    }
+
+    pcre2_code *m_code = nullptr;
+    std::array<std::atomic<const uint8_t *>, (kMaxCodePoint + 1) / 256> m_pages{};
+};
+
+} // namespace
+
+size_t sequenceLength(uint8_t lead)
+{
+    static constexpr std::array<uint8_t, 16> kLength = {1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 2, 2, 3, 4};
+    return kLength[lead >> 4];
+}
+
+std::vector<uint32_t> decodeUtf8(std::string_view text)
+{
+    std::vector<uint32_t> out;
+    out.reserve(text.size());
+    const auto byte = [&](size_t i) { return static_cast<uint8_t>(text[i]); };
+    const auto continuation = [&](size_t i) { return i < text.size() && (byte(i) & 0xC0) == 0x80; };
+    size_t i = 0;
+    while (i < text.size()) {
+        const uint8_t c = byte(i);
+        if (c < 0x80) {
+            out.push_back(c);
+            ++i;
+            continue;
+        }
+        // a continuation byte as lead, or F8–FF: malformed
+        size_t length = (c & 0x40) == 0 ? 0 : (c & 0x20) == 0 ? 2 : (c & 0x10) == 0 ? 3 : (c & 0x08) == 0 ? 4 : 0;
+        for (size_t k = 1; k < length; ++k)
+            if (!continuation(i + k))
+                length = 0;
+        if (length == 0) {
+            out.push_back(kReplacement);
+            ++i;
+            continue;
+        }
+        uint32_t cp = c & (0x7Fu >> length);
+        for (size_t k = 1; k < length; ++k)
+            cp = (cp << 6) | (byte(i + k) & 0x3Fu);
+        out.push_back(cp > kMaxCodePoint ? kReplacement : cp);
+        i += length;
+    }
+    return out;
+}
+
+void appendUtf8(uint32_t cp, std::string &out)
+{
+    if (cp < 0x80) {
+        out += static_cast<char>(cp);
+    } else if (cp < 0x800) {
+        out += static_cast<char>(0xC0 | (cp >> 6));
+        out += static_cast<char>(0x80 | (cp & 0x3F));
+    } else if (cp < 0x10000) {
+        out += static_cast<char>(0xE0 | (cp >> 12));
+        out += static_cast<char>(0x80 | ((cp >> 6) & 0x3F));
+        out += static_cast<char>(0x80 | (cp & 0x3F));
+    } else {
+        out += static_cast<char>(0xF0 | (cp >> 18));
+        out += static_cast<char>(0x80 | ((cp >> 12) & 0x3F));
+        out += static_cast<char>(0x80 | ((cp >> 6) & 0x3F));
+        out += static_cast<char>(0x80 | (cp & 0x3F));
+    }
+}
+
+std::string encodeUtf8(std::span<const uint32_t> cps)
+{
+    std::string out;
+    out.reserve(cps.size());
+    for (uint32_t cp : cps)
+        appendUtf8(cp, out);
+    return out;
+}
+
+bool isWhitespace(uint32_t cp)
+{
+    if (cp < 0x80)
+        return (cp >= 0x09 && cp <= 0x0D) || cp == 0x20;
+    switch (cp) {
+    case 0x85:
+    case 0xA0:
+    case 0x1680:
+    case 0x2028:
+    case 0x2029:
+    case 0x202F:
+    case 0x205F:
+    case 0x3000: return true;
+    default: return cp >= 0x2000 && cp <= 0x200A;
+    }
+}
+
+uint32_t toLower(uint32_t cp)
+{
+    if (cp >= 'A' && cp <= 'Z')
+        return cp + 32;
+    return cp < 0x80 ? cp : lookup(kLowercase, cp);
+}
+
+uint32_t nfdFirst(uint32_t cp)
+{
+    if (cp < 0xC0)
+        return cp;
+    // Hangul syllables decompose by arithmetic: the leading consonant comes first
+    if (cp >= 0xAC00 && cp <= 0xD7A3)
+        return 0x1100 + (cp - 0xAC00) / 588;
+    return lookup(kNfdFirst, cp);
+}
+
+std::string_view byteStandIn(uint8_t byte)
+{
+    const StandIns &t = standIns();
+    return {t.utf8[byte].data(), t.length[byte]};
+}
+
+void appendByteStandIns(std::string_view utf8, std::string &out)
+{
+    const StandIns &t = standIns();
+    for (char c : utf8) {
+        const auto b = static_cast<uint8_t>(c);
+        out.append(t.utf8[b].data(), t.length[b]);
+    }
+}
+
+int byteOfStandIn(uint32_t cp)
+{
+    const StandIns &t = standIns();
+    return cp < t.byteOf.size() ? t.byteOf[cp] : -1;
+}
+
+uint8_t category(uint32_t cp)
+{
+    static CategoryPages pages;
+    return pages.of(cp);
+}
+
+} // namespace gguf::unicode
