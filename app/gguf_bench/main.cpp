@@ -2,10 +2,11 @@
 // gguf-bench: prints throughput and peak memory figures, each beside a floor measured in the same
 // run (reading / memcpy of the same bytes, `head -c` of the same header, a byte scan of the same
 // tokens), so the ratio to the physical limit is visible.
-// Usage: gguf-bench [--quick] [--dir DIR] [--explorer PATH] [dequant] [stats] [open] [tokens] [stall]
+// Usage: gguf-bench [--quick] [--dir DIR] [--explorer PATH] [dequant] [stats] [open] [tokenize] [tokens] [stall]
 //        gguf-bench --write-big-model PATH   (writes the generated model of `open` and `stall`)
 #include "app/gguf_bench/bench_files.h"
 #include "app/gguf_bench/bench_stall.h"
+#include "app/gguf_bench/bench_tokenize.h"
 #include "app/gguf_bench/bench_tokens.h"
 #include "app/gguf_bench/bench_util.h"
 #include "core/format/ggml_types.h"
@@ -293,11 +294,11 @@ int main(int argc, char **argv)
             writeBigSparseModel(argv[++i], claimed);
             std::printf("%s: %.1f GB (sparse)\n", argv[i], static_cast<double>(claimed) / 1e9);
             return 0;
-        } else if (a == "dequant" || a == "stats" || a == "open" || a == "tokens" || a == "stall")
+        } else if (a == "dequant" || a == "stats" || a == "open" || a == "tokenize" || a == "tokens" || a == "stall")
             phases.insert(a);
         else {
             std::fprintf(stderr, "usage: gguf-bench [--quick] [--dir DIR] [--explorer PATH] [dequant] [stats] [open] "
-                                 "[tokens] [stall]\n");
+                                 "[tokenize] [tokens] [stall]\n");
             return 2;
         }
     }
@@ -310,7 +311,7 @@ int main(int argc, char **argv)
     }
 #endif
     if (phases.empty()) {
-        phases = {"dequant", "stats", "open"};
+        phases = {"dequant", "stats", "open", "tokenize"};
 #ifdef GGUF_BENCH_TOKENS
         phases.insert("tokens");
         phases.insert("stall");
@@ -324,6 +325,8 @@ int main(int argc, char **argv)
         benchStats(dir, quick);
     if (phases.count("open"))
         benchOpen(dir);
+    if (phases.count("tokenize"))
+        benchTokenize(GGUF_BENCH_VOCAB_DIR, quick);
 #ifdef GGUF_BENCH_TOKENS
     if (phases.count("tokens"))
         benchTokens(dir, quick ? 32000 : 256000);
