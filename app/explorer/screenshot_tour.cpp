@@ -6,6 +6,8 @@
 #include "ui/document.h"
 #include "ui/hex/hex_page.h"
 #include "ui/tensors/tensors_page.h"
+#include "ui/tokenizer/tokenize_view.h"
+#include "ui/tokenizer/tokenizer_page.h"
 #include "ui/weights/weights_page.h"
 
 #include <QApplication>
@@ -55,6 +57,34 @@ void grabWeightViews(MainWindow &window, const QString &prefix, int mode, StallM
         QObject::connect(page, &WeightsPage::jobsFinished, &window, grab, Qt::SingleShotConnection);
     else
         grab();
+}
+
+// Shows the Tokenizer page's Tokenize section with a sample text and grabs it as
+// `<prefix>-tokenize.png` once the text is tokenized (when the file has a tokenizer); then `done`.
+void grabTokenize(MainWindow &window, const QString &prefix, StallMonitor *monitor, const std::function<void()> &done)
+{
+    TokenizerPage *page = window.tokenizerPage();
+    QTabWidget *sections = page ? page->sections() : nullptr;
+    if (!sections || !sections->isTabEnabled(sections->indexOf(page->tokenizeView()))) {
+        done();
+        return;
+    }
+    window.pages()->setCurrentWidget(page);
+    sections->setCurrentWidget(page->tokenizeView());
+    const auto grab = [&window, prefix, monitor, done] {
+        QTimer::singleShot(kSettleMs, &window, [&window, prefix, monitor, done] {
+            const QString file = QStringLiteral("%1-tokenize.png").arg(prefix);
+            if (grabTo(window, file, monitor))
+                QTextStream(stdout) << file << '\n';
+            window.tokenizerPage()->sections()->setCurrentIndex(0);
+            done();
+        });
+    };
+    TokenizeView *view = page->tokenizeView();
+    QObject::connect(view, &TokenizeView::tokenized, &window, grab, Qt::SingleShotConnection);
+    view->setText(QStringLiteral("The quick brown fox doesn't tokenize itself: 1234567 tokens, \u00bd price!\n"
+                                 "Gr\u00f6\u00dfe \u6570\u5b66 \u0645\u0631\u062d\u0628\u0627 \U0001F999 <s> "
+                                 "    def f(x): return x**2"));
 }
 
 // The tour's own walk through the pages: one page per turn of the event loop, as a user clicks
@@ -111,9 +141,9 @@ void startScreenshotTour(MainWindow &window, const QString &prefix, bool nothing
             window.hexPage()->goTo(QStringLiteral("end-1"));
         grabAndQuit();
     };
-    QObject::connect(&window, &MainWindow::modelShown, &window, [&window, prefix, monitor, toLastByte] {
-        grabWeightViews(window, prefix, 0, monitor, toLastByte);
-    });
+    const auto tokenize = [&window, prefix, monitor, toLastByte] { grabTokenize(window, prefix, monitor, toLastByte); };
+    QObject::connect(&window, &MainWindow::modelShown, &window,
+                     [&window, prefix, monitor, tokenize] { grabWeightViews(window, prefix, 0, monitor, tokenize); });
     QObject::connect(window.document(), &Document::loadFailed, &window, grabAndQuit);
     if (nothingToOpen)
         grabAndQuit();

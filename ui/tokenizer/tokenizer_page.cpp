@@ -9,6 +9,7 @@
 #include "ui/tokenizer/chat_template_view.h"
 #include "ui/tokenizer/merges_view.h"
 #include "ui/tokenizer/token_details_panel.h"
+#include "ui/tokenizer/tokenize_view.h"
 #include "ui/tokenizer/vocabulary_view.h"
 
 #include <QLabel>
@@ -43,7 +44,7 @@ QString spelling(gguf::TokenizerStyle style)
 TokenizerPage::TokenizerPage(QWidget *parent)
     : QWidget(parent), m_summary(new QLabel(this)), m_sections(new QTabWidget(this)),
       m_splitter(new QSplitter(Qt::Horizontal, this)), m_vocabulary(new VocabularyView(this)),
-      m_details(new TokenDetailsPanel(this)), m_merges(new MergesView(this)),
+      m_details(new TokenDetailsPanel(this)), m_merges(new MergesView(this)), m_tokenize(new TokenizeView(this)),
       m_chatTemplate(new ChatTemplateView(this)), m_jobs(new JobTracker(this))
 {
     m_summary->setWordWrap(true);
@@ -57,6 +58,7 @@ TokenizerPage::TokenizerPage(QWidget *parent)
     m_splitter->setSizes({800, 300});
     m_sections->setDocumentMode(true);
     m_sections->addTab(m_splitter, tr("Vocabulary"));
+    m_sections->addTab(m_tokenize, tr("Tokenize"));
     m_sections->addTab(m_merges, tr("Merges"));
     m_sections->addTab(m_chatTemplate, tr("Chat template"));
 
@@ -64,6 +66,7 @@ TokenizerPage::TokenizerPage(QWidget *parent)
             [this](quint64 id) { m_details->showToken(static_cast<qint64>(id)); });
     connect(m_details, &TokenDetailsPanel::tokenActivated, this, &TokenizerPage::selectToken);
     connect(m_details, &TokenDetailsPanel::mergeActivated, this, &TokenizerPage::selectMerge);
+    connect(m_tokenize, &TokenizeView::tokenActivated, this, &TokenizerPage::selectToken);
 
     auto *layout = new QVBoxLayout(this);
     layout->addWidget(m_summary);
@@ -93,6 +96,7 @@ void TokenizerPage::setFile(std::shared_ptr<const gguf::GgufFile> file)
     m_details->setVocabulary(m_vocab);
     m_merges->setVocabulary(m_vocab);
     m_chatTemplate->setFile(m_file);
+    m_tokenize->setFile(m_vocab ? m_file : nullptr);
 
     // a disabled section hands over to the next enabled one: go back to the vocabulary instead
     const int shown = m_sections->currentIndex();
@@ -100,14 +104,17 @@ void TokenizerPage::setFile(std::shared_ptr<const gguf::GgufFile> file)
     const quint64 tokens = m_vocab ? m_vocab->size() : 0;
     const quint64 merges = m_vocab ? m_vocab->mergeCount() : 0;
     m_sections->setTabText(0, tokens ? tr("Vocabulary (%1)").arg(locale.toString(tokens)) : tr("Vocabulary"));
-    m_sections->setTabText(1, merges ? tr("Merges (%1)").arg(locale.toString(merges)) : tr("Merges"));
-    m_sections->setTabEnabled(1, merges > 0);
-    m_sections->setTabToolTip(1,
+    const int mergesTab = m_sections->indexOf(m_merges), chatTab = m_sections->indexOf(m_chatTemplate),
+              tokenizeTab = m_sections->indexOf(m_tokenize);
+    m_sections->setTabEnabled(tokenizeTab, m_vocab != nullptr);
+    m_sections->setTabText(mergesTab, merges ? tr("Merges (%1)").arg(locale.toString(merges)) : tr("Merges"));
+    m_sections->setTabEnabled(mergesTab, merges > 0);
+    m_sections->setTabToolTip(mergesTab,
                               merges ? QString() : tr("This vocabulary has no merge rules (tokenizer.ggml.merges)."));
     const int templates = m_chatTemplate->templateCount();
-    m_sections->setTabText(2, templates > 1 ? tr("Chat templates (%1)").arg(templates) : tr("Chat template"));
-    m_sections->setTabEnabled(2, templates > 0);
-    m_sections->setTabToolTip(2,
+    m_sections->setTabText(chatTab, templates > 1 ? tr("Chat templates (%1)").arg(templates) : tr("Chat template"));
+    m_sections->setTabEnabled(chatTab, templates > 0);
+    m_sections->setTabToolTip(chatTab,
                               templates ? QString() : tr("This file has no chat template (tokenizer.chat_template)."));
     if (!m_sections->isTabEnabled(shown))
         m_sections->setCurrentIndex(0);

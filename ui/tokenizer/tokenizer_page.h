@@ -14,6 +14,7 @@ class QLabel;
 class QSplitter;
 class QTabWidget;
 class TokenDetailsPanel;
+class TokenizeView;
 class VocabularyView;
 
 namespace gguf {
@@ -24,7 +25,7 @@ struct VocabularyStats;
 
 /// The tokenizer of a file: a summary (model, pre-tokenizer, size, counts per type, flags, score
 /// range), the searchable vocabulary with the special tokens and the selected token beside it,
-/// the merge rules, and the chat templates.
+/// text tokenized as llama.cpp does, the merge rules, and the chat templates.
 class TokenizerPage : public QWidget, public Page {
     Q_OBJECT
 public:
@@ -49,6 +50,7 @@ public:
     TokenDetailsPanel *detailsPanel() const { return m_details; }
     MergesView *mergesView() const { return m_merges; }
     ChatTemplateView *chatTemplateView() const { return m_chatTemplate; }
+    TokenizeView *tokenizeView() const { return m_tokenize; }
 
 private:
     void showSummary(const gguf::VocabularyStats *stats);
@@ -59,6 +61,7 @@ private:
     VocabularyView *m_vocabulary;
     TokenDetailsPanel *m_details;
     MergesView *m_merges;
+    TokenizeView *m_tokenize;
     ChatTemplateView *m_chatTemplate;
     JobTracker *m_jobs;
     std::shared_ptr<const gguf::GgufFile> m_file;

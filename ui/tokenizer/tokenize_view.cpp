@@ -1,0 +1,233 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
+#include "ui/tokenizer/tokenize_view.h"
+
+#include "core/format/gguf_file.h"
+#include "core/vocab/tokenizer.h"
+#include "ui/job_progress.h"
+#include "ui/job_tracker.h"
+#include "ui/models/text_format.h"
+#include "ui/models/token_text.h"
+#include "ui/tokenizer/token_chips.h"
+
+#include <QCheckBox>
+#include <QHBoxLayout>
+#include <QLabel>
+#include <QLocale>
+#include <QPlainTextEdit>
+#include <QScrollArea>
+#include <QSplitter>
+#include <QTimer>
+#include <QVBoxLayout>
+
+namespace {
+
+// What a tokenization delivers to the GUI thread: every id, and the chips of the first ones.
+struct Tokenized {
+    std::vector<qint32> ids;
+    QVector<TokenChips::Chip> chips;
+    bool complete = false; ///< false when cancelled
+};
+
+QString attributeNames(uint16_t attr)
+{
+    QStringList names;
+    const std::pair<uint16_t, const char *> kNames[] = {
+        {gguf::kAttrNormal, "normal"}, {gguf::kAttrControl, "control"}, {gguf::kAttrUserDefined, "user-defined"},
+        {gguf::kAttrByte, "byte"},     {gguf::kAttrUnknown, "unknown"}, {gguf::kAttrUnused, "unused"},
+        {gguf::kAttrLstrip, "lstrip"}, {gguf::kAttrRstrip, "rstrip"},
+    };
+    for (const auto &[bit, name] : kNames)
+        if (attr & bit)
+            names << QString::fromLatin1(name);
+    return names.isEmpty() ? TokenizeView::tr("undefined") : names.join(QStringLiteral(", "));
+}
+
+} // namespace
+
+TokenizeView::TokenizeView(QWidget *parent)
+    : QWidget(parent), m_editor(new QPlainTextEdit(this)), m_addSpecial(new QCheckBox(tr("Add BOS/EOS"), this)),
+      m_parseSpecial(new QCheckBox(tr("Parse special tokens"), this)), m_counts(new QLabel(this)),
+      m_notes(new QLabel(this)), m_chips(new TokenChips(this)), m_build(new JobTracker(this)),
+      m_jobs(new JobTracker(this)), m_progress(new JobProgress(this)), m_debounce(new QTimer(this))
+{
+    m_editor->setPlaceholderText(tr("Type or paste text to see how this model's tokenizer splits it"));
+    m_addSpecial->setToolTip(tr("Add the tokens the model adds around a prompt (BOS/EOS; CLS/SEP for WordPiece), "
+                                "as llama.cpp does with add_special"));
+    m_parseSpecial->setToolTip(tr("Text such as <|im_end|> becomes that control token (llama.cpp's parse_special); "
+                                  "user-defined tokens are always split out"));
+    m_notes->setWordWrap(true);
+    m_notes->setTextInteractionFlags(Qt::TextSelectableByMouse);
+    m_counts->setTextInteractionFlags(Qt::TextSelectableByMouse);
+    m_chips->setToolTipProvider([this](int index) { return chipToolTip(index); });
+    m_debounce->setSingleShot(true);
+    m_debounce->setInterval(150);
+    m_progress->track(m_build);
+    m_progress->track(m_jobs);
+
+    auto *scroll = new QScrollArea(this);
+    scroll->setWidget(m_chips);
+    scroll->setWidgetResizable(true);
+    scroll->setBackgroundRole(QPalette::Base);
+    auto *options = new QHBoxLayout;
+    options->addWidget(m_addSpecial);
+    options->addWidget(m_parseSpecial);
+    options->addStretch(1);
+    options->addWidget(m_counts);
+    auto *top = new QWidget(this);
+    auto *topLayout = new QVBoxLayout(top);
+    topLayout->setContentsMargins(0, 0, 0, 0);
+    topLayout->addWidget(m_editor, 1);
+    topLayout->addLayout(options);
+    topLayout->addWidget(m_notes);
+    auto *splitter = new QSplitter(Qt::Vertical, this);
+    splitter->addWidget(top);
+    splitter->addWidget(scroll);
+    splitter->setStretchFactor(0, 1);
+    splitter->setStretchFactor(1, 3);
+    splitter->setSizes({160, 480});
+    auto *layout = new QVBoxLayout(this);
+    layout->setContentsMargins(0, 0, 0, 0);
+    layout->addWidget(splitter, 1);
+    layout->addWidget(m_progress);
+
+    connect(m_editor, &QPlainTextEdit::textChanged, m_debounce, qOverload<>(&QTimer::start));
+    connect(m_debounce, &QTimer::timeout, this, &TokenizeView::retokenize);
+    connect(m_addSpecial, &QCheckBox::toggled, this, &TokenizeView::retokenize);
+    connect(m_parseSpecial, &QCheckBox::toggled, this, &TokenizeView::retokenize);
+    connect(m_chips, &TokenChips::tokenClicked, this,
+            [this](qint32 id) { emit tokenActivated(static_cast<quint64>(id)); });
+    connect(m_progress, &JobProgress::restartClicked, this, &TokenizeView::retokenize);
+    setFile(nullptr);
+}
+
+TokenizeView::~TokenizeView() = default;
+
+void TokenizeView::setFile(std::shared_ptr<const gguf::GgufFile> file)
+{
+    m_build->drop();
+    m_jobs->drop();
+    m_tokenizer.reset();
+    showTokens({}, {});
+    m_notes->setText(file ? tr("Building the tokenizer…") : QString());
+    m_editor->setEnabled(false);
+    if (!file)
+        return;
+    m_build->start(
+        tr("Building the tokenizer"), [file](const gguf::ProgressFn &) { return gguf::Tokenizer::create(file); },
+        [this](const std::shared_ptr<const gguf::Tokenizer> &tokenizer) {
+            m_tokenizer = tokenizer;
+            QStringList notes;
+            if (tokenizer->canTokenize())
+                notes << tr("%1 tokenizer%2: the ids llama.cpp gives (its rules as of commit c392e509).")
+                             .arg(TextFormat::fromView(gguf::tokenizerKindName(tokenizer->kind())),
+                                  tokenizer->preType().empty()
+                                      ? QString()
+                                      : tr(", pre-tokenizer %1").arg(TextFormat::fromView(tokenizer->preType())));
+            for (const std::string &d : tokenizer->diagnostics())
+                notes << TextFormat::fromView(d);
+            m_notes->setText(notes.join(QLatin1Char('\n')));
+            m_editor->setEnabled(tokenizer->canTokenize());
+            m_addSpecial->setToolTip(tr("Add the tokens the model adds around a prompt: %1")
+                                         .arg(tokenizer->kind() == gguf::TokenizerKind::Wpm
+                                                  ? tr("CLS and SEP")
+                                                  : tr("BOS %1, EOS %2")
+                                                        .arg(tokenizer->addBos() ? tr("yes") : tr("no"),
+                                                             tokenizer->addEos() ? tr("yes") : tr("no"))));
+            retokenize();
+        });
+}
+
+void TokenizeView::setText(const QString &text)
+{
+    m_editor->setPlainText(text);
+    m_debounce->stop();
+    retokenize();
+}
+
+bool TokenizeView::isBusy() const
+{
+    return m_build->isRunning() || m_jobs->isRunning() || m_debounce->isActive();
+}
+
+void TokenizeView::retokenize()
+{
+    m_debounce->stop();
+    if (!m_tokenizer || !m_tokenizer->canTokenize())
+        return;
+    const QString text = m_editor->toPlainText();
+    const gguf::TokenizeOptions options{m_addSpecial->isChecked(), m_parseSpecial->isChecked()};
+    m_jobs->start(
+        tr("Tokenizing %1 characters").arg(QLocale().toString(text.size())),
+        [tokenizer = m_tokenizer, bytes = text.toStdString(), options](const gguf::ProgressFn &progress) {
+            Tokenized result;
+            auto ids = tokenizer->tokenize(bytes, options, progress);
+            if (!ids)
+                return result;
+            result.complete = true;
+            result.ids.assign(ids->begin(), ids->end());
+            const size_t shown = std::min<size_t>(ids->size(), kMaxChips);
+            result.chips.reserve(static_cast<qsizetype>(shown));
+            for (size_t i = 0; i < shown; ++i) {
+                const gguf::TokenId id = (*ids)[i];
+                const uint16_t attr = tokenizer->attributes(id);
+                result.chips.append({id, TokenText::visible(tokenizer->tokenToPiece(id), 60),
+                                     (attr & (gguf::kAttrControl | gguf::kAttrUnknown | gguf::kAttrUserDefined)) != 0});
+            }
+            return result;
+        },
+        [this, text](const Tokenized &result) {
+            if (!result.complete)
+                return;
+            m_chips->setChips(result.chips);
+            showTokens(result.ids, text);
+        });
+}
+
+void TokenizeView::showTokens(std::vector<qint32> ids, const QString &text)
+{
+    m_ids = std::move(ids);
+    if (m_ids.empty())
+        m_chips->setChips({});
+    const QLocale locale;
+    const qsizetype characters = text.toUcs4().size();
+    QString counts =
+        m_ids.size() == 1 ? tr("1 token") : tr("%1 tokens").arg(locale.toString(static_cast<qulonglong>(m_ids.size())));
+    counts += QStringLiteral(" · ") + tr("%1 characters").arg(locale.toString(characters));
+    counts += QStringLiteral(" · ") + tr("%1 bytes").arg(locale.toString(text.toUtf8().size()));
+    if (!m_ids.empty())
+        counts +=
+            QStringLiteral(" · ") +
+            tr("%1 characters per token").arg(locale.toString(static_cast<double>(characters) / m_ids.size(), 'f', 2));
+    if (m_ids.size() > static_cast<size_t>(kMaxChips))
+        counts += QStringLiteral(" · ") + tr("the first %1 shown").arg(locale.toString(kMaxChips));
+    m_counts->setText(counts);
+    emit tokenized();
+}
+
+QString TokenizeView::countsText() const
+{
+    return m_counts->text();
+}
+
+QString TokenizeView::notesText() const
+{
+    return m_notes->text();
+}
+
+QString TokenizeView::chipToolTip(int index) const
+{
+    if (!m_tokenizer || index < 0 || index >= m_chips->chips().size())
+        return {};
+    const qint32 id = m_chips->chips()[index].id;
+    const std::string piece = m_tokenizer->tokenToPiece(id);
+    QString tip = tr("<b>token %1</b> (position %2)").arg(id).arg(index + 1);
+    tip +=
+        QStringLiteral("<br>") + tr("stored: %1").arg(TokenText::visible(m_tokenizer->tokenText(id)).toHtmlEscaped());
+    tip += QStringLiteral("<br>") + tr("text: %1").arg(TokenText::visible(piece).toHtmlEscaped());
+    tip += QStringLiteral("<br>") + tr("bytes: %1").arg(piece.empty() ? tr("none") : TokenText::hex(piece));
+    if (const auto score = m_tokenizer->score(id))
+        tip += QStringLiteral("<br>") + tr("score: %1").arg(QLocale::c().toString(*score, 'g', 7));
+    tip += QStringLiteral("<br>") + tr("type: %1").arg(attributeNames(m_tokenizer->attributes(id)));
+    tip += QStringLiteral("<br><i>") + tr("Click to show it in the vocabulary") + QStringLiteral("</i>");
+    return tip;
+}

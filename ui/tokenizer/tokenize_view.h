@@ -1,0 +1,75 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
+#pragma once
+
+#include <QWidget>
+
+#include <memory>
+
+class JobProgress;
+class JobTracker;
+class QCheckBox;
+class QLabel;
+class QPlainTextEdit;
+class QTimer;
+class TokenChips;
+
+namespace gguf {
+class GgufFile;
+class Tokenizer;
+} // namespace gguf
+
+/// Type or paste text and see how the file's own tokenizer splits it, with llama.cpp's ids: the
+/// tokens as chips (hover: id, stored token, bytes, score, type; click: the token in the
+/// vocabulary), the token count and characters per token, and toggles for BOS/EOS and for parsing
+/// special tokens. The tokenizer is built, and every text tokenized, on a worker (a newer text
+/// supersedes an older one), so the window never waits, however long the text.
+class TokenizeView : public QWidget {
+    Q_OBJECT
+public:
+    /// At most this many chips are drawn; the count covers every token.
+    static constexpr int kMaxChips = 5000;
+
+    explicit TokenizeView(QWidget *parent = nullptr);
+    ~TokenizeView() override;
+
+    void setFile(std::shared_ptr<const gguf::GgufFile> file);
+    /// Replaces the text (and tokenizes it).
+    void setText(const QString &text);
+
+    QPlainTextEdit *editor() const { return m_editor; }
+    QCheckBox *addSpecialBox() const { return m_addSpecial; }
+    QCheckBox *parseSpecialBox() const { return m_parseSpecial; }
+    TokenChips *chips() const { return m_chips; }
+    /// "12 tokens · 57 characters · 4.75 characters per token" (plain text, for tests).
+    QString countsText() const;
+    QString notesText() const;
+    /// The ids of the text on show, all of them (empty while a job runs).
+    const std::vector<qint32> &ids() const { return m_ids; }
+    /// True while the tokenizer is built or a text tokenized.
+    bool isBusy() const;
+    /// The tooltip of chip `index`.
+    QString chipToolTip(int index) const;
+
+signals:
+    /// A chip was clicked: show this token in the vocabulary.
+    void tokenActivated(quint64 id);
+    /// A tokenization finished and its result is on show.
+    void tokenized();
+
+private:
+    void retokenize();
+    void showTokens(std::vector<qint32> ids, const QString &text);
+
+    QPlainTextEdit *m_editor;
+    QCheckBox *m_addSpecial;
+    QCheckBox *m_parseSpecial;
+    QLabel *m_counts;
+    QLabel *m_notes;
+    TokenChips *m_chips;
+    JobTracker *m_build;
+    JobTracker *m_jobs;
+    JobProgress *m_progress;
+    QTimer *m_debounce;
+    std::shared_ptr<const gguf::Tokenizer> m_tokenizer;
+    std::vector<qint32> m_ids;
+};
