@@ -6,11 +6,13 @@
 #include "ui/document.h"
 #include "ui/hex/hex_page.h"
 #include "ui/tensors/tensors_page.h"
+#include "ui/tokenizer/chat_template_view.h"
 #include "ui/tokenizer/tokenize_view.h"
 #include "ui/tokenizer/tokenizer_page.h"
 #include "ui/weights/weights_page.h"
 
 #include <QApplication>
+#include <QPushButton>
 #include <QTabWidget>
 #include <QTextStream>
 #include <QTimer>
@@ -87,6 +89,33 @@ void grabTokenize(MainWindow &window, const QString &prefix, StallMonitor *monit
                                  "    def f(x): return x**2"));
 }
 
+// Renders the file's chat template with the example messages and grabs it as
+// `<prefix>-chat-template.png` (when the file has one); then `done`.
+void grabChatTemplate(MainWindow &window, const QString &prefix, StallMonitor *monitor,
+                      const std::function<void()> &done)
+{
+    TokenizerPage *page = window.tokenizerPage();
+    ChatTemplateView *view = page ? page->chatTemplateView() : nullptr;
+    if (!view || !view->renderButton()->isEnabled()) {
+        done();
+        return;
+    }
+    window.pages()->setCurrentWidget(page);
+    page->sections()->setCurrentWidget(view);
+    QObject::connect(
+        view, &ChatTemplateView::rendered, &window,
+        [&window, prefix, monitor, done] {
+            QTimer::singleShot(kSettleMs, &window, [&window, prefix, monitor, done] {
+                const QString file = QStringLiteral("%1-chat-template.png").arg(prefix);
+                if (grabTo(window, file, monitor))
+                    QTextStream(stdout) << file << '\n';
+                done();
+            });
+        },
+        Qt::SingleShotConnection);
+    view->renderButton()->click();
+}
+
 // The tour's own walk through the pages: one page per turn of the event loop, as a user clicks
 // one tab at a time (so a stall figure is what one switch costs, not the whole walk); then `done`.
 void grabPagesInTurn(MainWindow &window, const QString &prefix, StallMonitor *monitor, int index,
@@ -141,7 +170,10 @@ void startScreenshotTour(MainWindow &window, const QString &prefix, bool nothing
             window.hexPage()->goTo(QStringLiteral("end-1"));
         grabAndQuit();
     };
-    const auto tokenize = [&window, prefix, monitor, toLastByte] { grabTokenize(window, prefix, monitor, toLastByte); };
+    const auto tokenize = [&window, prefix, monitor, toLastByte] {
+        grabChatTemplate(window, prefix, monitor,
+                         [&window, prefix, monitor, toLastByte] { grabTokenize(window, prefix, monitor, toLastByte); });
+    };
     QObject::connect(&window, &MainWindow::modelShown, &window,
                      [&window, prefix, monitor, tokenize] { grabWeightViews(window, prefix, 0, monitor, tokenize); });
     QObject::connect(window.document(), &Document::loadFailed, &window, grabAndQuit);

@@ -3,6 +3,9 @@
 #include "ui/models/fixed_font.h"
 
 #include "core/format/gguf_file.h"
+#include "core/template/chat_template.h"
+#include "core/vocab/vocabulary.h"
+#include "ui/job_tracker.h"
 #include "ui/models/text_format.h"
 #include "ui/tokenizer/jinja_highlighter.h"
 
@@ -16,19 +19,59 @@
 #include <QLocale>
 #include <QPlainTextEdit>
 #include <QPushButton>
+#include <QSplitter>
 #include <QVBoxLayout>
 
 namespace {
 
 constexpr std::string_view kDefaultKey = "tokenizer.chat_template";
 
+// The text of the token a `tokenizer.ggml.*_token_id` key names ("" without one).
+std::string specialTokenText(const gguf::GgufFile &file, const gguf::Vocabulary &vocab, std::string_view key)
+{
+    const auto id = file.value(key).toUInt();
+    return vocab.isValid() && id && *id < vocab.size() ? std::string(vocab.token(*id)) : std::string();
+}
+
+// "line 3, column 14" of a byte offset in `text`.
+QString position(const std::string &text, size_t offset)
+{
+    size_t line = 1, column = 1;
+    for (size_t i = 0; i < offset && i < text.size(); ++i) {
+        if (text[i] == '\n') {
+            ++line;
+            column = 1;
+        } else if ((static_cast<unsigned char>(text[i]) & 0xC0) != 0x80) {
+            ++column;
+        }
+    }
+    return ChatTemplateView::tr("line %1, column %2").arg(line).arg(column);
+}
+
+// What a rendering delivers: the prompt or the error, and a note on how it was made.
+struct Rendering {
+    bool ok = false;
+    QString text;
+    QString note;
+};
+
 } // namespace
 
 ChatTemplateView::ChatTemplateView(QWidget *parent)
     : QWidget(parent), m_templates(new QComboBox(this)), m_info(new QLabel(this)),
       m_wrap(new QCheckBox(tr("Wrap lines"), this)), m_copy(new QPushButton(tr("Copy"), this)),
-      m_text(new QPlainTextEdit(this)), m_highlighter(new JinjaHighlighter(m_text->document()))
+      m_render(new QPushButton(tr("Render with example messages"), this)),
+      m_tokenize(new QPushButton(tr("Tokenize the prompt"), this)), m_text(new QPlainTextEdit(this)),
+      m_renderNote(new QLabel(this)), m_rendered(new QPlainTextEdit(this)), m_renderPane(new QWidget(this)),
+      m_highlighter(new JinjaHighlighter(m_text->document())), m_jobs(new JobTracker(this))
 {
+    m_render->setToolTip(tr("Run the template on a short conversation (system, user, assistant, user) with the "
+                            "file's BOS/EOS tokens and show the prompt it makes"));
+    m_tokenize->setToolTip(tr("Show this prompt in the Tokenize section, special tokens parsed"));
+    m_rendered->setReadOnly(true);
+    m_rendered->setFont(fixedFont());
+    m_renderNote->setWordWrap(true);
+    m_renderNote->setTextInteractionFlags(Qt::TextSelectableByMouse);
     m_templates->setToolTip(tr("The default template and the named ones (tokenizer.chat_template.NAME)"));
     m_templates->setSizeAdjustPolicy(QComboBox::AdjustToContents);
     m_copy->setIcon(QIcon::fromTheme(QStringLiteral("edit-copy")));
@@ -44,16 +87,30 @@ ChatTemplateView::ChatTemplateView(QWidget *parent)
         m_text->setLineWrapMode(wrap ? QPlainTextEdit::WidgetWidth : QPlainTextEdit::NoWrap);
     });
     connect(m_copy, &QPushButton::clicked, this, [this] { QApplication::clipboard()->setText(m_text->toPlainText()); });
+    connect(m_render, &QPushButton::clicked, this, &ChatTemplateView::renderCurrent);
+    connect(m_tokenize, &QPushButton::clicked, this, [this] { emit tokenizeRequested(m_rendered->toPlainText()); });
 
     auto *bar = new QHBoxLayout;
     bar->addWidget(m_templates);
     bar->addWidget(m_info, 1);
     bar->addWidget(m_wrap);
     bar->addWidget(m_copy);
+    bar->addWidget(m_render);
+    auto *paneBar = new QHBoxLayout;
+    paneBar->addWidget(m_renderNote, 1);
+    paneBar->addWidget(m_tokenize);
+    auto *pane = new QVBoxLayout(m_renderPane);
+    pane->setContentsMargins(0, 0, 0, 0);
+    pane->addLayout(paneBar);
+    pane->addWidget(m_rendered, 1);
+    auto *splitter = new QSplitter(Qt::Vertical, this);
+    splitter->addWidget(m_text);
+    splitter->addWidget(m_renderPane);
     auto *layout = new QVBoxLayout(this);
     layout->setContentsMargins(0, 0, 0, 0);
     layout->addLayout(bar);
-    layout->addWidget(m_text, 1);
+    layout->addWidget(splitter, 1);
+    m_renderPane->hide();
     showCurrent();
 }
 
@@ -116,12 +173,15 @@ QString ChatTemplateView::text() const
 
 void ChatTemplateView::showCurrent()
 {
+    m_jobs->drop();
+    m_renderPane->hide();
     const QString key = currentKey();
     const gguf::MetadataEntry *entry = m_file && !key.isEmpty() ? m_file->findMetadata(key.toStdString()) : nullptr;
     if (!entry) {
         m_text->clear();
         m_info->setText(m_file ? tr("No chat template in this file.") : QString());
         m_copy->setEnabled(false);
+        m_render->setEnabled(false);
         return;
     }
     const QString text = TextFormat::fromView(entry->value.toStringView());
@@ -130,4 +190,76 @@ void ChatTemplateView::showCurrent()
     m_info->setText(tr("%1 — %2 characters, %3 lines")
                         .arg(key, locale.toString(text.size()), locale.toString(m_text->blockCount())));
     m_copy->setEnabled(true);
+    m_render->setEnabled(true);
+}
+
+void ChatTemplateView::renderCurrent()
+{
+    const gguf::MetadataEntry *entry = m_file ? m_file->findMetadata(currentKey().toStdString()) : nullptr;
+    if (!entry)
+        return;
+    m_renderPane->show();
+    m_rendered->clear();
+    m_renderNote->setText(tr("Rendering…"));
+    m_tokenize->setEnabled(false);
+    m_jobs->start(
+        tr("Rendering the chat template"),
+        [file = m_file, source = std::string(entry->value.toStringView())](const gguf::ProgressFn &) {
+            Rendering r;
+            const gguf::Vocabulary vocab(*file);
+            gguf::ChatTemplateInput input;
+            input.messages = gguf::ChatTemplate::exampleMessages();
+            input.bosToken = specialTokenText(*file, vocab, "tokenizer.ggml.bos_token_id");
+            input.eosToken = specialTokenText(*file, vocab, "tokenizer.ggml.eos_token_id");
+            const gguf::ChatTemplate tmpl(source);
+            if (!tmpl.isValid()) {
+                r.note = tr("This template cannot be evaluated here: %1 (%2).")
+                             .arg(QString::fromStdString(tmpl.error()), position(source, tmpl.errorOffset()));
+                return r;
+            }
+            gguf::ChatTemplateResult result = tmpl.render(input);
+            QString how = tr("Rendered as HuggingFace's Jinja does, with a system message, two user messages and an "
+                             "answer, and the generation prompt.");
+            if (!result.ok) {
+                // many templates refuse a system message: try the conversation without it
+                gguf::ChatTemplateInput noSystem = input;
+                noSystem.messages.erase(noSystem.messages.begin());
+                const gguf::ChatTemplateResult second = tmpl.render(noSystem);
+                if (second.ok) {
+                    how = tr("With a system message the template stops (%1, %2); rendered without one.")
+                              .arg(QString::fromStdString(result.error), position(source, result.errorOffset));
+                    result = second;
+                }
+            }
+            if (!result.ok) {
+                r.note = tr("The template stops: %1 (%2).")
+                             .arg(QString::fromStdString(result.error), position(source, result.errorOffset));
+                return r;
+            }
+            r.ok = true;
+            r.text = QString::fromStdString(result.text);
+            r.note = how;
+            return r;
+        },
+        [this](const Rendering &r) {
+            m_rendered->setPlainText(r.text);
+            m_renderNote->setText(r.note);
+            m_tokenize->setEnabled(r.ok);
+            emit rendered();
+        });
+}
+
+QString ChatTemplateView::renderedText() const
+{
+    return m_rendered->toPlainText();
+}
+
+QString ChatTemplateView::renderNote() const
+{
+    return m_renderNote->text();
+}
+
+bool ChatTemplateView::isRendering() const
+{
+    return m_jobs->isRunning();
 }

@@ -6,6 +6,7 @@
 #include <memory>
 
 class JinjaHighlighter;
+class JobTracker;
 class QCheckBox;
 class QComboBox;
 class QLabel;
@@ -17,7 +18,11 @@ class GgufFile;
 }
 
 /// The chat templates of a file — tokenizer.chat_template and the named tokenizer.chat_template.*
-/// — in full, read-only, in the fixed font with Jinja highlighting, with a copy button.
+/// — in full, read-only, in the fixed font with Jinja highlighting, with a copy button; "Render
+/// with example messages" runs the template (core/template, as HuggingFace's Jinja does) on a
+/// worker with a system/user/assistant/user conversation and the file's BOS/EOS tokens, shows the
+/// prompt it makes, and offers it to the Tokenize section. A template the evaluator cannot run says
+/// why and where.
 class ChatTemplateView : public QWidget {
     Q_OBJECT
 public:
@@ -39,15 +44,34 @@ public:
     QPlainTextEdit *editor() const { return m_text; }
     JinjaHighlighter *highlighter() const { return m_highlighter; }
     QPushButton *copyButton() const { return m_copy; }
+    QPushButton *renderButton() const { return m_render; }
+    QPushButton *tokenizeButton() const { return m_tokenize; }
+    /// The rendering (or why there is none), as shown.
+    QString renderedText() const;
+    QString renderNote() const;
+    bool isRendering() const;
+
+signals:
+    /// The user asked to tokenize the rendered prompt.
+    void tokenizeRequested(const QString &text);
+    /// A rendering finished (or failed) and is on show.
+    void rendered();
 
 private:
     void showCurrent();
+    void renderCurrent();
 
     QComboBox *m_templates;
     QLabel *m_info;
     QCheckBox *m_wrap;
     QPushButton *m_copy;
+    QPushButton *m_render;
+    QPushButton *m_tokenize;
     QPlainTextEdit *m_text;
+    QLabel *m_renderNote;
+    QPlainTextEdit *m_rendered;
+    QWidget *m_renderPane;
     JinjaHighlighter *m_highlighter;
+    JobTracker *m_jobs;
     std::shared_ptr<const gguf::GgufFile> m_file;
 };

@@ -12,6 +12,8 @@
 #include "ui/tokenizer/tokenize_view.h"
 #include "ui/tokenizer/vocabulary_view.h"
 
+#include <QCheckBox>
+
 #include <QLabel>
 #include <QLocale>
 #include <QSplitter>
@@ -67,6 +69,12 @@ TokenizerPage::TokenizerPage(QWidget *parent)
     connect(m_details, &TokenDetailsPanel::tokenActivated, this, &TokenizerPage::selectToken);
     connect(m_details, &TokenDetailsPanel::mergeActivated, this, &TokenizerPage::selectMerge);
     connect(m_tokenize, &TokenizeView::tokenActivated, this, &TokenizerPage::selectToken);
+    // a rendered chat prompt is tokenized with its special tokens parsed, as llama.cpp does
+    connect(m_chatTemplate, &ChatTemplateView::tokenizeRequested, this, [this](const QString &text) {
+        m_sections->setCurrentWidget(m_tokenize);
+        m_tokenize->parseSpecialBox()->setChecked(true);
+        m_tokenize->setText(text);
+    });
 
     auto *layout = new QVBoxLayout(this);
     layout->addWidget(m_summary);
