@@ -110,6 +110,21 @@ private slots:
     }
 
     // A text of a few MB is tokenized on a worker: the view is busy at once and the GUI thread free
+    // the tokenizer is built only once the section is shown (or given a text)
+    void builtWhenShown()
+    {
+        TokenizeView view;
+        view.setFile(openData("real/ggml-vocab-gpt-2.gguf"));
+        QVERIFY(!view.isBusy());
+        QVERIFY(!view.editor()->isEnabled());
+        QVERIFY(view.notesText().contains("first shown"));
+        view.show();
+        QVERIFY(view.isBusy());
+        QVERIFY(settled(view));
+        QVERIFY(view.editor()->isEnabled());
+        QVERIFY(view.notesText().contains("BPE"));
+    }
+
     void longTextOnAWorker()
     {
         TokenizeView view;
@@ -134,6 +149,7 @@ private slots:
         QVERIFY(!page.sections()->isTabEnabled(page.sections()->indexOf(page.tokenizeView())));
         TokenizeView view;
         view.setFile(openData("ggml-reference/f32.gguf"));
+        view.show();
         QVERIFY(settled(view));
         QVERIFY(!view.editor()->isEnabled());
         QVERIFY(view.notesText().contains("tokenizer.ggml.tokens"));

@@ -1,6 +1,8 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 // libFuzzer target over the whole read path: parse, byte map, validation, metadata values (arrays
-// included), vocabulary index, and dequantization + statistics + heatmap of every tensor found.
+// included), vocabulary index, the tokenizer (built from hostile vocabularies, then tokenizing and
+// detokenizing a mixed text), the chat template (parsed and rendered), and dequantization +
+// statistics + heatmap of every tensor found.
 // Built with clang by scripts/fuzz.sh; the same function is replayed over the seed corpus and the
 // regression inputs by the tst_fuzz_replay test in every normal build.
 #include "core/format/byte_map.h"
@@ -8,6 +10,8 @@
 #include "core/quant/dequantize.h"
 #include "core/stats/heatmap.h"
 #include "core/stats/tensor_stats.h"
+#include "core/template/chat_template.h"
+#include "core/vocab/tokenizer.h"
 #include "core/vocab/vocabulary.h"
 
 #include <algorithm>
@@ -55,6 +59,23 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
         sink +=
             vocab.decoded(id).size() + vocab.type(id).value_or(0) + static_cast<uint64_t>(vocab.score(id).value_or(0));
     sink += vocab.merge(vocab.mergeCount() ? vocab.mergeCount() - 1 : 0).size();
+
+    const auto tokenizer = gguf::Tokenizer::create(r.file);
+    if (tokenizer->canTokenize())
+        for (const bool special : {false, true}) {
+            const std::vector<gguf::TokenId> ids = tokenizer->tokenize(
+                "Hello  w\xC3\xB6rld <s></s><|endoftext|> 12345\n\t\xE2\x9C\x93 \xF0\x9F\xA6\x99 \xFF",
+                {special, special});
+            sink += tokenizer->detokenize(ids, {special, !special}).size();
+            for (size_t i = 0; i < std::min<size_t>(ids.size(), 8); ++i)
+                sink += tokenizer->tokenToPiece(ids[i], special, 1).size();
+        }
+    if (const std::string_view source = f.value("tokenizer.chat_template").toStringView(); !source.empty()) {
+        const gguf::ChatTemplate chat(source);
+        gguf::ChatTemplateInput input;
+        input.messages = gguf::ChatTemplate::exampleMessages();
+        sink += chat.render(input).text.size();
+    }
 
     // decode at most 64k elements per input so each run stays fast
     uint64_t budget = uint64_t(1) << 16;

@@ -15,6 +15,7 @@
 #include <QLocale>
 #include <QPlainTextEdit>
 #include <QScrollArea>
+#include <QShowEvent>
 #include <QSplitter>
 #include <QTimer>
 #include <QVBoxLayout>
@@ -107,13 +108,30 @@ void TokenizeView::setFile(std::shared_ptr<const gguf::GgufFile> file)
     m_build->drop();
     m_jobs->drop();
     m_tokenizer.reset();
+    m_file = std::move(file);
     showTokens({}, {});
-    m_notes->setText(file ? tr("Building the tokenizer…") : QString());
+    m_notes->setText(m_file ? tr("The tokenizer is built when this section is first shown.") : QString());
     m_editor->setEnabled(false);
-    if (!file)
+    if (isVisible())
+        buildTokenizer();
+}
+
+void TokenizeView::showEvent(QShowEvent *event)
+{
+    QWidget::showEvent(event);
+    buildTokenizer();
+}
+
+// The tokenizer's tables (a text → id map, the merge ranks) take memory and a moment for a large
+// vocabulary, so they are built on a worker the first time the section is shown, not for every file.
+void TokenizeView::buildTokenizer()
+{
+    if (!m_file || m_tokenizer || m_build->isRunning())
         return;
+    m_notes->setText(tr("Building the tokenizer…"));
     m_build->start(
-        tr("Building the tokenizer"), [file](const gguf::ProgressFn &) { return gguf::Tokenizer::create(file); },
+        tr("Building the tokenizer"),
+        [file = m_file](const gguf::ProgressFn &) { return gguf::Tokenizer::create(file); },
         [this](const std::shared_ptr<const gguf::Tokenizer> &tokenizer) {
             m_tokenizer = tokenizer;
             QStringList notes;
@@ -139,6 +157,7 @@ void TokenizeView::setFile(std::shared_ptr<const gguf::GgufFile> file)
 
 void TokenizeView::setText(const QString &text)
 {
+    buildTokenizer();
     m_editor->setPlainText(text);
     m_debounce->stop();
     retokenize();

@@ -21,8 +21,9 @@ class Tokenizer;
 /// Type or paste text and see how the file's own tokenizer splits it, with llama.cpp's ids: the
 /// tokens as chips (hover: id, stored token, bytes, score, type; click: the token in the
 /// vocabulary), the token count and characters per token, and toggles for BOS/EOS and for parsing
-/// special tokens. The tokenizer is built, and every text tokenized, on a worker (a newer text
-/// supersedes an older one), so the window never waits, however long the text.
+/// special tokens. The tokenizer is built (when the view is first shown or given a text) and every
+/// text tokenized on a worker (a newer text supersedes an older one), so the window never waits,
+/// however long the text.
 class TokenizeView : public QWidget {
     Q_OBJECT
 public:
@@ -45,7 +46,7 @@ public:
     QString notesText() const;
     /// The ids of the text on show, all of them (empty while a job runs).
     const std::vector<qint32> &ids() const { return m_ids; }
-    /// True while the tokenizer is built or a text tokenized.
+    /// True while the tokenizer is built or a text tokenized (or a built tokenizer is pending).
     bool isBusy() const;
     /// The tooltip of chip `index`.
     QString chipToolTip(int index) const;
@@ -56,7 +57,11 @@ signals:
     /// A tokenization finished and its result is on show.
     void tokenized();
 
+protected:
+    void showEvent(QShowEvent *event) override;
+
 private:
+    void buildTokenizer();
     void retokenize();
     void showTokens(std::vector<qint32> ids, const QString &text);
 
@@ -70,6 +75,7 @@ private:
     JobTracker *m_jobs;
     JobProgress *m_progress;
     QTimer *m_debounce;
+    std::shared_ptr<const gguf::GgufFile> m_file;
     std::shared_ptr<const gguf::Tokenizer> m_tokenizer;
     std::vector<qint32> m_ids;
 };
