@@ -46,12 +46,29 @@ public:
 private:
     [[noreturn]] void fail(const std::string &message, size_t offset) const { throw ParseError{message, offset}; }
 
+    // Bounds the parser's recursion (and so the evaluator's): a hostile template of a million
+    // nested brackets or blocks is refused rather than overflowing the stack.
+    static constexpr int kMaxNesting = 256;
+    struct Nesting {
+        explicit Nesting(Parser &p) : parser(p)
+        {
+            if (++parser.m_nesting > kMaxNesting)
+                parser.fail("the template nests more than " + std::to_string(kMaxNesting) + " levels deep",
+                            parser.m_tokens.empty() ? parser.m_pos : parser.peek().offset);
+        }
+        ~Nesting() { --parser.m_nesting; }
+        Nesting(const Nesting &) = delete;
+        Nesting &operator=(const Nesting &) = delete;
+        Parser &parser;
+    };
+
     // ---- template level -------------------------------------------------------------------
 
     // Statements until a block tag whose keyword is in `stops` (its name goes to `stopped`, its
     // tokens stay in m_tokens for the caller) or the end of the template.
     Body parseBody(std::initializer_list<std::string_view> stops, std::string &stopped)
     {
+        const Nesting nesting(*this);
         Body body;
         stopped.clear();
         while (m_pos < m_src.size()) {
@@ -453,6 +470,7 @@ private:
 
     ExprPtr parseExpression()
     {
+        const Nesting nesting(*this);
         ExprPtr value = parseOr();
         if (!isName("if"))
             return value;
@@ -494,6 +512,7 @@ private:
     }
     ExprPtr parseNot()
     {
+        const Nesting nesting(*this);
         if (isName("not")) {
             const size_t at = take().offset;
             ExprPtr e = make(Expr::Kind::Unary, at, "not");
@@ -560,6 +579,7 @@ private:
     }
     ExprPtr parseUnary()
     {
+        const Nesting nesting(*this);
         if (isOp("-") || isOp("+")) {
             const Token t = take();
             ExprPtr e = make(Expr::Kind::Unary, t.offset, t.text);
@@ -728,6 +748,7 @@ private:
     bool m_lineStartAtPos = true;
     std::vector<Token> m_tokens;
     size_t m_next = 0;
+    int m_nesting = 0;
 };
 
 } // namespace

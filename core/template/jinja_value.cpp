@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 #include "jinja_value.h"
 
+#include <algorithm>
 #include <charconv>
 #include <cmath>
 
@@ -127,6 +128,18 @@ void json(const Value &v, int indent, int depth, std::string &out)
     }
 }
 
+bool holdsNamespace(const Value &v)
+{
+    if (v.isNamespace())
+        return true;
+    if (v.isList())
+        return std::any_of(v.items().begin(), v.items().end(), holdsNamespace);
+    if (v.isDict())
+        return std::any_of(v.entries().begin(), v.entries().end(),
+                           [](const auto &e) { return holdsNamespace(e.second); });
+    return false;
+}
+
 } // namespace
 
 Value Value::none()
@@ -166,6 +179,10 @@ Value Value::string(std::string s)
 Value Value::list(List items)
 {
     Value v;
+    for (const Value &item : items)
+        v.m_nesting = std::max(v.m_nesting, item.m_nesting);
+    if (++v.m_nesting > kMaxNesting)
+        throw Error{"values nest more than " + std::to_string(kMaxNesting) + " deep"};
     v.m_kind = Kind::Array;
     v.m_list = std::make_shared<List>(std::move(items));
     return v;
@@ -173,6 +190,10 @@ Value Value::list(List items)
 Value Value::dict(Dict items, bool isNamespace)
 {
     Value v;
+    for (const auto &[key, item] : items)
+        v.m_nesting = std::max(v.m_nesting, item.m_nesting);
+    if (++v.m_nesting > kMaxNesting)
+        throw Error{"values nest more than " + std::to_string(kMaxNesting) + " deep"};
     v.m_kind = Kind::Object;
     v.m_namespace = isNamespace;
     v.m_dict = std::make_shared<Dict>(std::move(items));
@@ -280,6 +301,8 @@ const Value *Value::get(std::string_view key) const
 
 void Value::set(const std::string &key, Value value) const
 {
+    if (holdsNamespace(value))
+        throw Error{"a namespace attribute cannot hold a namespace"};
     for (auto &[k, v] : *m_dict)
         if (k == key) {
             v = std::move(value);

@@ -70,7 +70,13 @@ public:
     std::string toJson(int indent = -1) const;
     /// A dict entry, or nullptr.
     const Value *get(std::string_view key) const;
+    /// Sets a namespace attribute. Throws Error for a value that is or holds a namespace: that is how
+    /// a template could build a cycle, or nesting deeper than kMaxNesting that the limit cannot see.
     void set(const std::string &key, Value value) const;
+
+    /// Lists and dicts nest at most this deep (deeper values would exhaust the stack when printed
+    /// or freed); making a deeper one throws Error.
+    static constexpr int kMaxNesting = 200;
 
     /// Python's ==.
     friend bool operator==(const Value &a, const Value &b);
@@ -82,6 +88,7 @@ private:
     Kind m_kind = Kind::Undefined;
     bool m_bool = false;
     bool m_namespace = false;
+    uint16_t m_nesting = 0; ///< containers within containers, this one included
     int64_t m_int = 0;
     double m_double = 0;
     std::string m_string; ///< String value; for Undefined, the name

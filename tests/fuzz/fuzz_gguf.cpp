@@ -56,8 +56,7 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 
     const gguf::Vocabulary vocab(f);
     for (uint64_t id = 0; id < std::min<uint64_t>(vocab.size(), 32); ++id)
-        sink +=
-            vocab.decoded(id).size() + vocab.type(id).value_or(0) + (vocab.score(id).value_or(0) > 0 ? 1u : 0u);
+        sink += vocab.decoded(id).size() + vocab.type(id).value_or(0) + (vocab.score(id).value_or(0) > 0 ? 1u : 0u);
     sink += vocab.merge(vocab.mergeCount() ? vocab.mergeCount() - 1 : 0).size();
 
     const auto tokenizer = gguf::Tokenizer::create(r.file);
