@@ -131,6 +131,34 @@ private slots:
             << "nest more than 200" << -1;
         QTest::newRow("namespace cycle") << "{% set a = namespace(x=1) %}{% set a.x = [a] %}{{ a }}"
                                          << "cannot hold a namespace" << -1;
+        // found in review: each of these crashed, hung or exhausted memory before
+        QTest::newRow("long chain") << "{{ 1" + QString("+1").repeated(20000) + " }}"
+                                    << "nests more than 256" << -1;
+        QTest::newRow("attribute chain") << "{{ x" + QString(".a").repeated(20000) + " }}"
+                                         << "nests more than 256" << -1;
+        QTest::newRow("filter chain") << "{{ 'x'" + QString("|trim").repeated(20000) + " }}"
+                                      << "nests more than 256" << -1;
+        QTest::newRow("INT64_MIN // -1") << "{{ (-9223372036854775807 - 1) // -1 }}"
+                                         << "integer overflow" << -1;
+        QTest::newRow("INT64_MIN % -1") << "{{ (-9223372036854775807 - 1) % -1 }}"
+                                        << "integer overflow" << -1;
+        QTest::newRow("int overflow") << "{{ 9223372036854775807 + 1 }}"
+                                      << "integer overflow" << -1;
+        QTest::newRow("power overflow") << "{{ 10 ** 30 }}"
+                                        << "integer overflow" << -1;
+        QTest::newRow("string doubling") << "{% set ns = namespace(s='x' * 4000000) %}{% for i in range(12) %}"
+                                            "{% set ns.s = ns.s ~ ns.s %}{% endfor %}{{ ns.s|length }}"
+                                         << "more than 8388608 bytes" << -1;
+        QTest::newRow("list growth") << "{{ (range(1000000) + range(1000000))|length }}"
+                                     << "more than 1048576 items" << -1;
+        QTest::newRow("unique of a million") << "{{ range(1000000)|unique|length }}"
+                                             << "unique of more than" << -1;
+        QTest::newRow("in inside a loop")
+            << "{% set l = range(1000000) %}{% for i in range(100000) %}{{ -1 in l }}{% endfor %}"
+            << "too long" << -1;
+        QTest::newRow("macro recursion x nesting")
+            << "{% macro m() %}{{ " + QString("not ").repeated(200) + "m() }}{% endmacro %}{{ m() }}"
+            << "deep" << -1;
         QTest::newRow("deep macro") << "{% macro f(n) %}{{ f(n + 1) }}{% endmacro %}{{ f(0) }}"
                                     << "nest" << -1;
     }

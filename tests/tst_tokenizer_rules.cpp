@@ -143,6 +143,30 @@ private slots:
         // a character that is no token and whose bytes are none is dropped, as llama.cpp does
         QCOMPARE(tok(t, "abc"), (std::vector<TokenId>{2}));
     }
+    // A long run of letters with TEKKEN's pattern outgrows PCRE2's default JIT stack; the letters and
+    // the digit after them must still be separate words, so the merge "a 1" cannot apply
+    void longRunsSplitAsShortOnes()
+    {
+        const auto t = built("gpt2", {{"a", 0, 1}, {"1", 0, 1}, {"a1", 0, 1}},
+                             {{"tokenizer.ggml.pre", BuildValue::str("tekken")},
+                              {"tokenizer.ggml.merges", BuildValue::stringArray({"a 1"})}});
+        QCOMPARE(tok(t, "a1"), (std::vector<TokenId>{0, 1}));
+        std::vector<TokenId> expected(5000, 0);
+        expected.push_back(1);
+        QCOMPARE(tok(t, std::string(5000, 'a') + "1"), expected);
+    }
+    // A default id past a small vocabulary names no token: nothing is added for it
+    void defaultIdPastTheVocabulary()
+    {
+        // t5's defaults: eos 1, unk 2, pad 0
+        const auto t = built("t5", {{"a", -1, 1}});
+        QCOMPARE(t->eos(), kNoToken);
+        QCOMPARE(t->unk(), kNoToken);
+        QCOMPARE(t->pad(), 0);
+        QCOMPARE(tok(t, "a", true), (std::vector<TokenId>{0}));
+        QCOMPARE(tok(t, "ab", true), (std::vector<TokenId>{0})); // no unk to stand for "b"
+        QVERIFY(mentions(t->diagnostics(), "past the vocabulary"));
+    }
     void badSpecialIdKeepsDefault()
     {
         const auto t = built("llama", {{"<unk>", 0, 2}, {"<s>", 0, 3}, {"</s>", 0, 3}, {kSp + "a", -1, 1}},

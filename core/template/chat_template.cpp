@@ -49,6 +49,8 @@ ChatTemplateResult ChatTemplate::render(const ChatTemplateInput &input) const
         result.errorOffset = e.offset;
     } catch (const jinja::Error &e) {
         result.error = e.message;
+    } catch (const std::exception &e) { // out of memory, or a size the standard library refuses
+        result.error = std::string("the template could not be rendered: ") + e.what();
     }
     return result;
 }

@@ -2,6 +2,7 @@
 #include "jinja_builtins.h"
 
 #include <algorithm>
+#include <climits>
 #include <cmath>
 
 namespace gguf::jinja {
@@ -116,7 +117,8 @@ const Value *arg(const Args &args, const KwArgs &kwargs, size_t index, std::stri
 int64_t length(const Value &v)
 {
     if (v.isString())
-        return static_cast<int64_t>(characters(v.str()).size());
+        return std::count_if(v.str().begin(), v.str().end(),
+                             [](char c) { return (static_cast<unsigned char>(c) & 0xC0) != 0x80; });
     if (v.isList())
         return static_cast<int64_t>(v.items().size());
     if (v.isDict())
@@ -156,6 +158,8 @@ Value attributeOf(const Value &item, const std::string &name)
 
 List characters(const std::string &s)
 {
+    if (s.size() > (1u << 20))
+        throw Error{"a string of more than a million bytes cannot be taken apart character by character"};
     List out;
     for (size_t i = 0; i < s.size();) {
         const auto c = static_cast<unsigned char>(s[i]);
@@ -283,6 +287,8 @@ Value applyFilter(std::string_view name, const Value &in, const Args &args, cons
         return Value::string(in.toJson(indent && !indent->isNone() ? static_cast<int>(indent->asInt()) : -1));
     }
     if (name == "unique") {
+        if (in.isList() && in.items().size() > 10000)
+            throw Error{"unique of more than 10,000 items"};
         List out;
         for (const Value &v : iterate(in))
             if (std::find(out.begin(), out.end(), v) == out.end())
@@ -363,7 +369,7 @@ bool applyTest(std::string_view name, const Value &v, const Args &args)
     if (name == "odd" || name == "even")
         return (v.asInt() % 2 != 0) == (name == "odd");
     if (name == "divisibleby")
-        return !args.empty() && args[0].asInt() != 0 && v.asInt() % args[0].asInt() == 0;
+        return !args.empty() && args[0].asInt() != 0 && (args[0].asInt() == -1 || v.asInt() % args[0].asInt() == 0);
     if (name == "lower" || name == "upper")
         return v.isString() && v.str() == (name == "lower" ? lower(v.str()) : upper(v.str()));
     if (!args.empty()) {
@@ -385,22 +391,24 @@ std::optional<Value> method(const Value &self, std::string_view name)
     if (self.isString()) {
         const std::string &s = self.str(); // the bound methods keep copies
         if (name == "strip" || name == "lstrip" || name == "rstrip")
-            return bind([s, name](const Args &a, const KwArgs &) {
+            return bind([s, name = std::string(name)](const Args &a, const KwArgs &) {
                 return Value::string(strip(s, a.empty() ? nullptr : &a[0], name != "rstrip", name != "lstrip"));
             });
         if (name == "startswith" || name == "endswith")
-            return bind([s, name](const Args &a, const KwArgs &) {
+            return bind([s, name = std::string(name)](const Args &a, const KwArgs &) {
                 if (a.empty())
                     throw Error{std::string(name) + " needs an argument"};
                 return Value::boolean(startsOrEnds(s, a[0], name == "startswith"));
             });
-        if (name == "split" || name == "rsplit")
+        if (name == "split")
             return bind([s](const Args &a, const KwArgs &k) {
                 const Value *max = arg(a, k, 1, "maxsplit");
                 return split(s, arg(a, k, 0, "sep"), max ? max->asInt() : -1);
             });
         if (name == "upper" || name == "lower" || name == "title" || name == "capitalize")
-            return bind([self, name](const Args &, const KwArgs &) { return applyFilter(name, self, {}, {}); });
+            return bind([self, name = std::string(name)](const Args &, const KwArgs &) {
+                return applyFilter(name, self, {}, {});
+            });
         if (name == "replace")
             return bind([s](const Args &a, const KwArgs &) {
                 if (a.size() < 2)
@@ -433,7 +441,7 @@ std::optional<Value> method(const Value &self, std::string_view name)
         if (name == "items")
             return bind([self](const Args &, const KwArgs &) { return applyFilter("items", self, {}, {}); });
         if (name == "keys" || name == "values")
-            return bind([self, name](const Args &, const KwArgs &) {
+            return bind([self, name = std::string(name)](const Args &, const KwArgs &) {
                 List out;
                 for (const auto &[k, v] : self.entries())
                     out.push_back(name == "keys" ? Value::string(k) : v);
@@ -459,7 +467,7 @@ Value globalFunction(std::string_view name)
             throw Error{"the template raised an exception: " + (a.empty() ? std::string() : a[0].toString())};
         });
     if (name == "namespace" || name == "dict")
-        return Value::function([name](const Args &, const KwArgs &k) {
+        return Value::function([name = std::string(name)](const Args &, const KwArgs &k) {
             Dict entries(k.begin(), k.end());
             return Value::dict(std::move(entries), name == "namespace");
         });

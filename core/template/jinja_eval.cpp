@@ -5,6 +5,7 @@
 
 #include "jinja_builtins.h"
 
+#include <climits>
 #include <cmath>
 
 namespace gguf::jinja {
@@ -27,8 +28,25 @@ public:
     }
 
 private:
-    void step(size_t offset)
+    // Bounds the evaluator's recursion as a whole (expressions within macros within expressions…),
+    // so no template can exhaust a worker's stack.
+    struct Depth {
+        Depth(Evaluator &e, size_t offset) : ev(e)
+        {
+            if (++ev.m_recursion > kMaxRecursion)
+                throw RenderError{"the template recurses more than " + std::to_string(kMaxRecursion) + " levels deep",
+                                  offset};
+        }
+        ~Depth() { --ev.m_recursion; }
+        Depth(const Depth &) = delete;
+        Depth &operator=(const Depth &) = delete;
+        Evaluator &ev;
+    };
+    static constexpr int kMaxRecursion = 1500;
+
+    void step(size_t offset, uint64_t cost = 1)
     {
+        m_steps += cost - 1;
         if (++m_steps > m_limits.maxSteps)
             throw RenderError{"the template runs too long (more than " + std::to_string(m_limits.maxSteps) + " steps)",
                               offset};
@@ -43,6 +61,7 @@ private:
 
     Flow exec(const Stmt &s, std::string &out)
     {
+        const Depth depth(*this, s.offset);
         step(s.offset);
         try {
             switch (s.kind) {
@@ -198,6 +217,7 @@ private:
 
     Value eval(const Expr &e)
     {
+        const Depth depth(*this, e.offset);
         step(e.offset);
         try {
             return evalUnchecked(e);
@@ -226,6 +246,7 @@ private:
         }
         case Expr::Kind::Filter: {
             const Value input = eval(*e.args[0]);
+            step(e.offset, workOf(input));
             Args args;
             KwArgs kwargs;
             collect(e, 1, args, kwargs);
@@ -246,7 +267,11 @@ private:
                 throw Error{"unary " + e.name + " on a " + v.typeName()};
             if (e.name == "+")
                 return v;
-            return v.kind() == Value::Kind::Float ? Value::real(-v.asDouble()) : Value::integer(-v.asInt());
+            if (v.kind() == Value::Kind::Float)
+                return Value::real(-v.asDouble());
+            if (v.asInt() == INT64_MIN)
+                throw Error{"integer overflow"};
+            return Value::integer(-v.asInt());
         }
         case Expr::Kind::Binary: return binary(e);
         case Expr::Kind::Ternary:
@@ -281,10 +306,11 @@ private:
     {
         if (object.isUndefined())
             throw Error{"'" + object.str() + "' is undefined (reading ." + name + ")"};
-        if (const Value *v = object.get(name))
-            return *v;
+        // as Jinja's getattr: a method of the object first (d.items), then a key (message.content)
         if (auto m = method(object, name))
             return *m;
+        if (const Value *v = object.get(name))
+            return *v;
         return Value::undefined(name);
     }
 
@@ -337,8 +363,13 @@ private:
         const int64_t start = clampIndex(part(1), stepBy > 0 ? 0 : n - 1),
                       stop = clampIndex(part(2), stepBy > 0 ? n : -1);
         List out;
-        for (int64_t i = start; stepBy > 0 ? i < stop : i > stop; i += stepBy)
+        for (int64_t i = start; stepBy > 0 ? i < stop : i > stop;) {
             out.push_back(items[static_cast<size_t>(i)]);
+            // the next index without overflowing: stop when the step passes the end
+            if (stepBy > 0 ? stop - i <= stepBy : i - stop <= -stepBy)
+                break;
+            i += stepBy;
+        }
         if (!isString)
             return Value::list(std::move(out));
         std::string s;
@@ -369,8 +400,10 @@ private:
             return Value::boolean(!Value::less(r, l));
         if (op == ">=")
             return Value::boolean(!Value::less(l, r));
-        if (op == "in" || op == "notin")
+        if (op == "in" || op == "notin") {
+            step(e.offset, workOf(r));
             return Value::boolean(contains(r, l) == (op == "in"));
+        }
         if (op == "~")
             return Value::string(l.toString() + r.toString());
         if (op == "+") {
@@ -392,18 +425,30 @@ private:
                     s += l.str();
                 return Value::string(s);
             }
+            if (l.items().size() * static_cast<size_t>(times) > Value::kMaxListSize)
+                throw Error{"a list repeated past the list size limit"};
+            List items;
+            for (int64_t i = 0; i < times; ++i)
+                items.insert(items.end(), l.items().begin(), l.items().end());
+            return Value::list(std::move(items));
         }
         if (!l.isNumber() || !r.isNumber())
             throw Error{"'" + op + "' between a " + l.typeName() + " and a " + r.typeName()};
         const bool real = l.kind() == Value::Kind::Float || r.kind() == Value::Kind::Float;
         const double a = l.asDouble(), b = r.asDouble();
         const int64_t x = l.asInt(), y = r.asInt();
+        int64_t exact = 0;
+        const auto checked = [&exact](bool overflowed) {
+            if (overflowed)
+                throw Error{"integer overflow"};
+            return Value::integer(exact);
+        };
         if (op == "+")
-            return real ? Value::real(a + b) : Value::integer(x + y);
+            return real ? Value::real(a + b) : checked(__builtin_add_overflow(x, y, &exact));
         if (op == "-")
-            return real ? Value::real(a - b) : Value::integer(x - y);
+            return real ? Value::real(a - b) : checked(__builtin_sub_overflow(x, y, &exact));
         if (op == "*")
-            return real ? Value::real(a * b) : Value::integer(x * y);
+            return real ? Value::real(a * b) : checked(__builtin_mul_overflow(x, y, &exact));
         if (op == "/") {
             if (b == 0)
                 throw Error{"division by zero"};
@@ -416,14 +461,32 @@ private:
                 const double q = std::floor(a / b);
                 return op == "//" ? Value::real(q) : Value::real(a - q * b);
             }
+            if (x == INT64_MIN && y == -1)
+                throw Error{"integer overflow"};
             int64_t q = x / y;
             if ((x % y != 0) && ((x < 0) != (y < 0)))
                 --q;
             return op == "//" ? Value::integer(q) : Value::integer(x - q * y);
         }
-        if (op == "**")
-            return real || y < 0 ? Value::real(std::pow(a, b)) : Value::integer(static_cast<int64_t>(std::pow(a, b)));
+        if (op == "**") {
+            const double p = std::pow(a, b);
+            if (real || y < 0)
+                return Value::real(p);
+            if (!(std::fabs(p) < 9.2e18))
+                throw Error{"integer overflow"};
+            return Value::integer(static_cast<int64_t>(p));
+        }
         throw Error{"unknown operator '" + op + "'"};
+    }
+
+    // How much work a filter or `in` does on a value: one step per 64 elements or bytes.
+    static uint64_t workOf(const Value &v)
+    {
+        const size_t n = v.isList()     ? v.items().size()
+                         : v.isDict()   ? v.entries().size()
+                         : v.isString() ? v.str().size()
+                                        : 0;
+        return 1 + n / 64;
     }
 
     static bool contains(const Value &container, const Value &v)
@@ -444,6 +507,7 @@ private:
     std::vector<Dict> m_scopes;
     uint64_t m_steps = 0;
     int m_depth = 0;
+    int m_recursion = 0;
 };
 
 } // namespace

@@ -4,6 +4,7 @@
 #include "jinja_ast.h"
 
 #include <algorithm>
+#include <cctype>
 #include <cstring>
 #include <initializer_list>
 
@@ -16,6 +17,25 @@ struct Token {
     std::string text;
     size_t offset = 0;
 };
+
+void appendUtf8(uint32_t cp, std::string &out)
+{
+    if (cp < 0x80) {
+        out += static_cast<char>(cp);
+    } else if (cp < 0x800) {
+        out += static_cast<char>(0xC0 | (cp >> 6));
+        out += static_cast<char>(0x80 | (cp & 0x3F));
+    } else if (cp < 0x10000) {
+        out += static_cast<char>(0xE0 | (cp >> 12));
+        out += static_cast<char>(0x80 | ((cp >> 6) & 0x3F));
+        out += static_cast<char>(0x80 | (cp & 0x3F));
+    } else {
+        out += static_cast<char>(0xF0 | (cp >> 18));
+        out += static_cast<char>(0x80 | ((cp >> 12) & 0x3F));
+        out += static_cast<char>(0x80 | ((cp >> 6) & 0x3F));
+        out += static_cast<char>(0x80 | (cp & 0x3F));
+    }
+}
 
 bool isSpace(char c)
 {
@@ -60,6 +80,22 @@ private:
         Nesting(const Nesting &) = delete;
         Nesting &operator=(const Nesting &) = delete;
         Parser &parser;
+    };
+    // A left-leaning chain (a + b + c, x.a.b, s|f|g) deepens the tree by one per link.
+    struct Chain {
+        explicit Chain(Parser &p) : parser(p) {}
+        void link()
+        {
+            ++links;
+            if (++parser.m_nesting > kMaxNesting)
+                parser.fail("the template nests more than " + std::to_string(kMaxNesting) + " levels deep",
+                            parser.peek().offset);
+        }
+        ~Chain() { parser.m_nesting -= links; }
+        Chain(const Chain &) = delete;
+        Chain &operator=(const Chain &) = delete;
+        Parser &parser;
+        int links = 0;
     };
 
     // ---- template level -------------------------------------------------------------------
@@ -245,10 +281,25 @@ private:
             char c = m_src[i++];
             if (c == '\\' && i < m_src.size()) {
                 const char e = m_src[i++];
+                // Python's escapes: \xNN, \uNNNN and \UNNNNNNNN name a code point
+                const size_t digits = e == 'x' ? 2 : e == 'u' ? 4 : e == 'U' ? 8 : 0;
+                if (digits && i + digits <= m_src.size() &&
+                    std::all_of(m_src.begin() + static_cast<std::ptrdiff_t>(i),
+                                m_src.begin() + static_cast<std::ptrdiff_t>(i + digits),
+                                [](char h) { return std::isxdigit(static_cast<unsigned char>(h)) != 0; })) {
+                    const unsigned long cp = std::stoul(std::string(m_src.substr(i, digits)), nullptr, 16);
+                    i += digits;
+                    appendUtf8(cp <= 0x10FFFF ? static_cast<uint32_t>(cp) : 0xFFFD, out);
+                    continue;
+                }
                 switch (e) {
                 case 'n': c = '\n'; break;
                 case 't': c = '\t'; break;
                 case 'r': c = '\r'; break;
+                case 'a': c = '\a'; break;
+                case 'b': c = '\b'; break;
+                case 'f': c = '\f'; break;
+                case 'v': c = '\v'; break;
                 case '\\': c = '\\'; break;
                 case '\'': c = '\''; break;
                 case '"': c = '"'; break;
@@ -494,8 +545,10 @@ private:
 
     ExprPtr parseOr()
     {
+        Chain chain(*this);
         ExprPtr e = parseAnd();
         while (isName("or")) {
+            chain.link();
             const size_t at = take().offset;
             e = binary("or", at, std::move(e), parseAnd());
         }
@@ -503,8 +556,10 @@ private:
     }
     ExprPtr parseAnd()
     {
+        Chain chain(*this);
         ExprPtr e = parseNot();
         while (isName("and")) {
+            chain.link();
             const size_t at = take().offset;
             e = binary("and", at, std::move(e), parseNot());
         }
@@ -523,8 +578,10 @@ private:
     }
     ExprPtr parseCompare()
     {
+        Chain chain(*this);
         ExprPtr e = parseMath1();
         for (;;) {
+            chain.link();
             std::string op;
             for (const char *o : {"==", "!=", "<=", ">=", "<", ">"})
                 if (isOp(o))
@@ -543,8 +600,10 @@ private:
     }
     ExprPtr parseMath1()
     {
+        Chain chain(*this);
         ExprPtr e = parseConcat();
         while (isOp("+") || isOp("-")) {
+            chain.link();
             const Token t = take();
             e = binary(t.text, t.offset, std::move(e), parseConcat());
         }
@@ -552,8 +611,10 @@ private:
     }
     ExprPtr parseConcat()
     {
+        Chain chain(*this);
         ExprPtr e = parseMath2();
         while (isOp("~")) {
+            chain.link();
             const size_t at = take().offset;
             e = binary("~", at, std::move(e), parseMath2());
         }
@@ -561,8 +622,10 @@ private:
     }
     ExprPtr parseMath2()
     {
+        Chain chain(*this);
         ExprPtr e = parsePow();
         while (isOp("*") || isOp("/") || isOp("//") || isOp("%")) {
+            chain.link();
             const Token t = take();
             e = binary(t.text, t.offset, std::move(e), parsePow());
         }
@@ -570,8 +633,10 @@ private:
     }
     ExprPtr parsePow()
     {
+        Chain chain(*this);
         ExprPtr e = parseUnary();
         while (isOp("**")) {
+            chain.link();
             const size_t at = take().offset;
             e = binary("**", at, std::move(e), parseUnary());
         }
@@ -606,7 +671,9 @@ private:
 
     ExprPtr parsePostfix(ExprPtr e)
     {
+        Chain chain(*this);
         for (;;) {
+            chain.link();
             if (isOp(".")) {
                 const size_t at = take().offset;
                 ExprPtr attr = make(Expr::Kind::Attr, at, expectName());
@@ -646,7 +713,9 @@ private:
 
     ExprPtr parseFilters(ExprPtr e)
     {
+        Chain chain(*this);
         for (;;) {
+            chain.link();
             if (isOp("|")) {
                 const size_t at = take().offset;
                 ExprPtr f = make(Expr::Kind::Filter, at, expectName());

@@ -75,6 +75,7 @@ void jsonString(const std::string &s, std::string &out)
 
 void json(const Value &v, int indent, int depth, std::string &out)
 {
+    indent = std::min(indent, 64);
     const auto newline = [&](int d) {
         if (indent >= 0) {
             out += '\n';
@@ -171,6 +172,8 @@ Value Value::real(double f)
 }
 Value Value::string(std::string s)
 {
+    if (s.size() > kMaxStringBytes)
+        throw Error{"a string of more than " + std::to_string(kMaxStringBytes) + " bytes"};
     Value v;
     v.m_kind = Kind::String;
     v.m_string = std::move(s);
@@ -178,6 +181,8 @@ Value Value::string(std::string s)
 }
 Value Value::list(List items)
 {
+    if (items.size() > kMaxListSize)
+        throw Error{"a list of more than " + std::to_string(kMaxListSize) + " items"};
     Value v;
     for (const Value &item : items)
         v.m_nesting = std::max(v.m_nesting, item.m_nesting);
@@ -218,7 +223,8 @@ int64_t Value::asInt() const
     switch (m_kind) {
     case Kind::Int: return m_int;
     case Kind::Bool: return m_bool ? 1 : 0;
-    case Kind::Float: return std::isfinite(m_double) ? static_cast<int64_t>(m_double) : 0;
+    case Kind::Float:
+        return std::isfinite(m_double) && std::fabs(m_double) < 9.2e18 ? static_cast<int64_t>(m_double) : 0;
     default: return 0;
     }
 }

@@ -77,6 +77,9 @@ public:
     /// Lists and dicts nest at most this deep (deeper values would exhaust the stack when printed
     /// or freed); making a deeper one throws Error.
     static constexpr int kMaxNesting = 200;
+    /// Strings and lists beyond these sizes are refused (Error) wherever they are made.
+    static constexpr size_t kMaxStringBytes = 8u << 20;
+    static constexpr size_t kMaxListSize = 1u << 20;
 
     /// Python's ==.
     friend bool operator==(const Value &a, const Value &b);

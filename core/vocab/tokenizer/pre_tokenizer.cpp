@@ -132,6 +132,22 @@ bool RegexSplitter::split(std::span<const uint32_t> cps, std::vector<CodePointRa
     std::transform(cps.begin(), cps.end(), subject.begin(), subjectCodePoint);
 
     using MatchData = std::unique_ptr<pcre2_match_data, decltype(&pcre2_match_data_free)>;
+    // JIT matching gets a stack of its own (PCRE2's default of 32 KiB gives up on a run of about
+    // 900 letters with TEKKEN's pattern); when even that is too small, the interpreter, which
+    // works on the heap, matches again
+    struct JitStack {
+        pcre2_jit_stack *stack = pcre2_jit_stack_create(64 * 1024, 8 * 1024 * 1024, nullptr);
+        pcre2_match_context *context = pcre2_match_context_create(nullptr);
+        JitStack() { pcre2_jit_stack_assign(context, nullptr, stack); }
+        ~JitStack()
+        {
+            pcre2_match_context_free(context);
+            pcre2_jit_stack_free(stack);
+        }
+        JitStack(const JitStack &) = delete;
+        JitStack &operator=(const JitStack &) = delete;
+    };
+    static thread_local JitStack jit;
     bool complete = true;
     std::vector<CodePointRange> pieces{{0, static_cast<uint32_t>(cps.size())}}, next;
     if (cps.empty())
@@ -145,7 +161,10 @@ bool RegexSplitter::split(std::span<const uint32_t> cps, std::vector<CodePointRa
             const PCRE2_SIZE length = end - begin;
             PCRE2_SIZE at = 0, gap = 0;
             while (at < length) {
-                const int rc = pcre2_match(pattern->code, text, length, at, PCRE2_NO_UTF_CHECK, match.get(), nullptr);
+                int rc = pcre2_match(pattern->code, text, length, at, PCRE2_NO_UTF_CHECK, match.get(), jit.context);
+                if (rc < 0 && rc != PCRE2_ERROR_NOMATCH)
+                    rc = pcre2_match(pattern->code, text, length, at, PCRE2_NO_UTF_CHECK | PCRE2_NO_JIT, match.get(),
+                                     nullptr);
                 if (rc < 0) {
                     complete = complete && rc == PCRE2_ERROR_NOMATCH;
                     break;

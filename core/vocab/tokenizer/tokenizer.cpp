@@ -187,8 +187,11 @@ std::optional<std::vector<TokenId>> Tokenizer::tokenize(std::string_view text, c
 
     bool previousSpecial = true; // SentencePiece puts a space before text after a special token
     std::string buffer;
+    size_t done = 0; // bytes of text before this fragment (a token fragment has no offset of its own)
     for (const Fragment &f : partition(d, text, options.parseSpecial)) {
-        if (progress && !progress(f.offset, text.size()))
+        if (f.token == kNoToken)
+            done = f.offset;
+        if (progress && !progress(done, text.size()))
             return std::nullopt;
         if (f.token != kNoToken) {
             out.push_back(f.token);

@@ -24,6 +24,11 @@ struct UgmModel {
     float unknownScore = 0;        ///< the lowest normal score − 10
 };
 
+/// WordPiece's trie of every token's text, for the longest match (tokenizer_wpm.cpp).
+struct WpmModel {
+    ByteTrie tokens;
+};
+
 /// RWKV's trie of unescaped token bytes (tokenizer_rwkv.cpp).
 struct RwkvModel {
     ByteTrie tokens;
@@ -59,6 +64,7 @@ struct TokenizerData {
     bool addBos = false, addEos = false, addSpacePrefix = false, removeExtraWhitespaces = false, cleanSpaces = false;
 
     std::unique_ptr<UgmModel> ugm;
+    std::unique_ptr<WpmModel> wpm;
     std::unique_ptr<RwkvModel> rwkv;
     std::vector<std::string> diagnostics;
 

@@ -296,6 +296,13 @@ std::unique_ptr<TokenizerData> loadTokenizerData(std::shared_ptr<const GgufFile>
     if (d->kind == TokenizerKind::Bpe)
         readMerges(vocab, *d);
 
+    // a default id past a small vocabulary names no token (llama.cpp would use it anyway)
+    for (TokenId *id : {&d->bos, &d->eos, &d->unk, &d->sep, &d->pad, &d->mask})
+        if (*id != kNoToken && !d->valid(*id)) {
+            d->diagnostics.push_back("the default special token id " + std::to_string(*id) +
+                                     " is past the vocabulary; no token is used for it");
+            *id = kNoToken;
+        }
     std::array<TokenId, 6> fim;
     fim.fill(kNoToken);
     readSpecialIds(*file, *d, fim);
@@ -320,6 +327,11 @@ std::unique_ptr<TokenizerData> loadTokenizerData(std::shared_ptr<const GgufFile>
             (charsmap.elementType() == ValueType::Uint8 || charsmap.elementType() == ValueType::Int8))
             bytes = file->bytes(charsmap.elementsOffset(), charsmap.size());
         d->ugm = buildUgmModel(*d, bytes, d->diagnostics);
+    } else if (d->kind == TokenizerKind::Wpm) {
+        // the ids of the text map, so a later duplicate wins as in llama.cpp
+        d->wpm = std::make_unique<WpmModel>();
+        for (const auto &[text, id] : d->textToId)
+            d->wpm->tokens.insert(text, id);
     } else if (d->kind == TokenizerKind::Rwkv) {
         d->rwkv = buildRwkvModel(*d, d->diagnostics);
     }

@@ -54,20 +54,25 @@ void tokenizeWpm(const TokenizerData &d, std::string_view text, std::vector<Toke
             continue;
         // the vocabulary marks word starts with ▁ (HuggingFace's "##" continuations lost theirs)
         const std::string marked = "\xE2\x96\x81" + word;
-        const size_t n = marked.size(), before = out.size();
-        for (size_t i = 0; i < n;) {
-            // the longest token at i
-            size_t j = std::min(n, i + d.maxTokenLength + 1);
+        const size_t before = out.size();
+        for (size_t i = 0; i < marked.size();) {
+            // the longest token at i, by a walk through the trie of all tokens
             TokenId id = kNoToken;
-            for (; j > i; --j)
-                if ((id = d.find(std::string_view(marked).substr(i, j - i))) != kNoToken)
-                    break;
+            size_t end = i;
+            uint32_t node = 0;
+            for (size_t j = i; j < marked.size() && (node = d.wpm->tokens.child(node, marked[j])) != ByteTrie::kNone;) {
+                ++j;
+                if (d.wpm->tokens.value(node) >= 0) {
+                    id = d.wpm->tokens.value(node);
+                    end = j;
+                }
+            }
             if (id == kNoToken) { // no token starts here: the whole word is unknown
                 out.resize(before);
                 break;
             }
             out.push_back(id);
-            i = j;
+            i = end;
         }
         if (out.size() == before && d.unk != kNoToken)
             out.push_back(d.unk);
