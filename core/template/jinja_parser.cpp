@@ -1,22 +1,14 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 // Jinja's syntax as chat templates use it: text, {{ expressions }}, {% statements %} and
 // {# comments #}, with '-' whitespace control and HuggingFace's trim_blocks and lstrip_blocks.
-#include "jinja_ast.h"
+// The expressions are parsed in jinja_expressions.cpp.
+#include "jinja_parser.h"
 
-#include <algorithm>
 #include <cctype>
 #include <cstring>
-#include <initializer_list>
 
 namespace gguf::jinja {
-namespace {
-
-struct Token {
-    enum class Type : uint8_t { Name, String, Int, Float, Op, End };
-    Type type = Type::End;
-    std::string text;
-    size_t offset = 0;
-};
+namespace detail {
 
 void appendUtf8(uint32_t cp, std::string &out)
 {
@@ -50,777 +42,412 @@ bool isDigit(char c)
     return c >= '0' && c <= '9';
 }
 
-class Parser {
-public:
-    explicit Parser(std::string_view src) : m_src(src) {}
+Body Parser::parseAll()
+{
+    std::string stop;
+    Body body = parseBody({}, stop);
+    if (!stop.empty())
+        fail("'" + stop + "' without its opening tag", m_tagOffset);
+    return body;
+}
 
-    Body parseAll()
-    {
-        std::string stop;
-        Body body = parseBody({}, stop);
-        if (!stop.empty())
-            fail("'" + stop + "' without its opening tag", m_tagOffset);
-        return body;
+// Statements until a block tag whose keyword is in `stops` (its name goes to `stopped`, its
+// tokens stay in m_tokens for the caller) or the end of the template.
+Body Parser::parseBody(std::initializer_list<std::string_view> stops, std::string &stopped)
+{
+    const Nesting nesting(*this);
+    Body body;
+    stopped.clear();
+    while (m_pos < m_src.size()) {
+        const size_t tag = findTag(m_pos);
+        size_t textEnd = tag;
+        const bool atTag = tag < m_src.size();
+        const char kind = atTag ? m_src[tag + 1] : '\0';
+        const bool minusLeft = atTag && tag + 2 < m_src.size() && m_src[tag + 2] == '-';
+        const bool plusLeft = atTag && tag + 2 < m_src.size() && m_src[tag + 2] == '+';
+        if (minusLeft) {
+            while (textEnd > m_pos && isSpace(m_src[textEnd - 1]))
+                --textEnd;
+        } else if (atTag && kind != '{' && !plusLeft) {
+            // lstrip_blocks: spaces and tabs from the start of the line up to a block tag
+            size_t lineStart = textEnd;
+            while (lineStart > m_pos && (m_src[lineStart - 1] == ' ' || m_src[lineStart - 1] == '\t'))
+                --lineStart;
+            if (lineStart == 0 || (lineStart > m_pos && m_src[lineStart - 1] == '\n') ||
+                (lineStart == m_pos && m_lineStartAtPos))
+                textEnd = lineStart;
+        }
+        addText(body, m_pos, textEnd);
+        if (!atTag) {
+            m_pos = m_src.size();
+            break;
+        }
+        m_tagOffset = tag;
+        m_pos = tag + 2 + ((minusLeft || plusLeft) ? 1 : 0);
+        if (kind == '#') {
+            const size_t end = m_src.find("#}", m_pos);
+            if (end == std::string_view::npos)
+                fail("a comment that is never closed", tag);
+            afterTag(end, end > m_pos && m_src[end - 1] == '-', true);
+            continue;
+        }
+        tokenizeTag(kind == '{' ? "}}" : "%}");
+        if (kind == '{') {
+            auto stmt = std::make_unique<Stmt>();
+            stmt->kind = Stmt::Kind::Output;
+            stmt->offset = tag;
+            stmt->expr = parseExpression();
+            expectEnd();
+            body.push_back(std::move(stmt));
+            continue;
+        }
+        const Token &keyword = peek();
+        if (keyword.type != Token::Type::Name)
+            fail("a statement must start with a keyword", keyword.offset);
+        if (std::find(stops.begin(), stops.end(), keyword.text) != stops.end()) {
+            stopped = keyword.text;
+            return body;
+        }
+        parseStatement(body);
     }
+    return body;
+}
 
-private:
-    [[noreturn]] void fail(const std::string &message, size_t offset) const { throw ParseError{message, offset}; }
-
-    // Bounds the parser's recursion (and so the evaluator's): a hostile template of a million
-    // nested brackets or blocks is refused rather than overflowing the stack.
-    static constexpr int kMaxNesting = 256;
-    struct Nesting {
-        explicit Nesting(Parser &p) : parser(p)
-        {
-            if (++parser.m_nesting > kMaxNesting)
-                parser.fail("the template nests more than " + std::to_string(kMaxNesting) + " levels deep",
-                            parser.m_tokens.empty() ? parser.m_pos : parser.peek().offset);
-        }
-        ~Nesting() { --parser.m_nesting; }
-        Nesting(const Nesting &) = delete;
-        Nesting &operator=(const Nesting &) = delete;
-        Parser &parser;
-    };
-    // A left-leaning chain (a + b + c, x.a.b, s|f|g) deepens the tree by one per link.
-    struct Chain {
-        explicit Chain(Parser &p) : parser(p) {}
-        void link()
-        {
-            ++links;
-            if (++parser.m_nesting > kMaxNesting)
-                parser.fail("the template nests more than " + std::to_string(kMaxNesting) + " levels deep",
-                            parser.peek().offset);
-        }
-        ~Chain() { parser.m_nesting -= links; }
-        Chain(const Chain &) = delete;
-        Chain &operator=(const Chain &) = delete;
-        Parser &parser;
-        int links = 0;
-    };
-
-    // ---- template level -------------------------------------------------------------------
-
-    // Statements until a block tag whose keyword is in `stops` (its name goes to `stopped`, its
-    // tokens stay in m_tokens for the caller) or the end of the template.
-    Body parseBody(std::initializer_list<std::string_view> stops, std::string &stopped)
-    {
-        const Nesting nesting(*this);
-        Body body;
-        stopped.clear();
-        while (m_pos < m_src.size()) {
-            const size_t tag = findTag(m_pos);
-            size_t textEnd = tag;
-            const bool atTag = tag < m_src.size();
-            const char kind = atTag ? m_src[tag + 1] : '\0';
-            const bool minusLeft = atTag && tag + 2 < m_src.size() && m_src[tag + 2] == '-';
-            const bool plusLeft = atTag && tag + 2 < m_src.size() && m_src[tag + 2] == '+';
-            if (minusLeft) {
-                while (textEnd > m_pos && isSpace(m_src[textEnd - 1]))
-                    --textEnd;
-            } else if (atTag && kind != '{' && !plusLeft) {
-                // lstrip_blocks: spaces and tabs from the start of the line up to a block tag
-                size_t lineStart = textEnd;
-                while (lineStart > m_pos && (m_src[lineStart - 1] == ' ' || m_src[lineStart - 1] == '\t'))
-                    --lineStart;
-                if (lineStart == 0 || (lineStart > m_pos && m_src[lineStart - 1] == '\n') ||
-                    (lineStart == m_pos && m_lineStartAtPos))
-                    textEnd = lineStart;
-            }
-            addText(body, m_pos, textEnd);
-            if (!atTag) {
-                m_pos = m_src.size();
-                break;
-            }
-            m_tagOffset = tag;
-            m_pos = tag + 2 + ((minusLeft || plusLeft) ? 1 : 0);
-            if (kind == '#') {
-                const size_t end = m_src.find("#}", m_pos);
-                if (end == std::string_view::npos)
-                    fail("a comment that is never closed", tag);
-                afterTag(end, end > m_pos && m_src[end - 1] == '-', true);
-                continue;
-            }
-            tokenizeTag(kind == '{' ? "}}" : "%}");
-            if (kind == '{') {
-                auto stmt = std::make_unique<Stmt>();
-                stmt->kind = Stmt::Kind::Output;
-                stmt->offset = tag;
-                stmt->expr = parseExpression();
-                expectEnd();
-                body.push_back(std::move(stmt));
-                continue;
-            }
-            const Token &keyword = peek();
-            if (keyword.type != Token::Type::Name)
-                fail("a statement must start with a keyword", keyword.offset);
-            if (std::find(stops.begin(), stops.end(), keyword.text) != stops.end()) {
-                stopped = keyword.text;
-                return body;
-            }
-            parseStatement(body);
-        }
-        return body;
+void Parser::addText(Body &body, size_t begin, size_t end)
+{
+    if (m_stripNext) {
+        while (begin < end && isSpace(m_src[begin]))
+            ++begin;
+        m_stripNext = false;
     }
+    if (end <= begin)
+        return;
+    auto stmt = std::make_unique<Stmt>();
+    stmt->kind = Stmt::Kind::Text;
+    stmt->offset = begin;
+    stmt->text = std::string(m_src.substr(begin, end - begin));
+    body.push_back(std::move(stmt));
+}
 
-    void addText(Body &body, size_t begin, size_t end)
-    {
-        if (m_stripNext) {
-            while (begin < end && isSpace(m_src[begin]))
-                ++begin;
-            m_stripNext = false;
-        }
-        if (end <= begin)
-            return;
-        auto stmt = std::make_unique<Stmt>();
-        stmt->kind = Stmt::Kind::Text;
-        stmt->offset = begin;
-        stmt->text = std::string(m_src.substr(begin, end - begin));
-        body.push_back(std::move(stmt));
+size_t Parser::findTag(size_t from) const
+{
+    for (size_t i = from; i + 1 < m_src.size(); ++i)
+        if (m_src[i] == '{' && (m_src[i + 1] == '{' || m_src[i + 1] == '%' || m_src[i + 1] == '#'))
+            return i;
+    return m_src.size();
+}
+
+// After a tag that ends at `end` (the position of its closing two characters): '-' strips the
+// whitespace that follows; trim_blocks removes one newline after a block or comment tag.
+void Parser::afterTag(size_t end, bool minusRight, bool block)
+{
+    m_pos = end + 2;
+    m_lineStartAtPos = false;
+    if (minusRight) {
+        m_stripNext = true;
+    } else if (block) {
+        if (m_src.substr(m_pos, 2) == "\r\n")
+            m_pos += 2, m_lineStartAtPos = true;
+        else if (m_pos < m_src.size() && m_src[m_pos] == '\n')
+            ++m_pos, m_lineStartAtPos = true;
     }
+}
 
-    size_t findTag(size_t from) const
-    {
-        for (size_t i = from; i + 1 < m_src.size(); ++i)
-            if (m_src[i] == '{' && (m_src[i + 1] == '{' || m_src[i + 1] == '%' || m_src[i + 1] == '#'))
-                return i;
-        return m_src.size();
-    }
-
-    // After a tag that ends at `end` (the position of its closing two characters): '-' strips the
-    // whitespace that follows; trim_blocks removes one newline after a block or comment tag.
-    void afterTag(size_t end, bool minusRight, bool block)
-    {
-        m_pos = end + 2;
-        m_lineStartAtPos = false;
-        if (minusRight) {
-            m_stripNext = true;
-        } else if (block) {
-            if (m_src.substr(m_pos, 2) == "\r\n")
-                m_pos += 2, m_lineStartAtPos = true;
-            else if (m_pos < m_src.size() && m_src[m_pos] == '\n')
-                ++m_pos, m_lineStartAtPos = true;
-        }
-    }
-
-    // ---- tokens of one tag ---------------------------------------------------------------
-
-    void tokenizeTag(std::string_view close)
-    {
-        m_tokens.clear();
-        m_next = 0;
-        size_t i = m_pos;
-        for (;;) {
-            while (i < m_src.size() && isSpace(m_src[i]))
-                ++i;
-            if (i >= m_src.size())
-                fail("a tag that is never closed", m_tagOffset);
-            if (m_src[i] == '-' && m_src.substr(i + 1, 2) == close) {
-                m_tokens.push_back({Token::Type::End, {}, i});
-                afterTag(i + 1, true, close == "%}");
-                return;
-            }
-            if (m_src.substr(i, 2) == close) {
-                m_tokens.push_back({Token::Type::End, {}, i});
-                afterTag(i, false, close == "%}");
-                return;
-            }
-            const char c = m_src[i];
-            const size_t start = i;
-            if (isNameStart(c)) {
-                while (i < m_src.size() && (isNameStart(m_src[i]) || isDigit(m_src[i])))
-                    ++i;
-                m_tokens.push_back({Token::Type::Name, std::string(m_src.substr(start, i - start)), start});
-            } else if (isDigit(c)) {
-                bool real = false;
-                while (i < m_src.size() &&
-                       (isDigit(m_src[i]) || m_src[i] == '_' ||
-                        (m_src[i] == '.' && i + 1 < m_src.size() && isDigit(m_src[i + 1]) && !real))) {
-                    real = real || m_src[i] == '.';
-                    ++i;
-                }
-                if (i < m_src.size() && (m_src[i] == 'e' || m_src[i] == 'E')) { // 1e3, 2.5e-4
-                    size_t j = i + 1;
-                    if (j < m_src.size() && (m_src[j] == '+' || m_src[j] == '-'))
-                        ++j;
-                    if (j < m_src.size() && isDigit(m_src[j])) {
-                        while (j < m_src.size() && isDigit(m_src[j]))
-                            ++j;
-                        i = j;
-                        real = true;
-                    }
-                }
-                std::string digits(m_src.substr(start, i - start));
-                digits.erase(std::remove(digits.begin(), digits.end(), '_'), digits.end());
-                m_tokens.push_back({real ? Token::Type::Float : Token::Type::Int, digits, start});
-            } else if (c == '\'' || c == '"') {
-                m_tokens.push_back({Token::Type::String, readString(i), start});
-            } else {
-                static constexpr const char *kOps[] = {"**", "//", "==", "!=", "<=", ">=", "+", "-", "*",
-                                                       "/",  "%",  "~",  "<",  ">",  "=",  "(", ")", "[",
-                                                       "]",  "{",  "}",  ",",  ":",  ".",  "|"};
-                bool found = false;
-                for (const char *op : kOps)
-                    if (m_src.substr(i, std::strlen(op)) == op) {
-                        m_tokens.push_back({Token::Type::Op, op, start});
-                        i += std::strlen(op);
-                        found = true;
-                        break;
-                    }
-                if (!found)
-                    fail(std::string("unexpected character '") + c + "'", i);
-            }
-        }
-    }
-
-    // A quoted string with Python's escapes; `i` moves past its closing quote.
-    std::string readString(size_t &i)
-    {
-        const char quote = m_src[i++];
-        std::string out;
-        while (i < m_src.size() && m_src[i] != quote) {
-            char c = m_src[i++];
-            if (c == '\\' && i < m_src.size()) {
-                const char e = m_src[i++];
-                // Python's escapes: \xNN, \uNNNN and \UNNNNNNNN name a code point
-                const size_t digits = e == 'x' ? 2 : e == 'u' ? 4 : e == 'U' ? 8 : 0;
-                if (digits && i + digits <= m_src.size() &&
-                    std::all_of(m_src.begin() + static_cast<std::ptrdiff_t>(i),
-                                m_src.begin() + static_cast<std::ptrdiff_t>(i + digits),
-                                [](char h) { return std::isxdigit(static_cast<unsigned char>(h)) != 0; })) {
-                    const unsigned long cp = std::stoul(std::string(m_src.substr(i, digits)), nullptr, 16);
-                    i += digits;
-                    appendUtf8(cp <= 0x10FFFF ? static_cast<uint32_t>(cp) : 0xFFFD, out);
-                    continue;
-                }
-                switch (e) {
-                case 'n': c = '\n'; break;
-                case 't': c = '\t'; break;
-                case 'r': c = '\r'; break;
-                case 'a': c = '\a'; break;
-                case 'b': c = '\b'; break;
-                case 'f': c = '\f'; break;
-                case 'v': c = '\v'; break;
-                case '\\': c = '\\'; break;
-                case '\'': c = '\''; break;
-                case '"': c = '"'; break;
-                case '0': c = '\0'; break;
-                default: out += '\\'; c = e;
-                }
-            }
-            out += c;
-        }
+void Parser::tokenizeTag(std::string_view close)
+{
+    m_tokens.clear();
+    m_next = 0;
+    size_t i = m_pos;
+    for (;;) {
+        while (i < m_src.size() && isSpace(m_src[i]))
+            ++i;
         if (i >= m_src.size())
-            fail("a string that is never closed", i);
-        ++i;
-        return out;
+            fail("a tag that is never closed", m_tagOffset);
+        if (m_src[i] == '-' && m_src.substr(i + 1, 2) == close) {
+            m_tokens.push_back({Token::Type::End, {}, i});
+            afterTag(i + 1, true, close == "%}");
+            return;
+        }
+        if (m_src.substr(i, 2) == close) {
+            m_tokens.push_back({Token::Type::End, {}, i});
+            afterTag(i, false, close == "%}");
+            return;
+        }
+        const char c = m_src[i];
+        const size_t start = i;
+        if (isNameStart(c)) {
+            while (i < m_src.size() && (isNameStart(m_src[i]) || isDigit(m_src[i])))
+                ++i;
+            m_tokens.push_back({Token::Type::Name, std::string(m_src.substr(start, i - start)), start});
+        } else if (isDigit(c)) {
+            bool real = false;
+            while (i < m_src.size() && (isDigit(m_src[i]) || m_src[i] == '_' ||
+                                        (m_src[i] == '.' && i + 1 < m_src.size() && isDigit(m_src[i + 1]) && !real))) {
+                real = real || m_src[i] == '.';
+                ++i;
+            }
+            if (i < m_src.size() && (m_src[i] == 'e' || m_src[i] == 'E')) { // 1e3, 2.5e-4
+                size_t j = i + 1;
+                if (j < m_src.size() && (m_src[j] == '+' || m_src[j] == '-'))
+                    ++j;
+                if (j < m_src.size() && isDigit(m_src[j])) {
+                    while (j < m_src.size() && isDigit(m_src[j]))
+                        ++j;
+                    i = j;
+                    real = true;
+                }
+            }
+            std::string digits(m_src.substr(start, i - start));
+            digits.erase(std::remove(digits.begin(), digits.end(), '_'), digits.end());
+            m_tokens.push_back({real ? Token::Type::Float : Token::Type::Int, digits, start});
+        } else if (c == '\'' || c == '"') {
+            m_tokens.push_back({Token::Type::String, readString(i), start});
+        } else {
+            static constexpr const char *kOps[] = {"**", "//", "==", "!=", "<=", ">=", "+", "-", "*",
+                                                   "/",  "%",  "~",  "<",  ">",  "=",  "(", ")", "[",
+                                                   "]",  "{",  "}",  ",",  ":",  ".",  "|"};
+            bool found = false;
+            for (const char *op : kOps)
+                if (m_src.substr(i, std::strlen(op)) == op) {
+                    m_tokens.push_back({Token::Type::Op, op, start});
+                    i += std::strlen(op);
+                    found = true;
+                    break;
+                }
+            if (!found)
+                fail(std::string("unexpected character '") + c + "'", i);
+        }
     }
+}
 
-    const Token &peek(size_t ahead = 0) const { return m_tokens[std::min(m_next + ahead, m_tokens.size() - 1)]; }
-    Token take()
-    {
-        Token t = peek();
-        if (m_next < m_tokens.size() - 1)
-            ++m_next;
-        return t;
+// A quoted string with Python's escapes; `i` moves past its closing quote.
+std::string Parser::readString(size_t &i)
+{
+    const char quote = m_src[i++];
+    std::string out;
+    while (i < m_src.size() && m_src[i] != quote) {
+        char c = m_src[i++];
+        if (c == '\\' && i < m_src.size()) {
+            const char e = m_src[i++];
+            // Python's escapes: \xNN, \uNNNN and \UNNNNNNNN name a code point
+            const size_t digits = e == 'x' ? 2 : e == 'u' ? 4 : e == 'U' ? 8 : 0;
+            if (digits && i + digits <= m_src.size() &&
+                std::all_of(m_src.begin() + static_cast<std::ptrdiff_t>(i),
+                            m_src.begin() + static_cast<std::ptrdiff_t>(i + digits),
+                            [](char h) { return std::isxdigit(static_cast<unsigned char>(h)) != 0; })) {
+                const unsigned long cp = std::stoul(std::string(m_src.substr(i, digits)), nullptr, 16);
+                i += digits;
+                appendUtf8(cp <= 0x10FFFF ? static_cast<uint32_t>(cp) : 0xFFFD, out);
+                continue;
+            }
+            switch (e) {
+            case 'n': c = '\n'; break;
+            case 't': c = '\t'; break;
+            case 'r': c = '\r'; break;
+            case 'a': c = '\a'; break;
+            case 'b': c = '\b'; break;
+            case 'f': c = '\f'; break;
+            case 'v': c = '\v'; break;
+            case '\\': c = '\\'; break;
+            case '\'': c = '\''; break;
+            case '"': c = '"'; break;
+            case '0': c = '\0'; break;
+            default: out += '\\'; c = e;
+            }
+        }
+        out += c;
     }
-    bool isOp(std::string_view op, size_t ahead = 0) const
-    {
-        return peek(ahead).type == Token::Type::Op && peek(ahead).text == op;
-    }
-    bool isName(std::string_view name, size_t ahead = 0) const
-    {
-        return peek(ahead).type == Token::Type::Name && peek(ahead).text == name;
-    }
-    bool acceptOp(std::string_view op)
-    {
-        if (!isOp(op))
-            return false;
-        take();
-        return true;
-    }
-    bool acceptName(std::string_view name)
-    {
-        if (!isName(name))
-            return false;
-        take();
-        return true;
-    }
-    void expectOp(std::string_view op)
-    {
-        if (!acceptOp(op))
-            fail("expected '" + std::string(op) + "'", peek().offset);
-    }
-    std::string expectName()
-    {
-        if (peek().type != Token::Type::Name)
-            fail("expected a name", peek().offset);
-        return take().text;
-    }
-    void expectEnd() const
-    {
-        if (peek().type != Token::Type::End)
-            fail("unexpected '" + peek().text + "'", peek().offset);
-    }
+    if (i >= m_src.size())
+        fail("a string that is never closed", i);
+    ++i;
+    return out;
+}
 
-    // ---- statements ------------------------------------------------------------------------
+Token Parser::take()
+{
+    Token t = peek();
+    if (m_next < m_tokens.size() - 1)
+        ++m_next;
+    return t;
+}
 
-    void parseStatement(Body &body)
-    {
-        const Token keyword = take();
-        auto stmt = std::make_unique<Stmt>();
-        stmt->offset = keyword.offset;
-        std::string stop;
-        const std::string &k = keyword.text;
-        if (k == "if") {
-            stmt->kind = Stmt::Kind::If;
-            ExprPtr cond = parseExpression();
-            for (;;) {
+bool Parser::isOp(std::string_view op, size_t ahead) const
+{
+    return peek(ahead).type == Token::Type::Op && peek(ahead).text == op;
+}
+
+bool Parser::isName(std::string_view name, size_t ahead) const
+{
+    return peek(ahead).type == Token::Type::Name && peek(ahead).text == name;
+}
+
+bool Parser::acceptOp(std::string_view op)
+{
+    if (!isOp(op))
+        return false;
+    take();
+    return true;
+}
+
+bool Parser::acceptName(std::string_view name)
+{
+    if (!isName(name))
+        return false;
+    take();
+    return true;
+}
+
+void Parser::expectOp(std::string_view op)
+{
+    if (!acceptOp(op))
+        fail("expected '" + std::string(op) + "'", peek().offset);
+}
+
+std::string Parser::expectName()
+{
+    if (peek().type != Token::Type::Name)
+        fail("expected a name", peek().offset);
+    return take().text;
+}
+
+void Parser::expectEnd() const
+{
+    if (peek().type != Token::Type::End)
+        fail("unexpected '" + peek().text + "'", peek().offset);
+}
+
+void Parser::parseStatement(Body &body)
+{
+    const Token keyword = take();
+    auto stmt = std::make_unique<Stmt>();
+    stmt->offset = keyword.offset;
+    std::string stop;
+    const std::string &k = keyword.text;
+    if (k == "if") {
+        stmt->kind = Stmt::Kind::If;
+        ExprPtr cond = parseExpression();
+        for (;;) {
+            expectEnd();
+            Body branch = parseBody({"elif", "else", "endif"}, stop);
+            stmt->branches.emplace_back(std::move(cond), std::move(branch));
+            if (stop.empty())
+                fail("'if' without 'endif'", keyword.offset);
+            take();
+            if (stop == "elif") {
+                cond = parseExpression();
+            } else if (stop == "else") {
                 expectEnd();
-                Body branch = parseBody({"elif", "else", "endif"}, stop);
-                stmt->branches.emplace_back(std::move(cond), std::move(branch));
+                Body last = parseBody({"endif"}, stop);
                 if (stop.empty())
                     fail("'if' without 'endif'", keyword.offset);
                 take();
-                if (stop == "elif") {
-                    cond = parseExpression();
-                } else if (stop == "else") {
-                    expectEnd();
-                    Body last = parseBody({"endif"}, stop);
-                    if (stop.empty())
-                        fail("'if' without 'endif'", keyword.offset);
-                    take();
-                    stmt->branches.emplace_back(nullptr, std::move(last));
-                    break;
-                } else {
-                    break;
-                }
+                stmt->branches.emplace_back(nullptr, std::move(last));
+                break;
+            } else {
+                break;
             }
+        }
+        expectEnd();
+    } else if (k == "for") {
+        stmt->kind = Stmt::Kind::For;
+        do
+            stmt->targets.push_back(expectName());
+        while (acceptOp(","));
+        if (!acceptName("in"))
+            fail("expected 'in'", peek().offset);
+        stmt->expr = parseTernaryFree();
+        if (acceptName("if"))
+            stmt->condition = parseExpression();
+        acceptName("recursive");
+        expectEnd();
+        stmt->body = parseBody({"else", "endfor"}, stop);
+        if (stop.empty())
+            fail("'for' without 'endfor'", keyword.offset);
+        take();
+        if (stop == "else") {
             expectEnd();
-        } else if (k == "for") {
-            stmt->kind = Stmt::Kind::For;
-            do
-                stmt->targets.push_back(expectName());
-            while (acceptOp(","));
-            if (!acceptName("in"))
-                fail("expected 'in'", peek().offset);
-            stmt->expr = parseTernaryFree();
-            if (acceptName("if"))
-                stmt->condition = parseExpression();
-            acceptName("recursive");
-            expectEnd();
-            stmt->body = parseBody({"else", "endfor"}, stop);
+            stmt->elseBody = parseBody({"endfor"}, stop);
             if (stop.empty())
                 fail("'for' without 'endfor'", keyword.offset);
             take();
-            if (stop == "else") {
-                expectEnd();
-                stmt->elseBody = parseBody({"endfor"}, stop);
-                if (stop.empty())
-                    fail("'for' without 'endfor'", keyword.offset);
-                take();
-            }
-            expectEnd();
-        } else if (k == "set") {
-            const std::string first = expectName();
-            if (acceptOp(".")) {
-                stmt->object = first;
-                stmt->targets.push_back(expectName());
-            } else {
-                stmt->targets.push_back(first);
-                while (acceptOp(","))
-                    stmt->targets.push_back(expectName());
-            }
-            if (peek().type == Token::Type::End && stmt->object.empty() && stmt->targets.size() == 1) {
-                stmt->kind = Stmt::Kind::SetBlock;
-                expectEnd();
-                stmt->body = parseBody({"endset"}, stop);
-                if (stop.empty())
-                    fail("'set' without 'endset'", keyword.offset);
-                take();
-            } else {
-                stmt->kind = Stmt::Kind::Set;
-                expectOp("=");
-                stmt->expr = parseTuple();
-            }
-            expectEnd();
-        } else if (k == "macro") {
-            stmt->kind = Stmt::Kind::Macro;
-            stmt->name = expectName();
-            expectOp("(");
-            while (!acceptOp(")")) {
-                std::string param = expectName();
-                ExprPtr def;
-                if (acceptOp("="))
-                    def = parseExpression();
-                stmt->params.emplace_back(std::move(param), std::move(def));
-                if (!isOp(")"))
-                    expectOp(",");
-            }
-            expectEnd();
-            stmt->body = parseBody({"endmacro"}, stop);
-            if (stop.empty())
-                fail("'macro' without 'endmacro'", keyword.offset);
-            take();
-            acceptName(stmt->name);
-            expectEnd();
-        } else if (k == "break" || k == "continue") {
-            stmt->kind = k == "break" ? Stmt::Kind::Break : Stmt::Kind::Continue;
-            expectEnd();
-        } else if (k == "generation") {
-            // HuggingFace's marker of the assistant's part: its content is ordinary template text
-            expectEnd();
-            Body inner = parseBody({"endgeneration"}, stop);
-            if (stop.empty())
-                fail("'generation' without 'endgeneration'", keyword.offset);
-            take();
-            expectEnd();
-            for (auto &s : inner)
-                body.push_back(std::move(s));
-            return;
-        } else if (k == "raw") {
-            expectEnd();
-            const size_t end = m_src.find("endraw", m_pos);
-            const size_t open = end == std::string_view::npos ? end : m_src.rfind("{%", end);
-            if (open == std::string_view::npos || open < m_pos)
-                fail("'raw' without 'endraw'", keyword.offset);
-            stmt->kind = Stmt::Kind::Text;
-            stmt->text = std::string(m_src.substr(m_pos, open - m_pos));
-            const size_t close = m_src.find("%}", end);
-            if (close == std::string_view::npos)
-                fail("a tag that is never closed", open);
-            afterTag(close, m_src[close - 1] == '-', true);
+        }
+        expectEnd();
+    } else if (k == "set") {
+        const std::string first = expectName();
+        if (acceptOp(".")) {
+            stmt->object = first;
+            stmt->targets.push_back(expectName());
         } else {
-            fail("'" + k + "' is not a statement this evaluator knows", keyword.offset);
+            stmt->targets.push_back(first);
+            while (acceptOp(","))
+                stmt->targets.push_back(expectName());
         }
-        body.push_back(std::move(stmt));
-    }
-
-    // ---- expressions -----------------------------------------------------------------------
-
-    ExprPtr make(Expr::Kind kind, size_t offset, std::string name = {})
-    {
-        auto e = std::make_unique<Expr>();
-        e->kind = kind;
-        e->offset = offset;
-        e->name = std::move(name);
-        return e;
-    }
-
-    // `a, b` (a tuple, as a list) or one expression
-    ExprPtr parseTuple()
-    {
-        ExprPtr first = parseExpression();
-        if (!isOp(","))
-            return first;
-        ExprPtr list = make(Expr::Kind::ListLiteral, first->offset);
-        list->args.push_back(std::move(first));
-        while (acceptOp(",") && peek().type != Token::Type::End)
-            list->args.push_back(parseExpression());
-        return list;
-    }
-
-    ExprPtr parseExpression()
-    {
-        const Nesting nesting(*this);
-        ExprPtr value = parseOr();
-        if (!isName("if"))
-            return value;
-        const size_t at = take().offset;
-        ExprPtr e = make(Expr::Kind::Ternary, at);
-        e->args.push_back(parseOr());
-        e->args.push_back(std::move(value));
-        e->args.push_back(acceptName("else") ? parseExpression() : nullptr);
-        return e;
-    }
-    // the iterable of a for loop: no `if` (that is the loop's filter)
-    ExprPtr parseTernaryFree() { return parseOr(); }
-
-    ExprPtr binary(std::string op, size_t at, ExprPtr l, ExprPtr r)
-    {
-        ExprPtr e = make(Expr::Kind::Binary, at, std::move(op));
-        e->args.push_back(std::move(l));
-        e->args.push_back(std::move(r));
-        return e;
-    }
-
-    ExprPtr parseOr()
-    {
-        Chain chain(*this);
-        ExprPtr e = parseAnd();
-        while (isName("or")) {
-            chain.link();
-            const size_t at = take().offset;
-            e = binary("or", at, std::move(e), parseAnd());
+        if (peek().type == Token::Type::End && stmt->object.empty() && stmt->targets.size() == 1) {
+            stmt->kind = Stmt::Kind::SetBlock;
+            expectEnd();
+            stmt->body = parseBody({"endset"}, stop);
+            if (stop.empty())
+                fail("'set' without 'endset'", keyword.offset);
+            take();
+        } else {
+            stmt->kind = Stmt::Kind::Set;
+            expectOp("=");
+            stmt->expr = parseTuple();
         }
-        return e;
-    }
-    ExprPtr parseAnd()
-    {
-        Chain chain(*this);
-        ExprPtr e = parseNot();
-        while (isName("and")) {
-            chain.link();
-            const size_t at = take().offset;
-            e = binary("and", at, std::move(e), parseNot());
-        }
-        return e;
-    }
-    ExprPtr parseNot()
-    {
-        const Nesting nesting(*this);
-        if (isName("not")) {
-            const size_t at = take().offset;
-            ExprPtr e = make(Expr::Kind::Unary, at, "not");
-            e->args.push_back(parseNot());
-            return e;
-        }
-        return parseCompare();
-    }
-    ExprPtr parseCompare()
-    {
-        Chain chain(*this);
-        ExprPtr e = parseMath1();
-        for (;;) {
-            chain.link();
-            std::string op;
-            for (const char *o : {"==", "!=", "<=", ">=", "<", ">"})
-                if (isOp(o))
-                    op = o;
-            if (op.empty() && isName("in"))
-                op = "in";
-            if (op.empty() && isName("not") && isName("in", 1)) {
-                take();
-                op = "notin";
-            }
-            if (op.empty())
-                return e;
-            const size_t at = take().offset;
-            e = binary(op, at, std::move(e), parseMath1());
-        }
-    }
-    ExprPtr parseMath1()
-    {
-        Chain chain(*this);
-        ExprPtr e = parseConcat();
-        while (isOp("+") || isOp("-")) {
-            chain.link();
-            const Token t = take();
-            e = binary(t.text, t.offset, std::move(e), parseConcat());
-        }
-        return e;
-    }
-    ExprPtr parseConcat()
-    {
-        Chain chain(*this);
-        ExprPtr e = parseMath2();
-        while (isOp("~")) {
-            chain.link();
-            const size_t at = take().offset;
-            e = binary("~", at, std::move(e), parseMath2());
-        }
-        return e;
-    }
-    ExprPtr parseMath2()
-    {
-        Chain chain(*this);
-        ExprPtr e = parsePow();
-        while (isOp("*") || isOp("/") || isOp("//") || isOp("%")) {
-            chain.link();
-            const Token t = take();
-            e = binary(t.text, t.offset, std::move(e), parsePow());
-        }
-        return e;
-    }
-    ExprPtr parsePow()
-    {
-        Chain chain(*this);
-        ExprPtr e = parseUnary();
-        while (isOp("**")) {
-            chain.link();
-            const size_t at = take().offset;
-            e = binary("**", at, std::move(e), parseUnary());
-        }
-        return e;
-    }
-    ExprPtr parseUnary()
-    {
-        const Nesting nesting(*this);
-        if (isOp("-") || isOp("+")) {
-            const Token t = take();
-            ExprPtr e = make(Expr::Kind::Unary, t.offset, t.text);
-            e->args.push_back(parseUnary());
-            return e;
-        }
-        return parseFilters(parsePostfix(parsePrimary()));
-    }
-
-    void parseCallArgs(Expr &e)
-    {
+        expectEnd();
+    } else if (k == "macro") {
+        stmt->kind = Stmt::Kind::Macro;
+        stmt->name = expectName();
+        expectOp("(");
         while (!acceptOp(")")) {
-            if (peek().type == Token::Type::Name && isOp("=", 1)) {
-                std::string name = take().text;
-                take();
-                e.kwargs.emplace_back(std::move(name), parseExpression());
-            } else {
-                e.args.push_back(parseExpression());
-            }
+            std::string param = expectName();
+            ExprPtr def;
+            if (acceptOp("="))
+                def = parseExpression();
+            stmt->params.emplace_back(std::move(param), std::move(def));
             if (!isOp(")"))
                 expectOp(",");
         }
+        expectEnd();
+        stmt->body = parseBody({"endmacro"}, stop);
+        if (stop.empty())
+            fail("'macro' without 'endmacro'", keyword.offset);
+        take();
+        acceptName(stmt->name);
+        expectEnd();
+    } else if (k == "break" || k == "continue") {
+        stmt->kind = k == "break" ? Stmt::Kind::Break : Stmt::Kind::Continue;
+        expectEnd();
+    } else if (k == "generation") {
+        // HuggingFace's marker of the assistant's part: its content is ordinary template text
+        expectEnd();
+        Body inner = parseBody({"endgeneration"}, stop);
+        if (stop.empty())
+            fail("'generation' without 'endgeneration'", keyword.offset);
+        take();
+        expectEnd();
+        for (auto &s : inner)
+            body.push_back(std::move(s));
+        return;
+    } else if (k == "raw") {
+        expectEnd();
+        const size_t end = m_src.find("endraw", m_pos);
+        const size_t open = end == std::string_view::npos ? end : m_src.rfind("{%", end);
+        if (open == std::string_view::npos || open < m_pos)
+            fail("'raw' without 'endraw'", keyword.offset);
+        stmt->kind = Stmt::Kind::Text;
+        stmt->text = std::string(m_src.substr(m_pos, open - m_pos));
+        const size_t close = m_src.find("%}", end);
+        if (close == std::string_view::npos)
+            fail("a tag that is never closed", open);
+        afterTag(close, m_src[close - 1] == '-', true);
+    } else {
+        fail("'" + k + "' is not a statement this evaluator knows", keyword.offset);
     }
+    body.push_back(std::move(stmt));
+}
 
-    ExprPtr parsePostfix(ExprPtr e)
-    {
-        Chain chain(*this);
-        for (;;) {
-            chain.link();
-            if (isOp(".")) {
-                const size_t at = take().offset;
-                ExprPtr attr = make(Expr::Kind::Attr, at, expectName());
-                attr->args.push_back(std::move(e));
-                e = std::move(attr);
-            } else if (isOp("[")) {
-                const size_t at = take().offset;
-                ExprPtr parts[3];
-                int colons = 0;
-                while (!isOp("]")) {
-                    if (acceptOp(":")) {
-                        if (++colons > 2)
-                            fail("too many ':' in a slice", at);
-                    } else {
-                        parts[colons] = parseExpression();
-                    }
-                }
-                take();
-                ExprPtr item = make(colons ? Expr::Kind::Slice : Expr::Kind::Item, at);
-                item->args.push_back(std::move(e));
-                if (!colons && !parts[0])
-                    fail("an empty subscript", at);
-                for (int i = 0; i < (colons ? 3 : 1); ++i)
-                    item->args.push_back(std::move(parts[i]));
-                e = std::move(item);
-            } else if (isOp("(")) {
-                const size_t at = take().offset;
-                ExprPtr call = make(Expr::Kind::Call, at);
-                call->args.push_back(std::move(e));
-                parseCallArgs(*call);
-                e = std::move(call);
-            } else {
-                return e;
-            }
-        }
-    }
-
-    ExprPtr parseFilters(ExprPtr e)
-    {
-        Chain chain(*this);
-        for (;;) {
-            chain.link();
-            if (isOp("|")) {
-                const size_t at = take().offset;
-                ExprPtr f = make(Expr::Kind::Filter, at, expectName());
-                f->args.push_back(std::move(e));
-                if (acceptOp("("))
-                    parseCallArgs(*f);
-                e = parsePostfix(std::move(f));
-            } else if (isName("is")) {
-                const size_t at = take().offset;
-                const bool negated = acceptName("not");
-                ExprPtr t = make(Expr::Kind::Test, at, expectName());
-                t->negated = negated;
-                t->args.push_back(std::move(e));
-                if (acceptOp("("))
-                    parseCallArgs(*t);
-                else if (peek().type == Token::Type::String || peek().type == Token::Type::Int ||
-                         peek().type == Token::Type::Float ||
-                         (peek().type == Token::Type::Name && !isName("and") && !isName("or") && !isName("else") &&
-                          !isName("if") && !isName("in") && !isName("not") && !isName("is")))
-                    t->args.push_back(parsePostfix(parsePrimary()));
-                e = std::move(t);
-            } else {
-                return e;
-            }
-        }
-    }
-
-    ExprPtr parsePrimary()
-    {
-        const Token t = take();
-        switch (t.type) {
-        case Token::Type::Name: {
-            ExprPtr e = make(Expr::Kind::Literal, t.offset);
-            if (t.text == "true" || t.text == "True")
-                e->literal = Value::boolean(true);
-            else if (t.text == "false" || t.text == "False")
-                e->literal = Value::boolean(false);
-            else if (t.text == "none" || t.text == "None")
-                e->literal = Value::none();
-            else
-                e = make(Expr::Kind::Name, t.offset, t.text);
-            return e;
-        }
-        case Token::Type::String: {
-            std::string s = t.text;
-            while (peek().type == Token::Type::String) // adjacent strings join, as in Python
-                s += take().text;
-            ExprPtr e = make(Expr::Kind::Literal, t.offset);
-            e->literal = Value::string(std::move(s));
-            return e;
-        }
-        case Token::Type::Int:
-        case Token::Type::Float: {
-            ExprPtr e = make(Expr::Kind::Literal, t.offset);
-            try {
-                e->literal =
-                    t.type == Token::Type::Int ? Value::integer(std::stoll(t.text)) : Value::real(std::stod(t.text));
-            } catch (const std::exception &) {
-                fail("a number out of range", t.offset);
-            }
-            return e;
-        }
-        case Token::Type::Op:
-            if (t.text == "(") {
-                ExprPtr e = parseTuple();
-                expectOp(")");
-                return e;
-            }
-            if (t.text == "[") {
-                ExprPtr e = make(Expr::Kind::ListLiteral, t.offset);
-                while (!acceptOp("]")) {
-                    e->args.push_back(parseExpression());
-                    if (!isOp("]"))
-                        expectOp(",");
-                }
-                return e;
-            }
-            if (t.text == "{") {
-                ExprPtr e = make(Expr::Kind::DictLiteral, t.offset);
-                while (!acceptOp("}")) {
-                    e->args.push_back(parseExpression());
-                    expectOp(":");
-                    e->args.push_back(parseExpression());
-                    if (!isOp("}"))
-                        expectOp(",");
-                }
-                return e;
-            }
-            fail("unexpected '" + t.text + "'", t.offset);
-        case Token::Type::End: fail("an expression is missing", t.offset);
-        }
-        fail("unexpected token", t.offset);
-    }
-
-    std::string_view m_src;
-    size_t m_pos = 0;
-    size_t m_tagOffset = 0;
-    bool m_stripNext = false;
-    bool m_lineStartAtPos = true;
-    std::vector<Token> m_tokens;
-    size_t m_next = 0;
-    int m_nesting = 0;
-};
-
-} // namespace
+} // namespace detail
 
 Body parseTemplate(std::string_view source)
 {
@@ -839,7 +466,7 @@ Body parseTemplate(std::string_view source)
     }
     if (!text.empty() && text.back() == '\n')
         text.pop_back();
-    return Parser(text).parseAll();
+    return detail::Parser(text).parseAll();
 }
 
 } // namespace gguf::jinja
