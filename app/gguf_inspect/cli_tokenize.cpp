@@ -11,7 +11,6 @@
 #include <fstream>
 #include <iostream>
 #include <iterator>
-#include <sstream>
 
 namespace cli {
 namespace {
@@ -33,20 +32,13 @@ std::shared_ptr<const gguf::Tokenizer> openTokenizer(const CommandArgs &args)
     return tokenizer;
 }
 
+// TEXT, or the content of --file F; standard input for `--file -` and when neither is given.
 std::optional<std::string> readText(const CommandArgs &args)
 {
-    if (!args.textFile) {
-        if (!args.rest.empty())
-            return args.rest.front();
-        std::ostringstream in; // neither TEXT nor --file: standard input
-        in << std::cin.rdbuf();
-        return in.str();
-    }
-    if (*args.textFile == "-") {
-        std::ostringstream in;
-        in << std::cin.rdbuf();
-        return in.str();
-    }
+    if (!args.textFile && !args.rest.empty())
+        return args.rest.front();
+    if (!args.textFile || *args.textFile == "-")
+        return std::string(std::istreambuf_iterator<char>(std::cin), std::istreambuf_iterator<char>());
     std::ifstream in(*args.textFile, std::ios::binary);
     if (!in) {
         std::fprintf(stderr, "gguf-inspect: %s: %s\n", args.textFile->c_str(), std::strerror(errno));

@@ -3,6 +3,8 @@
 // **, unary - +, then postfix access, calls, filters and tests on a primary.
 #include "jinja_parser.h"
 
+#include <array>
+
 namespace gguf::jinja::detail {
 
 ExprPtr Parser::make(Expr::Kind kind, size_t offset, std::string name)
@@ -30,12 +32,12 @@ ExprPtr Parser::parseTuple()
 ExprPtr Parser::parseExpression()
 {
     const Nesting nesting(*this);
-    ExprPtr value = parseOr();
+    ExprPtr value = parseLevel(0);
     if (!isName("if"))
         return value;
     const size_t at = take().offset;
     ExprPtr e = make(Expr::Kind::Ternary, at);
-    e->args.push_back(parseOr());
+    e->args.push_back(parseLevel(0));
     e->args.push_back(std::move(value));
     e->args.push_back(acceptName("else") ? parseExpression() : nullptr);
     return e;
@@ -49,28 +51,45 @@ ExprPtr Parser::binary(std::string op, size_t at, ExprPtr l, ExprPtr r)
     return e;
 }
 
-ExprPtr Parser::parseOr()
-{
-    Chain chain(*this);
-    ExprPtr e = parseAnd();
-    while (isName("or")) {
-        chain.link();
-        const size_t at = take().offset;
-        e = binary("or", at, std::move(e), parseAnd());
-    }
-    return e;
-}
+namespace {
 
-ExprPtr Parser::parseAnd()
+// The left-associative binary operators by precedence, lowest first: `or`, `and` (then `not` and
+// the comparisons, parsed apart), + -, ~, * / // %, **.
+struct BinaryLevel {
+    bool words; ///< the operators are names ("or"), not symbols
+    std::initializer_list<std::string_view> ops;
+};
+const std::array<BinaryLevel, 6> kLevels = {{
+    {true, {"or"}},
+    {true, {"and"}},
+    {false, {"+", "-"}},
+    {false, {"~"}},
+    {false, {"*", "/", "//", "%"}},
+    {false, {"**"}},
+}};
+constexpr size_t kFirstArithmeticLevel = 2;
+
+} // namespace
+
+ExprPtr Parser::parseLevel(size_t level)
 {
+    const auto operand = [&] {
+        if (level == 1)
+            return parseNot();
+        return level + 1 < kLevels.size() ? parseLevel(level + 1) : parseUnary();
+    };
+    const BinaryLevel &ops = kLevels[level];
     Chain chain(*this);
-    ExprPtr e = parseNot();
-    while (isName("and")) {
+    ExprPtr e = operand();
+    for (;;) {
+        const Token &t = peek();
+        if (t.type != (ops.words ? Token::Type::Name : Token::Type::Op) ||
+            std::find(ops.ops.begin(), ops.ops.end(), t.text) == ops.ops.end())
+            return e;
         chain.link();
-        const size_t at = take().offset;
-        e = binary("and", at, std::move(e), parseNot());
+        const Token op = take();
+        e = binary(op.text, op.offset, std::move(e), operand());
     }
-    return e;
 }
 
 ExprPtr Parser::parseNot()
@@ -88,7 +107,7 @@ ExprPtr Parser::parseNot()
 ExprPtr Parser::parseCompare()
 {
     Chain chain(*this);
-    ExprPtr e = parseMath1();
+    ExprPtr e = parseLevel(kFirstArithmeticLevel);
     for (;;) {
         chain.link();
         std::string op;
@@ -104,56 +123,8 @@ ExprPtr Parser::parseCompare()
         if (op.empty())
             return e;
         const size_t at = take().offset;
-        e = binary(op, at, std::move(e), parseMath1());
+        e = binary(op, at, std::move(e), parseLevel(kFirstArithmeticLevel));
     }
-}
-
-ExprPtr Parser::parseMath1()
-{
-    Chain chain(*this);
-    ExprPtr e = parseConcat();
-    while (isOp("+") || isOp("-")) {
-        chain.link();
-        const Token t = take();
-        e = binary(t.text, t.offset, std::move(e), parseConcat());
-    }
-    return e;
-}
-
-ExprPtr Parser::parseConcat()
-{
-    Chain chain(*this);
-    ExprPtr e = parseMath2();
-    while (isOp("~")) {
-        chain.link();
-        const size_t at = take().offset;
-        e = binary("~", at, std::move(e), parseMath2());
-    }
-    return e;
-}
-
-ExprPtr Parser::parseMath2()
-{
-    Chain chain(*this);
-    ExprPtr e = parsePow();
-    while (isOp("*") || isOp("/") || isOp("//") || isOp("%")) {
-        chain.link();
-        const Token t = take();
-        e = binary(t.text, t.offset, std::move(e), parsePow());
-    }
-    return e;
-}
-
-ExprPtr Parser::parsePow()
-{
-    Chain chain(*this);
-    ExprPtr e = parseUnary();
-    while (isOp("**")) {
-        chain.link();
-        const size_t at = take().offset;
-        e = binary("**", at, std::move(e), parseUnary());
-    }
-    return e;
 }
 
 ExprPtr Parser::parseUnary()

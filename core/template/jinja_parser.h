@@ -20,7 +20,6 @@ struct Token {
     size_t offset = 0;
 };
 
-void appendUtf8(uint32_t cp, std::string &out);
 bool isSpace(char c);
 bool isNameStart(char c);
 bool isDigit(char c);
@@ -111,18 +110,14 @@ private:
 
     ExprPtr parseExpression();
     // the iterable of a for loop: no `if` (that is the loop's filter)
-    ExprPtr parseTernaryFree() { return parseOr(); }
+    ExprPtr parseTernaryFree() { return parseLevel(0); }
 
     ExprPtr binary(std::string op, size_t at, ExprPtr l, ExprPtr r);
 
-    ExprPtr parseOr();
-    ExprPtr parseAnd();
+    /// The binary operators of precedence level `level` and above (jinja_expressions.cpp's table).
+    ExprPtr parseLevel(size_t level);
     ExprPtr parseNot();
     ExprPtr parseCompare();
-    ExprPtr parseMath1();
-    ExprPtr parseConcat();
-    ExprPtr parseMath2();
-    ExprPtr parsePow();
     ExprPtr parseUnary();
 
     void parseCallArgs(Expr &e);

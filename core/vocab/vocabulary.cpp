@@ -2,6 +2,7 @@
 #include "core/vocab/vocabulary.h"
 
 #include "core/format/gguf_file.h"
+#include "tokenizer/unicode_text.h"
 
 #include <algorithm>
 #include <array>
@@ -9,24 +10,6 @@
 
 namespace gguf {
 namespace {
-
-// GPT-2's bytes_to_unicode(): printable Latin-1 bytes stand for themselves; the other 68 bytes
-// are spelled with code points 256, 257, … in byte order (docs/FORMAT.md §7.4). Inverted here:
-// code point → byte.
-struct Gpt2Table {
-    std::array<int16_t, 324> byteOf{};
-    constexpr Gpt2Table()
-    {
-        for (auto &b : byteOf)
-            b = -1;
-        int next = 256;
-        for (int b = 0; b < 256; ++b) {
-            const bool printable = (b >= 33 && b <= 126) || (b >= 161 && b <= 172) || (b >= 174 && b <= 255);
-            byteOf[static_cast<size_t>(printable ? b : next++)] = static_cast<int16_t>(b);
-        }
-    }
-};
-constexpr Gpt2Table kGpt2;
 
 // Decodes one UTF-8 code point at `i`; returns -1 (and advances one byte) on malformed input.
 int32_t nextCodePoint(std::string_view s, size_t &i)
@@ -92,8 +75,8 @@ void appendGpt2ByteLevel(std::string_view text, std::string &out)
     while (i < text.size()) {
         const size_t start = i;
         const int32_t cp = nextCodePoint(text, i);
-        if (cp >= 0 && static_cast<size_t>(cp) < kGpt2.byteOf.size() && kGpt2.byteOf[static_cast<size_t>(cp)] >= 0)
-            out += static_cast<char>(kGpt2.byteOf[static_cast<size_t>(cp)]);
+        if (const int byte = cp >= 0 ? unicode::byteOfStandIn(static_cast<uint32_t>(cp)) : -1; byte >= 0)
+            out += static_cast<char>(byte);
         else
             out.append(text.substr(start, i - start));
     }
@@ -117,15 +100,7 @@ void appendSentencePiece(std::string_view text, std::string &out)
             return;
         }
     }
-    static constexpr std::string_view kSpace = "\xE2\x96\x81"; // U+2581 LOWER ONE EIGHTH BLOCK
-    for (size_t i = 0; i < text.size();) {
-        if (text.substr(i, kSpace.size()) == kSpace) {
-            out += ' ';
-            i += kSpace.size();
-        } else {
-            out += text[i++];
-        }
-    }
+    unicode::appendSpaceMarksAsSpaces(text, out);
 }
 
 std::string decodeSentencePiece(std::string_view text)

@@ -258,8 +258,3 @@ QString ChatTemplateView::renderNote() const
 {
     return m_renderNote->text();
 }
-
-bool ChatTemplateView::isRendering() const
-{
-    return m_jobs->isRunning();
-}

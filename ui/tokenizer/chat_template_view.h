@@ -49,7 +49,6 @@ public:
     /// The rendering (or why there is none), as shown.
     QString renderedText() const;
     QString renderNote() const;
-    bool isRendering() const;
 
 signals:
     /// The user asked to tokenize the rendered prompt.

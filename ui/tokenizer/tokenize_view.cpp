@@ -20,13 +20,16 @@
 #include <QTimer>
 #include <QVBoxLayout>
 
+#include <algorithm>
+
 namespace {
 
 // What a tokenization delivers to the GUI thread: every id, and the chips of the first ones.
 struct Tokenized {
     std::vector<qint32> ids;
     QVector<TokenChips::Chip> chips;
-    bool complete = false; ///< false when cancelled
+    qsizetype characters = 0, bytes = 0; ///< of the text (code points, UTF-8 bytes)
+    bool complete = false;               ///< false when cancelled
 };
 
 QString attributeNames(uint16_t attr)
@@ -109,7 +112,7 @@ void TokenizeView::setFile(std::shared_ptr<const gguf::GgufFile> file)
     m_jobs->drop();
     m_tokenizer.reset();
     m_file = std::move(file);
-    showTokens({}, {});
+    showTokens({}, {}, 0, 0);
     m_notes->setText(m_file ? tr("The tokenizer is built when this section is first shown.") : QString());
     m_editor->setEnabled(false);
     if (isVisible())
@@ -177,8 +180,13 @@ void TokenizeView::retokenize()
     const gguf::TokenizeOptions options{m_addSpecial->isChecked(), m_parseSpecial->isChecked()};
     m_jobs->start(
         tr("Tokenizing %1 characters").arg(QLocale().toString(text.size())),
-        [tokenizer = m_tokenizer, bytes = text.toStdString(), options](const gguf::ProgressFn &progress) {
+        [tokenizer = m_tokenizer, text, options](const gguf::ProgressFn &progress) {
+            // the text's UTF-8 and its counts are made here too, not on the GUI thread
+            const std::string bytes = text.toStdString();
             Tokenized result;
+            result.bytes = static_cast<qsizetype>(bytes.size());
+            result.characters = std::count_if(bytes.begin(), bytes.end(),
+                                              [](char c) { return (static_cast<unsigned char>(c) & 0xC0) != 0x80; });
             auto ids = tokenizer->tokenize(bytes, options, progress);
             if (!ids)
                 return result;
@@ -194,25 +202,22 @@ void TokenizeView::retokenize()
             }
             return result;
         },
-        [this, text](const Tokenized &result) {
-            if (!result.complete)
-                return;
-            m_chips->setChips(result.chips);
-            showTokens(result.ids, text);
+        [this](const Tokenized &result) {
+            if (result.complete)
+                showTokens(result.ids, result.chips, result.characters, result.bytes);
         });
 }
 
-void TokenizeView::showTokens(std::vector<qint32> ids, const QString &text)
+void TokenizeView::showTokens(std::vector<qint32> ids, const QVector<TokenChips::Chip> &chips, qsizetype characters,
+                              qsizetype bytes)
 {
     m_ids = std::move(ids);
-    if (m_ids.empty())
-        m_chips->setChips({});
+    m_chips->setChips(chips);
     const QLocale locale;
-    const qsizetype characters = text.toUcs4().size();
     QString counts =
         m_ids.size() == 1 ? tr("1 token") : tr("%1 tokens").arg(locale.toString(static_cast<qulonglong>(m_ids.size())));
     counts += QStringLiteral(" · ") + tr("%1 characters").arg(locale.toString(characters));
-    counts += QStringLiteral(" · ") + tr("%1 bytes").arg(locale.toString(text.toUtf8().size()));
+    counts += QStringLiteral(" · ") + tr("%1 bytes").arg(locale.toString(bytes));
     if (!m_ids.empty())
         counts +=
             QStringLiteral(" · ") +

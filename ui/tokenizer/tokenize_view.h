@@ -1,6 +1,8 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 #pragma once
 
+#include "ui/tokenizer/token_chips.h"
+
 #include <QWidget>
 
 #include <memory>
@@ -11,7 +13,6 @@ class QCheckBox;
 class QLabel;
 class QPlainTextEdit;
 class QTimer;
-class TokenChips;
 
 namespace gguf {
 class GgufFile;
@@ -63,7 +64,8 @@ protected:
 private:
     void buildTokenizer();
     void retokenize();
-    void showTokens(std::vector<qint32> ids, const QString &text);
+    void showTokens(std::vector<qint32> ids, const QVector<TokenChips::Chip> &chips, qsizetype characters,
+                    qsizetype bytes);
 
     QPlainTextEdit *m_editor;
     QCheckBox *m_addSpecial;

@@ -42,8 +42,7 @@ struct TokenizerData {
     TokenizerData(const TokenizerData &) = delete;
     TokenizerData &operator=(const TokenizerData &) = delete;
 
-    std::shared_ptr<const GgufFile> file;
-    std::shared_ptr<const Vocabulary> vocab;
+    std::shared_ptr<const Vocabulary> vocab; ///< holds the file, into whose mapping the views point
     TokenizerKind kind = TokenizerKind::None;
     std::string_view pre;
     PreTokenizerSpec preSpec;
@@ -93,7 +92,7 @@ std::unique_ptr<UgmModel> buildUgmModel(const TokenizerData &d, std::span<const 
                                         std::vector<std::string> &diagnostics);
 /// RWKV's greedy longest match (tokenizer_rwkv.cpp), and its trie.
 void tokenizeRwkv(const TokenizerData &d, std::string_view text, std::vector<TokenId> &out);
-std::unique_ptr<RwkvModel> buildRwkvModel(const TokenizerData &d, std::vector<std::string> &diagnostics);
+std::unique_ptr<RwkvModel> buildRwkvModel(const TokenizerData &d);
 /// The bytes an RWKV token's stored text spells (its backslash escapes undone).
 std::string unescapeRwkvToken(std::string_view text);
 

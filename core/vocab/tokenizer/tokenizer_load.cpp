@@ -119,12 +119,11 @@ void detectByText(TokenizerData &d, std::array<TokenId, 6> &fim)
     const auto detect = [&](TokenId &id, std::initializer_list<std::string_view> texts) {
         if (id != kNoToken)
             return;
-        for (size_t i = 0; i < d.text.size(); ++i)
-            if (std::find(texts.begin(), texts.end(), d.text[i]) != texts.end()) {
-                id = static_cast<TokenId>(i);
-                forceControl(id);
-                return;
-            }
+        for (std::string_view text : texts)
+            if (const TokenId found = d.find(text); found != kNoToken && (id == kNoToken || found < id))
+                id = found;
+        if (id != kNoToken)
+            forceControl(id);
     };
     detect(d.eot, {"<|eot_id|>", "<|im_end|>", "<|end|>", "<end_of_turn>", "<|endoftext|>", "<EOT>",
                    "<\xEF\xBD\x9C"
@@ -148,11 +147,10 @@ void detectByText(TokenizerData &d, std::array<TokenId, 6> &fim)
     detect(fim[4], {"<|fim_repo|>", "<|repo_name|>", "<fim-repo>", "<REPO>"});
     detect(fim[5], {"<|file_sep|>"});
     // every end-of-generation text is a control token
-    static constexpr std::array<std::string_view, 7> kEog = {"<|eot_id|>",    "<|im_end|>", "<|end|>", "<end_of_turn>",
-                                                             "<|endoftext|>", "<|eom_id|>", "<EOT>"};
-    for (size_t i = 0; i < d.text.size(); ++i)
-        if (std::find(kEog.begin(), kEog.end(), d.text[i]) != kEog.end())
-            forceControl(static_cast<TokenId>(i));
+    for (std::string_view text :
+         {"<|eot_id|>", "<|im_end|>", "<|end|>", "<end_of_turn>", "<|endoftext|>", "<|eom_id|>", "<EOT>"})
+        if (const TokenId id = d.find(text); id != kNoToken)
+            forceControl(id);
 }
 
 bool containsAny(std::string_view s, std::initializer_list<std::string_view> parts)
@@ -242,7 +240,6 @@ TokenizerData::~TokenizerData() = default;
 std::unique_ptr<TokenizerData> loadTokenizerData(std::shared_ptr<const GgufFile> file)
 {
     auto d = std::make_unique<TokenizerData>();
-    d->file = file;
     d->vocab = Vocabulary::shared(file);
     if (!d->vocab || !d->vocab->isValid()) {
         d->diagnostics.emplace_back("the file has no tokenizer.ggml.tokens array");
@@ -333,7 +330,7 @@ std::unique_ptr<TokenizerData> loadTokenizerData(std::shared_ptr<const GgufFile>
         for (const auto &[text, id] : d->textToId)
             d->wpm->tokens.insert(text, id);
     } else if (d->kind == TokenizerKind::Rwkv) {
-        d->rwkv = buildRwkvModel(*d, d->diagnostics);
+        d->rwkv = buildRwkvModel(*d);
     }
     return d;
 }

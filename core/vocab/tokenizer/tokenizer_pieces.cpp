@@ -18,19 +18,6 @@ char byteOfToken(std::string_view text)
     return static_cast<char>(std::strtol(digits.c_str(), nullptr, 16));
 }
 
-void appendUnescapedSpaces(std::string_view text, std::string &out)
-{
-    static constexpr std::string_view kSpace = "\xE2\x96\x81";
-    for (size_t i = 0; i < text.size();) {
-        if (text.substr(i, kSpace.size()) == kSpace) {
-            out += ' ';
-            i += kSpace.size();
-        } else {
-            out += text[i++];
-        }
-    }
-}
-
 // GPT-2 stand-ins back to bytes; a code point that stands for no byte is spelled out as llama.cpp
 // does ("[UNK_BYTE_0x…" + the token + "]").
 void appendBpeDecoded(std::string_view text, std::string &out)
@@ -115,7 +102,7 @@ std::string Tokenizer::tokenToPiece(TokenId id, bool special, int lstrip) const
         if (verbatim)
             piece = text;
         else if (attr & kAttrNormal)
-            appendUnescapedSpaces(text, piece);
+            unicode::appendSpaceMarksAsSpaces(text, piece);
         else if (attr & kAttrByte)
             piece = std::string(1, byteOfToken(text));
         break;

@@ -35,7 +35,7 @@ std::string unescapeRwkvToken(std::string_view text)
     return out;
 }
 
-std::unique_ptr<RwkvModel> buildRwkvModel(const TokenizerData &d, std::vector<std::string> & /*diagnostics*/)
+std::unique_ptr<RwkvModel> buildRwkvModel(const TokenizerData &d)
 {
     auto m = std::make_unique<RwkvModel>();
     for (size_t id = 0; id < d.text.size(); ++id)

@@ -13,22 +13,6 @@ namespace {
 
 constexpr std::string_view kSpace = "\xE2\x96\x81";
 
-// Length of the UTF-8 sequence at `at` as llama.cpp's decoder accepts it, 0 when malformed.
-size_t validSequence(std::string_view s, size_t at)
-{
-    const auto c = static_cast<uint8_t>(s[at]);
-    const size_t n = c < 0x80          ? 1
-                     : (c & 0x40) == 0 ? 0
-                     : (c & 0x20) == 0 ? 2
-                     : (c & 0x10) == 0 ? 3
-                     : (c & 0x08) == 0 ? 4
-                                       : 0;
-    for (size_t k = 1; k < n; ++k)
-        if (at + k >= s.size() || (static_cast<uint8_t>(s[at + k]) & 0xC0) != 0x80)
-            return 0;
-    return n;
-}
-
 // The normalization of the input's next prefix: (replacement, bytes consumed).
 std::pair<std::string_view, size_t> normalizePrefix(const UgmModel &m, std::string_view input, size_t at)
 {
@@ -66,7 +50,7 @@ std::pair<std::string_view, size_t> normalizePrefix(const UgmModel &m, std::stri
         const std::string_view rest = m.replacements.substr(replacement);
         return {rest.substr(0, rest.find('\0')), longest};
     }
-    if (const size_t n = validSequence(input, at); n > 0)
+    if (const size_t n = unicode::decodableLength(input, at); n > 0)
         return {input.substr(at, n), n};
     return {"\xEF\xBF\xBD", 1};
 }

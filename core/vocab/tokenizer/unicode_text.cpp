@@ -3,6 +3,8 @@
 
 #include "unicode_tables.h"
 
+#include "core/util/utf8.h"
+
 #define PCRE2_CODE_UNIT_WIDTH 32
 #include <pcre2.h>
 
@@ -128,56 +130,41 @@ size_t sequenceLength(uint8_t lead)
     return kLength[lead >> 4];
 }
 
+size_t decodableLength(std::string_view text, size_t at)
+{
+    const auto c = static_cast<uint8_t>(text[at]);
+    // a continuation byte as lead, or F8–FF: malformed
+    const size_t length = c < 0x80          ? 1
+                          : (c & 0x40) == 0 ? 0
+                          : (c & 0x20) == 0 ? 2
+                          : (c & 0x10) == 0 ? 3
+                          : (c & 0x08) == 0 ? 4
+                                            : 0;
+    for (size_t k = 1; k < length; ++k)
+        if (at + k >= text.size() || (static_cast<uint8_t>(text[at + k]) & 0xC0) != 0x80)
+            return 0;
+    return length;
+}
+
 std::vector<uint32_t> decodeUtf8(std::string_view text)
 {
     std::vector<uint32_t> out;
     out.reserve(text.size());
-    const auto byte = [&](size_t i) { return static_cast<uint8_t>(text[i]); };
-    const auto continuation = [&](size_t i) { return i < text.size() && (byte(i) & 0xC0) == 0x80; };
-    size_t i = 0;
-    while (i < text.size()) {
-        const uint8_t c = byte(i);
-        if (c < 0x80) {
-            out.push_back(c);
-            ++i;
-            continue;
-        }
-        // a continuation byte as lead, or F8–FF: malformed
-        size_t length = (c & 0x40) == 0 ? 0 : (c & 0x20) == 0 ? 2 : (c & 0x10) == 0 ? 3 : (c & 0x08) == 0 ? 4 : 0;
-        for (size_t k = 1; k < length; ++k)
-            if (!continuation(i + k))
-                length = 0;
+    for (size_t i = 0; i < text.size();) {
+        const size_t length = decodableLength(text, i);
         if (length == 0) {
             out.push_back(kReplacement);
             ++i;
             continue;
         }
-        uint32_t cp = c & (0x7Fu >> length);
+        const auto lead = static_cast<uint8_t>(text[i]);
+        uint32_t cp = length == 1 ? lead : lead & (0x7Fu >> length);
         for (size_t k = 1; k < length; ++k)
-            cp = (cp << 6) | (byte(i + k) & 0x3Fu);
+            cp = (cp << 6) | (static_cast<uint8_t>(text[i + k]) & 0x3Fu);
         out.push_back(cp > kMaxCodePoint ? kReplacement : cp);
         i += length;
     }
     return out;
-}
-
-void appendUtf8(uint32_t cp, std::string &out)
-{
-    if (cp < 0x80) {
-        out += static_cast<char>(cp);
-    } else if (cp < 0x800) {
-        out += static_cast<char>(0xC0 | (cp >> 6));
-        out += static_cast<char>(0x80 | (cp & 0x3F));
-    } else if (cp < 0x10000) {
-        out += static_cast<char>(0xE0 | (cp >> 12));
-        out += static_cast<char>(0x80 | ((cp >> 6) & 0x3F));
-        out += static_cast<char>(0x80 | (cp & 0x3F));
-    } else {
-        out += static_cast<char>(0xF0 | (cp >> 18));
-        out += static_cast<char>(0x80 | ((cp >> 12) & 0x3F));
-        out += static_cast<char>(0x80 | ((cp >> 6) & 0x3F));
-        out += static_cast<char>(0x80 | (cp & 0x3F));
-    }
 }
 
 std::string encodeUtf8(std::span<const uint32_t> cps)
@@ -242,6 +229,19 @@ int byteOfStandIn(uint32_t cp)
 {
     const StandIns &t = standIns();
     return cp < t.byteOf.size() ? t.byteOf[cp] : -1;
+}
+
+void appendSpaceMarksAsSpaces(std::string_view text, std::string &out)
+{
+    static constexpr std::string_view kMark = "\xE2\x96\x81";
+    for (size_t at = 0;;) {
+        const size_t mark = text.find(kMark, at);
+        out.append(text.substr(at, mark - at));
+        if (mark == std::string_view::npos)
+            return;
+        out += ' ';
+        at = mark + kMark.size();
+    }
 }
 
 uint8_t category(uint32_t cp)

@@ -1,6 +1,8 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 #pragma once
 
+#include "core/util/utf8.h"
+
 #include <cstdint>
 #include <span>
 #include <string>
@@ -16,13 +18,16 @@ inline constexpr uint32_t kReplacement = 0xFFFD;
 /// SentencePiece tokenizer cuts text (a stray continuation byte is a 1-byte char).
 size_t sequenceLength(uint8_t lead);
 
+/// The length of the UTF-8 sequence at `at` as llama.cpp's decoder accepts it (overlong forms and
+/// surrogates included), 0 when it is malformed or cut short.
+size_t decodableLength(std::string_view text, size_t at);
 /// Decodes UTF-8 as llama.cpp does: overlong forms and surrogates are accepted, a malformed or
 /// truncated sequence becomes U+FFFD and consumes one byte, and values above U+10FFFF (which
 /// llama.cpp decodes, then fails to encode) become U+FFFD.
 std::vector<uint32_t> decodeUtf8(std::string_view text);
 
 /// Appends the UTF-8 form of `cp` (surrogates included, as llama.cpp does).
-void appendUtf8(uint32_t cp, std::string &out);
+using gguf::appendUtf8;
 std::string encodeUtf8(std::span<const uint32_t> cps);
 
 /// Unicode White_Space, the 25 code points llama.cpp treats as whitespace.
@@ -38,6 +43,8 @@ std::string_view byteStandIn(uint8_t byte);
 void appendByteStandIns(std::string_view utf8, std::string &out);
 /// The byte a GPT-2 stand-in code point spells, or -1.
 int byteOfStandIn(uint32_t cp);
+/// Appends `text` with SentencePiece's space mark "▁" (U+2581) turned back into spaces.
+void appendSpaceMarksAsSpaces(std::string_view text, std::string &out);
 
 /// General category flags of a code point, from PCRE2's Unicode tables.
 enum Category : uint8_t {
