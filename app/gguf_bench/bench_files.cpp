@@ -3,6 +3,12 @@
 
 #include "app/gguf_bench/bench_util.h"
 #include "core/format/ggml_types.h"
+#include "core/format/gguf_file.h"
+#include "core/quant/dequantize.h"
+
+#include <algorithm>
+#include <bit>
+#include <span>
 
 #include <cstdio>
 #include <random>
@@ -90,6 +96,33 @@ private:
     uint64_t m_pos = 0;
 };
 
+// float → IEEE half, rounded to nearest even (overflow → ±inf, NaN stays NaN)
+uint16_t toHalf(float f)
+{
+    const uint32_t x = std::bit_cast<uint32_t>(f);
+    const auto sign = static_cast<uint16_t>((x >> 16) & 0x8000);
+    const uint32_t biased = (x >> 23) & 0xff;
+    uint32_t mant = x & 0x7fffff;
+    if (biased == 0xff)
+        return static_cast<uint16_t>(sign | 0x7c00 | (mant ? 0x200 : 0));
+    const int exp = static_cast<int>(biased) - 127 + 15;
+    if (exp >= 31)
+        return static_cast<uint16_t>(sign | 0x7c00);
+    uint32_t shift = 13, base = static_cast<uint32_t>(exp) << 10;
+    if (exp <= 0) { // subnormal half: the implicit bit joins the mantissa
+        if (exp < -10)
+            return sign;
+        mant |= 0x800000;
+        shift = static_cast<uint32_t>(14 - exp);
+        base = 0;
+    }
+    uint32_t half = base | (mant >> shift);
+    const uint32_t rest = mant & ((1u << shift) - 1), middle = 1u << (shift - 1);
+    if (rest > middle || (rest == middle && (half & 1)))
+        ++half; // a carry into the exponent is the right result (up to inf)
+    return static_cast<uint16_t>(sign | half);
+}
+
 uint64_t padded(uint64_t v)
 {
     return (v + 31) / 32 * 32;
@@ -118,6 +151,32 @@ uint64_t writeSingleTensorFile(const std::string &path, uint32_t typeId, uint64_
         left -= n;
     }
     return ne0 * ne1;
+}
+
+uint64_t writeF16CopyFile(const std::string &path, const std::string &source)
+{
+    const gguf::OpenResult r = gguf::GgufFile::open(source);
+    if (!r.file || r.file->tensors().size() != 1)
+        return 0;
+    const gguf::TensorInfo &t = r.file->tensors()[0];
+    Writer w(path);
+    w.header(1, 2);
+    w.kvString("general.architecture", "bench");
+    w.kvU32("general.alignment", 32);
+    w.tensor("bench.weight", {t.ne[0], t.ne[1]}, 1, 0);
+    w.padTo(32);
+    constexpr uint64_t kRun = uint64_t(1) << 20;
+    std::vector<float> values(kRun);
+    std::vector<uint16_t> halves(kRun);
+    for (uint64_t at = 0; at < t.elements; at += kRun) {
+        const size_t n = static_cast<size_t>(std::min(kRun, t.elements - at));
+        if (!gguf::dequantizeRange(t.typeId, r.file->tensorBytes(t), t.elements, at, std::span(values.data(), n)))
+            return 0;
+        for (size_t i = 0; i < n; ++i)
+            halves[i] = toHalf(values[i]);
+        w.raw(halves.data(), n * sizeof(uint16_t));
+    }
+    return t.elements;
 }
 
 uint64_t writeBigSparseModel(const std::string &path, uint64_t &claimedFileSize)

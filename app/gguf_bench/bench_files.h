@@ -21,4 +21,9 @@ uint64_t writeBigSparseModel(const std::string &path, uint64_t &claimedFileSize)
 /// are the same in every run. Returns the number of merge rules.
 uint64_t writeTokenVocabulary(const std::string &path, uint32_t tokens);
 
+/// Writes a GGUF v3 file holding the one tensor of the single-tensor file `source`, decoded and
+/// stored as F16 with the same dims (the same values, rounded to half precision). Returns the
+/// element count, 0 when the source could not be read.
+uint64_t writeF16CopyFile(const std::string &path, const std::string &source);
+
 } // namespace bench

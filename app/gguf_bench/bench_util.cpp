@@ -1,7 +1,10 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 #include "app/gguf_bench/bench_util.h"
 
+#include "core/quant/dequantize.h"
 #include "core/util/parallel_chunks.h"
+
+#include <algorithm>
 
 #include <cstdio>
 #include <cstdlib>
@@ -161,6 +164,66 @@ std::string formatRate(double perSecond, const char *unit)
     char buf[64];
     std::snprintf(buf, sizeof buf, "%.0f %s", perSecond, unit);
     return buf;
+}
+
+double medianOf(std::vector<double> v)
+{
+    std::sort(v.begin(), v.end());
+    return v[v.size() / 2];
+}
+
+void decodeAll(uint32_t type, std::span<const uint8_t> bytes, uint64_t elements, unsigned threads)
+{
+    constexpr uint64_t kPiece = 16384;
+    const uint64_t chunk = 1 << 20;
+    const uint64_t chunks = (elements + chunk - 1) / chunk;
+    std::vector<std::vector<float>> buffers(gguf::workerCount(threads, chunks), std::vector<float>(kPiece));
+    gguf::runChunks(chunks, threads,
+                    [&](uint64_t c, unsigned w) {
+                        const uint64_t end = std::min(elements, (c + 1) * chunk);
+                        for (uint64_t at = c * chunk; at < end; at += kPiece) {
+                            const size_t n = static_cast<size_t>(std::min(kPiece, end - at));
+                            gguf::dequantizeRange(type, bytes, elements, at, std::span<float>(buffers[w].data(), n));
+                        }
+                    },
+                    {});
+}
+
+double Rounds::median(size_t body) const
+{
+    std::vector<double> t;
+    for (const ChildRun &r : runs[body])
+        t.push_back(r.seconds);
+    return medianOf(t);
+}
+
+double Rounds::peakMiB(size_t body) const
+{
+    double peak = 0;
+    for (const ChildRun &r : runs[body])
+        peak = std::max(peak, r.peakMiB);
+    return peak;
+}
+
+std::array<double, 3> Rounds::ratio(size_t a, size_t b) const
+{
+    std::vector<double> q;
+    for (size_t k = 0; k < runs[a].size(); ++k)
+        q.push_back(runs[a][k].seconds / runs[b][k].seconds);
+    return {medianOf(q), *std::min_element(q.begin(), q.end()), *std::max_element(q.begin(), q.end())};
+}
+
+bool runRounds(const std::vector<std::function<void()>> &bodies, Rounds &out)
+{
+    out.runs.assign(bodies.size(), {});
+    for (int k = 0; k < kRounds; ++k)
+        for (size_t b = 0; b < bodies.size(); ++b) {
+            const ChildRun r = runInChild(bodies[b]);
+            if (r.seconds < 0 || r.peakMiB < 0)
+                return false;
+            out.runs[b].push_back(r);
+        }
+    return true;
 }
 
 } // namespace bench

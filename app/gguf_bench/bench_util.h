@@ -1,10 +1,13 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 #pragma once
 
+#include <array>
 #include <chrono>
 #include <cstdint>
 #include <functional>
+#include <span>
 #include <string>
+#include <vector>
 
 namespace bench {
 
@@ -48,5 +51,28 @@ Floors measureFloors(const uint8_t *data, uint64_t size, unsigned threads);
 uint64_t measureFloorOnce(const uint8_t *data, uint64_t size, unsigned threads);
 
 std::string formatRate(double perSecond, const char *unit);
+
+/// The middle element of `v` after sorting (the upper one of an even count).
+double medianOf(std::vector<double> v);
+
+/// Decodes all of `bytes` (elements of `type`) piece by piece into small buffers, on `threads`: the
+/// "dequantization pass" floor.
+void decodeAll(uint32_t type, std::span<const uint8_t> bytes, uint64_t elements, unsigned threads);
+
+/// Rounds of fresh-process runs: each round runs every body once, in turn, so that the machine's
+/// slow and fast moments fall on all of them alike.
+inline constexpr int kRounds = 7;
+
+struct Rounds {
+    std::vector<std::vector<ChildRun>> runs; // [body][round]
+
+    double median(size_t body) const;
+    double peakMiB(size_t body) const;
+    /// The ratio body a / body b of each round: median, lowest and highest.
+    std::array<double, 3> ratio(size_t a, size_t b) const;
+};
+
+/// Runs kRounds rounds of `bodies`; false when a run failed.
+bool runRounds(const std::vector<std::function<void()>> &bodies, Rounds &out);
 
 } // namespace bench

@@ -2,8 +2,9 @@
 // gguf-bench: prints throughput and peak memory figures, each beside a floor measured in the same
 // run (reading / memcpy of the same bytes, `head -c` of the same header, a byte scan of the same
 // tokens), so the ratio to the physical limit is visible.
-// Usage: gguf-bench [--quick] [--dir DIR] [--explorer PATH] [dequant] [stats] [open] [tokenize] [tokens] [stall]
+// Usage: gguf-bench [--quick] [--dir DIR] [--explorer PATH] [dequant] [stats] [open] [tokenize] [tokens] [stall] [diff]
 //        gguf-bench --write-big-model PATH   (writes the generated model of `open` and `stall`)
+#include "app/gguf_bench/bench_diff.h"
 #include "app/gguf_bench/bench_files.h"
 #include "app/gguf_bench/bench_stall.h"
 #include "app/gguf_bench/bench_tokenize.h"
@@ -30,25 +31,6 @@
 namespace {
 
 using namespace bench;
-
-constexpr uint64_t kPiece = 16384;
-
-// Decodes all of `bytes` (elements of `type`) piece by piece into small buffers, on `threads`.
-void decodeAll(uint32_t type, std::span<const uint8_t> bytes, uint64_t elements, unsigned threads)
-{
-    const uint64_t chunk = 1 << 20;
-    const uint64_t chunks = (elements + chunk - 1) / chunk;
-    std::vector<std::vector<float>> buffers(gguf::workerCount(threads, chunks), std::vector<float>(kPiece));
-    gguf::runChunks(chunks, threads,
-                    [&](uint64_t c, unsigned w) {
-                        const uint64_t end = std::min(elements, (c + 1) * chunk);
-                        for (uint64_t at = c * chunk; at < end; at += kPiece) {
-                            const size_t n = static_cast<size_t>(std::min(kPiece, end - at));
-                            gguf::dequantizeRange(type, bytes, elements, at, std::span<float>(buffers[w].data(), n));
-                        }
-                    },
-                    {});
-}
 
 void benchDequant(bool quick)
 {
@@ -128,52 +110,6 @@ std::string kernelLevel()
 #endif
 }
 
-double medianOf(std::vector<double> v);
-
-// Rounds of fresh-process runs: each round runs every body once, in turn, so that the machine's
-// slow and fast moments fall on all of them alike.
-constexpr int kRounds = 7;
-
-struct Rounds {
-    std::vector<std::vector<ChildRun>> runs; // [body][round]
-
-    double median(size_t body) const
-    {
-        std::vector<double> t;
-        for (const ChildRun &r : runs[body])
-            t.push_back(r.seconds);
-        return medianOf(t);
-    }
-    double peakMiB(size_t body) const
-    {
-        double peak = 0;
-        for (const ChildRun &r : runs[body])
-            peak = std::max(peak, r.peakMiB);
-        return peak;
-    }
-    // the ratio body a / body b of each round: median, lowest and highest
-    std::array<double, 3> ratio(size_t a, size_t b) const
-    {
-        std::vector<double> q;
-        for (size_t k = 0; k < runs[a].size(); ++k)
-            q.push_back(runs[a][k].seconds / runs[b][k].seconds);
-        return {medianOf(q), *std::min_element(q.begin(), q.end()), *std::max_element(q.begin(), q.end())};
-    }
-};
-
-bool runRounds(const std::vector<std::function<void()>> &bodies, Rounds &out)
-{
-    out.runs.assign(bodies.size(), {});
-    for (int k = 0; k < kRounds; ++k)
-        for (size_t b = 0; b < bodies.size(); ++b) {
-            const ChildRun r = runInChild(bodies[b]);
-            if (r.seconds < 0 || r.peakMiB < 0)
-                return false;
-            out.runs[b].push_back(r);
-        }
-    return true;
-}
-
 void benchStats(const std::string &dir, bool quick)
 {
     const unsigned cores = std::max(1u, std::thread::hardware_concurrency());
@@ -226,12 +162,6 @@ void benchStats(const std::string &dir, bool quick)
                     rounds.peakMiB(1), rounds.runs[2][0].residentAtStartMiB);
         std::fflush(stdout);
     }
-}
-
-double medianOf(std::vector<double> v)
-{
-    std::sort(v.begin(), v.end());
-    return v[v.size() / 2];
 }
 
 void benchOpen(const std::string &dir)
@@ -294,11 +224,12 @@ int main(int argc, char **argv)
             writeBigSparseModel(argv[++i], claimed);
             std::printf("%s: %.1f GB (sparse)\n", argv[i], static_cast<double>(claimed) / 1e9);
             return 0;
-        } else if (a == "dequant" || a == "stats" || a == "open" || a == "tokenize" || a == "tokens" || a == "stall")
+        } else if (a == "dequant" || a == "stats" || a == "open" || a == "tokenize" || a == "tokens" || a == "stall" ||
+                   a == "diff")
             phases.insert(a);
         else {
             std::fprintf(stderr, "usage: gguf-bench [--quick] [--dir DIR] [--explorer PATH] [dequant] [stats] [open] "
-                                 "[tokenize] [tokens] [stall]\n");
+                                 "[tokenize] [tokens] [stall] [diff]\n");
             return 2;
         }
     }
@@ -311,7 +242,7 @@ int main(int argc, char **argv)
     }
 #endif
     if (phases.empty()) {
-        phases = {"dequant", "stats", "open", "tokenize"};
+        phases = {"dequant", "stats", "open", "tokenize", "diff"};
 #ifdef GGUF_BENCH_TOKENS
         phases.insert("tokens");
         phases.insert("stall");
@@ -325,6 +256,8 @@ int main(int argc, char **argv)
         benchStats(dir, quick);
     if (phases.count("open"))
         benchOpen(dir);
+    if (phases.count("diff"))
+        benchDiff(dir, quick);
     if (phases.count("tokenize"))
         benchTokenize(GGUF_BENCH_VOCAB_DIR, quick);
 #ifdef GGUF_BENCH_TOKENS

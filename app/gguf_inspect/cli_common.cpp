@@ -5,6 +5,8 @@
 
 #include <algorithm>
 #include <cstdio>
+#include <unistd.h>
+#include <utility>
 
 namespace cli {
 
@@ -182,6 +184,27 @@ void TextTable::print(size_t indent, bool header) const
     }
     for (const auto &row : m_rows)
         line(row);
+}
+
+ProgressPrinter::ProgressPrinter(std::string label) : m_label(std::move(label)), m_tty(::isatty(2) != 0) {}
+
+ProgressPrinter::~ProgressPrinter()
+{
+    if (m_shown)
+        std::fputs("\r\033[K", stderr);
+}
+
+bool ProgressPrinter::operator()(uint64_t done, uint64_t total)
+{
+    if (!m_tty || total < 8)
+        return true;
+    const int percent = static_cast<int>(done * 100 / total);
+    if (percent != m_last) {
+        m_last = percent;
+        m_shown = true;
+        std::fprintf(stderr, "\r%s %3d%%", m_label.c_str(), percent);
+    }
+    return true;
 }
 
 } // namespace cli

@@ -18,6 +18,9 @@ inline constexpr int kExitOk = 0;
 inline constexpr int kExitBadFile =
     1; ///< the file could not be read as GGUF (or, for validate, llama.cpp would refuse it)
 inline constexpr int kExitUsage = 2;
+/// diff: the two files differ (kExitBadFile's value), or one could not be read.
+inline constexpr int kExitDifferent = 1;
+inline constexpr int kExitUnreadable = 3;
 
 /// What a command was given on the command line.
 struct CommandArgs {
@@ -32,6 +35,8 @@ struct CommandArgs {
     bool addSpecial = false;                        ///< tokenize: --add-special
     bool parseSpecial = false;                      ///< tokenize: --parse-special
     std::optional<std::string> textFile;            ///< tokenize: --file F ('-': standard input)
+    bool values = false;                            ///< diff: --values
+    std::vector<std::string> tensors;               ///< diff: --tensor NAME (repeatable)
 };
 
 /// How much of a file a command can work with.
@@ -59,6 +64,23 @@ std::string groupDigits(uint64_t value);
 std::string humanBytes(uint64_t bytes);
 /// "[4096, 32000]": a tensor's dims, innermost first.
 std::string shapeText(const gguf::TensorInfo &tensor);
+
+/// A progress line on stderr ("decoding x  42%") for jobs long enough to want one, only when
+/// stderr is a terminal; a ProgressFn that never cancels.
+class ProgressPrinter {
+public:
+    explicit ProgressPrinter(std::string label);
+    ~ProgressPrinter();
+    ProgressPrinter(const ProgressPrinter &) = delete;
+    ProgressPrinter &operator=(const ProgressPrinter &) = delete;
+    bool operator()(uint64_t done, uint64_t total);
+
+private:
+    std::string m_label;
+    bool m_tty = false;
+    bool m_shown = false;
+    int m_last = -1;
+};
 
 /// A plain-text table whose columns are padded to their widest cell (counted in code points).
 class TextTable {

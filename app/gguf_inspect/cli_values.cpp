@@ -15,39 +15,9 @@
 #include <filesystem>
 #include <functional>
 #include <iterator>
-#include <unistd.h>
 
 namespace cli {
 namespace {
-
-// A progress line on stderr for jobs long enough to want one, only when stderr is a terminal.
-class ProgressPrinter {
-public:
-    explicit ProgressPrinter(std::string label) : m_label(std::move(label)), m_tty(::isatty(2) != 0) {}
-    ~ProgressPrinter()
-    {
-        if (m_shown)
-            std::fputs("\r\033[K", stderr);
-    }
-    bool operator()(uint64_t done, uint64_t total)
-    {
-        if (!m_tty || total < 8)
-            return true;
-        const int percent = static_cast<int>(done * 100 / total);
-        if (percent != m_last) {
-            m_last = percent;
-            m_shown = true;
-            std::fprintf(stderr, "\r%s %3d%%", m_label.c_str(), percent);
-        }
-        return true;
-    }
-
-private:
-    std::string m_label;
-    bool m_tty = false;
-    bool m_shown = false;
-    int m_last = -1;
-};
 
 const gguf::TensorInfo *findTensorOrComplain(const gguf::GgufFile &file, const std::string &name)
 {

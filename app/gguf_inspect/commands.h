@@ -31,4 +31,7 @@ int runTokenize(const CommandArgs &args);
 /// `detokenize FILE ID...`: the text of the ids.
 int runDetokenize(const CommandArgs &args);
 
+/// `diff A B [--values] [--tensor NAME...] [--json]`: exit 0 identical, 1 different, 3 a file unreadable.
+int runDiff(const CommandArgs &args);
+
 } // namespace cli

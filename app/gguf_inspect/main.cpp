@@ -46,6 +46,11 @@ constexpr Command kCommands[] = {
      cli::runTokenize, true},
     {"detokenize", "detokenize FILE ID...", "the text of the token ids, as llama.cpp renders them", cli::runDetokenize,
      true},
+    {"diff", "diff A B [--values] [--tensor NAME...] [--json]",
+     "what differs between two models (each may be a split set): metadata, tokenizer, tensor index; --values also "
+     "compares the tensors' values (RMSE, max |a-b|, mean |a-b|/mean |a|, cosine, SNR, relative L2); --tensor "
+     "compares only the tensors named. Exit status 0 identical, 1 different, 3 a file could not be read",
+     cli::runDiff, true},
 };
 
 const Command *findCommand(const QString &name)
@@ -64,7 +69,7 @@ QString description()
         text +=
             QStringLiteral("  gguf-inspect %1\n      %2\n").arg(QLatin1String(c.synopsis), QLatin1String(c.summary));
     text += QStringLiteral("\nExit status: 0 success, 1 the file could not be read as GGUF (validate: llama.cpp "
-                           "would refuse it), 2 wrong usage.");
+                           "would refuse it; diff: the two differ), 2 wrong usage, 3 diff: a file could not be read.");
     return text;
 }
 
@@ -124,6 +129,13 @@ int main(int argc, char *argv[])
     parser.addOption(addSpecialOption);
     parser.addOption(parseSpecialOption);
     parser.addOption(textFileOption);
+    const QCommandLineOption valuesOption(QStringLiteral("values"),
+                                          QStringLiteral("diff: compare the tensors' values too."));
+    const QCommandLineOption tensorOption(
+        QStringLiteral("tensor"), QStringLiteral("diff: compare only this tensor, with its values (repeatable)."),
+        QStringLiteral("NAME"));
+    parser.addOption(valuesOption);
+    parser.addOption(tensorOption);
     parser.addOption(jsonArrayOption);
     parser.addOption(outputOption);
     parser.addOption(binsOption);
@@ -184,6 +196,13 @@ int main(int argc, char *argv[])
         !tokenize)
         return usageError(QStringLiteral("--add-special, --parse-special and --file belong to the tokenize command"));
 
+    const bool diff = command && QLatin1String(command->name) == QLatin1String("diff");
+    if ((parser.isSet(valuesOption) || parser.isSet(tensorOption)) && !diff)
+        return usageError(QStringLiteral("--values and --tensor belong to the diff command"));
+    // diff A B [--tensor NAME NAME…]: names after B only with --tensor
+    if (diff && positional.size() > fileIndex + 2 && !parser.isSet(tensorOption))
+        return usageError(QStringLiteral("diff: unexpected argument '%1'").arg(positional[fileIndex + 2]));
+
     cli::CommandArgs args;
     args.file = rawArgument(positional[fileIndex], rawArgs);
     args.json = parser.isSet(jsonOption) || parser.isSet(jsonArrayOption);
@@ -198,6 +217,12 @@ int main(int argc, char *argv[])
     if (parser.isSet(textFileOption))
         args.textFile = rawArgument(parser.value(textFileOption), rawArgs);
     args.range = range;
+    args.values = parser.isSet(valuesOption);
+    for (const QString &name : parser.values(tensorOption))
+        args.tensors.push_back(rawArgument(name, rawArgs));
+    if (diff)
+        for (size_t i = 1; i < args.rest.size(); ++i)
+            args.tensors.push_back(args.rest[i]);
     bool binsOk = false;
     args.bins = parser.value(binsOption).toLongLong(&binsOk);
     if (!binsOk)

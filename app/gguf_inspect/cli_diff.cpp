@@ -1,0 +1,583 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
+// `diff A B`: what differs between two models — metadata, tokenizer, tensor index and, with
+// --values, the tensors' values (core/compare).
+#include "app/gguf_inspect/commands.h"
+
+#include "app/gguf_inspect/json_writer.h"
+#include "core/compare/metadata_diff.h"
+#include "core/compare/tensor_diff.h"
+#include "core/compare/tokenizer_diff.h"
+#include "core/format/ggml_types.h"
+#include "core/format/split_model.h"
+
+#include <algorithm>
+#include <cmath>
+#include <cstdio>
+#include <set>
+
+namespace cli {
+namespace {
+
+using gguf::TensorDiffStatus;
+
+constexpr size_t kListedTokenChanges = 10; // text output; JSON lists 20
+constexpr size_t kJsonTokenChanges = 20;
+constexpr size_t kListedMerges = 10;
+constexpr uint64_t kJsonArrayElements = 32;
+
+struct Side {
+    std::string path;
+    std::shared_ptr<const gguf::SplitModel> model;
+};
+
+// A model and every shard of it, or a message and null: a shard that is missing would make its
+// tensors look removed, so the diff refuses it.
+std::shared_ptr<const gguf::SplitModel> openModel(const std::string &path)
+{
+    gguf::Error error;
+    auto model = gguf::SplitModel::open(path, error);
+    if (!model || error) {
+        reportError(path, error);
+        return nullptr;
+    }
+    for (const gguf::SplitModel::Shard &shard : model->shards())
+        if (!shard.file || shard.error) {
+            std::fprintf(stderr, "gguf-inspect: %s: shard %s: %s\n", printable(path).c_str(),
+                         printable(shard.path).c_str(),
+                         printable(shard.error ? shard.error.message : std::string("could not be read")).c_str());
+            return nullptr;
+        }
+    return model;
+}
+
+std::string typeText(const gguf::Value &v)
+{
+    if (v.type() == gguf::ValueType::Array)
+        return "ARRAY[" + gguf::valueTypeName(v.array().elementType()) + "]";
+    return gguf::valueTypeName(v.type());
+}
+
+std::string measureText(double v, const char *format)
+{
+    if (std::isnan(v))
+        return "-";
+    if (std::isinf(v))
+        return v > 0 ? "∞" : "-∞";
+    char buf[64];
+    std::snprintf(buf, sizeof buf, format, v);
+    return buf;
+}
+
+// Where two long strings part: "first difference at byte 512 (line 14)".
+std::string firstDifferenceText(std::string_view a, std::string_view b)
+{
+    size_t i = 0;
+    while (i < a.size() && i < b.size() && a[i] == b[i])
+        ++i;
+    const size_t line =
+        1 + static_cast<size_t>(std::count(a.begin(), a.begin() + static_cast<std::ptrdiff_t>(i), '\n'));
+    return "first difference at byte " + groupDigits(i) + " (line " + groupDigits(line) + ")";
+}
+
+bool longString(const gguf::Value &v)
+{
+    return v.type() == gguf::ValueType::String &&
+           (v.toStringView().size() > 60 || v.toStringView().find('\n') != std::string_view::npos);
+}
+
+// "UINT32 7", "STRING \"llama\"", "[INT32 × 32000]" (an array's text names its type)
+std::string valueSummary(const gguf::Value &v)
+{
+    std::string text = printable(v.toDisplayString(60));
+    if (longString(v))
+        text += " (" + groupDigits(v.toStringView().size()) + " bytes)";
+    return v.type() == gguf::ValueType::Array ? text : gguf::valueTypeName(v.type()) + " " + text;
+}
+
+void printMetadata(const gguf::MetadataDiff &diff)
+{
+    std::printf("\nMetadata: %s changed, %s added, %s removed, %s the same\n", groupDigits(diff.changed).c_str(),
+                groupDigits(diff.added).c_str(), groupDigits(diff.removed).c_str(), groupDigits(diff.same).c_str());
+    for (const gguf::MetadataDifference &d : diff.entries) {
+        if (d.status == gguf::DiffStatus::Same)
+            continue;
+        const std::string key = printable(d.key, 80);
+        if (d.status == gguf::DiffStatus::Added) {
+            std::printf("  added    %s  %s\n", key.c_str(), valueSummary(d.b->value).c_str());
+            continue;
+        }
+        if (d.status == gguf::DiffStatus::Removed) {
+            std::printf("  removed  %s  %s\n", key.c_str(), valueSummary(d.a->value).c_str());
+            continue;
+        }
+        const gguf::Value &a = d.a->value, &b = d.b->value;
+        std::printf("  changed  %s  %s → %s\n", key.c_str(), valueSummary(a).c_str(), valueSummary(b).c_str());
+        if (longString(a) && longString(b))
+            std::printf("           %s\n", firstDifferenceText(a.toStringView(), b.toStringView()).c_str());
+        if (a.type() == gguf::ValueType::Array && !d.typeChanged) {
+            std::printf("           %s of %s elements differ\n", groupDigits(d.differingElements).c_str(),
+                        groupDigits(std::max(a.array().size(), b.array().size())).c_str());
+            for (const gguf::ElementDifference &e : d.firstDifferences)
+                std::printf("           [%s] %s → %s\n", groupDigits(e.index).c_str(),
+                            e.a.empty() ? "(none)" : printable(e.a, 60).c_str(),
+                            e.b.empty() ? "(none)" : printable(e.b, 60).c_str());
+        }
+    }
+}
+
+std::string optionalText(const std::optional<uint64_t> &v)
+{
+    return v ? std::to_string(*v) : std::string("(none)");
+}
+
+void printTokenizer(const gguf::TokenizerDiff &t)
+{
+    std::printf("\nTokenizer: %s\n", t.verdict.c_str());
+    if (!t.hasA || !t.hasB)
+        return;
+    if (t.modelA != t.modelB)
+        std::printf("  model          %s → %s\n", printable(t.modelA).c_str(), printable(t.modelB).c_str());
+    if (t.preA != t.preB)
+        std::printf("  pre-tokenizer  %s → %s\n", printable(t.preA).c_str(), printable(t.preB).c_str());
+    if (t.sizeA != t.sizeB)
+        std::printf("  tokens         %s → %s\n", groupDigits(t.sizeA).c_str(), groupDigits(t.sizeB).c_str());
+    if (!t.changes.empty()) {
+        std::printf("  changed ids    %s (text %s, type %s, score %s)\n", groupDigits(t.changes.size()).c_str(),
+                    groupDigits(t.textChanged).c_str(), groupDigits(t.typeChanged).c_str(),
+                    groupDigits(t.scoreChanged).c_str());
+        for (size_t i = 0; i < std::min(kListedTokenChanges, t.changes.size()); ++i) {
+            const gguf::TokenChange &c = t.changes[i];
+            std::string line = "    " + std::to_string(c.id) + ":";
+            if (c.what & gguf::TokenChange::Text)
+                line += " text " + printable(c.textA, 40) + " → " + printable(c.textB, 40);
+            if (c.what & gguf::TokenChange::Type)
+                line += " type " + (c.typeA ? std::to_string(*c.typeA) : "-") + " → " +
+                        (c.typeB ? std::to_string(*c.typeB) : "-");
+            if (c.what & gguf::TokenChange::Score)
+                line += " score " + (c.scoreA ? measureText(*c.scoreA, "%.9g") : "-") + " → " +
+                        (c.scoreB ? measureText(*c.scoreB, "%.9g") : "-");
+            std::printf("%s\n", line.c_str());
+        }
+    }
+    if (t.mergesAdded + t.mergesRemoved + t.mergesReranked > 0) {
+        std::printf("  merges         %s → %s: %s added, %s removed, %s at another rank\n",
+                    groupDigits(t.mergesA).c_str(), groupDigits(t.mergesB).c_str(), groupDigits(t.mergesAdded).c_str(),
+                    groupDigits(t.mergesRemoved).c_str(), groupDigits(t.mergesReranked).c_str());
+        for (size_t i = 0; i < std::min(kListedMerges, t.firstMergesAdded.size()); ++i)
+            std::printf("    + %s\n", printable(t.firstMergesAdded[i], 60).c_str());
+        for (size_t i = 0; i < std::min(kListedMerges, t.firstMergesRemoved.size()); ++i)
+            std::printf("    - %s\n", printable(t.firstMergesRemoved[i], 60).c_str());
+    }
+    for (const gguf::SpecialTokenChange &s : t.special)
+        std::printf("  %s  %s → %s\n", printable(s.key).c_str(), optionalText(s.a).c_str(), optionalText(s.b).c_str());
+}
+
+// The measures of a pair known to hold equal values without decoding (same bytes).
+gguf::ValueDiff identicalValues(const gguf::TensorPair &p)
+{
+    gguf::ValueDiff v;
+    v.elements = p.a->elements;
+    return v;
+}
+
+struct Measures {
+    double rmse, maxAbs, meanAbsRel, cosine, snrDb, relL2;
+};
+
+std::optional<Measures> measuresOf(const gguf::TensorPair &p)
+{
+    if (p.status == TensorDiffStatus::SameBytes)
+        return Measures{0, 0, 0, 1, std::numeric_limits<double>::infinity(), 0};
+    if (!p.valuesCompared)
+        return std::nullopt;
+    const gguf::ValueDiff &v = p.values;
+    return Measures{v.rmse(), v.maxAbsDiff, v.meanAbsRelative(), v.cosine(), v.snrDb(), v.relativeL2()};
+}
+
+void printTensors(const std::vector<gguf::TensorPair> &pairs, bool values)
+{
+    uint64_t onlyA = 0, onlyB = 0, shape = 0, type = 0, notCompared = 0;
+    for (const gguf::TensorPair &p : pairs) {
+        onlyA += p.status == TensorDiffStatus::OnlyA;
+        onlyB += p.status == TensorDiffStatus::OnlyB;
+        shape += p.status == TensorDiffStatus::ShapeChanged;
+        type += p.status == TensorDiffStatus::TypeChanged;
+        notCompared += p.status == TensorDiffStatus::NotCompared;
+    }
+    std::printf("\nTensors: %s; %s only in A, %s only in B, %s of another shape, %s of another type\n",
+                groupDigits(pairs.size()).c_str(), groupDigits(onlyA).c_str(), groupDigits(onlyB).c_str(),
+                groupDigits(shape).c_str(), groupDigits(type).c_str());
+    std::vector<TextTable::Column> columns{{"name"}, {"status"}, {"A"}, {"B"}};
+    if (values)
+        for (const char *header : {"RMSE", "max|a-b|", "mean|a-b|/mean|a|", "cosine", "SNR dB", "rel L2"})
+            columns.push_back({header, TextTable::Align::Right});
+    TextTable table(std::move(columns));
+    size_t rows = 0;
+    for (const gguf::TensorPair &p : pairs) {
+        if (!values && p.status == TensorDiffStatus::NotCompared)
+            continue;
+        std::vector<std::string> row{printable(p.name, 60), std::string(gguf::tensorDiffStatusName(p.status))};
+        row.push_back(p.a ? gguf::typeName(p.a->typeId) + " " + shapeText(*p.a) : "-");
+        row.push_back(p.b ? gguf::typeName(p.b->typeId) + " " + shapeText(*p.b) : "-");
+        if (!values) {
+            // index differences only
+        } else if (const auto m = measuresOf(p)) {
+            row.push_back(measureText(m->rmse, "%.4g"));
+            row.push_back(measureText(m->maxAbs, "%.4g"));
+            row.push_back(measureText(m->meanAbsRel, "%.4g"));
+            row.push_back(measureText(m->cosine, "%.6f"));
+            row.push_back(measureText(m->snrDb, "%.2f"));
+            row.push_back(measureText(m->relL2, "%.4g"));
+        } else {
+            row.insert(row.end(), 6, p.problem.empty() ? "" : "-");
+        }
+        table.addRow(std::move(row));
+        ++rows;
+    }
+    if (rows > 0)
+        table.print(2);
+    for (const gguf::TensorPair &p : pairs)
+        if (!p.problem.empty())
+            std::printf("  %s: %s\n", printable(p.name, 60).c_str(), p.problem.c_str());
+    if (!values && notCompared > 0)
+        std::printf("  %s tensors of the same type and shape: data not compared (--values compares it)\n",
+                    groupDigits(notCompared).c_str());
+}
+
+void writeValue(JsonWriter &json, const gguf::Value &v, int depth = 0)
+{
+    switch (v.type()) {
+    case gguf::ValueType::String: json.string(v.toStringView()); return;
+    case gguf::ValueType::Bool: json.boolean(v.toBool().value_or(false)); return;
+    case gguf::ValueType::Float32:
+    case gguf::ValueType::Float64: json.number(v.toDouble().value_or(0)); return;
+    case gguf::ValueType::Uint8:
+    case gguf::ValueType::Uint16:
+    case gguf::ValueType::Uint32:
+    case gguf::ValueType::Uint64: json.unsignedInteger(v.toUInt().value_or(0)); return;
+    case gguf::ValueType::Array: {
+        const gguf::ArrayRef a = v.array();
+        if (a.size() > kJsonArrayElements || depth > 8) {
+            json.beginObject();
+            json.key("array");
+            json.string(gguf::valueTypeName(a.elementType()));
+            json.key("count");
+            json.unsignedInteger(a.size());
+            json.endObject();
+            return;
+        }
+        json.beginArray();
+        for (uint64_t i = 0; i < a.size(); ++i)
+            writeValue(json, a.at(i), depth + 1);
+        json.endArray();
+        return;
+    }
+    default: json.integer(v.toInt().value_or(0)); return;
+    }
+}
+
+void writeMeasure(JsonWriter &json, const char *key, double v)
+{
+    json.key(key);
+    if (std::isfinite(v))
+        json.number(v);
+    else
+        json.null(); // strict JSON: +∞ (identical), NaN (undefined)
+}
+
+void writeDims(JsonWriter &json, const gguf::TensorInfo *t)
+{
+    if (!t) {
+        json.null();
+        return;
+    }
+    json.beginArray();
+    for (uint32_t d = 0; d < std::min<uint32_t>(t->nDims, 4); ++d)
+        json.unsignedInteger(t->ne[d]);
+    json.endArray();
+}
+
+void writeOptionalId(JsonWriter &json, const std::optional<uint64_t> &id)
+{
+    if (id)
+        json.unsignedInteger(*id);
+    else
+        json.null();
+}
+
+void writeMetadataJson(JsonWriter &json, const gguf::MetadataDiff &diff)
+{
+    json.beginObject();
+    for (const auto status : {gguf::DiffStatus::Added, gguf::DiffStatus::Removed}) {
+        json.key(gguf::diffStatusName(status));
+        json.beginArray();
+        for (const gguf::MetadataDifference &d : diff.entries)
+            if (d.status == status)
+                json.string(d.key);
+        json.endArray();
+    }
+    json.key("changed");
+    json.beginArray();
+    for (const gguf::MetadataDifference &d : diff.entries) {
+        if (d.status != gguf::DiffStatus::Changed)
+            continue;
+        json.beginObject();
+        json.key("key");
+        json.string(d.key);
+        json.key("a");
+        writeValue(json, d.a->value);
+        json.key("b");
+        writeValue(json, d.b->value);
+        json.key("a_type");
+        json.string(typeText(d.a->value));
+        json.key("b_type");
+        json.string(typeText(d.b->value));
+        if (d.a->value.type() == gguf::ValueType::Array && !d.typeChanged) {
+            json.key("a_count");
+            json.unsignedInteger(d.a->value.array().size());
+            json.key("b_count");
+            json.unsignedInteger(d.b->value.array().size());
+            json.key("differing_elements");
+            json.unsignedInteger(d.differingElements);
+            json.key("first_differences");
+            json.beginArray();
+            for (const gguf::ElementDifference &e : d.firstDifferences) {
+                json.beginObject();
+                json.key("index");
+                json.unsignedInteger(e.index);
+                json.key("a");
+                json.string(e.a);
+                json.key("b");
+                json.string(e.b);
+                json.endObject();
+            }
+            json.endArray();
+        }
+        json.endObject();
+    }
+    json.endArray();
+    json.key("same");
+    json.unsignedInteger(diff.same);
+    json.endObject();
+}
+
+void writeOptionalScore(JsonWriter &json, const char *key, const std::optional<float> &s)
+{
+    json.key(key);
+    if (s && std::isfinite(*s))
+        json.number(*s);
+    else
+        json.null();
+}
+
+void writeTokenizerJson(JsonWriter &json, const gguf::TokenizerDiff &t)
+{
+    json.beginObject();
+    json.key("verdict");
+    json.string(t.verdict);
+    json.key("identical");
+    json.boolean(t.identical());
+    for (const auto &[key, a, b] : {std::tuple{"model", t.modelA, t.modelB}, std::tuple{"pre", t.preA, t.preB}}) {
+        json.key(key);
+        json.beginObject();
+        json.key("a");
+        json.string(a);
+        json.key("b");
+        json.string(b);
+        json.endObject();
+    }
+    const std::pair<const char *, uint64_t> counts[] = {{"a_tokens", t.sizeA},
+                                                        {"b_tokens", t.sizeB},
+                                                        {"added", t.added},
+                                                        {"removed", t.removed},
+                                                        {"text_changed", t.textChanged},
+                                                        {"type_changed", t.typeChanged},
+                                                        {"score_changed", t.scoreChanged},
+                                                        {"a_merges", t.mergesA},
+                                                        {"b_merges", t.mergesB},
+                                                        {"merges_added", t.mergesAdded},
+                                                        {"merges_removed", t.mergesRemoved},
+                                                        {"merges_reranked", t.mergesReranked}};
+    for (const auto &[key, n] : counts) {
+        json.key(key);
+        json.unsignedInteger(n);
+    }
+    json.key("changes");
+    json.beginArray();
+    for (size_t i = 0; i < std::min(kJsonTokenChanges, t.changes.size()); ++i) {
+        const gguf::TokenChange &c = t.changes[i];
+        json.beginObject();
+        json.key("id");
+        json.unsignedInteger(c.id);
+        json.key("a");
+        json.string(c.textA);
+        json.key("b");
+        json.string(c.textB);
+        json.key("a_type");
+        c.typeA ? json.integer(*c.typeA) : json.null();
+        json.key("b_type");
+        c.typeB ? json.integer(*c.typeB) : json.null();
+        writeOptionalScore(json, "a_score", c.scoreA);
+        writeOptionalScore(json, "b_score", c.scoreB);
+        json.endObject();
+    }
+    json.endArray();
+    for (const auto &[key, list] : {std::pair{"first_merges_added", &t.firstMergesAdded},
+                                    std::pair{"first_merges_removed", &t.firstMergesRemoved}}) {
+        json.key(key);
+        json.beginArray();
+        for (size_t i = 0; i < std::min(kJsonTokenChanges, list->size()); ++i)
+            json.string((*list)[i]);
+        json.endArray();
+    }
+    json.key("special_changed");
+    json.beginArray();
+    for (const gguf::SpecialTokenChange &s : t.special) {
+        json.beginObject();
+        json.key("key");
+        json.string(s.key);
+        json.key("a");
+        writeOptionalId(json, s.a);
+        json.key("b");
+        writeOptionalId(json, s.b);
+        json.endObject();
+    }
+    json.endArray();
+    json.endObject();
+}
+
+void writeTensorsJson(JsonWriter &json, const std::vector<gguf::TensorPair> &pairs, bool values)
+{
+    json.beginArray();
+    for (const gguf::TensorPair &p : pairs) {
+        json.beginObject();
+        json.key("name");
+        json.string(p.name);
+        json.key("status");
+        json.string(gguf::tensorDiffStatusName(p.status));
+        json.key("a_type");
+        p.a ? json.string(gguf::typeName(p.a->typeId)) : json.null();
+        json.key("b_type");
+        p.b ? json.string(gguf::typeName(p.b->typeId)) : json.null();
+        json.key("a_dims");
+        writeDims(json, p.a);
+        json.key("b_dims");
+        writeDims(json, p.b);
+        if (values) {
+            const std::optional<Measures> m = measuresOf(p);
+            const double nan = std::numeric_limits<double>::quiet_NaN();
+            writeMeasure(json, "rmse", m ? m->rmse : nan);
+            writeMeasure(json, "max_abs", m ? m->maxAbs : nan);
+            writeMeasure(json, "mean_abs_rel", m ? m->meanAbsRel : nan);
+            writeMeasure(json, "cosine", m ? m->cosine : nan);
+            writeMeasure(json, "snr_db", m ? m->snrDb : nan);
+            writeMeasure(json, "rel_l2", m ? m->relL2 : nan);
+            const gguf::ValueDiff v = p.status == TensorDiffStatus::SameBytes ? identicalValues(p) : p.values;
+            json.key("differing");
+            m ? json.unsignedInteger(v.differing) : json.null();
+            json.key("non_finite");
+            m ? json.unsignedInteger(v.nonFinitePairs) : json.null();
+            if (!p.problem.empty()) {
+                json.key("problem");
+                json.string(p.problem);
+            }
+        }
+        json.endObject();
+    }
+    json.endArray();
+}
+
+bool pairDiffers(const gguf::TensorPair &p)
+{
+    return p.status != TensorDiffStatus::NotCompared && p.status != TensorDiffStatus::SameBytes &&
+           p.status != TensorDiffStatus::SameValues;
+}
+
+} // namespace
+
+int runDiff(const CommandArgs &args)
+{
+    if (args.rest.empty()) {
+        std::fputs("gguf-inspect: diff: missing the second FILE\nTry 'gguf-inspect --help'.\n", stderr);
+        return kExitUsage;
+    }
+    const Side a{args.file, openModel(args.file)};
+    if (!a.model)
+        return kExitUnreadable;
+    const Side b{args.rest.front(), openModel(args.rest.front())};
+    if (!b.model)
+        return kExitUnreadable;
+
+    const gguf::MetadataDiff metadata = gguf::compareMetadata(a.model->primary(), b.model->primary());
+    const gguf::TokenizerDiff tokenizer = gguf::compareTokenizers(a.model->primary(), b.model->primary());
+    std::vector<gguf::TensorPair> pairs = gguf::matchTensors(*a.model, *b.model);
+
+    // --tensor NAME…: those tensors only, their values compared
+    const bool values = args.values || !args.tensors.empty();
+    if (!args.tensors.empty()) {
+        std::vector<gguf::TensorPair> chosen;
+        for (const std::string &name : args.tensors) {
+            const auto it = std::find_if(pairs.begin(), pairs.end(), [&](const auto &p) { return p.name == name; });
+            if (it == pairs.end()) {
+                std::fprintf(stderr, "gguf-inspect: diff: no tensor named '%s' in either file\n",
+                             printable(name, 80).c_str());
+                return kExitUsage;
+            }
+            if (std::none_of(chosen.begin(), chosen.end(), [&](const auto &p) { return p.name == name; }))
+                chosen.push_back(*it);
+        }
+        pairs = std::move(chosen);
+    }
+    if (values) {
+        for (gguf::TensorPair &p : pairs) {
+            if (!p.comparable())
+                continue;
+            ProgressPrinter progress("comparing " + printable(p.name, 60));
+            gguf::ValueDiffOptions options;
+            options.progress = std::ref(progress);
+            gguf::compareTensorData(*a.model, *b.model, p, options);
+        }
+    }
+
+    const bool tensorsDiffer = std::any_of(pairs.begin(), pairs.end(), pairDiffers);
+    const bool identical = metadata.identical() && tokenizer.identical() && !tensorsDiffer;
+    if (args.json) {
+        JsonWriter json(stdout);
+        json.beginObject();
+        json.key("a");
+        json.string(a.path);
+        json.key("b");
+        json.string(b.path);
+        json.key("identical");
+        json.boolean(identical);
+        json.key("values_compared");
+        json.boolean(values);
+        json.key("metadata");
+        writeMetadataJson(json, metadata);
+        json.key("tokenizer");
+        writeTokenizerJson(json, tokenizer);
+        json.key("tensors");
+        writeTensorsJson(json, pairs, values);
+        json.endObject();
+        if (!json.finish())
+            return kExitUnreadable;
+    } else {
+        std::printf("A  %s  (%s tensors, %s keys, %s)\n", printable(a.path).c_str(),
+                    groupDigits(a.model->tensors().size()).c_str(),
+                    groupDigits(a.model->primary().metadata().size()).c_str(),
+                    humanBytes(a.model->totalFileSize()).c_str());
+        std::printf("B  %s  (%s tensors, %s keys, %s)\n", printable(b.path).c_str(),
+                    groupDigits(b.model->tensors().size()).c_str(),
+                    groupDigits(b.model->primary().metadata().size()).c_str(),
+                    humanBytes(b.model->totalFileSize()).c_str());
+        printMetadata(metadata);
+        printTokenizer(tokenizer);
+        printTensors(pairs, values);
+        std::printf("\n%s\n", identical
+                                  ? (values ? "The two are identical." : "No difference (tensor data not compared).")
+                                  : "The two differ.");
+    }
+    return identical ? kExitOk : kExitDifferent;
+}
+
+} // namespace cli

@@ -1,0 +1,58 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
+#pragma once
+
+#include "core/stats/tensor_stats.h"
+
+#include <cstdint>
+
+namespace gguf {
+
+/// Sums over the element pairs (a, b) of two tensors of the same element count, and the error
+/// measures made from them. Every sum is taken in double precision from the float32 values
+/// (d = a − b in double), over the pairs where both values are finite; a pair with a NaN or an
+/// infinity is counted in nonFinitePairs instead (and in differing unless both sides hold the
+/// same: the same infinity, or NaN and NaN).
+struct ValueDiff {
+    uint64_t elements = 0;
+    uint64_t finitePairs = 0;
+    uint64_t nonFinitePairs = 0;
+    uint64_t differing = 0; ///< pairs with a ≠ b (so -0 and +0 are equal here)
+    double sumSqDiff = 0;   ///< Σ (a − b)²
+    double sumAbsDiff = 0;  ///< Σ |a − b|
+    double sumAbsA = 0;     ///< Σ |a|
+    double sumAB = 0;       ///< Σ a·b
+    double sumSqA = 0;      ///< Σ a²
+    double sumSqB = 0;      ///< Σ b²
+    double maxAbsDiff = 0;  ///< max |a − b|
+
+    /// √(Σ(a − b)² / n).
+    double rmse() const;
+    /// Σ|a − b| / Σ|a| (= mean |a − b| / mean |a|); 0 when both sums are 0, +inf when only Σ|a| is.
+    double meanAbsRelative() const;
+    /// Σab / √(Σa² · Σb²); 1 when both tensors are all zeros, NaN when only one is.
+    double cosine() const;
+    /// 10 · log10(Σa² / Σ(a − b)²); +inf when a = b everywhere, -inf when a is all zeros and b is not.
+    double snrDb() const;
+    /// ‖a − b‖ / ‖a‖ = √(Σ(a − b)² / Σa²); 0 when a = b everywhere, +inf when ‖a‖ = 0 < ‖a − b‖.
+    double relativeL2() const;
+    /// Every pair equal (a = b, or the same non-finite value).
+    bool sameValues() const { return differing == 0; }
+};
+
+struct ValueDiffOptions {
+    unsigned threads = 0; ///< 0: every core
+    ProgressFn progress;  ///< (chunks done, chunks total); false cancels
+};
+
+/// Decodes `a` and `b` chunk by chunk on several threads into small per-thread buffers (memory
+/// independent of the tensor size) and sums the pairs. Partial sums are merged in chunk order, so
+/// the result does not depend on the thread count or the machine's SIMD level. Both must have the
+/// same element count (NoData otherwise, and when either has no bytes); Unsupported when a type
+/// cannot be decoded.
+StatsStatus compareValues(const TensorData &a, const TensorData &b, const ValueDiffOptions &options, ValueDiff &out);
+
+/// True when the two byte ranges are equal, compared chunk by chunk on several threads (stops at
+/// the first difference). nullopt when cancelled.
+std::optional<bool> sameBytes(const TensorData &a, const TensorData &b, const ValueDiffOptions &options);
+
+} // namespace gguf

@@ -1,0 +1,232 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
+// `gguf-inspect diff`: the JSON document of the command contract, the measures against sums
+// written plainly here, --values and --tensor, split sets, and the exit statuses (0 identical,
+// 1 different, 2 usage, 3 a file that cannot be read).
+#include "core/format/gguf_file.h"
+#include "core/quant/dequantize.h"
+#include "tests/support/gguf_builder.h"
+#include "tests/support/inspect_run.h"
+#include "tests/support/plain_diff.h"
+
+#include <QFile>
+#include <QJsonArray>
+#include <QJsonDocument>
+#include <QJsonObject>
+#include <QTemporaryDir>
+#include <QTest>
+
+#include <cmath>
+
+using gguf::test::inspect;
+
+namespace {
+
+const QString kData = QStringLiteral(GGUF_TEST_DATA_DIR);
+const QString kQ4 = QStringLiteral(GGUF_SAMPLE_MODEL); // tiny-llama-tied-q4_k_m.gguf
+const QString kQ8 = kData + "/real/tiny-llama-tied-q8_0.gguf";
+const QString kOther = kData + "/real/tiny-llama-q4_k_m.gguf";
+
+QJsonObject tensorEntry(const QJsonObject &doc, const QString &name)
+{
+    for (const QJsonValue &t : doc["tensors"].toArray())
+        if (t["name"].toString() == name)
+            return t.toObject();
+    return {};
+}
+
+std::vector<float> decode(const QString &path, const char *tensor)
+{
+    const gguf::OpenResult r = gguf::GgufFile::open(path.toStdString());
+    const gguf::TensorInfo *t = r.file ? r.file->findTensor(tensor) : nullptr;
+    if (!t)
+        return {};
+    std::vector<float> v(static_cast<size_t>(t->elements));
+    if (!gguf::dequantizeRange(t->typeId, r.file->tensorBytes(*t), t->elements, 0, v))
+        return {};
+    return v;
+}
+
+bool writeFile(const QString &path, const std::vector<uint8_t> &bytes)
+{
+    QFile f(path);
+    return f.open(QIODevice::WriteOnly) &&
+           f.write(reinterpret_cast<const char *>(bytes.data()), static_cast<qint64>(bytes.size())) ==
+               static_cast<qint64>(bytes.size());
+}
+
+} // namespace
+
+class TestInspectDiff : public QObject {
+    Q_OBJECT
+
+private slots:
+    void quantizedTwoWays()
+    {
+        const auto run = inspect({"diff", kQ4, kQ8, "--values", "--json"});
+        QCOMPARE(run.exitCode, 1);
+        QJsonParseError error;
+        const QJsonObject doc = QJsonDocument::fromJson(run.out, &error).object();
+        QCOMPARE(error.error, QJsonParseError::NoError); // strict JSON: no NaN or Infinity literals
+        QCOMPARE(doc["a"].toString(), kQ4);
+        QCOMPARE(doc["b"].toString(), kQ8);
+        QCOMPARE(doc["identical"].toBool(), false);
+        const QJsonObject metadata = doc["metadata"].toObject();
+        QCOMPARE(metadata["added"].toArray().size(), 0);
+        QCOMPARE(metadata["removed"].toArray().size(), 0);
+        const QJsonArray changed = metadata["changed"].toArray();
+        QCOMPARE(changed.size(), 1);
+        QCOMPARE(changed[0]["key"].toString(), QStringLiteral("general.file_type"));
+        QCOMPARE(changed[0]["a"].toInt(), 15); // MOSTLY_Q4_K_M
+        QCOMPARE(changed[0]["b"].toInt(), 7);  // MOSTLY_Q8_0
+        QCOMPARE(doc["tokenizer"]["verdict"].toString(), QStringLiteral("same vocabulary"));
+        QCOMPARE(doc["tensors"].toArray().size(), 38);
+
+        // a quantized pair: the measures of the issue, summed plainly in long double
+        const QJsonObject k = tensorEntry(doc, "blk.0.attn_k.weight");
+        QCOMPARE(k["status"].toString(), QStringLiteral("type-changed"));
+        QCOMPARE(k["a_type"].toString(), QStringLiteral("Q4_K"));
+        QCOMPARE(k["b_type"].toString(), QStringLiteral("Q8_0"));
+        QCOMPARE(k["a_dims"].toArray(), QJsonArray({256, 128}));
+        const std::vector<float> a = decode(kQ4, "blk.0.attn_k.weight"), b = decode(kQ8, "blk.0.attn_k.weight");
+        QCOMPARE(a.size(), size_t(256 * 128));
+        const gguf::test::Plain expected = gguf::test::plainMeasures(a, b);
+        const auto close = [](double actual, double wanted) {
+            return std::fabs(actual - wanted) <= 1e-12 * std::fabs(wanted);
+        };
+        QVERIFY(close(k["rmse"].toDouble(), expected.rmse));
+        QCOMPARE(k["max_abs"].toDouble(), expected.maxAbs);
+        QVERIFY(close(k["mean_abs_rel"].toDouble(), expected.meanAbsRel));
+        QVERIFY(close(k["cosine"].toDouble(), expected.cosine));
+        QVERIFY(close(k["snr_db"].toDouble(), expected.snrDb));
+        QVERIFY(close(k["rel_l2"].toDouble(), expected.relL2));
+
+        // an F32 norm, equal in both files: same bytes, and the measures of identical values
+        const QJsonObject norm = tensorEntry(doc, "blk.0.attn_norm.weight");
+        QCOMPARE(norm["status"].toString(), QStringLiteral("same-bytes"));
+        QCOMPARE(norm["rmse"].toDouble(-1), 0.0);
+        QCOMPARE(norm["cosine"].toDouble(), 1.0);
+        QVERIFY(norm["snr_db"].isNull()); // +∞
+    }
+
+    void withoutValuesTheIndexOnly()
+    {
+        const auto run = inspect({"diff", kQ4, kOther, "--json"});
+        QCOMPARE(run.exitCode, 1);
+        const QJsonObject doc = QJsonDocument::fromJson(run.out).object();
+        QCOMPARE(doc["tensors"].toArray().size(), 39);
+        const QJsonObject output = tensorEntry(doc, "output.weight");
+        QCOMPARE(output["status"].toString(), QStringLiteral("only-b"));
+        QVERIFY(output["a_type"].isNull());
+        QVERIFY(output["a_dims"].isNull());
+        QCOMPARE(output["b_dims"].toArray(), QJsonArray({256, 32000}));
+        const QJsonObject q = tensorEntry(doc, "blk.0.attn_q.weight");
+        QCOMPARE(q["status"].toString(), QStringLiteral("not-compared"));
+        QVERIFY(!q.contains("rmse"));
+        const QJsonArray changed = doc["metadata"]["changed"].toArray();
+        QCOMPARE(changed.size(), 1);
+        QCOMPARE(changed[0]["key"].toString(), QStringLiteral("general.name"));
+        QCOMPARE(changed[0]["a"].toString(), QStringLiteral("tiny-llama-oracle-tied"));
+
+        const auto text = inspect({"diff", kQ4, kOther});
+        QCOMPARE(text.exitCode, 1);
+        QVERIFY(text.out.contains("output.weight      only-b"));
+        QVERIFY(text.out.contains("37 tensors of the same type and shape: data not compared"));
+    }
+
+    void namedTensors()
+    {
+        auto run = inspect({"diff", kQ4, kOther, "--tensor", "blk.1.attn_q.weight", "--json"});
+        QCOMPARE(run.exitCode, 1);
+        QJsonObject doc = QJsonDocument::fromJson(run.out).object();
+        QCOMPARE(doc["tensors"].toArray().size(), 1);
+        QCOMPARE(doc["tensors"][0]["status"].toString(), QStringLiteral("changed"));
+        QVERIFY(doc["tensors"][0]["rmse"].toDouble() > 0);
+        // NAME NAME… after --tensor, and the same name twice counts once
+        run = inspect({"diff", kQ4, kQ8, "--json", "--tensor", "output_norm.weight", "blk.3.ffn_up.weight",
+                       "output_norm.weight"});
+        doc = QJsonDocument::fromJson(run.out).object();
+        QCOMPARE(doc["tensors"].toArray().size(), 2);
+        QCOMPARE(doc["tensors"][0]["status"].toString(), QStringLiteral("same-bytes"));
+        QCOMPARE(doc["tensors"][1]["status"].toString(), QStringLiteral("type-changed"));
+        run = inspect({"diff", kQ4, kQ8, "--tensor", "no.such.tensor"});
+        QCOMPARE(run.exitCode, 2);
+        QVERIFY(run.err.contains("no.such.tensor"));
+    }
+
+    void fileWithItself()
+    {
+        auto run = inspect({"diff", kQ4, kQ4, "--values"});
+        QCOMPARE(run.exitCode, 0);
+        QVERIFY(run.out.contains("The two are identical."));
+        run = inspect({"diff", kQ4, kQ4, "--json"});
+        QCOMPARE(run.exitCode, 0);
+        const QJsonObject doc = QJsonDocument::fromJson(run.out).object();
+        QCOMPARE(doc["identical"].toBool(), true);
+        QCOMPARE(doc["values_compared"].toBool(), false);
+        QCOMPARE(doc["metadata"]["same"].toInt(), 25);
+    }
+
+    void splitSetAgainstMergedFile()
+    {
+        QTemporaryDir dir;
+        for (uint16_t number : {1, 2})
+            QVERIFY(writeFile(dir.filePath(QStringLiteral("m-%1-of-00002.gguf").arg(number, 5, 10, QLatin1Char('0'))),
+                              gguf::test::twoFileSplitShard(number)));
+        using gguf::test::V;
+        QVERIFY(writeFile(dir.filePath("merged.gguf"), gguf::test::GgufBuilder()
+                                                           .kv("general.architecture", V::str("llama"))
+                                                           .tensor("blk.1.w", {32}, 0)
+                                                           .tensor("blk.2.w", {32}, 0)
+                                                           .build()
+                                                           .bytes()));
+        const auto run =
+            inspect({"diff", dir.filePath("m-00001-of-00002.gguf"), dir.filePath("merged.gguf"), "--values", "--json"});
+        QCOMPARE(run.exitCode, 1); // the split.* keys differ
+        const QJsonObject doc = QJsonDocument::fromJson(run.out).object();
+        QCOMPARE(doc["metadata"]["removed"].toArray(), QJsonArray({"split.no", "split.count", "split.tensors.count"}));
+        QCOMPARE(doc["tensors"].toArray().size(), 2);
+        for (const QJsonValue &t : doc["tensors"].toArray())
+            QCOMPARE(t["status"].toString(), QStringLiteral("same-bytes"));
+
+        QVERIFY(QFile::remove(dir.filePath("m-00002-of-00002.gguf")));
+        const auto missing = inspect({"diff", dir.filePath("m-00001-of-00002.gguf"), dir.filePath("merged.gguf")});
+        QCOMPARE(missing.exitCode, 3);
+        QVERIFY(missing.err.contains("m-00002-of-00002.gguf"));
+    }
+
+    void unreadableFiles()
+    {
+        QTemporaryDir dir;
+        QFile text(dir.filePath("notes.txt"));
+        QVERIFY(text.open(QIODevice::WriteOnly));
+        text.write("not a model at all\n");
+        text.close();
+        QFile source(kQ8);
+        QVERIFY(source.open(QIODevice::ReadOnly));
+        QFile cut(dir.filePath("cut.gguf"));
+        QVERIFY(cut.open(QIODevice::WriteOnly));
+        cut.write(source.read(5000)); // inside the metadata
+        cut.close();
+        for (const QString &bad : {dir.filePath("missing.gguf"), dir.path(), text.fileName(), cut.fileName()}) {
+            const auto run = inspect({"diff", kQ4, bad});
+            QCOMPARE(run.exitCode, 3);
+            QVERIFY2(run.err.contains(QFileInfo(bad).fileName().toUtf8()), run.err.constData());
+            QVERIFY(run.out.isEmpty());
+            QCOMPARE(inspect({"diff", bad, kQ4}).exitCode, 3);
+        }
+    }
+
+    void usage()
+    {
+        auto run = inspect({"diff", kQ4});
+        QCOMPARE(run.exitCode, 2);
+        QVERIFY(run.err.contains("missing the second FILE"));
+        QCOMPARE(inspect({"diff", kQ4, kQ8, "extra"}).exitCode, 2);
+        QCOMPARE(inspect({"stats", kQ4, "--values"}).exitCode, 2);
+        QCOMPARE(inspect({"info", kQ4, "--tensor", "x"}).exitCode, 2);
+        QVERIFY(inspect({"--help"}).out.contains("diff A B"));
+    }
+};
+
+QTEST_GUILESS_MAIN(TestInspectDiff)
+#include "tst_inspect_diff.moc"
