@@ -19,6 +19,7 @@
 #include <QTemporaryDir>
 #include <QTest>
 
+#include <bit>
 #include <cmath>
 #include <cstring>
 #include <limits>
@@ -131,7 +132,11 @@ private slots:
     void resultDoesNotDependOnThreadsOrSimd();
     void cancelLeavesThePairAsItWas();
     void splitSetMatchesMergedFile();
-    void roles();
+    void differenceHistogram();
+    void undefinedMeasures();
+    void repeatedNamesPairInOrder();
+    void emptyTensorsAreTheSame();
+    void differenceHeatmap();
 };
 
 void TestCompare::quantizedTwoWaysMatchesPlainSums()
@@ -169,7 +174,7 @@ void TestCompare::quantizedTwoWaysMatchesPlainSums()
         QCOMPARE(v.finitePairs, expected.finite);
         QCOMPARE(v.nonFinitePairs, uint64_t(0));
         QCOMPARE(v.differing, expected.differing);
-        QCOMPARE(v.maxAbsDiff, expected.maxAbs); // a maximum has one right answer
+        QCOMPARE(std::bit_cast<uint64_t>(v.maxAbsDiff), std::bit_cast<uint64_t>(expected.maxAbs)); // one right answer
         compareClose(v.rmse(), expected.rmse, 1e-12, "rmse");
         compareClose(v.meanAbsRelative(), expected.meanAbsRel, 1e-12, "mean_abs_rel");
         compareClose(v.cosine(), expected.cosine, 1e-12, "cosine");
@@ -276,7 +281,7 @@ void TestCompare::sameValuesInOtherBytes()
         QCOMPARE(pairs[0].status, TensorDiffStatus::SameValues);
         QCOMPARE(pairs[0].values.differing, uint64_t(0));
         QCOMPARE(pairs[0].values.rmse(), 0.0);
-        QCOMPARE(pairs[0].values.cosine(), 1.0);
+        QVERIFY(pairs[0].values.cosine() == 1.0); // exactly: QCOMPARE would allow 1 ± 2⁻⁵²
         QCOMPARE(pairs[0].values.snrDb(), std::numeric_limits<double>::infinity());
     }
 }
@@ -345,7 +350,7 @@ void TestCompare::resultDoesNotDependOnThreadsOrSimd()
     const std::vector<uint8_t> ba = f32Bytes(a), bb = f32Bytes(b);
     std::vector<ValueDiff> results;
     for (const int simd : {2, 1, 0})
-        for (const unsigned threads : {1u, 2u, 3u}) {
+        for (const unsigned threads : {1u, 2u, 3u, 8u}) {
 #if GGUF_X86_KERNELS
             detail::setSimdCeiling(simd);
 #endif
@@ -358,14 +363,15 @@ void TestCompare::resultDoesNotDependOnThreadsOrSimd()
 #if GGUF_X86_KERNELS
     detail::setSimdCeiling(2);
 #endif
+    const auto bits = [](double d) { return std::bit_cast<uint64_t>(d); }; // QCOMPARE on doubles is fuzzy
     for (const ValueDiff &v : results) {
-        QCOMPARE(v.sumSqDiff, results[0].sumSqDiff); // bit for bit
-        QCOMPARE(v.sumAbsDiff, results[0].sumAbsDiff);
-        QCOMPARE(v.sumAbsA, results[0].sumAbsA);
-        QCOMPARE(v.sumAB, results[0].sumAB);
-        QCOMPARE(v.sumSqA, results[0].sumSqA);
-        QCOMPARE(v.sumSqB, results[0].sumSqB);
-        QCOMPARE(v.maxAbsDiff, results[0].maxAbsDiff);
+        QCOMPARE(bits(v.sumSqDiff), bits(results[0].sumSqDiff));
+        QCOMPARE(bits(v.sumAbsDiff), bits(results[0].sumAbsDiff));
+        QCOMPARE(bits(v.sumAbsA), bits(results[0].sumAbsA));
+        QCOMPARE(bits(v.sumAB), bits(results[0].sumAB));
+        QCOMPARE(bits(v.sumSqA), bits(results[0].sumSqA));
+        QCOMPARE(bits(v.sumSqB), bits(results[0].sumSqB));
+        QCOMPARE(bits(v.maxAbsDiff), bits(results[0].maxAbsDiff));
         QCOMPARE(v.differing, results[0].differing);
     }
     const Plain expected = plainMeasures(a, b);
@@ -425,13 +431,135 @@ void TestCompare::splitSetMatchesMergedFile()
     QCOMPARE(split->tensors()[static_cast<size_t>(pairs[1].positionA)].shard, uint32_t(1)); // in the second file
 }
 
-void TestCompare::roles()
+void TestCompare::differenceHistogram()
 {
-    QCOMPARE(tensorRole("blk.17.ffn_down.weight"), std::string("ffn_down.weight"));
-    QCOMPARE(tensorRole("layers.3.attention.wq.weight"), std::string("attention.wq.weight"));
-    QCOMPARE(tensorRole("token_embd.weight"), std::string("token_embd.weight"));
-    QCOMPARE(tensorRole("blk.x.w"), std::string("blk.x.w"));
-    QCOMPARE(tensorRole("blk.3"), std::string("blk.3"));
+    std::mt19937 rng(3);
+    std::uniform_real_distribution<float> u(-1.0f, 1.0f);
+    std::vector<float> a(100'000), b(a.size());
+    for (size_t i = 0; i < a.size(); ++i) {
+        a[i] = u(rng);
+        b[i] = a[i] + u(rng) * 0.1f;
+    }
+    b[5] = std::numeric_limits<float>::quiet_NaN();
+    a[6] = b[6] + 5.0f; // far outside the range: above
+    const std::vector<uint8_t> ba = f32Bytes(a), bb = f32Bytes(b);
+    const double lo = -0.08, hi = 0.08;
+    const uint32_t bins = 40;
+    Histogram h;
+    QCOMPARE(computeDiffHistogram(f32Data(ba), f32Data(bb), lo, hi, bins, {}, h), StatsStatus::Ok);
+    // the same binning written out: floor((d - lo) / (hi - lo) * bins), the last bin closed
+    std::vector<uint64_t> expected(bins, 0);
+    uint64_t below = 0, above = 0;
+    for (size_t i = 0; i < a.size(); ++i) {
+        if (!std::isfinite(a[i]) || !std::isfinite(b[i]))
+            continue;
+        const double d = double(a[i]) - double(b[i]);
+        if (d < lo)
+            ++below;
+        else if (d > hi)
+            ++above;
+        else
+            ++expected[std::min<size_t>(bins - 1, static_cast<size_t>(std::floor((d - lo) / (hi - lo) * bins)))];
+    }
+    QCOMPARE(h.counts, expected);
+    QCOMPARE(h.below, below);
+    QCOMPARE(h.above, above);
+    QVERIFY(above >= 1);
+    QCOMPARE(h.lo, lo);
+    Histogram bad;
+    QCOMPARE(computeDiffHistogram(f32Data(ba), f32Data(bb), 1.0, 1.0, bins, {}, bad), StatsStatus::NoData);
+}
+
+void TestCompare::differenceHeatmap()
+{
+    // 6 rows × 10 columns, a grid of 3 × 2 tiles of 2 rows × 5 columns
+    std::vector<float> a(60), b(60);
+    for (size_t i = 0; i < a.size(); ++i) {
+        a[i] = static_cast<float>(i);
+        b[i] = static_cast<float>(i) - static_cast<float>((i * 7) % 5) * 0.5f; // a - b in {0, 0.5, …, 2}
+    }
+    b[13] = std::numeric_limits<float>::infinity(); // left out of tile (1, 0)
+    const std::vector<uint8_t> ba = f32Bytes(a), bb = f32Bytes(b);
+    HeatmapOptions options;
+    options.rows = 3;
+    options.cols = 2;
+    Heatmap h;
+    QCOMPARE(computeDiffHeatmap(f32Data(ba), f32Data(bb), 10, options, h), StatsStatus::Ok);
+    QCOMPARE(h.gridRows, 3u);
+    QCOMPARE(h.gridCols, 2u);
+    for (uint32_t r = 0; r < 3; ++r)
+        for (uint32_t c = 0; c < 2; ++c) {
+            double sum = 0, maxAbs = 0;
+            int n = 0;
+            for (size_t y = 2 * r; y < 2 * r + 2; ++y)
+                for (size_t x = 5 * c; x < 5 * c + 5; ++x) {
+                    const size_t i = y * 10 + x;
+                    if (!std::isfinite(b[i]))
+                        continue;
+                    const double d = std::fabs(double(a[i]) - double(b[i]));
+                    sum += d;
+                    maxAbs = std::max(maxAbs, d);
+                    ++n;
+                }
+            const size_t cell = size_t(r) * 2 + c;
+            QCOMPARE(h.meanAbs[cell], static_cast<float>(sum / n));
+            QCOMPARE(h.maxAbs[cell], static_cast<float>(maxAbs));
+        }
+}
+
+void TestCompare::undefinedMeasures()
+{
+    const float nan = std::numeric_limits<float>::quiet_NaN();
+    const std::vector<uint8_t> allNan = f32Bytes({nan, nan, nan, nan}), finite = f32Bytes({1, 2, 3, 4});
+    ValueDiff v;
+    QCOMPARE(compareValues(f32Data(allNan), f32Data(finite), {}, v), StatsStatus::Ok);
+    QCOMPARE(v.finitePairs, uint64_t(0));
+    QCOMPARE(v.differing, uint64_t(4));
+    QVERIFY(!v.sameValues());
+    for (const double m : {v.rmse(), v.meanAbsRelative(), v.cosine(), v.snrDb(), v.relativeL2()})
+        QVERIFY(std::isnan(m)); // nothing to measure: undefined, not "perfect"
+    // an all-zero A against a non-zero B
+    const std::vector<uint8_t> zeros = f32Bytes({0, 0, 0, 0});
+    QCOMPARE(compareValues(f32Data(zeros), f32Data(finite), {}, v), StatsStatus::Ok);
+    QVERIFY(std::isnan(v.cosine()));
+    QCOMPARE(v.snrDb(), -std::numeric_limits<double>::infinity());
+    QCOMPARE(v.relativeL2(), std::numeric_limits<double>::infinity());
+    QCOMPARE(v.rmse(), std::sqrt(30.0 / 4.0));
+}
+
+void TestCompare::repeatedNamesPairInOrder()
+{
+    // a broken file may name two tensors alike: the k-th use in A meets the k-th in B
+    const auto a = openBuilt(
+        GgufBuilder().tensor("x", {4}, 0, f32Bytes({1, 2, 3, 4})).tensor("x", {4}, 0, f32Bytes({5, 6, 7, 8})));
+    const auto b = openBuilt(
+        GgufBuilder().tensor("x", {4}, 0, f32Bytes({1, 2, 3, 4})).tensor("x", {4}, 0, f32Bytes({9, 9, 9, 9})));
+    QVERIFY(a && b);
+    std::vector<TensorPair> pairs = matchTensors(*a, *b);
+    QCOMPARE(pairs.size(), size_t(2));
+    QCOMPARE(pairs[1].positionA, 1);
+    QCOMPARE(pairs[1].positionB, 1);
+    for (TensorPair &p : pairs)
+        QCOMPARE(compareTensorData(*a, *b, p), StatsStatus::Ok);
+    QCOMPARE(pairs[0].status, TensorDiffStatus::SameBytes);
+    QCOMPARE(pairs[1].status, TensorDiffStatus::Changed);
+    // a third "x" only in B
+    const auto c = openBuilt(GgufBuilder().tensor("x", {4}, 0).tensor("x", {4}, 0).tensor("x", {4}, 0));
+    QVERIFY(c);
+    const std::vector<TensorPair> more = matchTensors(*a, *c);
+    QCOMPARE(more.size(), size_t(3));
+    QCOMPARE(more[2].status, TensorDiffStatus::OnlyB);
+    QCOMPARE(more[2].positionB, 2);
+}
+
+void TestCompare::emptyTensorsAreTheSame()
+{
+    const auto a = openBuilt(GgufBuilder().tensor("e", {0}, 0).tensor("w", {2}, 0));
+    QVERIFY(a);
+    std::vector<TensorPair> pairs = matchTensors(*a, *a);
+    QCOMPARE(compareTensorData(*a, *a, pairs[0]), StatsStatus::Ok);
+    QCOMPARE(pairs[0].status, TensorDiffStatus::SameBytes);
+    QVERIFY(pairs[0].problem.empty());
 }
 
 QTEST_GUILESS_MAIN(TestCompare)

@@ -3,6 +3,7 @@
 // type, float bits, strings, arrays element by element, nested arrays, byte order) and every kind
 // of tokenizer difference, on built files and on real vocabularies.
 #include "core/compare/metadata_diff.h"
+#include "core/compare/text_diff.h"
 #include "core/compare/tokenizer_diff.h"
 #include "core/format/gguf_file.h"
 #include "tests/support/gguf_builder.h"
@@ -75,6 +76,10 @@ private slots:
     void tokenizerVerdicts();
     void tokenChangesById();
     void mergesAddedRemovedAndReranked();
+    void boolsByValue();
+    void repeatedMergesAndKeysCountOnce();
+    void textDifferenceByLines_data();
+    void textDifferenceByLines();
 };
 
 void TestCompareMetadata::everyKindOfKeyDifference()
@@ -200,6 +205,26 @@ void TestCompareMetadata::floatsByTheirBits()
     QCOMPARE(entry(diff, "nan")->status, DiffStatus::Same);
     QCOMPARE(entry(diff, "other.nan")->status, DiffStatus::Changed);
     QCOMPARE(entry(diff, "f64")->status, DiffStatus::Same);
+
+    // a signalling NaN against the quiet one: a widening to double would make them alike
+    const auto sa = built(GgufBuilder()
+                              .kv("s", V::f32Bits(0x7f800001))
+                              .kv("v", V::array(ValueType::Float32, {V::f32(1), V::f32Bits(0x7f800001)})));
+    const auto sb = built(GgufBuilder()
+                              .kv("s", V::f32Bits(0x7fc00001))
+                              .kv("v", V::array(ValueType::Float32, {V::f32(1), V::f32Bits(0x7fc00001)})));
+    QVERIFY(sa && sb);
+    const MetadataDiff signalling = compareMetadata(*sa, *sb);
+    QCOMPARE(entry(signalling, "s")->status, DiffStatus::Changed);
+    QCOMPARE(entry(signalling, "v")->status, DiffStatus::Changed);
+    QCOMPARE(entry(signalling, "v")->differingElements, uint64_t(1));
+    // and in a big-endian file the same bits are the same value
+    const auto big = built(GgufBuilder()
+                               .byteOrder(Endian::Big)
+                               .kv("s", V::f32Bits(0x7f800001))
+                               .kv("v", V::array(ValueType::Float32, {V::f32(1), V::f32Bits(0x7f800001)})));
+    QVERIFY(big);
+    QVERIFY(compareMetadata(*sa, *big).identical());
 }
 
 void TestCompareMetadata::byteOrderDoesNotMatter()
@@ -350,6 +375,87 @@ void TestCompareMetadata::mergesAddedRemovedAndReranked()
     QCOMPARE(t.firstMergesAdded, std::vector<std::string_view>{"a bc"});
     QCOMPARE(t.firstMergesRemoved, std::vector<std::string_view>{"ab c"});
     QCOMPARE(t.verdict, std::string("same tokens, different merges"));
+}
+
+void TestCompareMetadata::boolsByValue()
+{
+    // a BOOL byte of 2 is true, as 1 is
+    auto two = GgufBuilder().kv("flags", V::array(ValueType::Bool, {V::boolean(true), V::boolean(false)})).build();
+    const auto one = built(GgufBuilder().kv("flags", V::array(ValueType::Bool, {V::boolean(true), V::boolean(false)})));
+    const uint64_t element = two.layout().kv("flags")->valueOffset + 4 + 8; // type, count, then the elements
+    two.overwrite(element, {2});
+    OpenResult r = GgufFile::openBuffer(two.bytes());
+    QVERIFY(r.file && one);
+    QCOMPARE(r.file->value("flags").array().at(0).toBool(), std::optional<bool>(true));
+    QVERIFY(compareMetadata(*one, *r.file).identical());
+}
+
+void TestCompareMetadata::repeatedMergesAndKeysCountOnce()
+{
+    // a file against itself is the same, even with a merge rule and a special key given twice
+    const std::vector<std::string> tokens{"a", "b", "ab"};
+    auto builder = vocab(tokens, {0, 0, 0}, {1, 1, 1}, {"a b", "a b"});
+    builder.kv("tokenizer.ggml.bos_token_id", V::u32(2)); // the second use of the key
+    const auto a = built(builder), b = built(builder);
+    QVERIFY(a && b);
+    const TokenizerDiff t = compareTokenizers(*a, *b);
+    QCOMPARE(t.mergesReranked, uint64_t(0));
+    QVERIFY(t.special.empty());
+    QVERIFY(t.identical());
+    QCOMPARE(t.verdict, std::string("same vocabulary"));
+}
+
+void TestCompareMetadata::textDifferenceByLines_data()
+{
+    QTest::addColumn<QString>("a");
+    QTest::addColumn<QString>("b");
+    QTest::addColumn<QString>("expected"); // one letter per line: = same, - removed, + added
+    QTest::addColumn<qulonglong>("maxCells");
+    QTest::newRow("same") << "x\ny\n"
+                          << "x\ny\n"
+                          << "==" << 1000ull;
+    QTest::newRow("one changed") << "a\nb\nc"
+                                 << "a\nB\nc"
+                                 << "=-+=" << 1000ull;
+    QTest::newRow("inserted") << "a\nc"
+                              << "a\nb\nc"
+                              << "=+=" << 1000ull;
+    QTest::newRow("deleted") << "a\nb\nc\nd"
+                             << "a\nd"
+                             << "=--=" << 1000ull;
+    QTest::newRow("moved line") << "p\na\nb\nc\nq"
+                                << "p\nb\nc\na\nq"
+                                << "=-==+=" << 1000ull;
+    QTest::newRow("empty A") << ""
+                             << "a\nb"
+                             << "++" << 1000ull;
+    QTest::newRow("too big: middle replaced") << "h\na\nb\nt"
+                                              << "h\nb\nc\nt"
+                                              << "=--++=" << 1ull;
+}
+
+void TestCompareMetadata::textDifferenceByLines()
+{
+    QFETCH(QString, a);
+    QFETCH(QString, b);
+    QFETCH(QString, expected);
+    QFETCH(qulonglong, maxCells);
+    const std::string ta = a.toStdString(), tb = b.toStdString();
+    const std::vector<DiffLine> lines = diffLines(ta, tb, maxCells);
+    QString kinds;
+    std::string backA, backB;
+    for (const DiffLine &l : lines) {
+        kinds += l.kind == DiffLine::Kind::Same ? '=' : l.kind == DiffLine::Kind::Removed ? '-' : '+';
+        if (l.kind != DiffLine::Kind::Added)
+            backA += std::string(l.text) + "\n";
+        if (l.kind != DiffLine::Kind::Removed)
+            backB += std::string(l.text) + "\n";
+    }
+    QCOMPARE(kinds, expected);
+    // each side comes back from its lines (texts here end without or with one newline)
+    const auto lineEnded = [](std::string t) { return t.empty() || t.back() == '\n' ? t : t + "\n"; };
+    QCOMPARE(backA, lineEnded(ta));
+    QCOMPARE(backB, lineEnded(tb));
 }
 
 QTEST_GUILESS_MAIN(TestCompareMetadata)

@@ -216,6 +216,38 @@ private slots:
         }
     }
 
+    void strictJsonAndUncomparableData()
+    {
+        using gguf::test::GgufBuilder;
+        using gguf::test::V;
+        QTemporaryDir dir;
+        // non-finite metadata floats are null in strict JSON
+        QVERIFY(writeFile(dir.filePath("nan.gguf"), GgufBuilder().kv("x", V::f32Bits(0x7fc00000)).build().bytes()));
+        QVERIFY(writeFile(dir.filePath("inf.gguf"), GgufBuilder().kv("x", V::f32Bits(0x7f800000)).build().bytes()));
+        auto run = inspect({"diff", dir.filePath("nan.gguf"), dir.filePath("inf.gguf"), "--json"});
+        QCOMPARE(run.exitCode, 1);
+        QVERIFY2(!run.out.contains("NaN") && !run.out.contains("Infinity"), run.out.constData());
+        QJsonParseError error;
+        const QJsonObject doc = QJsonDocument::fromJson(run.out, &error).object();
+        QCOMPARE(error.error, QJsonParseError::NoError);
+        QVERIFY(doc["metadata"]["changed"][0]["a"].isNull());
+
+        // data that cannot be compared is not "identical": a type the decoder lacks, other bytes
+        const std::vector<uint8_t> one(64, 1), two(64, 2);
+        QVERIFY(writeFile(dir.filePath("u1.gguf"),
+                          GgufBuilder().tensor({"t", {64}, 99, one, std::nullopt}).build().bytes()));
+        QVERIFY(writeFile(dir.filePath("u2.gguf"), GgufBuilder()
+                                                       .byteOrder(gguf::test::Endian::Big)
+                                                       .tensor({"t", {64}, 99, two, std::nullopt})
+                                                       .build()
+                                                       .bytes()));
+        run = inspect({"diff", dir.filePath("u1.gguf"), dir.filePath("u2.gguf"), "--values", "--json"});
+        const QJsonObject u = QJsonDocument::fromJson(run.out).object();
+        QCOMPARE(run.exitCode, 1);
+        QCOMPARE(u["identical"].toBool(), false);
+        QVERIFY(u["tensors"][0].toObject().contains("problem"));
+    }
+
     void usage()
     {
         auto run = inspect({"diff", kQ4});

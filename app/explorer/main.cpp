@@ -50,9 +50,20 @@ int main(int argc, char *argv[])
         QApplication::translate("main", "Open the file, save each page as <prefix>-<page>.png, then quit."),
         QStringLiteral("prefix"));
     parser.addOption(screenshot);
+    const QCommandLineOption compare(
+        QStringLiteral("compare"),
+        QApplication::translate("main",
+                                "Open the first file and compare it with the second (gguf-explorer --compare A B)."));
+    parser.addOption(compare);
     parser.process(app);
 
     QStringList files = parser.positionalArguments();
+    if (parser.isSet(compare) && files.size() != 2) {
+        QTextStream(stderr) << QApplication::translate("main",
+                                                       "gguf-explorer: --compare needs two files: --compare A B")
+                            << '\n';
+        return 2;
+    }
     if (files.isEmpty()) {
         const QString sample = sampleModelPath();
         if (!sample.isEmpty())
@@ -70,7 +81,12 @@ int main(int argc, char *argv[])
         monitor.start();
     if (parser.isSet(screenshot))
         startScreenshotTour(window, parser.value(screenshot), files.isEmpty(), reportStalls ? &monitor : nullptr);
-    window.openFiles(files);
+    if (parser.isSet(compare)) {
+        window.openFile(files[0]);
+        window.compareWith(files[1]);
+    } else {
+        window.openFiles(files);
+    }
     const int status = QApplication::exec();
     if (reportStalls)
         QTextStream(stderr) << monitor.report() << '\n';

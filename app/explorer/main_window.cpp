@@ -2,6 +2,7 @@
 #include "app/explorer/main_window.h"
 
 #include "core/format/split_model.h"
+#include "ui/compare/compare_page.h"
 #include "ui/document.h"
 #include "ui/drop_paths.h"
 #include "ui/hex/hex_page.h"
@@ -38,7 +39,8 @@
 MainWindow::MainWindow(QWidget *parent)
     : QMainWindow(parent), m_document(new Document(this)), m_messageBar(new MessageBar(this)),
       m_tabs(new QTabWidget(this)), m_overview(new OverviewPage(this)), m_metadata(new MetadataPage(this)),
-      m_tensors(new TensorsPage(this)), m_weights(new WeightsPage(this)), m_loadStatus(new LoadStatus(this))
+      m_tensors(new TensorsPage(this)), m_weights(new WeightsPage(this)), m_compare(new ComparePage(this)),
+      m_other(new Document(this)), m_loadStatus(new LoadStatus(this))
 {
     setWindowIcon(QIcon(QStringLiteral(":/gguf-explorer/gguf-explorer.svg")));
     setWindowTitle(tr("GGUF Explorer"));
@@ -53,6 +55,7 @@ MainWindow::MainWindow(QWidget *parent)
     addPage(m_weights, tr("&Weights"), QStringLiteral("weightsPage"));
     addPage(m_tokenizer, tr("To&kenizer"), QStringLiteral("tokenizerPage"));
     addPage(m_hex, tr("&Bytes"), QStringLiteral("bytesPage"));
+    addPage(m_compare, tr("Co&mpare"), QStringLiteral("comparePage"));
     m_tabs->setDocumentMode(true);
     auto *central = new QWidget(this);
     auto *layout = new QVBoxLayout(central);
@@ -115,6 +118,55 @@ MainWindow::MainWindow(QWidget *parent)
     connect(m_hex, &HexPage::metadataEntryActivated, m_metadata, &MetadataPage::selectMetadataEntry);
     connect(m_hex, &HexPage::tensorActivated, m_tensors, &TensorsPage::selectTensor);
 
+    // the model compared with (B): opened like any file, its failures said the same way
+    connect(m_other, &Document::loadStarted, this, [this](const QString &path) {
+        statusBar()->showMessage(tr("Opening %1 to compare…").arg(QFileInfo(path).fileName()));
+    });
+    connect(m_other, &Document::loaded, this, [this](const QString &path, const QString &warning) {
+        statusBar()->clearMessage();
+        m_compare->setOther(m_other->model(), path);
+        m_tabs->setCurrentWidget(m_compare);
+        if (!warning.isEmpty())
+            m_messageBar->showMessage(MessageBar::Kind::Warning, tr("Compared with %1: %2").arg(path, warning));
+    });
+    connect(m_other, &Document::loadFailed, this, [this](const QString &path, const QString &message, quint64 offset) {
+        statusBar()->clearMessage();
+        m_messageBar->showMessage(MessageBar::Kind::Error, tr("Could not open %1 to compare with: %2 (byte offset %3).")
+                                                               .arg(QDir::toNativeSeparators(path), message)
+                                                               .arg(offset));
+    });
+    connect(m_other, &Document::changedOnDisk, this, [this](const QString &description) {
+        m_messageBar->showMessage(MessageBar::Kind::Warning,
+                                  tr("The file compared with (B) changed on disk:\n%1\nThe comparison may no longer "
+                                     "match it; compare with it again to read it anew.")
+                                      .arg(description));
+    });
+    connect(m_compare, &ComparePage::compareWithRequested, this, &MainWindow::chooseCompareFile);
+    connect(m_compare, &ComparePage::metadataEntryRequested, this, [this](int side, int index) {
+        if (side == ComparePage::A)
+            showMetadataEntry(index);
+        else
+            inOtherWindow([index](MainWindow *w) { w->showMetadataEntry(index); });
+    });
+    connect(m_compare, &ComparePage::tensorRequested, this, [this](int side, int shard, int index) {
+        if (side == ComparePage::A)
+            showTensor(shard, index);
+        else
+            inOtherWindow([shard, index](MainWindow *w) { w->showTensor(shard, index); });
+    });
+    connect(m_compare, &ComparePage::tokenRequested, this, [this](int side, quint64 id) {
+        if (side == ComparePage::A)
+            showToken(id);
+        else
+            inOtherWindow([id](MainWindow *w) { w->showToken(id); });
+    });
+    connect(m_compare, &ComparePage::bytesRequested, this, [this](int side, int shard, quint64 offset, quint64 size) {
+        if (side == ComparePage::A)
+            showBytes(shard, offset, size);
+        else
+            inOtherWindow([shard, offset, size](MainWindow *w) { w->showBytes(shard, offset, size); });
+    });
+
     createMenus();
     restoreSettings();
 }
@@ -141,6 +193,9 @@ void MainWindow::createMenus()
     open->setShortcut(QKeySequence::Open);
     m_recent = new RecentFiles(file->addMenu(tr("Open &Recent")), this);
     connect(m_recent, &RecentFiles::fileChosen, this, &MainWindow::openFile);
+    QAction *compare = file->addAction(tr("Compare &With…"), this, &MainWindow::chooseCompareFile);
+    compare->setShortcut(QKeySequence(Qt::CTRL | Qt::SHIFT | Qt::Key_D));
+    compare->setToolTip(tr("Compare the open model with another (or drop one on the window holding Ctrl)"));
     QAction *reload = file->addAction(QIcon::fromTheme(QStringLiteral("view-refresh")), tr("Re&load"), this,
                                       &MainWindow::reloadDocument);
     reload->setShortcut(QKeySequence::Refresh);
@@ -181,6 +236,74 @@ void MainWindow::chooseFiles()
         return;
     settings.setValue(QStringLiteral("lastDirectory"), QFileInfo(paths.first()).absolutePath());
     openFiles(paths);
+}
+
+void MainWindow::chooseCompareFile()
+{
+    if (!m_document->model()) {
+        m_messageBar->showMessage(MessageBar::Kind::Warning, tr("Open a model first, then compare it with another."));
+        return;
+    }
+    QSettings settings;
+    const QString path = QFileDialog::getOpenFileName(
+        this, tr("Compare %1 With").arg(QFileInfo(m_document->path()).fileName()),
+        settings.value(QStringLiteral("lastDirectory")).toString(), tr("GGUF models (*.gguf);;All files (*)"));
+    if (path.isEmpty())
+        return;
+    settings.setValue(QStringLiteral("lastDirectory"), QFileInfo(path).absolutePath());
+    compareWith(path);
+}
+
+void MainWindow::compareWith(const QString &path)
+{
+    m_other->open(path);
+}
+
+void MainWindow::showMetadataEntry(int index)
+{
+    m_tabs->setCurrentWidget(m_metadata);
+    m_metadata->selectMetadataEntry(index);
+}
+
+void MainWindow::showTensor(int shard, int index)
+{
+    m_tabs->setCurrentWidget(m_tensors);
+    m_tensors->selectTensor(TensorRef{shard, index});
+}
+
+void MainWindow::showToken(quint64 id)
+{
+    m_tabs->setCurrentWidget(m_tokenizer);
+    m_tokenizer->selectToken(id);
+}
+
+void MainWindow::showBytes(int shard, quint64 offset, quint64 size)
+{
+    m_hex->showShardBytes(shard, offset, size);
+    m_tabs->setCurrentWidget(m_hex);
+}
+
+void MainWindow::inOtherWindow(const std::function<void(MainWindow *)> &action)
+{
+    const QString path = m_compare->otherPath();
+    if (path.isEmpty())
+        return;
+    if (m_otherWindow && m_otherWindow->document()->path() == path && m_otherWindow->document()->model() &&
+        !m_otherWindow->document()->isLoading()) {
+        action(m_otherWindow);
+        m_otherWindow->raise();
+        m_otherWindow->activateWindow();
+        return;
+    }
+    if (!m_otherWindow) {
+        m_otherWindow = new MainWindow;
+        m_otherWindow->setAttribute(Qt::WA_DeleteOnClose);
+        m_otherWindow->show();
+    }
+    MainWindow *window = m_otherWindow;
+    connect(
+        window, &MainWindow::modelShown, window, [window, action] { action(window); }, Qt::SingleShotConnection);
+    window->openFile(path);
 }
 
 void MainWindow::openFiles(const QStringList &paths)
@@ -286,6 +409,19 @@ void MainWindow::dropEvent(QDropEvent *event)
         return;
     }
     event->acceptProposedAction();
+    // with Ctrl held: compare (the open model with the one dropped, or the first two dropped)
+    const QStringList models = DropPaths::distinctModels(paths);
+    if (event->modifiers().testFlag(Qt::ControlModifier)) {
+        if (models.size() >= 2) {
+            openFile(models[0]);
+            compareWith(models[1]);
+            return;
+        }
+        if (m_document->model() || m_document->isLoading()) {
+            compareWith(models[0]);
+            return;
+        }
+    }
     openFiles(paths);
 }
 

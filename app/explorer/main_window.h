@@ -4,7 +4,11 @@
 #include <QElapsedTimer>
 #include <QList>
 #include <QMainWindow>
+#include <QPointer>
 
+#include <functional>
+
+class ComparePage;
 class Document;
 class HexPage;
 class LoadStatus;
@@ -29,6 +33,16 @@ public:
     /// (the shards of a split model count as one model).
     void openFiles(const QStringList &paths);
     void openFile(const QString &path);
+    /// Compares the open model (A) with the model at `path` (B) on the Compare page; B opens on a
+    /// worker like any file and a failure is reported the same way.
+    void compareWith(const QString &path);
+
+    // What the Compare page links to, on this window's pages: metadata entry `index` of the
+    // first file, the tensor of info record `index` of shard `shard`, token `id`, bytes of a shard.
+    void showMetadataEntry(int index);
+    void showTensor(int shard, int index);
+    void showToken(quint64 id);
+    void showBytes(int shard, quint64 offset, quint64 size);
 
     Document *document() const { return m_document; }
     MessageBar *messageBar() const { return m_messageBar; }
@@ -39,6 +53,11 @@ public:
     HexPage *hexPage() const { return m_hex; }
     TokenizerPage *tokenizerPage() const { return m_tokenizer; }
     WeightsPage *weightsPage() const { return m_weights; }
+    ComparePage *comparePage() const { return m_compare; }
+    /// The model compared with (B): its opening and its file watch.
+    Document *otherDocument() const { return m_other; }
+    /// The window showing B for the Compare page's links (null until one is needed).
+    MainWindow *otherWindow() const { return m_otherWindow; }
 
 signals:
     /// Every page shows the model of the load that finished (Document::loaded): the pages take it
@@ -57,6 +76,9 @@ private:
     static QString settingsKey(const Page &page);
     void createMenus();
     void chooseFiles();
+    void chooseCompareFile();
+    /// Runs `action` on a window showing B, opening one when needed (once B's pages have it).
+    void inOtherWindow(const std::function<void(MainWindow *)> &action);
     void showLoaded(const QString &path, const QString &warning);
     void showFailure(const QString &path, const QString &message, quint64 offset);
     void showAbout();
@@ -78,6 +100,9 @@ private:
     HexPage *m_hex = nullptr;
     TokenizerPage *m_tokenizer = nullptr;
     WeightsPage *m_weights;
+    ComparePage *m_compare;
+    Document *m_other;
+    QPointer<MainWindow> m_otherWindow;
     LoadStatus *m_loadStatus;
     RecentFiles *m_recent = nullptr;
     QElapsedTimer m_loadTimer;

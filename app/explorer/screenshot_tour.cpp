@@ -3,8 +3,12 @@
 #include "app/explorer/main_window.h"
 #include "app/explorer/stall_monitor.h"
 #include "core/format/gguf_file.h"
+#include "ui/compare/compare_page.h"
+#include "ui/compare/tensor_pair_panel.h"
 #include "ui/document.h"
 #include "ui/hex/hex_page.h"
+#include "ui/job_tracker.h"
+#include "ui/models/tensor_diff_model.h"
 #include "ui/tensors/tensors_page.h"
 #include "ui/tokenizer/chat_template_view.h"
 #include "ui/tokenizer/tokenize_view.h"
@@ -116,6 +120,75 @@ void grabChatTemplate(MainWindow &window, const QString &prefix, StallMonitor *m
     view->renderButton()->click();
 }
 
+// When the window compares (gguf-explorer --compare A B): waits for the comparison and its
+// values, then grabs the Compare page's sections as `<prefix>-compare-<section>.png` and the
+// detail views of the first changed pair as `<prefix>-compare-pair-<view>.png`; then `done`.
+void grabCompare(MainWindow &window, const QString &prefix, StallMonitor *monitor, const std::function<void()> &done)
+{
+    ComparePage *page = window.comparePage();
+    if (window.otherDocument()->isLoading()) {
+        QObject::connect(
+            page, &ComparePage::comparisonShown, &window,
+            [&window, prefix, monitor, done] { grabCompare(window, prefix, monitor, done); }, Qt::SingleShotConnection);
+        return;
+    }
+    if (!page->other()) {
+        done();
+        return;
+    }
+    if (page->isBusy()) {
+        QObject::connect(
+            page, &ComparePage::valuesCompared, &window,
+            [&window, prefix, monitor, done] { grabCompare(window, prefix, monitor, done); }, Qt::SingleShotConnection);
+        return;
+    }
+    window.pages()->setCurrentWidget(page);
+    const auto grab = [&window, prefix, monitor](const QString &name) {
+        const QString file = QStringLiteral("%1-compare-%2.png").arg(prefix, name);
+        if (grabTo(window, file, monitor))
+            QTextStream(stdout) << file << '\n';
+    };
+    // the first pair whose values differ, in a layer when there is one
+    const TensorDiffModel *model = page->tensorModel();
+    QString chosen;
+    for (const gguf::TensorPair &p : model->pairs())
+        if (p.valuesCompared && !p.values.sameValues() && (chosen.isEmpty() || p.a->layer >= 0)) {
+            chosen = QString::fromUtf8(p.name.data(), static_cast<qsizetype>(p.name.size()));
+            if (p.a->layer >= 0)
+                break;
+        }
+    page->setMetadataFilter(1);
+    page->sections()->setCurrentIndex(0);
+    QTimer::singleShot(kSettleMs, &window, [&window, page, grab, chosen, monitor, prefix, done] {
+        grab(QStringLiteral("metadata"));
+        page->sections()->setCurrentIndex(1);
+        QTimer::singleShot(kSettleMs, &window, [&window, page, grab, chosen, monitor, prefix, done] {
+            grab(QStringLiteral("tokenizer"));
+            page->selectTensor(chosen);
+            TensorPairPanel *pair = page->pairPanel();
+            const auto views = [&window, page, pair, grab, done] {
+                QTimer::singleShot(kSettleMs, &window, [&window, page, pair, grab, done] {
+                    grab(QStringLiteral("tensors"));
+                    pair->views()->setCurrentIndex(1);
+                    QTimer::singleShot(kSettleMs, &window, [&window, pair, grab, done] {
+                        grab(QStringLiteral("pair-heatmap"));
+                        pair->views()->setCurrentIndex(2);
+                        QTimer::singleShot(kSettleMs, &window, [pair, grab, done] {
+                            grab(QStringLiteral("pair-layers"));
+                            pair->views()->setCurrentIndex(0);
+                            done();
+                        });
+                    });
+                });
+            };
+            if (pair->tracker()->isRunning())
+                QObject::connect(pair->tracker(), &JobTracker::finished, &window, views, Qt::SingleShotConnection);
+            else
+                views();
+        });
+    });
+}
+
 // The tour's own walk through the pages: one page per turn of the event loop, as a user clicks
 // one tab at a time (so a stall figure is what one switch costs, not the whole walk); then `done`.
 void grabPagesInTurn(MainWindow &window, const QString &prefix, StallMonitor *monitor, int index,
@@ -165,10 +238,12 @@ void startScreenshotTour(MainWindow &window, const QString &prefix, bool nothing
         });
     };
     // the Bytes page is shown at the file's last byte (the far end of a huge file must paint at once)
-    const auto toLastByte = [&window, grabAndQuit] {
-        if (window.hexPage())
-            window.hexPage()->goTo(QStringLiteral("end-1"));
-        grabAndQuit();
+    const auto toLastByte = [&window, prefix, monitor, grabAndQuit] {
+        grabCompare(window, prefix, monitor, [&window, grabAndQuit] {
+            if (window.hexPage())
+                window.hexPage()->goTo(QStringLiteral("end-1"));
+            grabAndQuit();
+        });
     };
     const auto tokenize = [&window, prefix, monitor, toLastByte] {
         grabChatTemplate(window, prefix, monitor,

@@ -172,14 +172,6 @@ void printTokenizer(const gguf::TokenizerDiff &t)
         std::printf("  %s  %s → %s\n", printable(s.key).c_str(), optionalText(s.a).c_str(), optionalText(s.b).c_str());
 }
 
-// The measures of a pair known to hold equal values without decoding (same bytes).
-gguf::ValueDiff identicalValues(const gguf::TensorPair &p)
-{
-    gguf::ValueDiff v;
-    v.elements = p.a->elements;
-    return v;
-}
-
 struct Measures {
     double rmse, maxAbs, meanAbsRel, cosine, snrDb, relL2;
 };
@@ -236,9 +228,14 @@ void printTensors(const std::vector<gguf::TensorPair> &pairs, bool values)
     }
     if (rows > 0)
         table.print(2);
-    for (const gguf::TensorPair &p : pairs)
+    for (const gguf::TensorPair &p : pairs) {
         if (!p.problem.empty())
-            std::printf("  %s: %s\n", printable(p.name, 60).c_str(), p.problem.c_str());
+            std::printf("  %s: not compared: %s\n", printable(p.name, 60).c_str(), p.problem.c_str());
+        if (p.valuesCompared && p.values.nonFinitePairs > 0)
+            std::printf("  %s: %s pairs with a NaN or an infinity, left out of the measures (%s of all pairs differ)\n",
+                        printable(p.name, 60).c_str(), groupDigits(p.values.nonFinitePairs).c_str(),
+                        groupDigits(p.values.differing).c_str());
+    }
     if (!values && notCompared > 0)
         std::printf("  %s tensors of the same type and shape: data not compared (--values compares it)\n",
                     groupDigits(notCompared).c_str());
@@ -250,7 +247,11 @@ void writeValue(JsonWriter &json, const gguf::Value &v, int depth = 0)
     case gguf::ValueType::String: json.string(v.toStringView()); return;
     case gguf::ValueType::Bool: json.boolean(v.toBool().value_or(false)); return;
     case gguf::ValueType::Float32:
-    case gguf::ValueType::Float64: json.number(v.toDouble().value_or(0)); return;
+    case gguf::ValueType::Float64: {
+        const double d = v.toDouble().value_or(0);
+        std::isfinite(d) ? json.number(d) : json.null(); // strict JSON has no NaN or Infinity
+        return;
+    }
     case gguf::ValueType::Uint8:
     case gguf::ValueType::Uint16:
     case gguf::ValueType::Uint32:
@@ -472,11 +473,11 @@ void writeTensorsJson(JsonWriter &json, const std::vector<gguf::TensorPair> &pai
             writeMeasure(json, "cosine", m ? m->cosine : nan);
             writeMeasure(json, "snr_db", m ? m->snrDb : nan);
             writeMeasure(json, "rel_l2", m ? m->relL2 : nan);
-            const gguf::ValueDiff v = p.status == TensorDiffStatus::SameBytes ? identicalValues(p) : p.values;
+            // identical bytes: no pair differs; how many are NaN or infinite was not looked at
             json.key("differing");
-            m ? json.unsignedInteger(v.differing) : json.null();
+            m ? json.unsignedInteger(p.valuesCompared ? p.values.differing : 0) : json.null();
             json.key("non_finite");
-            m ? json.unsignedInteger(v.nonFinitePairs) : json.null();
+            p.valuesCompared ? json.unsignedInteger(p.values.nonFinitePairs) : json.null();
             if (!p.problem.empty()) {
                 json.key("problem");
                 json.string(p.problem);
@@ -487,8 +488,12 @@ void writeTensorsJson(JsonWriter &json, const std::vector<gguf::TensorPair> &pai
     json.endArray();
 }
 
+// A pair whose data could not be compared (outside its file, a type the decoder lacks) is not
+// known to be equal, so it counts as a difference.
 bool pairDiffers(const gguf::TensorPair &p)
 {
+    if (!p.problem.empty())
+        return true;
     return p.status != TensorDiffStatus::NotCompared && p.status != TensorDiffStatus::SameBytes &&
            p.status != TensorDiffStatus::SameValues;
 }

@@ -1,8 +1,8 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 #include "core/compare/metadata_diff.h"
 
-#include <bit>
 #include <cstring>
+#include <optional>
 
 namespace gguf {
 namespace {
@@ -23,13 +23,28 @@ struct Files {
 
 bool sameValue(const Files &files, const Value &x, const Value &y, int depth);
 
+// The stored bits of a FLOAT32 or FLOAT64 value in host order (a widening to double would quiet a
+// signalling NaN); nullopt when the bytes are not there.
+std::optional<uint64_t> floatBits(const GgufFile &file, const Value &v)
+{
+    const auto bytes = file.bytes(v.offset(), v.size());
+    if (bytes.size() != v.size() || (v.size() != 4 && v.size() != 8))
+        return std::nullopt;
+    uint64_t bits = 0;
+    for (size_t i = 0; i < bytes.size(); ++i) {
+        const size_t k = file.byteSwapped() ? i : bytes.size() - 1 - i; // most significant first
+        bits = (bits << 8) | bytes[k];
+    }
+    return bits;
+}
+
 bool sameArray(const Files &files, const ArrayRef &x, const ArrayRef &y, int depth)
 {
     if (x.elementType() != y.elementType() || x.size() != y.size())
         return false;
     const uint32_t fixed = valueTypeSize(x.elementType());
-    if (fixed != 0 && files.sameOrder() && x.elementType() != ValueType::Float32 &&
-        x.elementType() != ValueType::Float64) {
+    // equal bytes are equal values for integers (floats: a NaN's bits; bools: any non-zero byte is true)
+    if (fixed != 0 && files.sameOrder() && x.elementType() != ValueType::Bool) {
         const uint64_t bytes = x.size() * fixed;
         const auto sx = files.a.bytes(x.elementsOffset(), bytes), sy = files.b.bytes(y.elementsOffset(), bytes);
         if (sx.size() == bytes && sy.size() == bytes)
@@ -52,9 +67,11 @@ bool sameValue(const Files &files, const Value &x, const Value &y, int depth)
     case ValueType::Array: return sameArray(files, x.array(), y.array(), depth);
     case ValueType::Bool: return x.toBool() == y.toBool();
     case ValueType::Float32:
-    case ValueType::Float64:
+    case ValueType::Float64: {
         // by the bits: -0 is not 0, and a NaN is the same NaN only with the same payload
-        return std::bit_cast<uint64_t>(x.toDouble().value_or(0)) == std::bit_cast<uint64_t>(y.toDouble().value_or(0));
+        const auto bx = floatBits(files.a, x), by = floatBits(files.b, y);
+        return bx && by && *bx == *by;
+    }
     default: return isSigned(x.type()) ? x.toInt() == y.toInt() : x.toUInt() == y.toUInt();
     }
 }

@@ -46,23 +46,26 @@ std::string_view tensorDiffStatusName(TensorDiffStatus status)
 
 std::vector<TensorPair> matchTensors(const SplitModel &a, const SplitModel &b)
 {
-    std::unordered_map<std::string_view, int> inB;
+    // A name used more than once (a broken file) pairs its k-th use in A with its k-th in B
+    std::unordered_map<std::string_view, std::vector<int>> inB;
     for (size_t i = 0; i < b.tensors().size(); ++i)
-        inB.emplace(b.tensors()[i].info->name, static_cast<int>(i)); // a repeated name: the first counts
-    std::unordered_map<std::string_view, int> inA;
+        inB[b.tensors()[i].info->name].push_back(static_cast<int>(i));
+    std::unordered_map<std::string_view, size_t> usesInA;
+    std::vector<bool> matchedB(b.tensors().size(), false);
     std::vector<TensorPair> pairs;
     pairs.reserve(a.tensors().size());
     for (size_t i = 0; i < a.tensors().size(); ++i) {
         const TensorInfo *info = a.tensors()[i].info;
-        if (!inA.emplace(info->name, static_cast<int>(i)).second)
-            continue;
+        const size_t use = usesInA[info->name]++;
         TensorPair p;
         p.name = info->name;
         p.positionA = static_cast<int>(i);
         p.a = info;
-        if (const auto it = inB.find(info->name); it != inB.end()) {
-            p.positionB = it->second;
-            p.b = b.tensors()[static_cast<size_t>(it->second)].info;
+        const auto it = inB.find(info->name);
+        if (it != inB.end() && use < it->second.size()) {
+            p.positionB = it->second[use];
+            matchedB[static_cast<size_t>(p.positionB)] = true;
+            p.b = b.tensors()[static_cast<size_t>(p.positionB)].info;
             if (!sameShape(*p.a, *p.b))
                 p.status = TensorDiffStatus::ShapeChanged;
             else if (p.a->typeId != p.b->typeId)
@@ -73,13 +76,12 @@ std::vector<TensorPair> matchTensors(const SplitModel &a, const SplitModel &b)
         pairs.push_back(std::move(p));
     }
     for (size_t i = 0; i < b.tensors().size(); ++i) {
-        const TensorInfo *info = b.tensors()[i].info;
-        if (inA.contains(info->name) || inB.at(info->name) != static_cast<int>(i))
+        if (matchedB[i])
             continue;
         TensorPair p;
-        p.name = info->name;
+        p.name = b.tensors()[i].info->name;
         p.positionB = static_cast<int>(i);
-        p.b = info;
+        p.b = b.tensors()[i].info;
         p.status = TensorDiffStatus::OnlyB;
         pairs.push_back(std::move(p));
     }
@@ -92,6 +94,11 @@ StatsStatus compareTensorData(const SplitModel &a, const SplitModel &b, TensorPa
     if (!pair.comparable())
         return StatsStatus::NoData;
     const TensorData da = dataOf(a, pair.positionA), db = dataOf(b, pair.positionB);
+    if (pair.a->elements == 0 && pair.b->elements == 0 && pair.a->typeId == pair.b->typeId) {
+        pair.status = TensorDiffStatus::SameBytes; // nothing to differ
+        pair.problem.clear();
+        return StatsStatus::Ok;
+    }
     if (da.bytes.empty() || db.bytes.empty()) {
         pair.problem =
             "the data of the tensor in " + std::string(da.bytes.empty() ? "A" : "B") + " lies outside its file";
@@ -129,20 +136,6 @@ StatsStatus compareTensorData(const SplitModel &a, const SplitModel &b, TensorPa
     if (pair.status != TensorDiffStatus::TypeChanged)
         pair.status = values.sameValues() ? TensorDiffStatus::SameValues : TensorDiffStatus::Changed;
     return StatsStatus::Ok;
-}
-
-std::string tensorRole(std::string_view name)
-{
-    for (const std::string_view prefix : {std::string_view("blk."), std::string_view("layers.")}) {
-        if (!name.starts_with(prefix))
-            continue;
-        size_t i = prefix.size();
-        while (i < name.size() && name[i] >= '0' && name[i] <= '9')
-            ++i;
-        if (i > prefix.size() && i < name.size() && name[i] == '.')
-            return std::string(name.substr(i + 1));
-    }
-    return std::string(name);
 }
 
 } // namespace gguf

@@ -43,7 +43,8 @@ struct TensorPair {
 };
 
 /// Matches the tensors of two models by name: A's in A's order, then those only in B in B's
-/// order, each with its index status (only in one, shape changed, type changed, not compared).
+/// order, each with its index status (only in one, shape changed, type changed, not compared). A
+/// name used more than once pairs its k-th use in A with its k-th use in B.
 std::vector<TensorPair> matchTensors(const SplitModel &a, const SplitModel &b);
 
 /// Compares the data of a comparable pair: identical bytes (same type, same byte order) are
@@ -52,8 +53,5 @@ std::vector<TensorPair> matchTensors(const SplitModel &a, const SplitModel &b);
 /// progress callback says so (the pair is left as it was).
 StatsStatus compareTensorData(const SplitModel &a, const SplitModel &b, TensorPair &pair,
                               const ValueDiffOptions &options = {});
-
-/// The tensor's role: its name without the layer part ("blk.7.ffn_down.weight" → "ffn_down.weight").
-std::string tensorRole(std::string_view name);
 
 } // namespace gguf

@@ -81,7 +81,8 @@ void compareMerges(const Vocabulary &va, const Vocabulary &vb, const TokenizerDi
     rankInB.reserve(static_cast<size_t>(d.mergesB));
     for (uint64_t r = 0; r < d.mergesB; ++r) {
         const std::string_view m = vb.merge(r);
-        rankInB.emplace(m, r);
+        if (!rankInB.emplace(m, r).second)
+            continue; // a repeated rule: only its first rank counts (the one BPE applies)
         const auto it = rankInA.find(m);
         if (it == rankInA.end()) {
             ++d.mergesAdded;
@@ -93,7 +94,7 @@ void compareMerges(const Vocabulary &va, const Vocabulary &vb, const TokenizerDi
     }
     for (uint64_t r = 0; r < d.mergesA; ++r) {
         const std::string_view m = va.merge(r);
-        if (rankInB.contains(m))
+        if (rankInB.contains(m) || rankInA.at(m) != r)
             continue;
         ++d.mergesRemoved;
         if (d.firstMergesRemoved.size() < options.maxMerges)
@@ -103,17 +104,24 @@ void compareMerges(const Vocabulary &va, const Vocabulary &vb, const TokenizerDi
 
 void compareSpecial(const Vocabulary &va, const Vocabulary &vb, TokenizerDiff &d)
 {
+    // the first use of each key counts (as it does for the metadata)
     const auto idIn = [](const Vocabulary &v, std::string_view key) -> std::optional<uint64_t> {
         for (const SpecialToken &s : v.specialTokens())
             if (s.key == key)
                 return s.id;
         return std::nullopt;
     };
+    const auto firstUse = [](const Vocabulary &v, const SpecialToken &s) {
+        for (const SpecialToken &t : v.specialTokens())
+            if (t.key == s.key)
+                return &t == &s;
+        return false;
+    };
     for (const SpecialToken &s : va.specialTokens())
-        if (const auto other = idIn(vb, s.key); other != s.id)
+        if (const auto other = idIn(vb, s.key); firstUse(va, s) && other != s.id)
             d.special.push_back({s.key, s.id, other});
     for (const SpecialToken &s : vb.specialTokens())
-        if (!idIn(va, s.key))
+        if (firstUse(vb, s) && !idIn(va, s.key))
             d.special.push_back({s.key, std::nullopt, s.id});
 }
 

@@ -10,6 +10,7 @@
 #include <atomic>
 #include <cmath>
 #include <cstring>
+#include <functional>
 #include <limits>
 #include <vector>
 
@@ -57,25 +58,39 @@ struct Partial {
     }
 };
 
-uint64_t chunkPairs(uint64_t elements, unsigned threads)
+// The chunk size follows from the element count alone, so that the grouping of the additions (and
+// so the sums' last bits) is the same on every machine: at least 64 chunks (four per worker of a
+// 16-core machine) until chunks reach 2^20 pairs.
+uint64_t chunkPairs(uint64_t elements)
 {
-    // at least four chunks per worker, so that a mid-size tensor keeps every core busy
-    const uint64_t workers = workerCount(threads, std::numeric_limits<uint64_t>::max());
-    const uint64_t perWorker = (elements / (4 * workers) + kRun - 1) / kRun * kRun;
-    return std::clamp<uint64_t>(perWorker, kRun, kMaxChunk);
+    const uint64_t sixtyFourth = (elements / 64 + kRun - 1) / kRun * kRun;
+    return std::clamp<uint64_t>(sixtyFourth, kRun, kMaxChunk);
 }
 
 constexpr double kInf = std::numeric_limits<double>::infinity();
+constexpr double kNaN = std::numeric_limits<double>::quiet_NaN();
+
+// Both tensors decodable and of the same, non-zero element count.
+StatsStatus checkPair(const TensorData &a, const TensorData &b)
+{
+    if (!canDequantize(a.typeId) || !canDequantize(b.typeId))
+        return StatsStatus::Unsupported;
+    if (a.elements != b.elements || a.elements == 0 || a.bytes.empty() || b.bytes.empty())
+        return StatsStatus::NoData;
+    return StatsStatus::Ok;
+}
 
 } // namespace
 
 double ValueDiff::rmse() const
 {
-    return finitePairs == 0 ? 0.0 : std::sqrt(sumSqDiff / static_cast<double>(finitePairs));
+    return finitePairs == 0 ? kNaN : std::sqrt(sumSqDiff / static_cast<double>(finitePairs));
 }
 
 double ValueDiff::meanAbsRelative() const
 {
+    if (finitePairs == 0)
+        return kNaN;
     if (sumAbsA == 0)
         return sumAbsDiff == 0 ? 0.0 : kInf;
     return sumAbsDiff / sumAbsA;
@@ -83,16 +98,20 @@ double ValueDiff::meanAbsRelative() const
 
 double ValueDiff::cosine() const
 {
-    if (sumSqA == 0 && sumSqB == 0)
-        return 1.0;
+    if (finitePairs == 0)
+        return kNaN;
+    if (differing == 0 || (sumSqA == 0 && sumSqB == 0))
+        return 1.0; // exactly, where the rounding of the formula could give 1 ± 2⁻⁵²
     if (sumSqA == 0 || sumSqB == 0)
-        return std::numeric_limits<double>::quiet_NaN();
+        return kNaN;
     // the norms apart: Σa²·Σb² can overflow where each root does not
-    return sumAB / (std::sqrt(sumSqA) * std::sqrt(sumSqB));
+    return std::clamp(sumAB / (std::sqrt(sumSqA) * std::sqrt(sumSqB)), -1.0, 1.0);
 }
 
 double ValueDiff::snrDb() const
 {
+    if (finitePairs == 0)
+        return kNaN;
     if (sumSqDiff == 0)
         return kInf;
     if (sumSqA == 0)
@@ -102,6 +121,8 @@ double ValueDiff::snrDb() const
 
 double ValueDiff::relativeL2() const
 {
+    if (finitePairs == 0)
+        return kNaN;
     if (sumSqDiff == 0)
         return 0.0;
     if (sumSqA == 0)
@@ -109,19 +130,20 @@ double ValueDiff::relativeL2() const
     return std::sqrt(sumSqDiff / sumSqA);
 }
 
-StatsStatus compareValues(const TensorData &a, const TensorData &b, const ValueDiffOptions &options, ValueDiff &out)
+namespace {
+
+// A pass over both tensors: chunk by chunk on the worker pool, each chunk decoded run by run into
+// the worker's two buffers and handed to `run(chunk, worker, a, b, n)`, then `chunkDone(chunk,
+// worker)`; the mapped pages of a chunk are released after it.
+using RunFn = std::function<void(uint64_t chunk, unsigned worker, const float *a, const float *b, size_t n)>;
+using ChunkDoneFn = std::function<void(uint64_t chunk, unsigned worker)>;
+
+StatsStatus forEachRun(const TensorData &a, const TensorData &b, const ValueDiffOptions &options, const RunFn &run,
+                       const ChunkDoneFn &chunkDone)
 {
-    out = ValueDiff{};
-    if (!canDequantize(a.typeId) || !canDequantize(b.typeId))
-        return StatsStatus::Unsupported;
-    if (a.elements != b.elements || a.bytes.empty() || b.bytes.empty())
-        return StatsStatus::NoData;
-    out.elements = a.elements;
-    const uint64_t chunk = chunkPairs(a.elements, options.threads);
+    const uint64_t chunk = chunkPairs(a.elements);
     const uint64_t chunkCount = (a.elements + chunk - 1) / chunk;
-    const unsigned workers = workerCount(options.threads, chunkCount);
-    std::vector<std::vector<float>> buffers(2 * size_t(workers));
-    std::vector<Partial> partials(static_cast<size_t>(chunkCount));
+    std::vector<std::vector<float>> buffers(2 * size_t(workerCount(options.threads, chunkCount)));
     std::atomic<bool> failed{false};
     const bool finished = runChunks(
         chunkCount, options.threads,
@@ -130,7 +152,6 @@ StatsStatus compareValues(const TensorData &a, const TensorData &b, const ValueD
             bufA.resize(kRun);
             bufB.resize(kRun);
             const uint64_t first = c * chunk, last = std::min(a.elements, first + chunk);
-            detail::DiffLanes lanes;
             for (uint64_t at = first; at < last && !failed; at += kRun) {
                 const size_t n = static_cast<size_t>(std::min(kRun, last - at));
                 if (!dequantizeRange(a.typeId, a.bytes, a.elements, at, std::span(bufA.data(), n), a.swapBytes) ||
@@ -138,20 +159,117 @@ StatsStatus compareValues(const TensorData &a, const TensorData &b, const ValueD
                     failed = true;
                     return;
                 }
-                detail::accumulateDiff(bufA.data(), bufB.data(), n, lanes);
+                run(c, worker, bufA.data(), bufB.data(), n);
             }
-            partials[static_cast<size_t>(c)] = Partial::fold(lanes);
+            if (chunkDone)
+                chunkDone(c, worker);
             releaseElements(a, first, last);
             releaseElements(b, first, last);
         },
         options.progress);
     if (!finished)
         return StatsStatus::Cancelled;
-    if (failed)
-        return StatsStatus::NoData;
+    return failed ? StatsStatus::NoData : StatsStatus::Ok;
+}
+
+} // namespace
+
+StatsStatus compareValues(const TensorData &a, const TensorData &b, const ValueDiffOptions &options, ValueDiff &out)
+{
+    out = ValueDiff{};
+    if (const StatsStatus s = checkPair(a, b); s != StatsStatus::Ok)
+        return s;
+    out.elements = a.elements;
+    const uint64_t chunkCount = (a.elements + chunkPairs(a.elements) - 1) / chunkPairs(a.elements);
+    std::vector<detail::DiffLanes> lanes(workerCount(options.threads, chunkCount)); // of the chunk a worker is on
+    std::vector<Partial> partials(static_cast<size_t>(chunkCount));
+    const StatsStatus status = forEachRun(
+        a, b, options,
+        [&](uint64_t, unsigned worker, const float *x, const float *y, size_t n) {
+            detail::accumulateDiff(x, y, n, lanes[worker]);
+        },
+        [&](uint64_t c, unsigned worker) {
+            partials[static_cast<size_t>(c)] = Partial::fold(lanes[worker]);
+            lanes[worker] = detail::DiffLanes{};
+        });
+    if (status != StatsStatus::Ok)
+        return status;
     for (const Partial &p : partials)
         p.mergeInto(out);
+    out.elements = a.elements;
     return StatsStatus::Ok;
+}
+
+StatsStatus computeDiffHistogram(const TensorData &a, const TensorData &b, double lo, double hi, uint32_t bins,
+                                 const ValueDiffOptions &options, Histogram &out)
+{
+    out = Histogram{};
+    if (const StatsStatus s = checkPair(a, b); s != StatsStatus::Ok)
+        return s;
+    if (!(hi > lo) || !std::isfinite(lo) || !std::isfinite(hi) || bins == 0 || bins > 65536)
+        return StatsStatus::NoData;
+    const uint64_t chunkCount = (a.elements + chunkPairs(a.elements) - 1) / chunkPairs(a.elements);
+    struct Counts {
+        std::vector<uint64_t> bins;
+        uint64_t below = 0, above = 0;
+    };
+    std::vector<Counts> perWorker(workerCount(options.threads, chunkCount));
+    const StatsStatus status = forEachRun(a, b, options,
+                                          [&](uint64_t, unsigned worker, const float *x, const float *y, size_t n) {
+                                              Counts &w = perWorker[worker];
+                                              w.bins.resize(bins);
+                                              for (size_t j = 0; j < n; ++j) {
+                                                  if (!std::isfinite(x[j]) || !std::isfinite(y[j]))
+                                                      continue;
+                                                  const double d = double(x[j]) - double(y[j]);
+                                                  if (d < lo)
+                                                      ++w.below;
+                                                  else if (d > hi)
+                                                      ++w.above;
+                                                  else
+                                                      ++w.bins[histogramBin(d, lo, hi, bins)];
+                                              }
+                                          },
+                                          {});
+    if (status != StatsStatus::Ok)
+        return status;
+    out.lo = lo;
+    out.hi = hi;
+    out.counts.assign(bins, 0);
+    for (const Counts &w : perWorker) {
+        for (size_t i = 0; i < w.bins.size(); ++i)
+            out.counts[i] += w.bins[i];
+        out.below += w.below;
+        out.above += w.above;
+    }
+    return StatsStatus::Ok;
+}
+
+StatsStatus computeDiffHeatmap(const TensorData &a, const TensorData &b, uint64_t tensorCols,
+                               const HeatmapOptions &options, Heatmap &out)
+{
+    out = Heatmap{};
+    if (const StatsStatus s = checkPair(a, b); s != StatsStatus::Ok)
+        return s;
+    if (tensorCols == 0 || a.elements % tensorCols != 0)
+        return StatsStatus::NoData;
+    return reduceToHeatmap(
+        a.elements / tensorCols, tensorCols,
+        [&](uint64_t y, std::span<float> row) {
+            thread_local std::vector<float> other;
+            other.resize(row.size());
+            if (!dequantizeRange(a.typeId, a.bytes, a.elements, y * tensorCols, row, a.swapBytes) ||
+                !dequantizeRange(b.typeId, b.bytes, b.elements, y * tensorCols, other, b.swapBytes))
+                return false;
+            for (size_t x = 0; x < row.size(); ++x) // a non-finite side gives a non-finite difference
+                row[x] = static_cast<float>(double(row[x]) - double(other[x]));
+            return true;
+        },
+        options, out,
+        [&](uint64_t first, uint64_t last) {
+            releaseElements(a, first * tensorCols, last * tensorCols);
+            releaseElements(b, first * tensorCols, last * tensorCols);
+        });
 }
 
 std::optional<bool> sameBytes(const TensorData &a, const TensorData &b, const ValueDiffOptions &options)

@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 #pragma once
 
+#include "core/stats/heatmap.h"
 #include "core/stats/tensor_stats.h"
 
 #include <cstdint>
@@ -25,11 +26,13 @@ struct ValueDiff {
     double sumSqB = 0;      ///< Σ b²
     double maxAbsDiff = 0;  ///< max |a − b|
 
+    // Every measure is NaN (undefined) when there is no finite pair.
     /// √(Σ(a − b)² / n).
     double rmse() const;
     /// Σ|a − b| / Σ|a| (= mean |a − b| / mean |a|); 0 when both sums are 0, +inf when only Σ|a| is.
     double meanAbsRelative() const;
-    /// Σab / √(Σa² · Σb²); 1 when both tensors are all zeros, NaN when only one is.
+    /// Σab / √(Σa² · Σb²) clamped to [-1, 1]; exactly 1 when every pair is equal (or both are all
+    /// zeros), NaN when only one tensor is all zeros.
     double cosine() const;
     /// 10 · log10(Σa² / Σ(a − b)²); +inf when a = b everywhere, -inf when a is all zeros and b is not.
     double snrDb() const;
@@ -45,11 +48,24 @@ struct ValueDiffOptions {
 };
 
 /// Decodes `a` and `b` chunk by chunk on several threads into small per-thread buffers (memory
-/// independent of the tensor size) and sums the pairs. Partial sums are merged in chunk order, so
-/// the result does not depend on the thread count or the machine's SIMD level. Both must have the
+/// independent of the tensor size) and sums the pairs. Chunks are sized by the element count
+/// alone and their partial sums merged in chunk order, so the result does not depend on the
+/// thread count or the machine's SIMD level, bit for bit. Both must have the
 /// same element count (NoData otherwise, and when either has no bytes); Unsupported when a type
 /// cannot be decoded.
 StatsStatus compareValues(const TensorData &a, const TensorData &b, const ValueDiffOptions &options, ValueDiff &out);
+
+/// The histogram of d = a − b (in double, as the measures take it) over [lo, hi] split into `bins`
+/// equal bins (histogramBin; hi > lo, 1 ≤ bins ≤ 65536); finite differences outside the range are
+/// counted in below/above, pairs with a non-finite side are left out. Same element counts needed.
+StatsStatus computeDiffHistogram(const TensorData &a, const TensorData &b, double lo, double hi, uint32_t bins,
+                                 const ValueDiffOptions &options, Histogram &out);
+
+/// A heatmap of a − b (tensorCols = ne[0] columns): per tile the mean of a − b, the mean and max
+/// of |a − b| and the std of a − b (Heatmap's mean, meanAbs, maxAbs, std), pairs with a non-finite
+/// side left out. The difference of each pair is rounded to float before it is reduced.
+StatsStatus computeDiffHeatmap(const TensorData &a, const TensorData &b, uint64_t tensorCols,
+                               const HeatmapOptions &options, Heatmap &out);
 
 /// True when the two byte ranges are equal, compared chunk by chunk on several threads (stops at
 /// the first difference). nullopt when cancelled.

@@ -25,12 +25,25 @@ StatsStatus computeHeatmap(const TensorData &data, uint64_t tensorCols, const He
     out = Heatmap{};
     if (!canDequantize(data.typeId))
         return StatsStatus::Unsupported;
-    if (tensorCols == 0 || data.elements == 0 || data.elements % tensorCols != 0)
+    if (tensorCols == 0 || data.elements == 0 || data.elements % tensorCols != 0 || data.bytes.empty())
         return StatsStatus::NoData;
-    if (data.bytes.empty())
+    return reduceToHeatmap(
+        data.elements / tensorCols, tensorCols,
+        [&](uint64_t y, std::span<float> row) {
+            return dequantizeRange(data.typeId, data.bytes, data.elements, y * tensorCols, row, data.swapBytes);
+        },
+        options, out,
+        [&](uint64_t first, uint64_t last) { releaseElements(data, first * tensorCols, last * tensorCols); });
+}
+
+StatsStatus reduceToHeatmap(uint64_t tensorRows, uint64_t tensorCols, const HeatmapRowSource &source,
+                            const HeatmapOptions &options, Heatmap &out, const HeatmapBandDone &bandDone)
+{
+    out = Heatmap{};
+    if (tensorCols == 0 || tensorRows == 0)
         return StatsStatus::NoData;
     out.tensorCols = tensorCols;
-    out.tensorRows = data.elements / tensorCols;
+    out.tensorRows = tensorRows;
     out.gridRows = static_cast<uint32_t>(std::clamp<uint64_t>(options.rows, 1, out.tensorRows));
     out.gridCols = static_cast<uint32_t>(std::clamp<uint64_t>(options.cols, 1, tensorCols));
     const size_t cells = size_t(out.gridRows) * out.gridCols;
@@ -55,7 +68,7 @@ StatsStatus computeHeatmap(const TensorData &data, uint64_t tensorCols, const He
             std::vector<float> maxAbs(out.gridCols, 0);
             std::vector<uint64_t> n(out.gridCols, 0);
             for (uint64_t y = out.rowStart(r); y < out.rowStart(r + 1); ++y) {
-                if (!dequantizeRange(data.typeId, data.bytes, data.elements, y * tensorCols, row, data.swapBytes)) {
+                if (!source(y, row)) {
                     failed = true;
                     return;
                 }
@@ -71,7 +84,8 @@ StatsStatus computeHeatmap(const TensorData &data, uint64_t tensorCols, const He
                     ++n[c];
                 }
             }
-            releaseElements(data, out.rowStart(r) * tensorCols, out.rowStart(r + 1) * tensorCols);
+            if (bandDone)
+                bandDone(out.rowStart(r), out.rowStart(r + 1));
             for (uint32_t c = 0; c < out.gridCols; ++c) {
                 const size_t i = size_t(r) * out.gridCols + c;
                 if (n[c] == 0)

@@ -4,6 +4,8 @@
 #include "core/stats/tensor_stats.h"
 
 #include <cstdint>
+#include <functional>
+#include <span>
 #include <vector>
 
 namespace gguf {
@@ -33,5 +35,16 @@ struct HeatmapOptions {
 /// Reduces `data` (a tensor of `tensorCols` = ne[0] columns) to a heatmap in one streaming pass,
 /// one band of grid rows per work unit, decoding one tensor row at a time.
 StatsStatus computeHeatmap(const TensorData &data, uint64_t tensorCols, const HeatmapOptions &options, Heatmap &out);
+
+/// Fills `out` (tensorCols values) with row `row`; false when it cannot (the reduction then stops
+/// with NoData). Called from several threads at once, each with its own `out`.
+using HeatmapRowSource = std::function<bool(uint64_t row, std::span<float> out)>;
+/// Called after each band of rows [first, last) was reduced (to release its pages).
+using HeatmapBandDone = std::function<void(uint64_t first, uint64_t last)>;
+
+/// The reduction behind computeHeatmap over any rows: `tensorRows` × `tensorCols` values given
+/// row by row by `source` (a difference of two tensors, for one).
+StatsStatus reduceToHeatmap(uint64_t tensorRows, uint64_t tensorCols, const HeatmapRowSource &source,
+                            const HeatmapOptions &options, Heatmap &out, const HeatmapBandDone &bandDone = {});
 
 } // namespace gguf

@@ -16,12 +16,12 @@
 
 namespace {
 
-QString measureName(gguf::TileMeasure m)
+QString measureName(gguf::TileMeasure m, const QString &symbol)
 {
     switch (m) {
     case gguf::TileMeasure::Mean: return HeatmapPlot::tr("mean");
-    case gguf::TileMeasure::MeanAbs: return HeatmapPlot::tr("mean |x|");
-    case gguf::TileMeasure::MaxAbs: return HeatmapPlot::tr("max |x|");
+    case gguf::TileMeasure::MeanAbs: return HeatmapPlot::tr("mean |%1|").arg(symbol);
+    case gguf::TileMeasure::MaxAbs: return HeatmapPlot::tr("max |%1|").arg(symbol);
     case gguf::TileMeasure::Std: return HeatmapPlot::tr("std");
     }
     return {};
@@ -143,7 +143,7 @@ void HeatmapPlot::redraw()
         m_map->setGradient(QCPColorGradient::gpThermal);
         m_map->setDataRange(logarithmic ? QCPRange(smallest, hi) : QCPRange(0, hi > 0 ? hi : 1));
     }
-    m_scale->axis()->setLabel(measureName(m_measure));
+    m_scale->axis()->setLabel(measureName(m_measure, m_symbol));
     m_plot->replot();
 }
 
@@ -152,6 +152,12 @@ void HeatmapPlot::resetZoom()
     m_plot->xAxis->setRange(0, std::max<double>(1, static_cast<double>(m_heatmap.tensorCols)));
     m_plot->yAxis->setRange(0, std::max<double>(1, static_cast<double>(m_heatmap.tensorRows)));
     m_plot->replot();
+}
+
+void HeatmapPlot::setValueSymbol(const QString &symbol)
+{
+    m_symbol = symbol;
+    redraw();
 }
 
 QPoint HeatmapPlot::tileAt(double x, double y) const
@@ -188,7 +194,7 @@ QString HeatmapPlot::tileText(int row, int column) const
         .arg(locale.toString(static_cast<qulonglong>(h.rowStart(r))),
              locale.toString(static_cast<qulonglong>(h.rowStart(r + 1) - 1)),
              locale.toString(static_cast<qulonglong>(h.colStart(c))),
-             locale.toString(static_cast<qulonglong>(h.colStart(c + 1) - 1)), measureName(m_measure),
+             locale.toString(static_cast<qulonglong>(h.colStart(c + 1) - 1)), measureName(m_measure, m_symbol),
              QString::number(v, 'g', 6));
 }
 

@@ -25,6 +25,8 @@ public:
     void setHeatmap(const gguf::Heatmap &heatmap, gguf::TileMeasure measure);
     const gguf::Heatmap &heatmap() const { return m_heatmap; }
     void setMeasure(gguf::TileMeasure measure);
+    /// What a tile's values are called in the labels: "mean |x|" by default, "mean |a−b|" with "a−b".
+    void setValueSymbol(const QString &symbol);
     gguf::TileMeasure measure() const { return m_measure; }
     /// Logarithmic colours for the measures that are ≥ 0 (a few huge tiles then hide nothing).
     void setLogarithmicColors(bool logarithmic);
@@ -69,5 +71,6 @@ private:
     gguf::Heatmap m_heatmap;
     gguf::TileMeasure m_measure = gguf::TileMeasure::MeanAbs;
     bool m_logColors = false;
+    QString m_symbol = QStringLiteral("x");
     QPoint m_pressPos;
 };

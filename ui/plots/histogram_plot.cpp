@@ -59,6 +59,12 @@ void HistogramPlot::setSeries(const QVector<Series> &series, Scale scale)
     m_stack->setCurrentWidget(m_plot);
 }
 
+void HistogramPlot::setValueLabel(const QString &label)
+{
+    m_plot->xAxis->setLabel(label);
+    m_plot->replot();
+}
+
 void HistogramPlot::showMessage(const QString &text)
 {
     m_series.clear();

@@ -28,6 +28,8 @@ public:
     explicit HistogramPlot(QWidget *parent = nullptr);
 
     void setSeries(const QVector<Series> &series, Scale scale);
+    /// The label of the value axis ("Value" by default).
+    void setValueLabel(const QString &label);
     /// Shows `text` instead of a plot.
     void showMessage(const QString &text);
     const QVector<Series> &series() const { return m_series; }

@@ -1,0 +1,570 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
+#include "ui/compare/compare_page.h"
+
+#include "core/format/split_model.h"
+#include "ui/compare/compare_jobs.h"
+#include "ui/compare/tensor_pair_panel.h"
+#include "ui/compare/text_diff_view.h"
+#include "ui/job_progress.h"
+#include "ui/job_tracker.h"
+#include "ui/models/metadata_diff_model.h"
+#include "ui/models/tensor_diff_model.h"
+#include "ui/models/text_format.h"
+#include "ui/models/token_diff_model.h"
+
+#include <QAction>
+#include <QCheckBox>
+#include <QComboBox>
+#include <QDataStream>
+#include <QFileInfo>
+#include <QHBoxLayout>
+#include <QHeaderView>
+#include <QIODevice>
+#include <QLabel>
+#include <QLineEdit>
+#include <QMenu>
+#include <QPushButton>
+#include <QScrollArea>
+#include <QSortFilterProxyModel>
+#include <QSplitter>
+#include <QTabWidget>
+#include <QTableView>
+#include <QTreeView>
+#include <QVBoxLayout>
+
+namespace {
+
+// Values are compared at once when both models hold less than this; else on request.
+constexpr uint64_t kAutoValueBytes = uint64_t(4) << 30;
+// A job compares pairs until it holds this many bytes (or this many pairs), then hands them over.
+constexpr uint64_t kBatchBytes = uint64_t(64) << 20;
+constexpr size_t kBatchPairs = 32;
+
+constexpr quint32 kStateVersion = 1;
+
+/// Filters the metadata rows by status and key text; child rows (array elements) go with their key.
+class MetadataDiffProxy : public QSortFilterProxyModel {
+public:
+    using QSortFilterProxyModel::QSortFilterProxyModel;
+    void setChoice(int choice, const QString &text)
+    {
+        m_choice = choice;
+        m_text = text;
+        invalidateRowsFilter();
+    }
+
+protected:
+    bool filterAcceptsRow(int row, const QModelIndex &parent) const override
+    {
+        if (parent.isValid())
+            return true;
+        const QModelIndex i = sourceModel()->index(row, 0, parent);
+        const auto status = static_cast<gguf::DiffStatus>(i.data(MetadataDiffModel::StatusRole).toInt());
+        const bool statusOk = m_choice == 1 || (m_choice == 0 && status != gguf::DiffStatus::Same) ||
+                              (m_choice == 2 && status == gguf::DiffStatus::Added) ||
+                              (m_choice == 3 && status == gguf::DiffStatus::Removed) ||
+                              (m_choice == 4 && status == gguf::DiffStatus::Changed) ||
+                              (m_choice == 5 && status == gguf::DiffStatus::Same);
+        return statusOk && (m_text.isEmpty() || i.data().toString().contains(m_text, Qt::CaseInsensitive));
+    }
+
+private:
+    int m_choice = 0;
+    QString m_text;
+};
+
+QString describe(const std::shared_ptr<const gguf::SplitModel> &m)
+{
+    if (!m)
+        return {};
+    return ComparePage::tr("%1 (%2 tensors, %3)")
+        .arg(QFileInfo(QString::fromStdString(m->primary().path())).fileName())
+        .arg(TextFormat::count(m->tensors().size()))
+        .arg(TextFormat::byteSize(m->totalFileSize()));
+}
+
+bool needsValues(const gguf::TensorPair &p)
+{
+    return p.comparable() && !p.valuesCompared && p.status != gguf::TensorDiffStatus::SameBytes && p.problem.empty();
+}
+
+} // namespace
+
+ComparePage::ComparePage(QWidget *parent)
+    : QWidget(parent), m_files(new QLabel(this)), m_summary(new QLabel(this)),
+      m_chooseB(new QPushButton(tr("Compare &with…"), this)), m_sections(new QTabWidget(this)),
+      m_metadataModel(new MetadataDiffModel(this)), m_metadataProxy(new MetadataDiffProxy(this)),
+      m_metadataShow(new QComboBox(this)), m_metadataFilter(new QLineEdit(this)), m_metadataView(new QTreeView(this)),
+      m_textDiff(new TextDiffView(this)), m_textDiffLabel(new QLabel(this)), m_verdict(new QLabel(this)),
+      m_tokenSummary(new QLabel(this)), m_tokenModel(new TokenDiffModel(this)), m_tokenView(new QTableView(this)),
+      m_tensorModel(new TensorDiffModel(this)), m_tensorProxy(new TensorDiffProxy(this)),
+      m_tensorFilter(new QLineEdit(this)), m_differencesOnly(new QCheckBox(tr("&Differences only"), this)),
+      m_compareValues(new QPushButton(tr("Compare &values"), this)), m_tensorView(new QTableView(this)),
+      m_pair(new TensorPairPanel(m_tensorModel, this)), m_overviewTracker(new JobTracker(this)),
+      m_valueTracker(new JobTracker(this)), m_valueProgress(new JobProgress(this))
+{
+    m_files->setTextInteractionFlags(Qt::TextSelectableByMouse);
+    m_files->setWordWrap(true);
+    m_summary->setWordWrap(true);
+    m_summary->setTextInteractionFlags(Qt::TextSelectableByMouse);
+    auto *header = new QHBoxLayout;
+    header->addWidget(m_files, 1);
+    header->addWidget(m_chooseB);
+    m_sections->addTab(buildMetadataSection(), tr("Metadata"));
+    m_sections->addTab(buildTokenizerSection(), tr("Tokenizer"));
+    m_sections->addTab(buildTensorsSection(), tr("Tensors"));
+    auto *layout = new QVBoxLayout(this);
+    layout->addLayout(header);
+    layout->addWidget(m_summary);
+    layout->addWidget(m_sections, 1);
+    connect(m_chooseB, &QPushButton::clicked, this, &ComparePage::compareWithRequested);
+    updateHeader();
+}
+
+ComparePage::~ComparePage() = default;
+
+QWidget *ComparePage::buildMetadataSection()
+{
+    auto *section = new QWidget(this);
+    m_metadataShow->addItems(
+        {tr("Differences"), tr("Every key"), tr("Added"), tr("Removed"), tr("Changed"), tr("Same")});
+    m_metadataFilter->setPlaceholderText(tr("Filter keys"));
+    m_metadataFilter->setClearButtonEnabled(true);
+    m_metadataProxy->setSourceModel(m_metadataModel);
+    m_metadataView->setModel(m_metadataProxy);
+    m_metadataView->setUniformRowHeights(true);
+    m_metadataView->setAlternatingRowColors(false);
+    m_metadataView->header()->resizeSection(MetadataDiffModel::Key, 320);
+    m_metadataView->header()->resizeSection(MetadataDiffModel::Status, 170);
+    m_metadataView->setContextMenuPolicy(Qt::CustomContextMenu);
+    m_metadataView->setToolTip(tr("Double-click: show the key in A (in B when only B has it)"));
+    m_textDiff->hide();
+    m_textDiffLabel->hide();
+    auto *bar = new QHBoxLayout;
+    auto *showLabel = new QLabel(tr("&Show:"), this);
+    showLabel->setBuddy(m_metadataShow);
+    bar->addWidget(showLabel);
+    bar->addWidget(m_metadataShow);
+    bar->addWidget(m_metadataFilter, 1);
+    auto *details = new QWidget(this);
+    auto *detailsLayout = new QVBoxLayout(details);
+    detailsLayout->setContentsMargins(0, 0, 0, 0);
+    detailsLayout->addWidget(m_textDiffLabel);
+    detailsLayout->addWidget(m_textDiff, 1);
+    auto *split = new QSplitter(Qt::Vertical, section);
+    split->addWidget(m_metadataView);
+    split->addWidget(details);
+    split->setStretchFactor(0, 3);
+    split->setStretchFactor(1, 2);
+    auto *layout = new QVBoxLayout(section);
+    layout->addLayout(bar);
+    layout->addWidget(split, 1);
+
+    const auto refilter = [this] {
+        static_cast<MetadataDiffProxy *>(m_metadataProxy)
+            ->setChoice(m_metadataShow->currentIndex(), m_metadataFilter->text());
+    };
+    connect(m_metadataShow, &QComboBox::currentIndexChanged, this, refilter);
+    connect(m_metadataFilter, &QLineEdit::textChanged, this, refilter);
+    connect(m_metadataView->selectionModel(), &QItemSelectionModel::currentChanged, this,
+            &ComparePage::showMetadataDetails);
+    connect(m_metadataView, &QTreeView::doubleClicked, this, [this] { activateMetadata(-1); });
+    connect(m_metadataView, &QWidget::customContextMenuRequested, this, [this](const QPoint &pos) {
+        const gguf::MetadataDifference *d =
+            m_metadataModel->entryAt(m_metadataProxy->mapToSource(m_metadataView->indexAt(pos)));
+        if (!d)
+            return;
+        QMenu menu;
+        menu.addAction(tr("Show in &A"), this, [this] { activateMetadata(A); })->setEnabled(d->a != nullptr);
+        menu.addAction(tr("Show in &B"), this, [this] { activateMetadata(B); })->setEnabled(d->b != nullptr);
+        menu.exec(m_metadataView->viewport()->mapToGlobal(pos));
+    });
+    return section;
+}
+
+QWidget *ComparePage::buildTokenizerSection()
+{
+    auto *section = new QWidget(this);
+    QFont bold = m_verdict->font();
+    bold.setBold(true);
+    m_verdict->setFont(bold);
+    m_verdict->setWordWrap(true);
+    m_tokenSummary->setWordWrap(true);
+    m_tokenSummary->setTextInteractionFlags(Qt::TextSelectableByMouse);
+    m_tokenView->setModel(m_tokenModel);
+    m_tokenView->verticalHeader()->hide();
+    m_tokenView->setSelectionBehavior(QAbstractItemView::SelectRows);
+    m_tokenView->horizontalHeader()->setStretchLastSection(true);
+    m_tokenView->setToolTip(tr("Double-click: show the token in A (in B when only B has it)"));
+    auto *layout = new QVBoxLayout(section);
+    layout->addWidget(m_verdict);
+    layout->addWidget(m_tokenSummary);
+    layout->addWidget(m_tokenView, 1);
+    connect(m_tokenView, &QTableView::doubleClicked, this, [this] { activateToken(-1); });
+    return section;
+}
+
+QWidget *ComparePage::buildTensorsSection()
+{
+    auto *section = new QWidget(this);
+    m_tensorFilter->setPlaceholderText(tr("Filter tensors"));
+    m_tensorFilter->setClearButtonEnabled(true);
+    m_tensorProxy->setSourceModel(m_tensorModel);
+    m_tensorView->setModel(m_tensorProxy);
+    m_tensorView->setSortingEnabled(true);
+    m_tensorView->sortByColumn(-1, Qt::AscendingOrder); // file order until the user sorts
+    m_tensorView->verticalHeader()->hide();
+    m_tensorView->setSelectionBehavior(QAbstractItemView::SelectRows);
+    m_tensorView->setSelectionMode(QAbstractItemView::SingleSelection);
+    m_tensorView->horizontalHeader()->resizeSection(TensorDiffModel::Name, 240);
+    m_tensorView->setContextMenuPolicy(Qt::CustomContextMenu);
+    m_tensorView->setToolTip(tr("Double-click: show the tensor in A (in B when only B has it)"));
+    m_valueProgress->track(m_valueTracker);
+    auto *bar = new QHBoxLayout;
+    bar->addWidget(m_tensorFilter, 1);
+    bar->addWidget(m_differencesOnly);
+    bar->addWidget(m_compareValues);
+    auto *split = new QSplitter(Qt::Vertical, section);
+    // the pair's plots scroll rather than set the window's minimum height
+    auto *pairArea = new QScrollArea(section);
+    pairArea->setWidget(m_pair);
+    pairArea->setWidgetResizable(true);
+    pairArea->setFrameShape(QFrame::NoFrame);
+    split->addWidget(m_tensorView);
+    split->addWidget(pairArea);
+    split->setStretchFactor(0, 2);
+    split->setStretchFactor(1, 3);
+    split->setSizes({260, 420});
+    auto *layout = new QVBoxLayout(section);
+    layout->addLayout(bar);
+    layout->addWidget(m_valueProgress);
+    layout->addWidget(split, 1);
+
+    connect(m_tensorFilter, &QLineEdit::textChanged, m_tensorProxy, &TensorDiffProxy::setNameFilter);
+    connect(m_differencesOnly, &QCheckBox::toggled, m_tensorProxy, &TensorDiffProxy::setDifferencesOnly);
+    connect(m_compareValues, &QPushButton::clicked, this, &ComparePage::compareValues);
+    connect(m_valueProgress, &JobProgress::restartClicked, this, &ComparePage::compareValues);
+    connect(m_valueTracker, &JobTracker::cancelled, this, &ComparePage::updateValueButton);
+    connect(m_tensorView->selectionModel(), &QItemSelectionModel::currentRowChanged, this,
+            [this](const QModelIndex &current) { m_pair->setRow(m_tensorProxy->mapToSource(current).row()); });
+    connect(m_tensorView, &QTableView::doubleClicked, this, [this] { activateTensor(-1); });
+    connect(m_tensorView, &QWidget::customContextMenuRequested, this, [this](const QPoint &pos) {
+        const gguf::TensorPair *p = m_tensorModel->pairAt(m_tensorProxy->mapToSource(m_tensorView->indexAt(pos)).row());
+        if (!p)
+            return;
+        QMenu menu;
+        menu.addAction(tr("Show in &A"), this, [this] { activateTensor(A); })->setEnabled(p->a != nullptr);
+        menu.addAction(tr("Show in &B"), this, [this] { activateTensor(B); })->setEnabled(p->b != nullptr);
+        menu.exec(m_tensorView->viewport()->mapToGlobal(pos));
+    });
+    connect(m_pair, &TensorPairPanel::bytesRequested, this, &ComparePage::bytesRequested);
+    connect(m_pair, &TensorPairPanel::tensorChosen, this, &ComparePage::selectTensor);
+    return section;
+}
+
+void ComparePage::setModel(std::shared_ptr<const gguf::SplitModel> model)
+{
+    if (model == m_a)
+        return;
+    m_a = std::move(model);
+    restart();
+}
+
+void ComparePage::setOther(std::shared_ptr<const gguf::SplitModel> model, const QString &path)
+{
+    m_b = std::move(model);
+    m_pathB = m_b ? path : QString();
+    restart();
+}
+
+void ComparePage::restart()
+{
+    m_overviewTracker->drop();
+    m_valueTracker->drop();
+    m_pair->setRow(-1);
+    m_metadataModel->setDiff(nullptr, nullptr, {});
+    m_tokenModel->setDiff(nullptr, nullptr, {});
+    m_tensorModel->setPairs(nullptr, nullptr, {});
+    m_textDiff->hide();
+    m_textDiffLabel->hide();
+    m_verdict->clear();
+    m_tokenSummary->clear();
+    updateHeader();
+    if (!m_a || !m_b)
+        return;
+    const auto a = m_a, b = m_b;
+    m_overviewTracker->start(
+        tr("Comparing %1 with %2").arg(describe(a), describe(b)),
+        [a, b](const gguf::ProgressFn &) {
+            return std::make_shared<CompareJobs::Overview>(CompareJobs::overview(*a, *b));
+        },
+        [this](const std::shared_ptr<CompareJobs::Overview> &overview) { showOverview(std::move(*overview)); });
+}
+
+void ComparePage::showOverview(CompareJobs::Overview overview)
+{
+    m_metadataModel->setDiff(m_a, m_b, std::move(overview.metadata));
+    const gguf::TokenizerDiff &t = overview.tokenizer;
+    m_verdict->setText(tr("Tokenizer: %1").arg(QString::fromStdString(t.verdict)));
+    QStringList facts;
+    if (t.hasA || t.hasB) {
+        facts << tr("%1 → %2 tokens").arg(TextFormat::count(t.sizeA), TextFormat::count(t.sizeB));
+        if (t.modelA != t.modelB)
+            facts << tr("model %1 → %2").arg(TextFormat::fromView(t.modelA), TextFormat::fromView(t.modelB));
+        if (t.preA != t.preB)
+            facts << tr("pre-tokenizer %1 → %2").arg(TextFormat::fromView(t.preA), TextFormat::fromView(t.preB));
+        if (t.mergesA + t.mergesB > 0)
+            facts << tr("merges %1 → %2: %3 added, %4 removed, %5 at another rank")
+                         .arg(TextFormat::count(t.mergesA), TextFormat::count(t.mergesB),
+                              TextFormat::count(t.mergesAdded), TextFormat::count(t.mergesRemoved),
+                              TextFormat::count(t.mergesReranked));
+        for (const gguf::SpecialTokenChange &s : t.special)
+            facts << tr("%1: %2 → %3")
+                         .arg(TextFormat::fromView(s.key), s.a ? QString::number(*s.a) : tr("none"),
+                              s.b ? QString::number(*s.b) : tr("none"));
+    }
+    m_tokenSummary->setText(facts.join(QStringLiteral(" · ")));
+    m_tokenModel->setDiff(m_a, m_b, std::move(overview.tokenizer));
+    m_tensorModel->setPairs(m_a, m_b, std::move(overview.tensors));
+    m_valueBytesTotal = m_valueBytesDone = 0;
+    for (const gguf::TensorPair &p : m_tensorModel->pairs())
+        if (needsValues(p))
+            m_valueBytesTotal += CompareJobs::pairBytes(p);
+    m_autoValues = m_valueBytesTotal <= kAutoValueBytes;
+    updateHeader();
+    updateValueButton();
+    if (m_tensorProxy->rowCount() > 0)
+        m_tensorView->selectRow(0);
+    emit comparisonShown();
+    if (m_autoValues)
+        compareValues();
+}
+
+void ComparePage::compareValues()
+{
+    if (!m_a || !m_b || m_valueTracker->isRunning())
+        return;
+    // what is left to compare (after a cancel, the pairs done stay done)
+    m_valueBytesTotal = m_valueBytesDone;
+    for (const gguf::TensorPair &p : m_tensorModel->pairs())
+        if (needsValues(p))
+            m_valueBytesTotal += CompareJobs::pairBytes(p);
+    startNextBatch();
+}
+
+void ComparePage::startNextBatch()
+{
+    std::vector<int> rows;
+    std::vector<gguf::TensorPair> pairs;
+    uint64_t bytes = 0;
+    const std::vector<gguf::TensorPair> &all = m_tensorModel->pairs();
+    for (size_t i = 0; i < all.size() && bytes < kBatchBytes && pairs.size() < kBatchPairs; ++i)
+        if (needsValues(all[i])) {
+            rows.push_back(static_cast<int>(i));
+            pairs.push_back(all[i]);
+            bytes += CompareJobs::pairBytes(all[i]);
+        }
+    updateValueButton();
+    if (pairs.empty()) {
+        m_pair->refreshLayers();
+        emit valuesCompared();
+        return;
+    }
+    const auto a = m_a, b = m_b;
+    const uint64_t before = m_valueBytesDone, total = std::max<uint64_t>(1, m_valueBytesTotal);
+    m_valueTracker->start(
+        tr("Comparing the values of %1 tensors").arg(TextFormat::count(m_tensorModel->rowCount())),
+        [a, b, rows = std::move(rows), pairs = std::move(pairs), before,
+         total](const gguf::ProgressFn &progress) mutable {
+            return CompareJobs::compareValues(a, b, std::move(rows), std::move(pairs), before, total, progress);
+        },
+        [this](const CompareJobs::ValueBatch &batch) { showValueBatch(batch); });
+}
+
+void ComparePage::showValueBatch(const CompareJobs::ValueBatch &batch)
+{
+    for (size_t i = 0; i < batch.pairs.size(); ++i) {
+        const gguf::TensorPair &p = batch.pairs[i];
+        m_valueBytesDone += CompareJobs::pairBytes(p);
+        m_tensorModel->updatePair(batch.rows[i], p);
+        // a pair whose data could not be read is not asked again
+    }
+    m_pair->refreshLayers();
+    updateHeader();
+    if (batch.complete)
+        startNextBatch(); // chained: the job runner's progress strip stays up until the last batch
+}
+
+bool ComparePage::isBusy() const
+{
+    return m_overviewTracker->isRunning() || m_valueTracker->isRunning();
+}
+
+void ComparePage::updateValueButton()
+{
+    uint64_t left = 0;
+    int pairs = 0;
+    for (const gguf::TensorPair &p : m_tensorModel->pairs())
+        if (needsValues(p)) {
+            left += CompareJobs::pairBytes(p);
+            ++pairs;
+        }
+    m_compareValues->setEnabled(pairs > 0 && !m_valueTracker->isRunning());
+    m_compareValues->setText(pairs > 0 ? tr("Compare &values (%1 to read)").arg(TextFormat::byteSize(left))
+                                       : tr("Compare &values"));
+}
+
+void ComparePage::updateHeader()
+{
+    if (!m_a || !m_b) {
+        m_files->setText(m_a ? tr("<b>A</b> %1 · choose a model to compare it with (File ▸ Compare With…, or drop "
+                                  "one on the window while holding Ctrl).")
+                                   .arg(describe(m_a).toHtmlEscaped())
+                             : tr("Open a model first, then choose another to compare it with."));
+        m_summary->clear();
+        m_chooseB->setEnabled(m_a != nullptr);
+        return;
+    }
+    m_chooseB->setEnabled(true);
+    m_files->setText(
+        tr("<b>A</b> %1<br><b>B</b> %2").arg(describe(m_a).toHtmlEscaped(), describe(m_b).toHtmlEscaped()));
+    m_summary->setText(summaryText());
+}
+
+QString ComparePage::summaryText() const
+{
+    if (!m_a || !m_b)
+        return {};
+    const gguf::MetadataDiff &m = m_metadataModel->diff();
+    QStringList parts;
+    parts << tr("Metadata: %1 changed, %2 added, %3 removed, %4 the same")
+                 .arg(TextFormat::count(m.changed), TextFormat::count(m.added), TextFormat::count(m.removed),
+                      TextFormat::count(m.same));
+    parts << tr("Tokenizer: %1").arg(QString::fromStdString(m_tokenModel->diff().verdict));
+    std::array<int, 8> counts{};
+    for (const gguf::TensorPair &p : m_tensorModel->pairs())
+        ++counts[static_cast<size_t>(p.status)];
+    QStringList tensors;
+    for (size_t s = 0; s < counts.size(); ++s)
+        if (counts[s] > 0)
+            tensors << QStringLiteral("%1 %2").arg(counts[s]).arg(
+                TensorDiffModel::statusText(static_cast<gguf::TensorDiffStatus>(s)));
+    parts << tr("Tensors: %1").arg(tensors.isEmpty() ? tr("none") : tensors.join(QStringLiteral(", ")));
+    return parts.join(QStringLiteral("\n"));
+}
+
+QString ComparePage::tokenizerVerdict() const
+{
+    return QString::fromStdString(m_tokenModel->diff().verdict);
+}
+
+void ComparePage::setMetadataFilter(int choice, const QString &text)
+{
+    m_metadataFilter->setText(text);
+    m_metadataShow->setCurrentIndex(choice);
+}
+
+void ComparePage::showMetadataDetails()
+{
+    const gguf::MetadataDifference *d =
+        m_metadataModel->entryAt(m_metadataProxy->mapToSource(m_metadataView->currentIndex()));
+    // a changed string (the chat template above all) as a line-by-line difference
+    const bool strings = d && d->a && d->b && d->a->value.type() == gguf::ValueType::String &&
+                         d->b->value.type() == gguf::ValueType::String && d->status == gguf::DiffStatus::Changed;
+    m_textDiff->setVisible(strings);
+    m_textDiffLabel->setVisible(strings);
+    if (!strings)
+        return;
+    m_textDiff->setTexts(d->a->value.toStringView(), d->b->value.toStringView());
+    m_textDiffLabel->setText(tr("%1: %2 lines only in A (−), %3 only in B (+)")
+                                 .arg(TextFormat::fromView(d->key))
+                                 .arg(m_textDiff->removedLines())
+                                 .arg(m_textDiff->addedLines()));
+}
+
+void ComparePage::activateMetadata(int side)
+{
+    const gguf::MetadataDifference *d =
+        m_metadataModel->entryAt(m_metadataProxy->mapToSource(m_metadataView->currentIndex()));
+    if (!d)
+        return;
+    if (side < 0)
+        side = d->a ? A : B;
+    const gguf::MetadataEntry *e = side == A ? d->a : d->b;
+    if (e)
+        emit metadataEntryRequested(side, static_cast<int>(e->index));
+}
+
+void ComparePage::activateTensor(int side)
+{
+    const gguf::TensorPair *p = m_tensorModel->pairAt(m_tensorProxy->mapToSource(m_tensorView->currentIndex()).row());
+    if (!p)
+        return;
+    if (side < 0)
+        side = p->a ? A : B;
+    const auto &model = side == A ? m_a : m_b;
+    const int position = side == A ? p->positionA : p->positionB;
+    if (!model || position < 0)
+        return;
+    const gguf::SplitModel::TensorRef &ref = model->tensors()[static_cast<size_t>(position)];
+    emit tensorRequested(side, static_cast<int>(ref.shard), static_cast<int>(ref.info->index));
+}
+
+void ComparePage::activateToken(int side)
+{
+    const QModelIndex i = m_tokenView->currentIndex();
+    if (!i.isValid())
+        return;
+    const quint64 id = i.data(TokenDiffModel::IdRole).toULongLong();
+    if (side < 0)
+        side = id < m_tokenModel->diff().sizeA ? A : B;
+    emit tokenRequested(side, id);
+}
+
+bool ComparePage::selectTensor(const QString &name)
+{
+    const int row = m_tensorModel->rowOfName(name);
+    if (row < 0)
+        return false;
+    m_sections->setCurrentIndex(2);
+    m_tensorFilter->clear();
+    m_differencesOnly->setChecked(false);
+    const QModelIndex i = m_tensorProxy->mapFromSource(m_tensorModel->index(row, 0));
+    m_tensorView->setCurrentIndex(i);
+    m_tensorView->scrollTo(i);
+    return true;
+}
+
+bool ComparePage::focusFind()
+{
+    QLineEdit *filter = m_sections->currentIndex() == 2 ? m_tensorFilter : m_metadataFilter;
+    if (m_sections->currentIndex() == 1)
+        return false;
+    filter->setFocus();
+    filter->selectAll();
+    return true;
+}
+
+QByteArray ComparePage::saveState() const
+{
+    QByteArray state;
+    QDataStream out(&state, QIODevice::WriteOnly);
+    out << kStateVersion << m_tensorView->horizontalHeader()->saveState() << m_metadataView->header()->saveState()
+        << m_metadataShow->currentIndex();
+    return state;
+}
+
+void ComparePage::restoreState(const QByteArray &state)
+{
+    QDataStream in(state);
+    quint32 version = 0;
+    QByteArray tensorHeader, metadataHeader;
+    int show = 0;
+    in >> version >> tensorHeader >> metadataHeader >> show;
+    if (in.status() != QDataStream::Ok || version != kStateVersion)
+        return;
+    m_tensorView->horizontalHeader()->restoreState(tensorHeader);
+    m_metadataView->header()->restoreState(metadataHeader);
+    if (show >= 0 && show < m_metadataShow->count())
+        m_metadataShow->setCurrentIndex(show);
+}

@@ -1,0 +1,274 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
+#include "ui/compare/tensor_pair_panel.h"
+
+#include "core/format/split_model.h"
+#include "ui/job_progress.h"
+#include "ui/job_tracker.h"
+#include "ui/models/tensor_diff_model.h"
+#include "ui/models/text_format.h"
+#include "ui/plots/heatmap_plot.h"
+#include "ui/plots/histogram_plot.h"
+#include "ui/plots/layer_chart.h"
+
+#include <QComboBox>
+#include <QHBoxLayout>
+#include <QLabel>
+#include <QLocale>
+#include <QPushButton>
+#include <QSplitter>
+#include <QTabWidget>
+#include <QVBoxLayout>
+
+#include <cmath>
+
+namespace {
+
+constexpr uint32_t kBins = 128;
+constexpr uint32_t kGridCells = 256;
+
+QVector<HistogramPlot::Series> shares(const WeightJobs::Comparison &c)
+{
+    QVector<HistogramPlot::Series> out;
+    for (const WeightJobs::Series &s : c.series) {
+        HistogramPlot::Series series{s.name, s.histogram.lo, s.histogram.hi, {}};
+        for (uint64_t n : s.histogram.counts)
+            series.values.append(s.finite ? 100.0 * static_cast<double>(n) / static_cast<double>(s.finite) : 0.0);
+        out.append(series);
+    }
+    return out;
+}
+
+} // namespace
+
+TensorPairPanel::TensorPairPanel(TensorDiffModel *pairs, QWidget *parent)
+    : QWidget(parent), m_pairs(pairs), m_title(new QLabel(this)), m_views(new QTabWidget(this)),
+      m_histograms(new HistogramPlot(this)), m_difference(new HistogramPlot(this)), m_heatmap(new HeatmapPlot(this)),
+      m_tile(new QLabel(this)), m_bytesA(new QPushButton(tr("Show bytes in &A"), this)),
+      m_bytesB(new QPushButton(tr("Show bytes in &B"), this)), m_layerMeasure(new QComboBox(this)),
+      m_layers(new LayerChart(this)), m_tracker(new JobTracker(this)), m_progress(new JobProgress(this))
+{
+    m_title->setTextInteractionFlags(Qt::TextSelectableByMouse);
+    m_title->setWordWrap(true);
+
+    auto *histograms = new QSplitter(Qt::Horizontal, this);
+    histograms->addWidget(m_histograms);
+    histograms->addWidget(m_difference);
+    m_views->addTab(histograms, tr("&Histograms"));
+
+    m_difference->setValueLabel(tr("a − b"));
+    m_heatmap->setValueSymbol(QStringLiteral("a−b"));
+    m_tile->setTextInteractionFlags(Qt::TextSelectableByMouse);
+    m_bytesA->setEnabled(false);
+    m_bytesB->setEnabled(false);
+    auto *heat = new QWidget(this);
+    auto *tileBar = new QHBoxLayout;
+    tileBar->addWidget(m_tile, 1);
+    tileBar->addWidget(m_bytesA);
+    tileBar->addWidget(m_bytesB);
+    auto *heatLayout = new QVBoxLayout(heat);
+    heatLayout->setContentsMargins(0, 0, 0, 0);
+    heatLayout->addWidget(m_heatmap, 1);
+    heatLayout->addLayout(tileBar);
+    m_views->addTab(heat, tr("Difference &heatmap"));
+
+    for (int column : {TensorDiffModel::Rmse, TensorDiffModel::RelL2, TensorDiffModel::MaxAbs,
+                       TensorDiffModel::MeanAbsRel, TensorDiffModel::Cosine, TensorDiffModel::SnrDb})
+        m_layerMeasure->addItem(pairs->headerData(column, Qt::Horizontal).toString(), column);
+    auto *layers = new QWidget(this);
+    auto *layerBar = new QHBoxLayout;
+    auto *measureLabel = new QLabel(tr("&Measure:"), this);
+    measureLabel->setBuddy(m_layerMeasure);
+    layerBar->addWidget(measureLabel);
+    layerBar->addWidget(m_layerMeasure);
+    layerBar->addStretch(1);
+    auto *layersLayout = new QVBoxLayout(layers);
+    layersLayout->setContentsMargins(0, 0, 0, 0);
+    layersLayout->addLayout(layerBar);
+    layersLayout->addWidget(m_layers, 1);
+    m_views->addTab(layers, tr("Across &layers"));
+
+    auto *layout = new QVBoxLayout(this);
+    layout->setContentsMargins(0, 0, 0, 0);
+    layout->addWidget(m_title);
+    layout->addWidget(m_views, 1);
+    layout->addWidget(m_progress);
+    m_progress->track(m_tracker);
+
+    connect(m_heatmap, &HeatmapPlot::tileClicked, this, &TensorPairPanel::showTile);
+    connect(m_heatmap, &HeatmapPlot::tileActivated, this, [this](int r, int c) {
+        m_heatmap->selectTile(r, c); // outlines it and says tileClicked: showTile
+        m_bytesA->click();
+    });
+    for (const int side : {0, 1})
+        connect(side == 0 ? m_bytesA : m_bytesB, &QPushButton::clicked, this, [this, side] {
+            const auto [offset, size] = tileBytes(side, m_tileRow, m_tileColumn);
+            const TensorHandle &t = side == 0 ? m_a : m_b;
+            if (size > 0)
+                emit bytesRequested(side, t.shard(), offset, size);
+        });
+    connect(m_layerMeasure, &QComboBox::currentIndexChanged, this, &TensorPairPanel::refreshLayers);
+    connect(m_layers, &LayerChart::tensorClicked, this, &TensorPairPanel::tensorChosen);
+    connect(m_progress, &JobProgress::restartClicked, this, &TensorPairPanel::compute);
+    setRow(-1);
+}
+
+void TensorPairPanel::setRow(int row)
+{
+    m_row = row;
+    m_tracker->drop();
+    m_tileRow = m_tileColumn = -1;
+    m_tile->clear();
+    m_bytesA->setEnabled(false);
+    m_bytesB->setEnabled(false);
+    const gguf::TensorPair *p = m_pairs->pairAt(row);
+    m_a = p && p->a ? TensorHandle{m_pairs->modelA(), p->positionA} : TensorHandle{};
+    m_b = p && p->b ? TensorHandle{m_pairs->modelB(), p->positionB} : TensorHandle{};
+    if (!p) {
+        m_title->setText(tr("Select a tensor to compare its values in detail."));
+    } else {
+        QString title = QStringLiteral("<b>%1</b> — %2")
+                            .arg(TextFormat::fromView(p->name).toHtmlEscaped(), TensorDiffModel::statusText(p->status));
+        if (m_a.isValid())
+            title += tr(" · A: %1").arg(m_a.description().toHtmlEscaped());
+        if (m_b.isValid())
+            title += tr(" · B: %1").arg(m_b.description().toHtmlEscaped());
+        m_title->setText(title);
+    }
+    refreshLayers();
+    const QString why = !p ? tr("Select a tensor.")
+                        : !p->comparable()
+                            ? tr("The values of %1 cannot be compared: %2.")
+                                  .arg(TextFormat::fromView(p->name), TensorDiffModel::statusText(p->status))
+                            : QString();
+    if (!why.isEmpty()) {
+        m_histograms->showMessage(why);
+        m_difference->showMessage(why);
+        m_heatmap->showMessage(why);
+        return;
+    }
+    m_dirty = true;
+    if (isVisible())
+        compute();
+}
+
+void TensorPairPanel::showEvent(QShowEvent *event)
+{
+    QWidget::showEvent(event);
+    if (m_dirty)
+        compute();
+}
+
+void TensorPairPanel::compute()
+{
+    m_dirty = false;
+    const gguf::TensorPair *p = m_pairs->pairAt(m_row);
+    if (!p || !m_a.isValid() || !m_b.isValid())
+        return;
+    const QString wait = tr("Comparing…");
+    m_histograms->showMessage(wait);
+    m_difference->showMessage(wait);
+    m_heatmap->showMessage(wait);
+    // the range of the difference histogram: ±max |a − b| when known
+    const double maxAbs = p->valuesCompared ? p->values.maxAbsDiff : 0.0;
+    const TensorHandle a = m_a, b = m_b;
+    m_tracker->start(
+        tr("Comparing %1").arg(a.name()),
+        [a, b, maxAbs](const gguf::ProgressFn &progress) {
+            // without a known range, measure first (the same pass the table would make)
+            double m = maxAbs;
+            if (m == 0) {
+                gguf::ValueDiff v;
+                if (gguf::compareValues(a.data(), b.data(), {}, v) == gguf::StatsStatus::Ok)
+                    m = v.maxAbsDiff;
+            }
+            return CompareJobs::pairDetail(a, b, m, kBins, kGridCells, progress);
+        },
+        [this](const CompareJobs::PairDetail &detail) { show(detail); });
+}
+
+void TensorPairPanel::show(const CompareJobs::PairDetail &detail)
+{
+    if (detail.histograms.series.size() == 2 && detail.histograms.series[0].status == gguf::StatsStatus::Ok &&
+        detail.histograms.series[1].status == gguf::StatsStatus::Ok)
+        m_histograms->setSeries(shares(detail.histograms), HistogramPlot::Scale::Shares);
+    else
+        m_histograms->showMessage(tr("The values could not be decoded."));
+    if (detail.differenceStatus == gguf::StatsStatus::Ok) {
+        const gguf::Histogram &h = detail.difference;
+        const bool allZero = std::all_of(h.counts.begin(), h.counts.end(), [](uint64_t n) { return n == 0; });
+        HistogramPlot::Series series{tr("a − b"), h.lo, h.hi, {}};
+        for (uint64_t n : h.counts)
+            series.values.append(static_cast<double>(n));
+        if (allZero && h.below + h.above == 0)
+            m_difference->showMessage(tr("No finite pair of values to compare."));
+        else
+            m_difference->setSeries({series}, HistogramPlot::Scale::Counts);
+    } else {
+        m_difference->showMessage(
+            tr("The difference could not be computed: %1.").arg(WeightJobs::statusText(detail.differenceStatus)));
+    }
+    if (detail.heatmapStatus == gguf::StatsStatus::Ok)
+        m_heatmap->setHeatmap(detail.heatmap, gguf::TileMeasure::MeanAbs);
+    else
+        m_heatmap->showMessage(tr("No heatmap: %1.").arg(WeightJobs::statusText(detail.heatmapStatus)));
+}
+
+void TensorPairPanel::showTile(int row, int column)
+{
+    const gguf::Heatmap &h = m_heatmap->heatmap();
+    if (row < 0 || column < 0 || static_cast<uint32_t>(row) >= h.gridRows ||
+        static_cast<uint32_t>(column) >= h.gridCols) {
+        m_tile->clear();
+        return;
+    }
+    m_tileRow = row;
+    m_tileColumn = column;
+    m_tile->setText(m_heatmap->tileText(row, column));
+    m_bytesA->setEnabled(tileBytes(0, row, column).second > 0);
+    m_bytesB->setEnabled(tileBytes(1, row, column).second > 0);
+}
+
+QString TensorPairPanel::tileText() const
+{
+    return m_tile->text();
+}
+
+std::pair<quint64, quint64> TensorPairPanel::tileBytes(int side, int row, int column) const
+{
+    const gguf::Heatmap &h = m_heatmap->heatmap();
+    const TensorHandle &t = side == 0 ? m_a : m_b;
+    if (!t.isValid() || row < 0 || column < 0 || static_cast<uint32_t>(row) >= h.gridRows ||
+        static_cast<uint32_t>(column) >= h.gridCols)
+        return {0, 0};
+    const auto r = static_cast<uint32_t>(row), c = static_cast<uint32_t>(column);
+    const quint64 first = h.rowStart(r) * h.tensorCols;
+    return t.byteRange(first + h.colStart(c), first + h.colStart(c + 1));
+}
+
+void TensorPairPanel::refreshLayers()
+{
+    const gguf::TensorPair *p = m_pairs->pairAt(m_row);
+    const QString role = p ? tensorRole(TextFormat::fromView(p->name)) : QString();
+    const int column = m_layerMeasure->currentData().toInt();
+    if (role.isEmpty()) {
+        m_layers->showMessage(p ? tr("%1 is not part of a layer.").arg(TextFormat::fromView(p->name))
+                                : tr("Select a tensor of a layer."));
+        return;
+    }
+    QVector<LayerChart::Point> points;
+    for (const gguf::TensorPair &other : m_pairs->pairs()) {
+        const gguf::TensorInfo *info = other.a ? other.a : other.b;
+        const QString name = TextFormat::fromView(other.name);
+        if (info->layer < 0 || tensorRole(name) != role)
+            continue;
+        const std::optional<double> m = TensorDiffModel::measure(other, column);
+        if (m && std::isfinite(*m))
+            points.append({info->layer, *m, name});
+    }
+    std::sort(points.begin(), points.end(), [](const auto &x, const auto &y) { return x.layer < y.layer; });
+    const QString measure = m_layerMeasure->currentText();
+    if (points.isEmpty())
+        m_layers->showMessage(tr("No %1 of %2 yet: compare the values first.").arg(measure, role));
+    else
+        m_layers->setPoints(points, tr("%1 of %2").arg(measure, role));
+}

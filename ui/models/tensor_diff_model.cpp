@@ -1,0 +1,259 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
+#include "ui/models/tensor_diff_model.h"
+
+#include "core/format/ggml_types.h"
+#include "core/format/split_model.h"
+#include "ui/models/text_format.h"
+
+#include <QColor>
+#include <QGuiApplication>
+#include <QLocale>
+#include <QPalette>
+
+#include <cmath>
+#include <limits>
+
+namespace {
+
+using gguf::TensorDiffStatus;
+
+QString typeText(const gguf::TensorInfo *t)
+{
+    return t ? QString::fromStdString(gguf::typeName(t->typeId)) : QString();
+}
+
+QString dimsText(const gguf::TensorInfo *t)
+{
+    if (!t)
+        return {};
+    QStringList dims;
+    for (uint32_t d = 0; d < std::min<uint32_t>(t->nDims, 4); ++d)
+        dims << QString::number(t->ne[d]);
+    return dims.join(QStringLiteral(" × "));
+}
+
+QString measureText(double v, int column)
+{
+    if (std::isnan(v))
+        return QStringLiteral("–");
+    if (std::isinf(v))
+        return v > 0 ? QStringLiteral("∞") : QStringLiteral("−∞");
+    if (column == TensorDiffModel::Cosine)
+        return QLocale().toString(v, 'f', 6);
+    if (column == TensorDiffModel::SnrDb)
+        return QLocale().toString(v, 'f', 2);
+    return QLocale().toString(v, 'g', 4);
+}
+
+bool isDifference(TensorDiffStatus s)
+{
+    return s != TensorDiffStatus::SameBytes && s != TensorDiffStatus::SameValues;
+}
+
+} // namespace
+
+TensorDiffModel::TensorDiffModel(QObject *parent) : QAbstractTableModel(parent) {}
+
+void TensorDiffModel::setPairs(std::shared_ptr<const gguf::SplitModel> a, std::shared_ptr<const gguf::SplitModel> b,
+                               std::vector<gguf::TensorPair> pairs)
+{
+    beginResetModel();
+    m_a = std::move(a);
+    m_b = std::move(b);
+    m_pairs = std::move(pairs);
+    endResetModel();
+}
+
+void TensorDiffModel::updatePair(int row, const gguf::TensorPair &pair)
+{
+    if (row < 0 || static_cast<size_t>(row) >= m_pairs.size())
+        return;
+    m_pairs[static_cast<size_t>(row)] = pair;
+    emit dataChanged(index(row, 0), index(row, ColumnCount - 1));
+}
+
+const gguf::TensorPair *TensorDiffModel::pairAt(int row) const
+{
+    return row >= 0 && static_cast<size_t>(row) < m_pairs.size() ? &m_pairs[static_cast<size_t>(row)] : nullptr;
+}
+
+int TensorDiffModel::rowOfName(const QString &name) const
+{
+    const QByteArray utf8 = name.toUtf8();
+    for (size_t i = 0; i < m_pairs.size(); ++i)
+        if (m_pairs[i].name == std::string_view(utf8.constData(), static_cast<size_t>(utf8.size())))
+            return static_cast<int>(i);
+    return -1;
+}
+
+std::optional<double> TensorDiffModel::measure(const gguf::TensorPair &p, int column)
+{
+    if (p.status == TensorDiffStatus::SameBytes) {
+        switch (column) {
+        case Cosine: return 1.0;
+        case SnrDb: return std::numeric_limits<double>::infinity();
+        default: return 0.0;
+        }
+    }
+    if (!p.valuesCompared)
+        return std::nullopt;
+    switch (column) {
+    case Rmse: return p.values.rmse();
+    case MaxAbs: return p.values.maxAbsDiff;
+    case MeanAbsRel: return p.values.meanAbsRelative();
+    case Cosine: return p.values.cosine();
+    case SnrDb: return p.values.snrDb();
+    case RelL2: return p.values.relativeL2();
+    default: return std::nullopt;
+    }
+}
+
+QString TensorDiffModel::statusText(TensorDiffStatus status)
+{
+    switch (status) {
+    case TensorDiffStatus::NotCompared: return tr("not compared");
+    case TensorDiffStatus::SameBytes: return tr("same bytes");
+    case TensorDiffStatus::SameValues: return tr("same values");
+    case TensorDiffStatus::Changed: return tr("changed");
+    case TensorDiffStatus::TypeChanged: return tr("type changed");
+    case TensorDiffStatus::ShapeChanged: return tr("shape changed");
+    case TensorDiffStatus::OnlyA: return tr("only in A");
+    case TensorDiffStatus::OnlyB: return tr("only in B");
+    }
+    return {};
+}
+
+int TensorDiffModel::rowCount(const QModelIndex &parent) const
+{
+    return parent.isValid() ? 0 : static_cast<int>(m_pairs.size());
+}
+
+int TensorDiffModel::columnCount(const QModelIndex &parent) const
+{
+    return parent.isValid() ? 0 : ColumnCount;
+}
+
+QVariant TensorDiffModel::data(const QModelIndex &index, int role) const
+{
+    const gguf::TensorPair *p = pairAt(index.row());
+    if (!p)
+        return {};
+    const int column = index.column();
+    if (role == StatusRole)
+        return static_cast<int>(p->status);
+    if (role == Qt::TextAlignmentRole && column >= Rmse)
+        return QVariant(Qt::AlignRight | Qt::AlignVCenter);
+    if (role == Qt::BackgroundRole && column == Status) {
+        const bool dark = QGuiApplication::palette().color(QPalette::Base).lightness() < 128;
+        switch (p->status) {
+        case TensorDiffStatus::SameBytes:
+        case TensorDiffStatus::SameValues: return dark ? QColor(0x1e, 0x4d, 0x2b) : QColor(0xdc, 0xf5, 0xe0);
+        case TensorDiffStatus::NotCompared: return {};
+        case TensorDiffStatus::OnlyA:
+        case TensorDiffStatus::OnlyB:
+        case TensorDiffStatus::ShapeChanged: return dark ? QColor(0x5c, 0x22, 0x22) : QColor(0xfb, 0xe0, 0xe0);
+        default: return dark ? QColor(0x5a, 0x4a, 0x16) : QColor(0xfc, 0xf1, 0xcf);
+        }
+    }
+    if (role == Qt::ToolTipRole && column == Status && !p->problem.empty())
+        return QString::fromStdString(p->problem);
+    if (role == SortRole) {
+        switch (column) {
+        case Name: return TextFormat::fromView(p->name);
+        case Status: return static_cast<int>(p->status);
+        case TypeA: return typeText(p->a);
+        case TypeB: return typeText(p->b);
+        case Shape: return static_cast<qulonglong>(p->a ? p->a->elements : p->b->elements);
+        default: {
+            const std::optional<double> m = measure(*p, column);
+            return m && !std::isnan(*m) ? QVariant(*m) : QVariant();
+        }
+        }
+    }
+    if (role != Qt::DisplayRole)
+        return {};
+    switch (column) {
+    case Name: return TextFormat::fromView(p->name);
+    case Status: return statusText(p->status);
+    case TypeA: return typeText(p->a);
+    case TypeB: return typeText(p->b);
+    case Shape: {
+        const QString da = dimsText(p->a), db = dimsText(p->b);
+        return !p->a ? db : !p->b || da == db ? da : da + QStringLiteral(" → ") + db;
+    }
+    default: {
+        const std::optional<double> m = measure(*p, column);
+        return m ? measureText(*m, column) : QString();
+    }
+    }
+}
+
+QVariant TensorDiffModel::headerData(int section, Qt::Orientation orientation, int role) const
+{
+    if (orientation != Qt::Horizontal)
+        return {};
+    if (role == Qt::ToolTipRole) {
+        switch (section) {
+        case Rmse: return tr("Root mean square of a − b");
+        case MaxAbs: return tr("Largest |a − b|");
+        case MeanAbsRel: return tr("Mean |a − b| divided by mean |a|");
+        case Cosine: return tr("Cosine similarity of a and b as vectors");
+        case SnrDb: return tr("Signal-to-noise ratio: 10·log10(Σa² / Σ(a − b)²)");
+        case RelL2: return tr("Relative L2 error ‖a − b‖ / ‖a‖");
+        default: return {};
+        }
+    }
+    if (role != Qt::DisplayRole)
+        return {};
+    switch (section) {
+    case Name: return tr("Tensor");
+    case Status: return tr("Status");
+    case TypeA: return tr("Type A");
+    case TypeB: return tr("Type B");
+    case Shape: return tr("Shape");
+    case Rmse: return tr("RMSE");
+    case MaxAbs: return tr("max |a−b|");
+    case MeanAbsRel: return tr("mean |a−b| / mean |a|");
+    case Cosine: return tr("Cosine");
+    case SnrDb: return tr("SNR dB");
+    case RelL2: return tr("Rel. L2");
+    default: return {};
+    }
+}
+
+TensorDiffProxy::TensorDiffProxy(QObject *parent) : QSortFilterProxyModel(parent)
+{
+    setSortRole(TensorDiffModel::SortRole);
+}
+
+void TensorDiffProxy::setNameFilter(const QString &text)
+{
+    m_name = text;
+    invalidateRowsFilter();
+}
+
+void TensorDiffProxy::setDifferencesOnly(bool only)
+{
+    m_differencesOnly = only;
+    invalidateRowsFilter();
+}
+
+bool TensorDiffProxy::filterAcceptsRow(int sourceRow, const QModelIndex &sourceParent) const
+{
+    const QModelIndex i = sourceModel()->index(sourceRow, TensorDiffModel::Name, sourceParent);
+    if (m_differencesOnly && !isDifference(static_cast<TensorDiffStatus>(i.data(TensorDiffModel::StatusRole).toInt())))
+        return false;
+    return m_name.isEmpty() || i.data().toString().contains(m_name, Qt::CaseInsensitive);
+}
+
+bool TensorDiffProxy::lessThan(const QModelIndex &left, const QModelIndex &right) const
+{
+    const QVariant l = left.data(sortRole()), r = right.data(sortRole());
+    if (!l.isValid() || !r.isValid()) {
+        // unmeasured rows last, whichever way the column is sorted
+        if (l.isValid() == r.isValid())
+            return left.row() < right.row();
+        return sortOrder() == Qt::AscendingOrder ? l.isValid() : r.isValid();
+    }
+    return QSortFilterProxyModel::lessThan(left, right);
+}
