@@ -25,6 +25,7 @@
 #include "ui/tensors/tensors_page.h"
 #include "ui/tokenizer/tokenizer_page.h"
 
+#include <QAbstractItemModelTester>
 #include <QMimeData>
 #include <QSortFilterProxyModel>
 #include <QTabWidget>
@@ -149,6 +150,8 @@ private slots:
         for (double n : d.values)
             total += n;
         QCOMPARE(total, 256.0 * 768.0);
+        pair->views()->setCurrentIndex(2);
+        QCOMPARE(pair->layers()->pointCount(), 4); // ffn_up in layers 0–3
         pair->views()->setCurrentIndex(1);
         QVERIFY(pair->heatmap()->hasPlot());
         QCOMPARE(pair->heatmap()->heatmap().tensorCols, quint64(256));
@@ -160,8 +163,6 @@ private slots:
         QVERIFY(sizeB > 0);
         const gguf::TensorInfo *infoB = model->modelB()->tensors()[static_cast<size_t>(up->positionB)].info;
         QCOMPARE(offsetB, infoB->fileOffset); // the first tile starts at the tensor's first block
-        pair->views()->setCurrentIndex(2);
-        QCOMPARE(pair->layers()->pointCount(), 4);                   // ffn_up in layers 0–3
         QCOMPARE(window.pages()->currentWidget(), window.hexPage()); // the tile's bytes went to A's Bytes page
     }
 
@@ -177,11 +178,19 @@ private slots:
         const gguf::TensorPair *p = page->tensorModel()->pairAt(row);
         QVERIFY(p && p->status == gguf::TensorDiffStatus::OnlyB);
         const auto &ref = page->tensorModel()->modelB()->tensors()[static_cast<size_t>(p->positionB)];
+        // two links while B's window is still opening: the newer one wins, once
         emit page->tensorRequested(ComparePage::B, static_cast<int>(ref.shard), static_cast<int>(ref.info->index));
-        QTRY_VERIFY_WITH_TIMEOUT(window.otherWindow() && window.otherWindow()->document()->model(), 10000);
+        QVERIFY(window.otherWindow());
+        emit page->metadataEntryRequested(ComparePage::B, 0);
         MainWindow *other = window.otherWindow();
+        QSignalSpy shown(other, &MainWindow::modelShown);
+        QVERIFY(shown.wait(10000));
+        QCOMPARE(shown.count(), 1); // the second link did not open B again
         QCOMPARE(other->document()->path(), kOther);
-        QTRY_COMPARE_WITH_TIMEOUT(other->pages()->currentWidget(), other->tensorsPage(), 10000);
+        QCOMPARE(other->pages()->currentWidget(), other->metadataPage());
+        // once it shows B, a link acts at once
+        emit page->tensorRequested(ComparePage::B, static_cast<int>(ref.shard), static_cast<int>(ref.info->index));
+        QCOMPARE(other->pages()->currentWidget(), other->tensorsPage());
         // a token of A opens on this window's Tokenizer page
         emit page->tokenRequested(ComparePage::A, 5);
         QCOMPARE(window.pages()->currentWidget(), window.tokenizerPage());
@@ -189,7 +198,37 @@ private slots:
         emit page->metadataEntryRequested(ComparePage::B, 0);
         QCOMPARE(window.otherWindow(), other);
         QCOMPARE(other->pages()->currentWidget(), other->metadataPage());
+        QCOMPARE(shown.count(), 1);
         other->close();
+    }
+
+    void modelsPassTheModelTester()
+    {
+        // two vocabularies: arrays with differing elements (child rows), added and removed ids
+        MainWindow window;
+        window.show();
+        QVERIFY(openAndWait(window, QStringLiteral(GGUF_TEST_DATA_DIR "/real/ggml-vocab-llama-spm.gguf")));
+        ComparePage *page = window.comparePage();
+        QAbstractItemModelTester metadata(page->metadataModel(),
+                                          QAbstractItemModelTester::FailureReportingMode::QtTest);
+        QAbstractItemModelTester tokens(page->tokenModel(), QAbstractItemModelTester::FailureReportingMode::QtTest);
+        QAbstractItemModelTester tensors(page->tensorModel(), QAbstractItemModelTester::FailureReportingMode::QtTest);
+        QAbstractItemModelTester proxy(page->tensorProxy(), QAbstractItemModelTester::FailureReportingMode::QtTest);
+        QVERIFY(compareAndWait(window, QStringLiteral(GGUF_TEST_DATA_DIR "/real/ggml-vocab-phi-3.gguf")));
+        const QModelIndex scores = page->metadataModel()->indexOfKey(QStringLiteral("tokenizer.ggml.scores"));
+        QVERIFY(scores.isValid());
+        QCOMPARE(page->metadataModel()->rowCount(scores), 8); // the first eight differing elements
+        QCOMPARE(page->metadataModel()->index(0, MetadataDiffModel::Key, scores).data().toString(),
+                 QStringLiteral("[0]"));
+        QCOMPARE(page->metadataModel()->parent(page->metadataModel()->index(0, 0, scores)), scores);
+        // the 64 ids phi-3 adds come after the changed ones
+        const gguf::TokenizerDiff &t = page->tokenModel()->diff();
+        QCOMPARE(page->tokenModel()->rowCount(), static_cast<int>(t.changes.size() + 64));
+        const QModelIndex added = page->tokenModel()->index(static_cast<int>(t.changes.size()), TokenDiffModel::Change);
+        QCOMPARE(added.data().toString(), QStringLiteral("added"));
+        QCOMPARE(added.data(TokenDiffModel::IdRole).toULongLong(), 32000ull);
+        QCOMPARE(page->tokenModel()->index(added.row(), TokenDiffModel::TokenB).data().toString(),
+                 QStringLiteral("<|endoftext|>"));
     }
 
     void ctrlDropCompares()

@@ -66,6 +66,7 @@ MainWindow::MainWindow(QWidget *parent)
     statusBar()->addPermanentWidget(m_loadStatus);
 
     connect(m_document, &Document::loadStarted, this, [this](const QString &path) {
+        m_shown = false;
         m_loadTimer.start();
         m_loadStatus->start(path);
     });
@@ -73,6 +74,7 @@ MainWindow::MainWindow(QWidget *parent)
     connect(m_document, &Document::loaded, this, &MainWindow::showLoaded);
     connect(m_document, &Document::loadFailed, this, &MainWindow::showFailure);
     connect(m_document, &Document::loadCancelled, this, [this](const QString &path) {
+        m_whenShown = {};
         m_loadStatus->finish();
         statusBar()->showMessage(tr("Opening %1 was cancelled").arg(QFileInfo(path).fileName()), 5000);
     });
@@ -88,6 +90,7 @@ MainWindow::MainWindow(QWidget *parent)
     connect(m_messageBar, &MessageBar::actionTriggered, this, &MainWindow::reloadDocument);
     auto *cancel = new QShortcut(QKeySequence(Qt::Key_Escape), this);
     connect(cancel, &QShortcut::activated, m_document, &Document::cancel);
+    connect(cancel, &QShortcut::activated, m_other, &Document::cancel);
 
     connect(m_metadata, &MetadataPage::byteRangeSelected, this, [this](quint64 offset, quint64 size) {
         statusBar()->showMessage(tr("Selected bytes %1–%2 (%3 bytes)")
@@ -134,6 +137,9 @@ MainWindow::MainWindow(QWidget *parent)
         m_messageBar->showMessage(MessageBar::Kind::Error, tr("Could not open %1 to compare with: %2 (byte offset %3).")
                                                                .arg(QDir::toNativeSeparators(path), message)
                                                                .arg(offset));
+    });
+    connect(m_other, &Document::loadCancelled, this, [this](const QString &path) {
+        statusBar()->showMessage(tr("Opening %1 to compare was cancelled").arg(QFileInfo(path).fileName()), 5000);
     });
     connect(m_other, &Document::changedOnDisk, this, [this](const QString &description) {
         m_messageBar->showMessage(MessageBar::Kind::Warning,
@@ -288,22 +294,26 @@ void MainWindow::inOtherWindow(const std::function<void(MainWindow *)> &action)
     const QString path = m_compare->otherPath();
     if (path.isEmpty())
         return;
-    if (m_otherWindow && m_otherWindow->document()->path() == path && m_otherWindow->document()->model() &&
-        !m_otherWindow->document()->isLoading()) {
-        action(m_otherWindow);
-        m_otherWindow->raise();
-        m_otherWindow->activateWindow();
-        return;
-    }
     if (!m_otherWindow) {
         m_otherWindow = new MainWindow;
         m_otherWindow->setAttribute(Qt::WA_DeleteOnClose);
         m_otherWindow->show();
     }
-    MainWindow *window = m_otherWindow;
-    connect(
-        window, &MainWindow::modelShown, window, [window, action] { action(window); }, Qt::SingleShotConnection);
-    window->openFile(path);
+    m_otherWindow->runWhenShown(path, action);
+    m_otherWindow->raise();
+    m_otherWindow->activateWindow();
+}
+
+void MainWindow::runWhenShown(const QString &path, const std::function<void(MainWindow *)> &action)
+{
+    if (m_shown && m_document->path() == path && !m_document->isLoading()) {
+        action(this);
+        return;
+    }
+    m_whenShown = action;
+    m_whenShownPath = path;
+    if (!(m_document->isLoading() && m_document->loadingPath() == path))
+        openFile(path);
 }
 
 void MainWindow::openFiles(const QStringList &paths)
@@ -360,11 +370,18 @@ void MainWindow::showModelOnNextPage(quint64 generation, const QString &path)
             m_tensors->selectTensor(again.ref());
     }
     m_reselectTensor.clear();
+    m_shown = true;
     emit modelShown(path);
+    if (m_whenShown && path == m_whenShownPath) {
+        const auto action = std::move(m_whenShown);
+        m_whenShown = {};
+        action(this);
+    }
 }
 
 void MainWindow::showFailure(const QString &path, const QString &message, quint64 offset)
 {
+    m_whenShown = {};
     m_loadStatus->finish();
     QString text =
         tr("Could not open %1: %2 (byte offset %3).").arg(QDir::toNativeSeparators(path), message).arg(offset);

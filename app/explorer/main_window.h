@@ -79,6 +79,10 @@ private:
     void chooseCompareFile();
     /// Runs `action` on a window showing B, opening one when needed (once B's pages have it).
     void inOtherWindow(const std::function<void(MainWindow *)> &action);
+    /// Runs `action` on this window once every page shows the model of `path` (at once when they
+    /// do), opening `path` unless it is being opened; a newer request replaces an older one, and a
+    /// load that fails or is cancelled drops it.
+    void runWhenShown(const QString &path, const std::function<void(MainWindow *)> &action);
     void showLoaded(const QString &path, const QString &warning);
     void showFailure(const QString &path, const QString &message, quint64 offset);
     void showAbout();
@@ -110,4 +114,7 @@ private:
     quint64 m_showGeneration = 0; ///< counts loads, so that an older one stops filling pages
     QString m_reselectTensor;     ///< shown before a reload of m_reselectPath: shown again after it
     QString m_reselectPath;
+    bool m_shown = false; ///< every page shows the document's model (modelShown was said)
+    std::function<void(MainWindow *)> m_whenShown;
+    QString m_whenShownPath;
 };

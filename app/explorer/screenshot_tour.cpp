@@ -126,10 +126,17 @@ void grabChatTemplate(MainWindow &window, const QString &prefix, StallMonitor *m
 void grabCompare(MainWindow &window, const QString &prefix, StallMonitor *monitor, const std::function<void()> &done)
 {
     ComparePage *page = window.comparePage();
+    const auto again = [&window, prefix, monitor, done] { grabCompare(window, prefix, monitor, done); };
     if (window.otherDocument()->isLoading()) {
-        QObject::connect(
-            page, &ComparePage::comparisonShown, &window,
-            [&window, prefix, monitor, done] { grabCompare(window, prefix, monitor, done); }, Qt::SingleShotConnection);
+        // B opens (then the overview runs), or fails: either way the tour goes on
+        auto *context = new QObject(&window);
+        const auto once = [context, again] {
+            context->deleteLater();
+            QTimer::singleShot(0, context->parent(), again);
+        };
+        QObject::connect(page, &ComparePage::comparisonShown, context, once);
+        QObject::connect(window.otherDocument(), &Document::loadFailed, context, once);
+        QObject::connect(window.otherDocument(), &Document::loadCancelled, context, once);
         return;
     }
     if (!page->other()) {
@@ -137,9 +144,10 @@ void grabCompare(MainWindow &window, const QString &prefix, StallMonitor *monito
         return;
     }
     if (page->isBusy()) {
+        // the overview, then (below the automatic limit) the values
         QObject::connect(
-            page, &ComparePage::valuesCompared, &window,
-            [&window, prefix, monitor, done] { grabCompare(window, prefix, monitor, done); }, Qt::SingleShotConnection);
+            page, page->valueTracker()->isRunning() ? &ComparePage::valuesCompared : &ComparePage::comparisonShown,
+            &window, again, Qt::ConnectionType(Qt::QueuedConnection | Qt::SingleShotConnection));
         return;
     }
     window.pages()->setCurrentWidget(page);
@@ -159,10 +167,10 @@ void grabCompare(MainWindow &window, const QString &prefix, StallMonitor *monito
         }
     page->setMetadataFilter(1);
     page->sections()->setCurrentIndex(0);
-    QTimer::singleShot(kSettleMs, &window, [&window, page, grab, chosen, monitor, prefix, done] {
+    QTimer::singleShot(kSettleMs, &window, [&window, page, grab, chosen, done] {
         grab(QStringLiteral("metadata"));
         page->sections()->setCurrentIndex(1);
-        QTimer::singleShot(kSettleMs, &window, [&window, page, grab, chosen, monitor, prefix, done] {
+        QTimer::singleShot(kSettleMs, &window, [&window, page, grab, chosen, done] {
             grab(QStringLiteral("tokenizer"));
             page->selectTensor(chosen);
             TensorPairPanel *pair = page->pairPanel();

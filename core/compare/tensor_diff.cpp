@@ -94,9 +94,10 @@ StatsStatus compareTensorData(const SplitModel &a, const SplitModel &b, TensorPa
     if (!pair.comparable())
         return StatsStatus::NoData;
     const TensorData da = dataOf(a, pair.positionA), db = dataOf(b, pair.positionB);
-    if (pair.a->elements == 0 && pair.b->elements == 0 && pair.a->typeId == pair.b->typeId) {
-        pair.status = TensorDiffStatus::SameBytes; // nothing to differ
-        pair.problem.clear();
+    if (pair.a->elements == 0 && pair.b->elements == 0) {
+        if (pair.a->typeId == pair.b->typeId)
+            pair.status = TensorDiffStatus::SameBytes; // nothing to differ
+        pair.problem.clear(); // (of another type: stays TypeChanged, with no values to measure)
         return StatsStatus::Ok;
     }
     if (da.bytes.empty() || db.bytes.empty()) {

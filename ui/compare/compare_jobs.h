@@ -28,7 +28,7 @@ Overview overview(const gguf::SplitModel &a, const gguf::SplitModel &b);
 
 /// The value comparison of some pairs, in order.
 struct ValueBatch {
-    bool complete = false; ///< false when cancelled (pairs holds those done before)
+    bool complete = false; ///< false when cancelled (the job runner then drops the batch)
     std::vector<int> rows; ///< the rows of the pairs compared
     std::vector<gguf::TensorPair> pairs;
 };

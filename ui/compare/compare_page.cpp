@@ -11,6 +11,7 @@
 #include "ui/models/tensor_diff_model.h"
 #include "ui/models/text_format.h"
 #include "ui/models/token_diff_model.h"
+#include "ui/models/token_text.h"
 
 #include <QAction>
 #include <QCheckBox>
@@ -134,8 +135,10 @@ QWidget *ComparePage::buildMetadataSection()
     m_metadataView->setModel(m_metadataProxy);
     m_metadataView->setUniformRowHeights(true);
     m_metadataView->setAlternatingRowColors(false);
-    m_metadataView->header()->resizeSection(MetadataDiffModel::Key, 320);
-    m_metadataView->header()->resizeSection(MetadataDiffModel::Status, 170);
+    m_metadataView->header()->resizeSection(MetadataDiffModel::Key, 300);
+    m_metadataView->header()->resizeSection(MetadataDiffModel::Status, 150);
+    m_metadataView->header()->resizeSection(MetadataDiffModel::Type, 130);
+    m_metadataView->header()->resizeSection(MetadataDiffModel::ValueA, 260);
     m_metadataView->setContextMenuPolicy(Qt::CustomContextMenu);
     m_metadataView->setToolTip(tr("Double-click: show the key in A (in B when only B has it)"));
     m_textDiff->hide();
@@ -193,6 +196,7 @@ QWidget *ComparePage::buildTokenizerSection()
     m_tokenSummary->setTextInteractionFlags(Qt::TextSelectableByMouse);
     m_tokenView->setModel(m_tokenModel);
     m_tokenView->verticalHeader()->hide();
+    m_tokenView->verticalHeader()->setDefaultSectionSize(fontMetrics().height() + 6);
     m_tokenView->setSelectionBehavior(QAbstractItemView::SelectRows);
     m_tokenView->horizontalHeader()->setStretchLastSection(true);
     m_tokenView->setToolTip(tr("Double-click: show the token in A (in B when only B has it)"));
@@ -214,11 +218,13 @@ QWidget *ComparePage::buildTensorsSection()
     m_tensorView->setSortingEnabled(true);
     m_tensorView->sortByColumn(-1, Qt::AscendingOrder); // file order until the user sorts
     m_tensorView->verticalHeader()->hide();
+    m_tensorView->verticalHeader()->setDefaultSectionSize(fontMetrics().height() + 6);
     m_tensorView->setSelectionBehavior(QAbstractItemView::SelectRows);
     m_tensorView->setSelectionMode(QAbstractItemView::SingleSelection);
     m_tensorView->horizontalHeader()->resizeSection(TensorDiffModel::Name, 240);
     m_tensorView->setContextMenuPolicy(Qt::CustomContextMenu);
     m_tensorView->setToolTip(tr("Double-click: show the tensor in A (in B when only B has it)"));
+    m_valueProgress->track(m_overviewTracker);
     m_valueProgress->track(m_valueTracker);
     auto *bar = new QHBoxLayout;
     bar->addWidget(m_tensorFilter, 1);
@@ -246,12 +252,17 @@ QWidget *ComparePage::buildTensorsSection()
     connect(m_valueProgress, &JobProgress::restartClicked, this, &ComparePage::compareValues);
     connect(m_valueTracker, &JobTracker::cancelled, this, &ComparePage::updateValueButton);
     connect(m_tensorView->selectionModel(), &QItemSelectionModel::currentRowChanged, this,
-            [this](const QModelIndex &current) { m_pair->setRow(m_tensorProxy->mapToSource(current).row()); });
+            [this](const QModelIndex &current) {
+                if (!m_updatingRows)
+                    m_pair->setRow(m_tensorProxy->mapToSource(current).row());
+            });
     connect(m_tensorView, &QTableView::doubleClicked, this, [this] { activateTensor(-1); });
     connect(m_tensorView, &QWidget::customContextMenuRequested, this, [this](const QPoint &pos) {
-        const gguf::TensorPair *p = m_tensorModel->pairAt(m_tensorProxy->mapToSource(m_tensorView->indexAt(pos)).row());
+        const QModelIndex at = m_tensorView->indexAt(pos);
+        const gguf::TensorPair *p = m_tensorModel->pairAt(m_tensorProxy->mapToSource(at).row());
         if (!p)
             return;
+        m_tensorView->setCurrentIndex(at); // the actions act on the current row
         QMenu menu;
         menu.addAction(tr("Show in &A"), this, [this] { activateTensor(A); })->setEnabled(p->a != nullptr);
         menu.addAction(tr("Show in &B"), this, [this] { activateTensor(B); })->setEnabled(p->b != nullptr);
@@ -281,6 +292,8 @@ void ComparePage::restart()
 {
     m_overviewTracker->drop();
     m_valueTracker->drop();
+    m_valueProgress->hide(); // a "Cancelled" strip of the comparison before
+    m_compareValues->setEnabled(false);
     m_pair->setRow(-1);
     m_metadataModel->setDiff(nullptr, nullptr, {});
     m_tokenModel->setDiff(nullptr, nullptr, {});
@@ -309,15 +322,27 @@ void ComparePage::showOverview(CompareJobs::Overview overview)
     QStringList facts;
     if (t.hasA || t.hasB) {
         facts << tr("%1 → %2 tokens").arg(TextFormat::count(t.sizeA), TextFormat::count(t.sizeB));
+        const auto orNone = [](std::string_view v) { return v.empty() ? tr("(none)") : TextFormat::fromView(v); };
         if (t.modelA != t.modelB)
-            facts << tr("model %1 → %2").arg(TextFormat::fromView(t.modelA), TextFormat::fromView(t.modelB));
+            facts << tr("model %1 → %2").arg(orNone(t.modelA), orNone(t.modelB));
         if (t.preA != t.preB)
-            facts << tr("pre-tokenizer %1 → %2").arg(TextFormat::fromView(t.preA), TextFormat::fromView(t.preB));
+            facts << tr("pre-tokenizer %1 → %2").arg(orNone(t.preA), orNone(t.preB));
         if (t.mergesA + t.mergesB > 0)
             facts << tr("merges %1 → %2: %3 added, %4 removed, %5 at another rank")
                          .arg(TextFormat::count(t.mergesA), TextFormat::count(t.mergesB),
                               TextFormat::count(t.mergesAdded), TextFormat::count(t.mergesRemoved),
                               TextFormat::count(t.mergesReranked));
+        // the first merges each side alone has (all are counted above)
+        const auto mergeList = [](const std::vector<std::string_view> &merges) {
+            QStringList shown;
+            for (size_t i = 0; i < std::min<size_t>(8, merges.size()); ++i)
+                shown << TokenText::visible(merges[i], 40);
+            return shown.join(QStringLiteral(", ")) + (merges.size() > 8 ? QStringLiteral(", …") : QString());
+        };
+        if (!t.firstMergesAdded.empty())
+            facts << tr("merges only B has: %1").arg(mergeList(t.firstMergesAdded));
+        if (!t.firstMergesRemoved.empty())
+            facts << tr("merges only A has: %1").arg(mergeList(t.firstMergesRemoved));
         for (const gguf::SpecialTokenChange &s : t.special)
             facts << tr("%1: %2 → %3")
                          .arg(TextFormat::fromView(s.key), s.a ? QString::number(*s.a) : tr("none"),
@@ -342,7 +367,7 @@ void ComparePage::showOverview(CompareJobs::Overview overview)
 
 void ComparePage::compareValues()
 {
-    if (!m_a || !m_b || m_valueTracker->isRunning())
+    if (!m_a || !m_b || m_valueTracker->isRunning() || m_overviewTracker->isRunning())
         return;
     // what is left to compare (after a cancel, the pairs done stay done)
     m_valueBytesTotal = m_valueBytesDone;
@@ -364,8 +389,8 @@ void ComparePage::startNextBatch()
             pairs.push_back(all[i]);
             bytes += CompareJobs::pairBytes(all[i]);
         }
-    updateValueButton();
     if (pairs.empty()) {
+        updateValueButton();
         m_pair->refreshLayers();
         emit valuesCompared();
         return;
@@ -379,17 +404,19 @@ void ComparePage::startNextBatch()
             return CompareJobs::compareValues(a, b, std::move(rows), std::move(pairs), before, total, progress);
         },
         [this](const CompareJobs::ValueBatch &batch) { showValueBatch(batch); });
+    updateValueButton(); // disabled while the batches run
 }
 
 void ComparePage::showValueBatch(const CompareJobs::ValueBatch &batch)
 {
-    for (size_t i = 0; i < batch.pairs.size(); ++i) {
-        const gguf::TensorPair &p = batch.pairs[i];
+    for (const gguf::TensorPair &p : batch.pairs)
         m_valueBytesDone += CompareJobs::pairBytes(p);
-        m_tensorModel->updatePair(batch.rows[i], p);
-        // a pair whose data could not be read is not asked again
-    }
+    // a row that turns "same" leaves a "differences only" list: the pair on show stays on show
+    m_updatingRows = true;
+    m_tensorModel->updatePairs(batch.rows, batch.pairs); // a pair whose data could not be read keeps its problem
+    m_updatingRows = false;
     m_pair->refreshLayers();
+    m_pair->updateTitle();
     updateHeader();
     if (batch.complete)
         startNextBatch(); // chained: the job runner's progress strip stays up until the last batch

@@ -115,6 +115,7 @@ private:
     QString m_pathB;
     uint64_t m_valueBytesTotal = 0, m_valueBytesDone = 0;
     bool m_autoValues = false;
+    bool m_updatingRows = false; ///< rows are being replaced: the proxy's moves are not the user's
 
     QLabel *m_files;
     QLabel *m_summary;

@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 #include "ui/compare/tensor_pair_panel.h"
 
+#include "core/compare/value_diff.h"
 #include "core/format/split_model.h"
 #include "ui/job_progress.h"
 #include "ui/job_tracker.h"
@@ -107,6 +108,10 @@ TensorPairPanel::TensorPairPanel(TensorDiffModel *pairs, QWidget *parent)
                 emit bytesRequested(side, t.shard(), offset, size);
         });
     connect(m_layerMeasure, &QComboBox::currentIndexChanged, this, &TensorPairPanel::refreshLayers);
+    connect(m_views, &QTabWidget::currentChanged, this, [this] {
+        if (m_layersDirty)
+            refreshLayers();
+    });
     connect(m_layers, &LayerChart::tensorClicked, this, &TensorPairPanel::tensorChosen);
     connect(m_progress, &JobProgress::restartClicked, this, &TensorPairPanel::compute);
     setRow(-1);
@@ -123,17 +128,7 @@ void TensorPairPanel::setRow(int row)
     const gguf::TensorPair *p = m_pairs->pairAt(row);
     m_a = p && p->a ? TensorHandle{m_pairs->modelA(), p->positionA} : TensorHandle{};
     m_b = p && p->b ? TensorHandle{m_pairs->modelB(), p->positionB} : TensorHandle{};
-    if (!p) {
-        m_title->setText(tr("Select a tensor to compare its values in detail."));
-    } else {
-        QString title = QStringLiteral("<b>%1</b> — %2")
-                            .arg(TextFormat::fromView(p->name).toHtmlEscaped(), TensorDiffModel::statusText(p->status));
-        if (m_a.isValid())
-            title += tr(" · A: %1").arg(m_a.description().toHtmlEscaped());
-        if (m_b.isValid())
-            title += tr(" · B: %1").arg(m_b.description().toHtmlEscaped());
-        m_title->setText(title);
-    }
+    updateTitle();
     refreshLayers();
     const QString why = !p ? tr("Select a tensor.")
                         : !p->comparable()
@@ -141,6 +136,7 @@ void TensorPairPanel::setRow(int row)
                                   .arg(TextFormat::fromView(p->name), TensorDiffModel::statusText(p->status))
                             : QString();
     if (!why.isEmpty()) {
+        m_dirty = false;
         m_histograms->showMessage(why);
         m_difference->showMessage(why);
         m_heatmap->showMessage(why);
@@ -151,37 +147,67 @@ void TensorPairPanel::setRow(int row)
         compute();
 }
 
+void TensorPairPanel::updateTitle()
+{
+    const gguf::TensorPair *p = m_pairs->pairAt(m_row);
+    if (!p) {
+        m_title->setText(tr("Select a tensor to compare its values in detail."));
+        return;
+    }
+    QString title = QStringLiteral("<b>%1</b> — %2")
+                        .arg(TextFormat::fromView(p->name).toHtmlEscaped(), TensorDiffModel::statusText(p->status));
+    if (m_a.isValid())
+        title += tr(" · A: %1").arg(m_a.description().toHtmlEscaped());
+    if (m_b.isValid())
+        title += tr(" · B: %1").arg(m_b.description().toHtmlEscaped());
+    m_title->setText(title);
+}
+
 void TensorPairPanel::showEvent(QShowEvent *event)
 {
     QWidget::showEvent(event);
     if (m_dirty)
         compute();
+    if (m_layersDirty)
+        refreshLayers();
 }
 
 void TensorPairPanel::compute()
 {
     m_dirty = false;
     const gguf::TensorPair *p = m_pairs->pairAt(m_row);
-    if (!p || !m_a.isValid() || !m_b.isValid())
+    if (!p || !p->comparable() || !m_a.isValid() || !m_b.isValid())
         return;
     const QString wait = tr("Comparing…");
     m_histograms->showMessage(wait);
     m_difference->showMessage(wait);
     m_heatmap->showMessage(wait);
-    // the range of the difference histogram: ±max |a − b| when known
-    const double maxAbs = p->valuesCompared ? p->values.maxAbsDiff : 0.0;
+    // the range of the difference histogram, ±max |a − b|: known once the pair was measured (0 for
+    // equal values), else measured first, in the same job and with the same Cancel
+    std::optional<double> maxAbs;
+    if (p->valuesCompared)
+        maxAbs = p->values.maxAbsDiff;
+    else if (p->status == gguf::TensorDiffStatus::SameBytes || p->status == gguf::TensorDiffStatus::SameValues)
+        maxAbs = 0.0;
     const TensorHandle a = m_a, b = m_b;
     m_tracker->start(
         tr("Comparing %1").arg(a.name()),
         [a, b, maxAbs](const gguf::ProgressFn &progress) {
-            // without a known range, measure first (the same pass the table would make)
-            double m = maxAbs;
-            if (m == 0) {
+            double m = maxAbs.value_or(0.0);
+            uint64_t before = 0, parts = 1;
+            if (!maxAbs) {
+                parts = 2; // the measuring pass, then the detail
+                gguf::ValueDiffOptions options;
+                options.progress = WeightJobs::partOf(progress, 0, 1000, 2000);
                 gguf::ValueDiff v;
-                if (gguf::compareValues(a.data(), b.data(), {}, v) == gguf::StatsStatus::Ok)
-                    m = v.maxAbsDiff;
+                const gguf::StatsStatus s = gguf::compareValues(a.data(), b.data(), options, v);
+                if (s == gguf::StatsStatus::Cancelled)
+                    return CompareJobs::PairDetail{};
+                m = v.maxAbsDiff;
+                before = 1000;
             }
-            return CompareJobs::pairDetail(a, b, m, kBins, kGridCells, progress);
+            return CompareJobs::pairDetail(a, b, m, kBins, kGridCells,
+                                           WeightJobs::partOf(progress, before, 1000, 1000 * parts));
         },
         [this](const CompareJobs::PairDetail &detail) { show(detail); });
 }
@@ -247,6 +273,12 @@ std::pair<quint64, quint64> TensorPairPanel::tileBytes(int side, int row, int co
 
 void TensorPairPanel::refreshLayers()
 {
+    // only on screen: a comparison streaming in calls this after every batch
+    if (!isVisible() || m_views->currentIndex() != m_views->indexOf(m_layers->parentWidget())) {
+        m_layersDirty = true;
+        return;
+    }
+    m_layersDirty = false;
     const gguf::TensorPair *p = m_pairs->pairAt(m_row);
     const QString role = p ? tensorRole(TextFormat::fromView(p->name)) : QString();
     const int column = m_layerMeasure->currentData().toInt();

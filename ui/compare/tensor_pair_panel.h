@@ -29,8 +29,10 @@ public:
     /// Shows row `row` of the pairs model (-1: nothing).
     void setRow(int row);
     int row() const { return m_row; }
-    /// The layer chart again (new measures arrived).
+    /// The layer chart again (new measures arrived); when it is not on screen, once it is.
     void refreshLayers();
+    /// The title line again (the pair's status changed).
+    void updateTitle();
 
     JobTracker *tracker() const { return m_tracker; }
     QTabWidget *views() const { return m_views; }
@@ -59,6 +61,7 @@ private:
     TensorDiffModel *m_pairs;
     int m_row = -1;
     bool m_dirty = false;
+    bool m_layersDirty = true;
     TensorHandle m_a, m_b;
     int m_tileRow = -1, m_tileColumn = -1;
     QLabel *m_title;

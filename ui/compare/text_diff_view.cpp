@@ -6,7 +6,9 @@
 #include "ui/models/text_format.h"
 
 #include <QTextBlock>
+
 #include <QTextCursor>
+#include <algorithm>
 
 TextDiffView::TextDiffView(QWidget *parent) : QPlainTextEdit(parent)
 {
@@ -15,9 +17,31 @@ TextDiffView::TextDiffView(QWidget *parent) : QPlainTextEdit(parent)
     setFont(fixedFont());
 }
 
+namespace {
+
+// The GUI thread diffs a chat template in a few milliseconds; texts past these sizes (a whole
+// tokenizer.json stored as a string) are summarised instead.
+constexpr size_t kMaxBytes = 512 * 1024;
+constexpr size_t kMaxLines = 8000;
+constexpr uint64_t kMaxCells = 4'000'000;
+
+} // namespace
+
 void TextDiffView::setTexts(std::string_view a, std::string_view b)
 {
-    const std::vector<gguf::DiffLine> lines = gguf::diffLines(a, b);
+    const auto lineCount = [](std::string_view t) { return static_cast<size_t>(std::count(t.begin(), t.end(), '\n')); };
+    if (a.size() + b.size() > kMaxBytes || lineCount(a) + lineCount(b) > kMaxLines) {
+        size_t first = 0;
+        while (first < a.size() && first < b.size() && a[first] == b[first])
+            ++first;
+        m_removed = m_added = 0;
+        setPlainText(tr("Too long to show line by line here (%1 and %2 bytes); the texts first differ at byte %3.")
+                         .arg(a.size())
+                         .arg(b.size())
+                         .arg(first));
+        return;
+    }
+    const std::vector<gguf::DiffLine> lines = gguf::diffLines(a, b, kMaxCells);
     const bool dark = palette().color(QPalette::Base).lightness() < 128;
     QTextCharFormat removed, added;
     removed.setBackground(dark ? QColor(0x5c, 0x22, 0x22) : QColor(0xfb, 0xe0, 0xe0));

@@ -64,12 +64,19 @@ void TensorDiffModel::setPairs(std::shared_ptr<const gguf::SplitModel> a, std::s
     endResetModel();
 }
 
-void TensorDiffModel::updatePair(int row, const gguf::TensorPair &pair)
+void TensorDiffModel::updatePairs(const std::vector<int> &rows, const std::vector<gguf::TensorPair> &pairs)
 {
-    if (row < 0 || static_cast<size_t>(row) >= m_pairs.size())
-        return;
-    m_pairs[static_cast<size_t>(row)] = pair;
-    emit dataChanged(index(row, 0), index(row, ColumnCount - 1));
+    int first = -1, last = -1;
+    for (size_t i = 0; i < rows.size() && i < pairs.size(); ++i) {
+        const int row = rows[i];
+        if (row < 0 || static_cast<size_t>(row) >= m_pairs.size())
+            continue;
+        m_pairs[static_cast<size_t>(row)] = pairs[i];
+        first = first < 0 ? row : std::min(first, row);
+        last = std::max(last, row);
+    }
+    if (first >= 0)
+        emit dataChanged(index(first, 0), index(last, ColumnCount - 1));
 }
 
 const gguf::TensorPair *TensorDiffModel::pairAt(int row) const

@@ -43,8 +43,8 @@ public:
 
     void setPairs(std::shared_ptr<const gguf::SplitModel> a, std::shared_ptr<const gguf::SplitModel> b,
                   std::vector<gguf::TensorPair> pairs);
-    /// Replaces row `row` (its comparison arrived).
-    void updatePair(int row, const gguf::TensorPair &pair);
+    /// Replaces rows `rows` by `pairs` (their comparison arrived), in one dataChanged.
+    void updatePairs(const std::vector<int> &rows, const std::vector<gguf::TensorPair> &pairs);
     const std::vector<gguf::TensorPair> &pairs() const { return m_pairs; }
     const gguf::TensorPair *pairAt(int row) const;
     int rowOfName(const QString &name) const;
