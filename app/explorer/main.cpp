@@ -3,6 +3,7 @@
 #include "app/explorer/screenshot_tour.h"
 #include "app/explorer/stall_monitor.h"
 #include "core/util/parallel_chunks.h"
+#include "ui/drop_paths.h"
 
 #include <QApplication>
 #include <QCommandLineParser>
@@ -58,9 +59,10 @@ int main(int argc, char *argv[])
     parser.process(app);
 
     QStringList files = parser.positionalArguments();
-    if (parser.isSet(compare) && files.size() != 2) {
+    // two models: two shards of one split set are one model
+    if (parser.isSet(compare) && DropPaths::distinctModels(files).size() != 2) {
         QTextStream(stderr) << QApplication::translate("main",
-                                                       "gguf-explorer: --compare needs two files: --compare A B")
+                                                       "gguf-explorer: --compare needs two models: --compare A B")
                             << '\n';
         return 2;
     }
@@ -82,8 +84,9 @@ int main(int argc, char *argv[])
     if (parser.isSet(screenshot))
         startScreenshotTour(window, parser.value(screenshot), files.isEmpty(), reportStalls ? &monitor : nullptr);
     if (parser.isSet(compare)) {
-        window.openFile(files[0]);
-        window.compareWith(files[1]);
+        const QStringList models = DropPaths::distinctModels(files);
+        window.openFile(models[0]);
+        window.compareWith(models[1]);
     } else {
         window.openFiles(files);
     }
