@@ -174,8 +174,8 @@ void grabCompare(MainWindow &window, const QString &prefix, StallMonitor *monito
             grab(QStringLiteral("tokenizer"));
             page->selectTensor(chosen);
             TensorPairPanel *pair = page->pairPanel();
-            const auto views = [&window, page, pair, grab, done] {
-                QTimer::singleShot(kSettleMs, &window, [&window, page, pair, grab, done] {
+            const auto views = [&window, pair, grab, done] {
+                QTimer::singleShot(kSettleMs, &window, [&window, pair, grab, done] {
                     grab(QStringLiteral("tensors"));
                     pair->views()->setCurrentIndex(1);
                     QTimer::singleShot(kSettleMs, &window, [&window, pair, grab, done] {
