@@ -10,6 +10,7 @@
 #include "core/util/cpu_features.h"
 #include "tests/support/gguf_builder.h"
 #include "tests/support/plain_diff.h"
+#include "tests/support/temp_files.h"
 
 #include <QCryptographicHash>
 #include <QFile>
@@ -408,10 +409,8 @@ void TestCompare::splitSetMatchesMergedFile()
     QTemporaryDir dir;
     QVERIFY(dir.isValid());
     for (uint16_t number : {1, 2}) {
-        QFile f(dir.filePath(QStringLiteral("m-%1-of-00002.gguf").arg(number, 5, 10, QLatin1Char('0'))));
-        QVERIFY(f.open(QIODevice::WriteOnly));
-        const auto bytes = twoFileSplitShard(number);
-        f.write(reinterpret_cast<const char *>(bytes.data()), static_cast<qint64>(bytes.size()));
+        QVERIFY(writeBytes(dir.filePath(QStringLiteral("m-%1-of-00002.gguf").arg(number, 5, 10, QLatin1Char('0'))),
+                           twoFileSplitShard(number)));
     }
     const auto merged = openBuilt(GgufBuilder()
                                       .kv("general.architecture", V::str("llama"))

@@ -8,6 +8,7 @@
 #include "core/quant/dequantize.h"
 #include "tests/support/gguf_builder.h"
 #include "tests/support/plain_diff.h"
+#include "tests/support/temp_files.h"
 #include "ui/compare/compare_page.h"
 #include "ui/compare/tensor_pair_panel.h"
 #include "ui/compare/text_diff_view.h"
@@ -60,14 +61,6 @@ const gguf::TensorPair *pairNamed(const TensorDiffModel *model, const char *name
 {
     const int row = model->rowOfName(QLatin1String(name));
     return model->pairAt(row);
-}
-
-bool writeFile(const QString &path, const std::vector<uint8_t> &bytes)
-{
-    QFile f(path);
-    return f.open(QIODevice::WriteOnly) &&
-           f.write(reinterpret_cast<const char *>(bytes.data()), static_cast<qint64>(bytes.size())) ==
-               static_cast<qint64>(bytes.size());
 }
 
 } // namespace
@@ -304,10 +297,10 @@ private slots:
         const std::string before = "{% for m in messages %}\n{{ m.role }}: {{ m.content }}\n{% endfor %}\n";
         const std::string after =
             "{{ bos_token }}\n{% for m in messages %}\n{{ m.role }}: {{ m.content }}\n{% endfor %}\n";
-        QVERIFY(writeFile(dir.filePath("a.gguf"),
-                          GgufBuilder().kv("tokenizer.chat_template", V::str(before)).build().bytes()));
-        QVERIFY(writeFile(dir.filePath("b.gguf"),
-                          GgufBuilder().kv("tokenizer.chat_template", V::str(after)).build().bytes()));
+        QVERIFY(gguf::test::writeBytes(dir.filePath("a.gguf"),
+                                       GgufBuilder().kv("tokenizer.chat_template", V::str(before)).build().bytes()));
+        QVERIFY(gguf::test::writeBytes(dir.filePath("b.gguf"),
+                                       GgufBuilder().kv("tokenizer.chat_template", V::str(after)).build().bytes()));
         MainWindow window;
         window.show();
         QVERIFY(openAndWait(window, dir.filePath("a.gguf")));

@@ -7,6 +7,7 @@
 #include "tests/support/gguf_builder.h"
 #include "tests/support/inspect_run.h"
 #include "tests/support/plain_diff.h"
+#include "tests/support/temp_files.h"
 
 #include <QFile>
 #include <QJsonArray>
@@ -44,14 +45,6 @@ std::vector<float> decode(const QString &path, const char *tensor)
     if (!gguf::dequantizeRange(t->typeId, r.file->tensorBytes(*t), t->elements, 0, v))
         return {};
     return v;
-}
-
-bool writeFile(const QString &path, const std::vector<uint8_t> &bytes)
-{
-    QFile f(path);
-    return f.open(QIODevice::WriteOnly) &&
-           f.write(reinterpret_cast<const char *>(bytes.data()), static_cast<qint64>(bytes.size())) ==
-               static_cast<qint64>(bytes.size());
 }
 
 } // namespace
@@ -170,15 +163,16 @@ private slots:
     {
         QTemporaryDir dir;
         for (uint16_t number : {1, 2})
-            QVERIFY(writeFile(dir.filePath(QStringLiteral("m-%1-of-00002.gguf").arg(number, 5, 10, QLatin1Char('0'))),
-                              gguf::test::twoFileSplitShard(number)));
+            QVERIFY(gguf::test::writeBytes(
+                dir.filePath(QStringLiteral("m-%1-of-00002.gguf").arg(number, 5, 10, QLatin1Char('0'))),
+                gguf::test::twoFileSplitShard(number)));
         using gguf::test::V;
-        QVERIFY(writeFile(dir.filePath("merged.gguf"), gguf::test::GgufBuilder()
-                                                           .kv("general.architecture", V::str("llama"))
-                                                           .tensor("blk.1.w", {32}, 0)
-                                                           .tensor("blk.2.w", {32}, 0)
-                                                           .build()
-                                                           .bytes()));
+        QVERIFY(gguf::test::writeBytes(dir.filePath("merged.gguf"), gguf::test::GgufBuilder()
+                                                                        .kv("general.architecture", V::str("llama"))
+                                                                        .tensor("blk.1.w", {32}, 0)
+                                                                        .tensor("blk.2.w", {32}, 0)
+                                                                        .build()
+                                                                        .bytes()));
         const auto run =
             inspect({"diff", dir.filePath("m-00001-of-00002.gguf"), dir.filePath("merged.gguf"), "--values", "--json"});
         QCOMPARE(run.exitCode, 1); // the split.* keys differ
@@ -222,8 +216,10 @@ private slots:
         using gguf::test::V;
         QTemporaryDir dir;
         // non-finite metadata floats are null in strict JSON
-        QVERIFY(writeFile(dir.filePath("nan.gguf"), GgufBuilder().kv("x", V::f32Bits(0x7fc00000)).build().bytes()));
-        QVERIFY(writeFile(dir.filePath("inf.gguf"), GgufBuilder().kv("x", V::f32Bits(0x7f800000)).build().bytes()));
+        QVERIFY(gguf::test::writeBytes(dir.filePath("nan.gguf"),
+                                       GgufBuilder().kv("x", V::f32Bits(0x7fc00000)).build().bytes()));
+        QVERIFY(gguf::test::writeBytes(dir.filePath("inf.gguf"),
+                                       GgufBuilder().kv("x", V::f32Bits(0x7f800000)).build().bytes()));
         auto run = inspect({"diff", dir.filePath("nan.gguf"), dir.filePath("inf.gguf"), "--json"});
         QCOMPARE(run.exitCode, 1);
         QVERIFY2(!run.out.contains("NaN") && !run.out.contains("Infinity"), run.out.constData());
@@ -234,13 +230,13 @@ private slots:
 
         // data that cannot be compared is not "identical": a type the decoder lacks, other bytes
         const std::vector<uint8_t> one(64, 1), two(64, 2);
-        QVERIFY(writeFile(dir.filePath("u1.gguf"),
-                          GgufBuilder().tensor({"t", {64}, 99, one, std::nullopt}).build().bytes()));
-        QVERIFY(writeFile(dir.filePath("u2.gguf"), GgufBuilder()
-                                                       .byteOrder(gguf::test::Endian::Big)
-                                                       .tensor({"t", {64}, 99, two, std::nullopt})
-                                                       .build()
-                                                       .bytes()));
+        QVERIFY(gguf::test::writeBytes(dir.filePath("u1.gguf"),
+                                       GgufBuilder().tensor({"t", {64}, 99, one, std::nullopt}).build().bytes()));
+        QVERIFY(gguf::test::writeBytes(dir.filePath("u2.gguf"), GgufBuilder()
+                                                                    .byteOrder(gguf::test::Endian::Big)
+                                                                    .tensor({"t", {64}, 99, two, std::nullopt})
+                                                                    .build()
+                                                                    .bytes()));
         run = inspect({"diff", dir.filePath("u1.gguf"), dir.filePath("u2.gguf"), "--values", "--json"});
         const QJsonObject u = QJsonDocument::fromJson(run.out).object();
         QCOMPARE(run.exitCode, 1);

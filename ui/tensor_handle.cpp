@@ -1,6 +1,8 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 #include "ui/tensor_handle.h"
 
+#include "ui/models/text_format.h"
+
 #include "core/format/ggml_types.h"
 #include "core/format/split_model.h"
 
@@ -116,16 +118,22 @@ quint64 TensorHandle::rows() const
     return cols ? info().elements / cols : 0;
 }
 
+std::pair<quint64, quint64> TensorHandle::tileByteRange(const gguf::Heatmap &h, int row, int column) const
+{
+    if (!isValid() || row < 0 || column < 0 || static_cast<uint32_t>(row) >= h.gridRows ||
+        static_cast<uint32_t>(column) >= h.gridCols)
+        return {0, 0};
+    const auto r = static_cast<uint32_t>(row), c = static_cast<uint32_t>(column);
+    const quint64 first = h.rowStart(r) * h.tensorCols;
+    return byteRange(first + h.colStart(c), first + h.colStart(c + 1));
+}
+
 QString TensorHandle::description() const
 {
     if (!isValid())
         return {};
     const gguf::TensorInfo &t = info();
-    QStringList dims;
-    for (uint32_t d = 0; d < std::min<uint32_t>(t.nDims, 4); ++d)
-        dims << QString::number(t.ne[d]);
-    return QStringLiteral("%1 [%2]").arg(QString::fromStdString(gguf::typeName(t.typeId)),
-                                         dims.join(QStringLiteral(" × ")));
+    return QStringLiteral("%1 [%2]").arg(QString::fromStdString(gguf::typeName(t.typeId)), TextFormat::dims(t));
 }
 
 QString TensorHandle::role() const

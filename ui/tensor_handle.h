@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 #pragma once
 
+#include "core/stats/heatmap.h"
 #include "core/stats/tensor_stats.h"
 #include "ui/tensor_ref.h"
 
@@ -46,6 +47,9 @@ struct TensorHandle {
     QString role() const;
     /// The file byte range of the blocks holding elements [first, last).
     std::pair<quint64, quint64> byteRange(quint64 first, quint64 last) const;
+    /// The file byte range of the blocks holding the first row of tile (row, column) of `heatmap`
+    /// (a heatmap of this tensor's shape); {0, 0} outside the grid.
+    std::pair<quint64, quint64> tileByteRange(const gguf::Heatmap &heatmap, int row, int column) const;
 
     bool operator==(const TensorHandle &other) const { return model == other.model && position == other.position; }
 };

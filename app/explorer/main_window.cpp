@@ -148,29 +148,22 @@ MainWindow::MainWindow(QWidget *parent)
                                       .arg(description));
     });
     connect(m_compare, &ComparePage::compareWithRequested, this, &MainWindow::chooseCompareFile);
-    connect(m_compare, &ComparePage::metadataEntryRequested, this, [this](int side, int index) {
+    // a link of the Compare page acts on this window (A) or on a window showing B
+    const auto onSide = [this](int side, const std::function<void(MainWindow *)> &action) {
         if (side == ComparePage::A)
-            showMetadataEntry(index);
+            action(this);
         else
-            inOtherWindow([index](MainWindow *w) { w->showMetadataEntry(index); });
+            inOtherWindow(action);
+    };
+    connect(m_compare, &ComparePage::metadataEntryRequested, this,
+            [onSide](int side, int index) { onSide(side, [index](MainWindow *w) { w->showMetadataEntry(index); }); });
+    connect(m_compare, &ComparePage::tensorRequested, this, [onSide](int side, int shard, int index) {
+        onSide(side, [shard, index](MainWindow *w) { w->showTensor(shard, index); });
     });
-    connect(m_compare, &ComparePage::tensorRequested, this, [this](int side, int shard, int index) {
-        if (side == ComparePage::A)
-            showTensor(shard, index);
-        else
-            inOtherWindow([shard, index](MainWindow *w) { w->showTensor(shard, index); });
-    });
-    connect(m_compare, &ComparePage::tokenRequested, this, [this](int side, quint64 id) {
-        if (side == ComparePage::A)
-            showToken(id);
-        else
-            inOtherWindow([id](MainWindow *w) { w->showToken(id); });
-    });
-    connect(m_compare, &ComparePage::bytesRequested, this, [this](int side, int shard, quint64 offset, quint64 size) {
-        if (side == ComparePage::A)
-            showBytes(shard, offset, size);
-        else
-            inOtherWindow([shard, offset, size](MainWindow *w) { w->showBytes(shard, offset, size); });
+    connect(m_compare, &ComparePage::tokenRequested, this,
+            [onSide](int side, quint64 id) { onSide(side, [id](MainWindow *w) { w->showToken(id); }); });
+    connect(m_compare, &ComparePage::bytesRequested, this, [onSide](int side, int shard, quint64 offset, quint64 size) {
+        onSide(side, [shard, offset, size](MainWindow *w) { w->showBytes(shard, offset, size); });
     });
 
     createMenus();

@@ -13,6 +13,7 @@
 #include <algorithm>
 #include <cmath>
 #include <cstdio>
+#include <limits>
 #include <set>
 
 namespace cli {
@@ -172,20 +173,6 @@ void printTokenizer(const gguf::TokenizerDiff &t)
         std::printf("  %s  %s → %s\n", printable(s.key).c_str(), optionalText(s.a).c_str(), optionalText(s.b).c_str());
 }
 
-struct Measures {
-    double rmse, maxAbs, meanAbsRel, cosine, snrDb, relL2;
-};
-
-std::optional<Measures> measuresOf(const gguf::TensorPair &p)
-{
-    if (p.status == TensorDiffStatus::SameBytes)
-        return Measures{0, 0, 0, 1, std::numeric_limits<double>::infinity(), 0};
-    if (!p.valuesCompared)
-        return std::nullopt;
-    const gguf::ValueDiff &v = p.values;
-    return Measures{v.rmse(), v.maxAbsDiff, v.meanAbsRelative(), v.cosine(), v.snrDb(), v.relativeL2()};
-}
-
 void printTensors(const std::vector<gguf::TensorPair> &pairs, bool values)
 {
     uint64_t onlyA = 0, onlyB = 0, shape = 0, type = 0, notCompared = 0;
@@ -213,13 +200,13 @@ void printTensors(const std::vector<gguf::TensorPair> &pairs, bool values)
         row.push_back(p.b ? gguf::typeName(p.b->typeId) + " " + shapeText(*p.b) : "-");
         if (!values) {
             // index differences only
-        } else if (const auto m = measuresOf(p)) {
+        } else if (const auto m = p.measures()) {
             row.push_back(measureText(m->rmse, "%.4g"));
             row.push_back(measureText(m->maxAbs, "%.4g"));
-            row.push_back(measureText(m->meanAbsRel, "%.4g"));
+            row.push_back(measureText(m->meanAbsRelative, "%.4g"));
             row.push_back(measureText(m->cosine, "%.6f"));
             row.push_back(measureText(m->snrDb, "%.2f"));
-            row.push_back(measureText(m->relL2, "%.4g"));
+            row.push_back(measureText(m->relativeL2, "%.4g"));
         } else {
             row.insert(row.end(), 6, p.problem.empty() ? "" : "-");
         }
@@ -465,14 +452,14 @@ void writeTensorsJson(JsonWriter &json, const std::vector<gguf::TensorPair> &pai
         json.key("b_dims");
         writeDims(json, p.b);
         if (values) {
-            const std::optional<Measures> m = measuresOf(p);
+            const std::optional<gguf::DiffMeasures> m = p.measures();
             const double nan = std::numeric_limits<double>::quiet_NaN();
             writeMeasure(json, "rmse", m ? m->rmse : nan);
             writeMeasure(json, "max_abs", m ? m->maxAbs : nan);
-            writeMeasure(json, "mean_abs_rel", m ? m->meanAbsRel : nan);
+            writeMeasure(json, "mean_abs_rel", m ? m->meanAbsRelative : nan);
             writeMeasure(json, "cosine", m ? m->cosine : nan);
             writeMeasure(json, "snr_db", m ? m->snrDb : nan);
-            writeMeasure(json, "rel_l2", m ? m->relL2 : nan);
+            writeMeasure(json, "rel_l2", m ? m->relativeL2 : nan);
             // identical bytes: no pair differs; how many are NaN or infinite was not looked at
             json.key("differing");
             m ? json.unsignedInteger(p.valuesCompared ? p.values.differing : 0) : json.null();

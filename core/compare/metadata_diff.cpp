@@ -1,6 +1,8 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 #include "core/compare/metadata_diff.h"
 
+#include "core/util/byte_order.h"
+
 #include <cstring>
 #include <optional>
 
@@ -30,12 +32,8 @@ std::optional<uint64_t> floatBits(const GgufFile &file, const Value &v)
     const auto bytes = file.bytes(v.offset(), v.size());
     if (bytes.size() != v.size() || (v.size() != 4 && v.size() != 8))
         return std::nullopt;
-    uint64_t bits = 0;
-    for (size_t i = 0; i < bytes.size(); ++i) {
-        const size_t k = file.byteSwapped() ? i : bytes.size() - 1 - i; // most significant first
-        bits = (bits << 8) | bytes[k];
-    }
-    return bits;
+    return bytes.size() == 4 ? loadAs<uint32_t>(bytes.data(), file.byteSwapped())
+                             : loadAs<uint64_t>(bytes.data(), file.byteSwapped());
 }
 
 bool sameArray(const Files &files, const ArrayRef &x, const ArrayRef &y, int depth)

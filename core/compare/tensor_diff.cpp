@@ -5,6 +5,7 @@
 #include "core/format/split_model.h"
 #include "core/quant/dequantize.h"
 
+#include <limits>
 #include <unordered_map>
 
 namespace gguf {
@@ -42,6 +43,16 @@ std::string_view tensorDiffStatusName(TensorDiffStatus status)
     case TensorDiffStatus::OnlyB: return "only-b";
     }
     return "not-compared";
+}
+
+std::optional<DiffMeasures> TensorPair::measures() const
+{
+    if (status == TensorDiffStatus::SameBytes)
+        return DiffMeasures{0, 0, 0, 1, std::numeric_limits<double>::infinity(), 0};
+    if (!valuesCompared)
+        return std::nullopt;
+    return DiffMeasures{values.rmse(),   values.maxAbsDiff, values.meanAbsRelative(),
+                        values.cosine(), values.snrDb(),    values.relativeL2()};
 }
 
 std::vector<TensorPair> matchTensors(const SplitModel &a, const SplitModel &b)

@@ -4,6 +4,7 @@
 #include "core/compare/value_diff.h"
 
 #include <cstdint>
+#include <optional>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -29,6 +30,11 @@ enum class TensorDiffStatus : uint8_t {
 /// "only-a", "only-b".
 std::string_view tensorDiffStatusName(TensorDiffStatus status);
 
+/// The six error measures of a pair (docs/COMPARE.md §3).
+struct DiffMeasures {
+    double rmse = 0, maxAbs = 0, meanAbsRelative = 0, cosine = 1, snrDb = 0, relativeL2 = 0;
+};
+
 /// A tensor name of either model and what is known about the pair so far.
 struct TensorPair {
     std::string_view name;
@@ -40,6 +46,9 @@ struct TensorPair {
     std::string problem; ///< why the data could not be compared (a type the decoder lacks, data outside the file)
 
     bool comparable() const { return status != TensorDiffStatus::ShapeChanged && a && b; }
+    /// The measures once known: from the values' sums, or those of equal values (0, 0, 0, 1, +∞, 0)
+    /// for a pair of identical bytes, which is never decoded; nullopt before.
+    std::optional<DiffMeasures> measures() const;
 };
 
 /// Matches the tensors of two models by name: A's in A's order, then those only in B in B's

@@ -67,6 +67,11 @@ uint64_t chunkPairs(uint64_t elements)
     return std::clamp<uint64_t>(sixtyFourth, kRun, kMaxChunk);
 }
 
+uint64_t chunkCount(uint64_t elements)
+{
+    return (elements + chunkPairs(elements) - 1) / chunkPairs(elements);
+}
+
 constexpr double kInf = std::numeric_limits<double>::infinity();
 constexpr double kNaN = std::numeric_limits<double>::quiet_NaN();
 
@@ -141,12 +146,11 @@ using ChunkDoneFn = std::function<void(uint64_t chunk, unsigned worker)>;
 StatsStatus forEachRun(const TensorData &a, const TensorData &b, const ValueDiffOptions &options, const RunFn &run,
                        const ChunkDoneFn &chunkDone)
 {
-    const uint64_t chunk = chunkPairs(a.elements);
-    const uint64_t chunkCount = (a.elements + chunk - 1) / chunk;
-    std::vector<std::vector<float>> buffers(2 * size_t(workerCount(options.threads, chunkCount)));
+    const uint64_t chunk = chunkPairs(a.elements), chunks = chunkCount(a.elements);
+    std::vector<std::vector<float>> buffers(2 * size_t(workerCount(options.threads, chunks)));
     std::atomic<bool> failed{false};
     const bool finished = runChunks(
-        chunkCount, options.threads,
+        chunks, options.threads,
         [&](uint64_t c, unsigned worker) {
             std::vector<float> &bufA = buffers[2 * size_t(worker)], &bufB = buffers[2 * size_t(worker) + 1];
             bufA.resize(kRun);
@@ -179,10 +183,9 @@ StatsStatus compareValues(const TensorData &a, const TensorData &b, const ValueD
     out = ValueDiff{};
     if (const StatsStatus s = checkPair(a, b); s != StatsStatus::Ok)
         return s;
-    out.elements = a.elements;
-    const uint64_t chunkCount = (a.elements + chunkPairs(a.elements) - 1) / chunkPairs(a.elements);
-    std::vector<detail::DiffLanes> lanes(workerCount(options.threads, chunkCount)); // of the chunk a worker is on
-    std::vector<Partial> partials(static_cast<size_t>(chunkCount));
+    const uint64_t chunks = chunkCount(a.elements);
+    std::vector<detail::DiffLanes> lanes(workerCount(options.threads, chunks)); // of the chunk a worker is on
+    std::vector<Partial> partials(static_cast<size_t>(chunks));
     const StatsStatus status = forEachRun(
         a, b, options,
         [&](uint64_t, unsigned worker, const float *x, const float *y, size_t n) {
@@ -208,12 +211,11 @@ StatsStatus computeDiffHistogram(const TensorData &a, const TensorData &b, doubl
         return s;
     if (!(hi > lo) || !std::isfinite(lo) || !std::isfinite(hi) || bins == 0 || bins > 65536)
         return StatsStatus::NoData;
-    const uint64_t chunkCount = (a.elements + chunkPairs(a.elements) - 1) / chunkPairs(a.elements);
     struct Counts {
         std::vector<uint64_t> bins;
         uint64_t below = 0, above = 0;
     };
-    std::vector<Counts> perWorker(workerCount(options.threads, chunkCount));
+    std::vector<Counts> perWorker(workerCount(options.threads, chunkCount(a.elements)));
     const StatsStatus status = forEachRun(a, b, options,
                                           [&](uint64_t, unsigned worker, const float *x, const float *y, size_t n) {
                                               Counts &w = perWorker[worker];
@@ -279,10 +281,10 @@ std::optional<bool> sameBytes(const TensorData &a, const TensorData &b, const Va
     if (a.bytes.data() == b.bytes.data())
         return true;
     const uint64_t size = a.bytes.size();
-    const uint64_t chunkCount = (size + kByteChunk - 1) / kByteChunk;
+    const uint64_t byteChunks = (size + kByteChunk - 1) / kByteChunk;
     std::atomic<bool> differ{false};
     const bool finished = runChunks(
-        chunkCount, options.threads,
+        byteChunks, options.threads,
         [&](uint64_t c, unsigned) {
             if (differ.load(std::memory_order_relaxed))
                 return;

@@ -294,6 +294,7 @@ void ComparePage::restart()
     m_valueTracker->drop();
     m_valueProgress->hide(); // a "Cancelled" strip of the comparison before
     m_compareValues->setEnabled(false);
+    m_nextValueRow = 0;
     m_pair->setRow(-1);
     m_metadataModel->setDiff(nullptr, nullptr, {});
     m_tokenModel->setDiff(nullptr, nullptr, {});
@@ -351,17 +352,15 @@ void ComparePage::showOverview(CompareJobs::Overview overview)
     m_tokenSummary->setText(facts.join(QStringLiteral(" · ")));
     m_tokenModel->setDiff(m_a, m_b, std::move(overview.tokenizer));
     m_tensorModel->setPairs(m_a, m_b, std::move(overview.tensors));
-    m_valueBytesTotal = m_valueBytesDone = 0;
-    for (const gguf::TensorPair &p : m_tensorModel->pairs())
-        if (needsValues(p))
-            m_valueBytesTotal += CompareJobs::pairBytes(p);
-    m_autoValues = m_valueBytesTotal <= kAutoValueBytes;
+    m_valueBytesDone = 0;
+    m_nextValueRow = 0;
+    const bool automatic = remainingValues().bytes <= kAutoValueBytes;
     updateHeader();
     updateValueButton();
     if (m_tensorProxy->rowCount() > 0)
         m_tensorView->selectRow(0);
     emit comparisonShown();
-    if (m_autoValues)
+    if (automatic)
         compareValues();
 }
 
@@ -370,10 +369,7 @@ void ComparePage::compareValues()
     if (!m_a || !m_b || m_valueTracker->isRunning() || m_overviewTracker->isRunning())
         return;
     // what is left to compare (after a cancel, the pairs done stay done)
-    m_valueBytesTotal = m_valueBytesDone;
-    for (const gguf::TensorPair &p : m_tensorModel->pairs())
-        if (needsValues(p))
-            m_valueBytesTotal += CompareJobs::pairBytes(p);
+    m_valueBytesTotal = m_valueBytesDone + remainingValues().bytes;
     startNextBatch();
 }
 
@@ -383,7 +379,7 @@ void ComparePage::startNextBatch()
     std::vector<gguf::TensorPair> pairs;
     uint64_t bytes = 0;
     const std::vector<gguf::TensorPair> &all = m_tensorModel->pairs();
-    for (size_t i = 0; i < all.size() && bytes < kBatchBytes && pairs.size() < kBatchPairs; ++i)
+    for (size_t i = m_nextValueRow; i < all.size() && bytes < kBatchBytes && pairs.size() < kBatchPairs; ++i)
         if (needsValues(all[i])) {
             rows.push_back(static_cast<int>(i));
             pairs.push_back(all[i]);
@@ -411,6 +407,8 @@ void ComparePage::showValueBatch(const CompareJobs::ValueBatch &batch)
 {
     for (const gguf::TensorPair &p : batch.pairs)
         m_valueBytesDone += CompareJobs::pairBytes(p);
+    if (!batch.rows.empty())
+        m_nextValueRow = static_cast<size_t>(batch.rows.back()) + 1; // the rows before are done
     // a row that turns "same" leaves a "differences only" list: the pair on show stays on show
     m_updatingRows = true;
     m_tensorModel->updatePairs(batch.rows, batch.pairs); // a pair whose data could not be read keeps its problem
@@ -427,18 +425,24 @@ bool ComparePage::isBusy() const
     return m_overviewTracker->isRunning() || m_valueTracker->isRunning();
 }
 
+ComparePage::Remaining ComparePage::remainingValues() const
+{
+    Remaining left;
+    const std::vector<gguf::TensorPair> &all = m_tensorModel->pairs();
+    for (size_t i = m_nextValueRow; i < all.size(); ++i)
+        if (needsValues(all[i])) {
+            left.bytes += CompareJobs::pairBytes(all[i]);
+            ++left.pairs;
+        }
+    return left;
+}
+
 void ComparePage::updateValueButton()
 {
-    uint64_t left = 0;
-    int pairs = 0;
-    for (const gguf::TensorPair &p : m_tensorModel->pairs())
-        if (needsValues(p)) {
-            left += CompareJobs::pairBytes(p);
-            ++pairs;
-        }
-    m_compareValues->setEnabled(pairs > 0 && !m_valueTracker->isRunning());
-    m_compareValues->setText(pairs > 0 ? tr("Compare &values (%1 to read)").arg(TextFormat::byteSize(left))
-                                       : tr("Compare &values"));
+    const Remaining left = remainingValues();
+    m_compareValues->setEnabled(left.pairs > 0 && !m_valueTracker->isRunning());
+    m_compareValues->setText(left.pairs > 0 ? tr("Compare &values (%1 to read)").arg(TextFormat::byteSize(left.bytes))
+                                            : tr("Compare &values"));
 }
 
 void ComparePage::updateHeader()

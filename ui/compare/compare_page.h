@@ -107,6 +107,12 @@ private:
     void showMetadataDetails();
     void updateHeader();
     void updateValueButton();
+    /// The pairs still to be measured (from m_nextValueRow on) and the bytes they hold.
+    struct Remaining {
+        uint64_t bytes = 0;
+        int pairs = 0;
+    };
+    Remaining remainingValues() const;
     void activateMetadata(int side);
     void activateTensor(int side);
     void activateToken(int side);
@@ -114,7 +120,7 @@ private:
     std::shared_ptr<const gguf::SplitModel> m_a, m_b;
     QString m_pathB;
     uint64_t m_valueBytesTotal = 0, m_valueBytesDone = 0;
-    bool m_autoValues = false;
+    size_t m_nextValueRow = 0;   ///< the value batches delivered so far covered the rows before this
     bool m_updatingRows = false; ///< rows are being replaced: the proxy's moves are not the user's
 
     QLabel *m_files;

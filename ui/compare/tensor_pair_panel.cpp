@@ -261,14 +261,7 @@ QString TensorPairPanel::tileText() const
 
 std::pair<quint64, quint64> TensorPairPanel::tileBytes(int side, int row, int column) const
 {
-    const gguf::Heatmap &h = m_heatmap->heatmap();
-    const TensorHandle &t = side == 0 ? m_a : m_b;
-    if (!t.isValid() || row < 0 || column < 0 || static_cast<uint32_t>(row) >= h.gridRows ||
-        static_cast<uint32_t>(column) >= h.gridCols)
-        return {0, 0};
-    const auto r = static_cast<uint32_t>(row), c = static_cast<uint32_t>(column);
-    const quint64 first = h.rowStart(r) * h.tensorCols;
-    return t.byteRange(first + h.colStart(c), first + h.colStart(c + 1));
+    return (side == 0 ? m_a : m_b).tileByteRange(m_heatmap->heatmap(), row, column);
 }
 
 void TensorPairPanel::refreshLayers()

@@ -2,6 +2,7 @@
 #include "ui/compare/text_diff_view.h"
 
 #include "core/compare/text_diff.h"
+#include "ui/models/diff_colors.h"
 #include "ui/models/fixed_font.h"
 #include "ui/models/text_format.h"
 
@@ -44,8 +45,8 @@ void TextDiffView::setTexts(std::string_view a, std::string_view b)
     const std::vector<gguf::DiffLine> lines = gguf::diffLines(a, b, kMaxCells);
     const bool dark = palette().color(QPalette::Base).lightness() < 128;
     QTextCharFormat removed, added;
-    removed.setBackground(dark ? QColor(0x5c, 0x22, 0x22) : QColor(0xfb, 0xe0, 0xe0));
-    added.setBackground(dark ? QColor(0x1e, 0x4d, 0x2b) : QColor(0xdc, 0xf5, 0xe0));
+    removed.setBackground(DiffColors::background(DiffColors::Shade::Red, dark));
+    added.setBackground(DiffColors::background(DiffColors::Shade::Green, dark));
     clear();
     m_removed = m_added = 0;
     QTextCursor cursor(document());

@@ -2,12 +2,9 @@
 #include "ui/models/metadata_diff_model.h"
 
 #include "core/format/split_model.h"
+#include "ui/models/diff_colors.h"
 #include "ui/models/text_format.h"
 #include "ui/models/value_text.h"
-
-#include <QColor>
-#include <QGuiApplication>
-#include <QPalette>
 
 namespace {
 
@@ -88,17 +85,6 @@ QString MetadataDiffModel::statusText(const gguf::MetadataDifference &d)
     return {};
 }
 
-QColor MetadataDiffModel::statusColor(gguf::DiffStatus status, bool dark)
-{
-    switch (status) {
-    case gguf::DiffStatus::Added: return dark ? QColor(0x1e, 0x4d, 0x2b) : QColor(0xdc, 0xf5, 0xe0);
-    case gguf::DiffStatus::Removed: return dark ? QColor(0x5c, 0x22, 0x22) : QColor(0xfb, 0xe0, 0xe0);
-    case gguf::DiffStatus::Changed: return dark ? QColor(0x5a, 0x4a, 0x16) : QColor(0xfc, 0xf1, 0xcf);
-    case gguf::DiffStatus::Same: break;
-    }
-    return {};
-}
-
 QVariant MetadataDiffModel::entryData(const gguf::MetadataDifference &d, int column, int role) const
 {
     const auto valueText = [&](const gguf::MetadataEntry *e, int maxChars) {
@@ -138,9 +124,12 @@ QVariant MetadataDiffModel::data(const QModelIndex &index, int role) const
     if (role == EntryRole)
         return QVariant::fromValue(static_cast<qulonglong>(d - m_diff.entries.data()));
     if (role == Qt::BackgroundRole) {
-        const bool dark = QGuiApplication::palette().color(QPalette::Base).lightness() < 128;
-        const QColor c = statusColor(d->status, dark);
-        return c.isValid() ? QVariant(c) : QVariant();
+        switch (d->status) {
+        case gguf::DiffStatus::Added: return DiffColors::background(DiffColors::Shade::Green);
+        case gguf::DiffStatus::Removed: return DiffColors::background(DiffColors::Shade::Red);
+        case gguf::DiffStatus::Changed: return DiffColors::background(DiffColors::Shade::Yellow);
+        case gguf::DiffStatus::Same: return {};
+        }
     }
     if (index.internalId() == kTopLevel)
         return entryData(*d, index.column(), role);

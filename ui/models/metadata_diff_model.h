@@ -40,8 +40,6 @@ public:
 
     /// "same", "added", "removed", "changed", "type changed".
     static QString statusText(const gguf::MetadataDifference &d);
-    /// The background of a row of `status`, following the palette's lightness.
-    static QColor statusColor(gguf::DiffStatus status, bool darkPalette);
 
 private:
     QVariant entryData(const gguf::MetadataDifference &d, int column, int role) const;

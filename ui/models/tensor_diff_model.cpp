@@ -3,15 +3,12 @@
 
 #include "core/format/ggml_types.h"
 #include "core/format/split_model.h"
+#include "ui/models/diff_colors.h"
 #include "ui/models/text_format.h"
 
-#include <QColor>
-#include <QGuiApplication>
 #include <QLocale>
-#include <QPalette>
 
 #include <cmath>
-#include <limits>
 
 namespace {
 
@@ -20,16 +17,6 @@ using gguf::TensorDiffStatus;
 QString typeText(const gguf::TensorInfo *t)
 {
     return t ? QString::fromStdString(gguf::typeName(t->typeId)) : QString();
-}
-
-QString dimsText(const gguf::TensorInfo *t)
-{
-    if (!t)
-        return {};
-    QStringList dims;
-    for (uint32_t d = 0; d < std::min<uint32_t>(t->nDims, 4); ++d)
-        dims << QString::number(t->ne[d]);
-    return dims.join(QStringLiteral(" × "));
 }
 
 QString measureText(double v, int column)
@@ -95,22 +82,16 @@ int TensorDiffModel::rowOfName(const QString &name) const
 
 std::optional<double> TensorDiffModel::measure(const gguf::TensorPair &p, int column)
 {
-    if (p.status == TensorDiffStatus::SameBytes) {
-        switch (column) {
-        case Cosine: return 1.0;
-        case SnrDb: return std::numeric_limits<double>::infinity();
-        default: return 0.0;
-        }
-    }
-    if (!p.valuesCompared)
+    const std::optional<gguf::DiffMeasures> m = p.measures();
+    if (!m)
         return std::nullopt;
     switch (column) {
-    case Rmse: return p.values.rmse();
-    case MaxAbs: return p.values.maxAbsDiff;
-    case MeanAbsRel: return p.values.meanAbsRelative();
-    case Cosine: return p.values.cosine();
-    case SnrDb: return p.values.snrDb();
-    case RelL2: return p.values.relativeL2();
+    case Rmse: return m->rmse;
+    case MaxAbs: return m->maxAbs;
+    case MeanAbsRel: return m->meanAbsRelative;
+    case Cosine: return m->cosine;
+    case SnrDb: return m->snrDb;
+    case RelL2: return m->relativeL2;
     default: return std::nullopt;
     }
 }
@@ -151,15 +132,14 @@ QVariant TensorDiffModel::data(const QModelIndex &index, int role) const
     if (role == Qt::TextAlignmentRole && column >= Rmse)
         return QVariant(Qt::AlignRight | Qt::AlignVCenter);
     if (role == Qt::BackgroundRole && column == Status) {
-        const bool dark = QGuiApplication::palette().color(QPalette::Base).lightness() < 128;
         switch (p->status) {
         case TensorDiffStatus::SameBytes:
-        case TensorDiffStatus::SameValues: return dark ? QColor(0x1e, 0x4d, 0x2b) : QColor(0xdc, 0xf5, 0xe0);
+        case TensorDiffStatus::SameValues: return DiffColors::background(DiffColors::Shade::Green);
         case TensorDiffStatus::NotCompared: return {};
         case TensorDiffStatus::OnlyA:
         case TensorDiffStatus::OnlyB:
-        case TensorDiffStatus::ShapeChanged: return dark ? QColor(0x5c, 0x22, 0x22) : QColor(0xfb, 0xe0, 0xe0);
-        default: return dark ? QColor(0x5a, 0x4a, 0x16) : QColor(0xfc, 0xf1, 0xcf);
+        case TensorDiffStatus::ShapeChanged: return DiffColors::background(DiffColors::Shade::Red);
+        default: return DiffColors::background(DiffColors::Shade::Yellow);
         }
     }
     if (role == Qt::ToolTipRole && column == Status && !p->problem.empty())
@@ -185,7 +165,7 @@ QVariant TensorDiffModel::data(const QModelIndex &index, int role) const
     case TypeA: return typeText(p->a);
     case TypeB: return typeText(p->b);
     case Shape: {
-        const QString da = dimsText(p->a), db = dimsText(p->b);
+        const QString da = p->a ? TextFormat::dims(*p->a) : QString(), db = p->b ? TextFormat::dims(*p->b) : QString();
         return !p->a ? db : !p->b || da == db ? da : da + QStringLiteral(" → ") + db;
     }
     default: {

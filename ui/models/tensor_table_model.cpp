@@ -150,14 +150,6 @@ QVariant TensorTableModel::data(const QModelIndex &index, int role) const
 
 namespace {
 
-QString shapeText(const gguf::TensorInfo &info)
-{
-    QStringList dims;
-    for (uint32_t d = 0; d < std::min<uint32_t>(info.nDims, 4); ++d)
-        dims << QString::number(info.ne[d]);
-    return dims.isEmpty() ? QStringLiteral("scalar") : dims.join(QStringLiteral(" × "));
-}
-
 QVariantList shapeKey(const gguf::TensorInfo &info)
 {
     QVariantList dims;
@@ -199,7 +191,7 @@ QVariant TensorTableModel::tensorData(int tensor, int column, int role) const
         case IndexColumn: return info.index;
         case NameColumn: return ValueText::fullText(info.name);
         case TypeColumn: return QString::fromStdString(gguf::typeName(info.typeId));
-        case ShapeColumn: return shapeText(info);
+        case ShapeColumn: return TextFormat::dims(info);
         case ElementsColumn: return QLocale().toString(static_cast<quint64>(info.elements));
         case BytesColumn: return TextFormat::byteSize(info.byteSize);
         case BitsPerWeightColumn: return info.elements ? QString::number(bpw, 'f', 2) : QString();

@@ -1,8 +1,13 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 #include "ui/models/text_format.h"
 
+#include "core/format/gguf_file.h"
+
 #include <QLocale>
 #include <QStringBuilder>
+#include <QStringList>
+
+#include <algorithm>
 
 namespace TextFormat {
 
@@ -31,6 +36,14 @@ QString byteSize(quint64 bytes)
     if (bytes < 1024)
         return count(bytes) % QLatin1String(bytes == 1 ? " byte" : " bytes");
     return QLocale().formattedDataSize(static_cast<qint64>(bytes), 2, QLocale::DataSizeIecFormat);
+}
+
+QString dims(const gguf::TensorInfo &tensor)
+{
+    QStringList dims;
+    for (uint32_t d = 0; d < std::min<uint32_t>(tensor.nDims, 4); ++d)
+        dims << QString::number(tensor.ne[d]);
+    return dims.isEmpty() ? QStringLiteral("scalar") : dims.join(QStringLiteral(" × "));
 }
 
 } // namespace TextFormat

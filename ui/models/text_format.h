@@ -8,6 +8,10 @@
 
 #include <string_view>
 
+namespace gguf {
+struct TensorInfo;
+}
+
 namespace TextFormat {
 
 /// A byte offset or address: "0x1a" (lower-case hex, no padding).
@@ -25,5 +29,8 @@ inline QString fromView(std::string_view text)
 {
     return QString::fromUtf8(text.data(), static_cast<qsizetype>(text.size()));
 }
+
+/// "4096 × 32000": a tensor's dims, innermost first ("scalar" when it has none).
+QString dims(const gguf::TensorInfo &tensor);
 
 } // namespace TextFormat

@@ -158,13 +158,7 @@ QString HeatmapPanel::tileInfo() const
 
 std::pair<quint64, quint64> HeatmapPanel::tileBytes(int row, int column) const
 {
-    const gguf::Heatmap &h = m_plot->heatmap();
-    if (!m_tensor.isValid() || row < 0 || column < 0 || static_cast<uint32_t>(row) >= h.gridRows ||
-        static_cast<uint32_t>(column) >= h.gridCols)
-        return {0, 0};
-    const auto r = static_cast<uint32_t>(row), c = static_cast<uint32_t>(column);
-    const quint64 first = h.rowStart(r) * h.tensorCols;
-    return m_tensor.byteRange(first + h.colStart(c), first + h.colStart(c + 1));
+    return m_tensor.tileByteRange(m_plot->heatmap(), row, column);
 }
 
 void HeatmapPanel::requestBytes(int row, int column)
