@@ -37,6 +37,11 @@ struct CommandArgs {
     std::optional<std::string> textFile;            ///< tokenize: --file F ('-': standard input)
     bool values = false;                            ///< diff: --values
     std::vector<std::string> tensors;               ///< diff: --tensor NAME (repeatable)
+    std::vector<std::string> types;                 ///< set: --type KEY=TYPE (repeatable)
+    std::vector<std::string> removes;               ///< set: --remove KEY (repeatable)
+    std::optional<std::string> chatTemplateFile;    ///< set: --chat-template-file F ('-': standard input)
+    bool inPlace = false;                           ///< set: --in-place
+    uint64_t reserve = 0;                           ///< set: --reserve BYTES
 };
 
 /// How much of a file a command can work with.

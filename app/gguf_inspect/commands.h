@@ -34,4 +34,8 @@ int runDetokenize(const CommandArgs &args);
 /// `diff A B [--values] [--tensor NAME...] [--json]`: exit 0 identical, 1 different, 3 a file unreadable.
 int runDiff(const CommandArgs &args);
 
+/// `set FILE KEY=VALUE... [--type KEY=TYPE] [--remove KEY] [--chat-template-file F] (-o OUT | --in-place)`:
+/// exit 0 written, 1 unreadable or the write failed (the file is then unchanged), 2 usage (nothing written).
+int runSet(const CommandArgs &args);
+
 } // namespace cli

@@ -51,6 +51,11 @@ constexpr Command kCommands[] = {
      "compares the tensors' values (RMSE, max |a-b|, mean |a-b|/mean |a|, cosine, SNR, relative L2); --tensor "
      "compares only the tensors named. Exit status 0 identical, 1 different, 3 a file could not be read",
      cli::runDiff, true},
+    {"set", "set FILE KEY=VALUE... [--type KEY=TYPE] [--remove KEY] [--chat-template-file F] (-o OUT | --in-place)",
+     "edits the metadata; tensor bytes are kept as they are. A value is read by the key's type (a list [a, b] "
+     "for arrays; KEY[N]=VALUE changes one element); a new key needs --type. Written in place when the new header "
+     "fits before the data, else by a copy renamed over the target; without -o or --in-place nothing is written",
+     cli::runSet, true},
 };
 
 const Command *findCommand(const QString &name)
@@ -68,8 +73,10 @@ QString description()
     for (const Command &c : kCommands)
         text +=
             QStringLiteral("  gguf-inspect %1\n      %2\n").arg(QLatin1String(c.synopsis), QLatin1String(c.summary));
-    text += QStringLiteral("\nExit status: 0 success, 1 the file could not be read as GGUF (validate: llama.cpp "
-                           "would refuse it; diff: the two differ), 2 wrong usage, 3 diff: a file could not be read.");
+    text += QStringLiteral(
+        "\nExit status: 0 success, 1 the file could not be read as GGUF (validate: llama.cpp "
+        "would refuse it; diff: the two differ; set: the write failed, the file unchanged), 2 wrong usage (set: "
+        "nothing written), 3 diff: a file could not be read.");
     return text;
 }
 
@@ -108,7 +115,8 @@ int main(int argc, char *argv[])
     const QCommandLineOption jsonArrayOption(QStringLiteral("json-array"),
                                              QStringLiteral("dump: include the elements of arrays (implies --json)."));
     const QCommandLineOption outputOption({QStringLiteral("o"), QStringLiteral("output")},
-                                          QStringLiteral("dequant: where to write the values."), QStringLiteral("OUT"));
+                                          QStringLiteral("dequant: where to write the values; set: the edited file."),
+                                          QStringLiteral("OUT"));
     const QCommandLineOption binsOption(QStringLiteral("bins"), QStringLiteral("stats: histogram bins (default 64)."),
                                         QStringLiteral("N"), QStringLiteral("64"));
     const QCommandLineOption fastOption(QStringLiteral("fast"),
@@ -136,6 +144,24 @@ int main(int argc, char *argv[])
         QStringLiteral("NAME"));
     parser.addOption(valuesOption);
     parser.addOption(tensorOption);
+    const QCommandLineOption typeOption(QStringLiteral("type"),
+                                        QStringLiteral("set: the type of a new key, or a new type (repeatable)."),
+                                        QStringLiteral("KEY=TYPE"));
+    const QCommandLineOption removeOption(QStringLiteral("remove"), QStringLiteral("set: remove a key (repeatable)."),
+                                          QStringLiteral("KEY"));
+    const QCommandLineOption chatTemplateOption(
+        QStringLiteral("chat-template-file"),
+        QStringLiteral("set: tokenizer.chat_template from this file ('-': standard input)."), QStringLiteral("F"));
+    const QCommandLineOption inPlaceOption(QStringLiteral("in-place"), QStringLiteral("set: write FILE itself."));
+    const QCommandLineOption reserveOption(
+        QStringLiteral("reserve"),
+        QStringLiteral("set: when the file must be copied, leave this many spare header bytes for later edits."),
+        QStringLiteral("BYTES"));
+    parser.addOption(typeOption);
+    parser.addOption(removeOption);
+    parser.addOption(chatTemplateOption);
+    parser.addOption(inPlaceOption);
+    parser.addOption(reserveOption);
     parser.addOption(jsonArrayOption);
     parser.addOption(outputOption);
     parser.addOption(binsOption);
@@ -199,6 +225,15 @@ int main(int argc, char *argv[])
     const bool diff = command && QLatin1String(command->name) == QLatin1String("diff");
     if ((parser.isSet(valuesOption) || parser.isSet(tensorOption)) && !diff)
         return usageError(QStringLiteral("--values and --tensor belong to the diff command"));
+    const bool set = command && QLatin1String(command->name) == QLatin1String("set");
+    if ((parser.isSet(typeOption) || parser.isSet(removeOption) || parser.isSet(chatTemplateOption) ||
+         parser.isSet(inPlaceOption) || parser.isSet(reserveOption)) &&
+        !set)
+        return usageError(QStringLiteral("--type, --remove, --chat-template-file, --in-place and --reserve belong to "
+                                         "the set command"));
+    const bool dequant = command && QLatin1String(command->name) == QLatin1String("dequant");
+    if (parser.isSet(outputOption) && !set && !dequant)
+        return usageError(QStringLiteral("-o belongs to the dequant and set commands"));
     // diff A B [--tensor NAME NAME…]: names after B only with --tensor
     if (diff && positional.size() > fileIndex + 2 && !parser.isSet(tensorOption))
         return usageError(QStringLiteral("diff: unexpected argument '%1'").arg(positional[fileIndex + 2]));
@@ -223,6 +258,19 @@ int main(int argc, char *argv[])
     if (diff)
         for (size_t i = 1; i < args.rest.size(); ++i)
             args.tensors.push_back(args.rest[i]);
+    for (const QString &spec : parser.values(typeOption))
+        args.types.push_back(rawArgument(spec, rawArgs));
+    for (const QString &key : parser.values(removeOption))
+        args.removes.push_back(rawArgument(key, rawArgs));
+    if (parser.isSet(chatTemplateOption))
+        args.chatTemplateFile = rawArgument(parser.value(chatTemplateOption), rawArgs);
+    args.inPlace = parser.isSet(inPlaceOption);
+    if (parser.isSet(reserveOption)) {
+        bool ok = false;
+        args.reserve = parser.value(reserveOption).toULongLong(&ok);
+        if (!ok || args.reserve > (uint64_t(1) << 30))
+            return usageError(QStringLiteral("--reserve needs a number of bytes (at most 1 GiB)"));
+    }
     bool binsOk = false;
     args.bins = parser.value(binsOption).toLongLong(&binsOk);
     if (!binsOk)

@@ -25,17 +25,6 @@ struct Files {
 
 bool sameValue(const Files &files, const Value &x, const Value &y, int depth);
 
-// The stored bits of a FLOAT32 or FLOAT64 value in host order (a widening to double would quiet a
-// signalling NaN); nullopt when the bytes are not there.
-std::optional<uint64_t> floatBits(const GgufFile &file, const Value &v)
-{
-    const auto bytes = file.bytes(v.offset(), v.size());
-    if (bytes.size() != v.size() || (v.size() != 4 && v.size() != 8))
-        return std::nullopt;
-    return bytes.size() == 4 ? loadAs<uint32_t>(bytes.data(), file.byteSwapped())
-                             : loadAs<uint64_t>(bytes.data(), file.byteSwapped());
-}
-
 bool sameArray(const Files &files, const ArrayRef &x, const ArrayRef &y, int depth)
 {
     if (x.elementType() != y.elementType() || x.size() != y.size())
@@ -67,7 +56,7 @@ bool sameValue(const Files &files, const Value &x, const Value &y, int depth)
     case ValueType::Float32:
     case ValueType::Float64: {
         // by the bits: -0 is not 0, and a NaN is the same NaN only with the same payload
-        const auto bx = floatBits(files.a, x), by = floatBits(files.b, y);
+        const auto bx = x.bits(), by = y.bits();
         return bx && by && *bx == *by;
     }
     default: return isSigned(x.type()) ? x.toInt() == y.toInt() : x.toUInt() == y.toUInt();

@@ -194,6 +194,23 @@ std::string Value::toDisplayString(size_t maxChars) const
     }
 }
 
+std::optional<uint64_t> Value::bits() const
+{
+    const uint32_t fixed = valueTypeSize(m_type);
+    if (!m_file || fixed == 0)
+        return std::nullopt;
+    const auto b = m_file->bytes(m_offset, fixed);
+    if (b.size() != fixed)
+        return std::nullopt;
+    const bool sw = m_file->byteSwapped();
+    switch (fixed) {
+    case 1: return b[0];
+    case 2: return loadAs<uint16_t>(b.data(), sw);
+    case 4: return loadAs<uint32_t>(b.data(), sw);
+    default: return loadAs<uint64_t>(b.data(), sw);
+    }
+}
+
 Value ArrayRef::at(uint64_t i) const
 {
     if (!m_file || i >= m_count)

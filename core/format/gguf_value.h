@@ -70,6 +70,9 @@ public:
     /// Any numeric or bool type as a double.
     std::optional<double> toDouble() const;
     std::optional<bool> toBool() const;
+    /// The stored bits of a fixed-size value in host byte order (floats unwidened, so a signalling
+    /// NaN stays one; a BOOL's byte as stored); nullopt for strings, arrays and bytes not in the file.
+    std::optional<uint64_t> bits() const;
     /// The bytes of a String value (not necessarily valid UTF-8); empty for other types.
     std::string_view toStringView() const;
     /// An Array value's elements; an empty ArrayRef for other types.

@@ -1,0 +1,231 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
+// `set FILE KEY=VALUE… [--type KEY=TYPE] [--remove KEY] [--chat-template-file F] (-o OUT | --in-place)`:
+// edits the metadata with the same writer as the window (core/edit, docs/EDITING.md).
+#include "app/gguf_inspect/commands.h"
+
+#include "app/gguf_inspect/json_writer.h"
+#include "core/edit/file_writer.h"
+#include "core/edit/header_writer.h"
+
+#include <csignal>
+#include <cstdio>
+#include <fstream>
+#include <iostream>
+#include <iterator>
+#include <map>
+#include <sstream>
+
+namespace cli {
+namespace {
+
+volatile std::sig_atomic_t g_interrupted = 0;
+
+extern "C" void onInterrupt(int)
+{
+    g_interrupted = 1;
+}
+
+int usage(const std::string &message)
+{
+    std::fprintf(stderr, "gguf-inspect: set: %s\nTry 'gguf-inspect --help'.\n", printable(message).c_str());
+    return kExitUsage;
+}
+
+struct TypeSpec {
+    gguf::ValueType type = gguf::ValueType::Uint8;
+    gguf::ValueType elementType = gguf::ValueType::Uint8;
+};
+
+// KEY=TYPE of --type, by key.
+bool readTypes(const std::vector<std::string> &specs, std::map<std::string, TypeSpec> &out, std::string &error)
+{
+    for (const std::string &spec : specs) {
+        const size_t eq = spec.rfind('=');
+        TypeSpec t;
+        if (eq == std::string::npos || eq == 0 ||
+            !gguf::parseTypeName(std::string_view(spec).substr(eq + 1), t.type, t.elementType)) {
+            error = "--type " + spec +
+                    ": expected KEY=TYPE, TYPE one of UINT8 INT8 UINT16 INT16 UINT32 INT32 "
+                    "UINT64 INT64 FLOAT32 FLOAT64 BOOL STRING or ARRAY[TYPE]";
+            return false;
+        }
+        out[spec.substr(0, eq)] = t;
+    }
+    return true;
+}
+
+// One KEY=VALUE or KEY[N]=VALUE into `changes`, the value read by the key's type.
+bool addAssignment(const gguf::GgufFile &file, const std::string &arg, const std::map<std::string, TypeSpec> &types,
+                   gguf::MetadataChanges &changes, std::string &error)
+{
+    const size_t eq = arg.find('=');
+    if (eq == std::string::npos || eq == 0) {
+        error = "'" + arg + "' is not KEY=VALUE";
+        return false;
+    }
+    std::string key = arg.substr(0, eq);
+    const std::string text = arg.substr(eq + 1);
+    std::optional<uint64_t> index;
+    if (key.back() == ']') {
+        const size_t open = key.rfind('[');
+        const std::string digits = open == std::string::npos ? "" : key.substr(open + 1, key.size() - open - 2);
+        if (digits.empty() || digits.find_first_not_of("0123456789") != std::string::npos) {
+            error = "'" + key + "': an element is KEY[N] with N a number";
+            return false;
+        }
+        index = std::stoull(digits);
+        key.resize(open);
+    }
+    const gguf::MetadataEntry *entry = file.findMetadata(key);
+    const auto given = types.find(key);
+    TypeSpec t;
+    if (given != types.end()) {
+        t = given->second;
+    } else if (entry) {
+        t.type = entry->value.type();
+        if (t.type == gguf::ValueType::Array)
+            t.elementType = entry->value.array().elementType();
+    } else {
+        error = key + " is a new key: give its type with --type " + key + "=TYPE";
+        return false;
+    }
+    if (index) {
+        if (t.type != gguf::ValueType::Array) {
+            error = key + " is " + gguf::typeDisplayName(t.type, t.elementType) + ", not an array";
+            return false;
+        }
+        const auto element = gguf::parseValue(t.elementType, text, error);
+        if (!element) {
+            error = key + "[" + std::to_string(*index) + "]: " + error;
+            return false;
+        }
+        if (!changes.setElement(key, *index, *element)) {
+            error = key + "[" + std::to_string(*index) + "]: the key is removed or was given a shorter array";
+            return false;
+        }
+        return true;
+    }
+    const auto value = gguf::parseValue(t.type, text, error, t.elementType);
+    if (!value) {
+        error = key + " (" + gguf::typeDisplayName(t.type, t.elementType) + "): " + error;
+        return false;
+    }
+    changes.set(key, *value);
+    return true;
+}
+
+bool readText(const std::string &path, std::string &out, std::string &error)
+{
+    if (path == "-") {
+        out.assign(std::istreambuf_iterator<char>(std::cin), std::istreambuf_iterator<char>());
+        return true;
+    }
+    std::ifstream in(path, std::ios::binary);
+    if (!in) {
+        error = "cannot read " + path;
+        return false;
+    }
+    std::ostringstream s;
+    s << in.rdbuf();
+    out = s.str();
+    return true;
+}
+
+} // namespace
+
+int runSet(const CommandArgs &args)
+{
+    if (args.output.empty() && !args.inPlace)
+        return usage("say where to write: -o OUT (a new file) or --in-place (FILE itself); nothing was changed");
+    if (!args.output.empty() && args.inPlace)
+        return usage("-o and --in-place exclude each other");
+    if (args.rest.empty() && args.removes.empty() && !args.chatTemplateFile)
+        return usage("nothing to change: give KEY=VALUE, --remove KEY or --chat-template-file F");
+
+    const auto file = openFile(args.file, OpenMode::Complete);
+    if (!file)
+        return kExitBadFile;
+    if (const auto no = file->value("split.no").toUInt(); no && *no > 0)
+        return usage(args.file + " is shard " + std::to_string(*no + 1) +
+                     " of a split set: its metadata lives in the first shard; edit that one");
+
+    std::map<std::string, TypeSpec> types;
+    std::string error;
+    if (!readTypes(args.types, types, error))
+        return usage(error);
+    gguf::MetadataChanges changes;
+    for (const std::string &assignment : args.rest)
+        if (!addAssignment(*file, assignment, types, changes, error))
+            return usage(error);
+    if (args.chatTemplateFile) {
+        std::string text;
+        if (!readText(*args.chatTemplateFile, text, error))
+            return usage(error);
+        changes.set("tokenizer.chat_template", gguf::OwnedValue::string(std::move(text)));
+    }
+    for (const std::string &key : args.removes)
+        changes.remove(key);
+    if (const auto problems = changes.problems(*file); !problems.empty())
+        return usage(problems.front());
+
+    gguf::HeaderOptions options;
+    options.reserve = args.reserve;
+    const auto plan = gguf::planHeader(*file, changes, options, error);
+    if (!plan)
+        return usage(error);
+
+    const std::string target = args.inPlace ? args.file : args.output;
+    g_interrupted = 0;
+    auto *previous = std::signal(SIGINT, onInterrupt);
+    ProgressPrinter progress("copying the tensor data");
+    const gguf::SaveResult result = gguf::writeEdited(
+        *file, *plan, target, true,
+        gguf::SaveHooks{[&](uint64_t done, uint64_t total) { return g_interrupted == 0 && progress(done, total); },
+                        {}});
+    std::signal(SIGINT, previous);
+    if (!result.ok) {
+        std::fprintf(stderr, "gguf-inspect: %s\n", printable(result.message).c_str());
+        return kExitBadFile;
+    }
+
+    size_t added = 0, removed = 0, edited = 0;
+    for (const std::string &key : changes.order()) {
+        const gguf::KeyChange *c = changes.find(key);
+        if (c->kind == gguf::KeyChange::Kind::Remove)
+            ++removed;
+        else if (file->findMetadata(key))
+            ++edited;
+        else
+            ++added;
+    }
+    if (args.json) {
+        JsonWriter json(stdout);
+        json.beginObject();
+        json.key("path");
+        json.string(result.path);
+        json.key("in_place");
+        json.boolean(result.inPlace);
+        json.key("changed");
+        json.unsignedInteger(edited);
+        json.key("added");
+        json.unsignedInteger(added);
+        json.key("removed");
+        json.unsignedInteger(removed);
+        json.key("data_offset");
+        json.unsignedInteger(plan->dataOffset);
+        json.key("padding_key_bytes");
+        json.unsignedInteger(plan->paddingKeyWritten ? plan->paddingBytes : 0);
+        json.key("bytes_written");
+        json.unsignedInteger(result.bytesWritten);
+        json.endObject();
+        return json.finish() ? kExitOk : kExitBadFile;
+    }
+    print(printable(result.path) + ": " + std::to_string(edited) + " changed, " + std::to_string(added) + " added, " +
+          std::to_string(removed) + " removed; " +
+          (result.inPlace ? "saved in place (" + humanBytes(result.bytesWritten) + " of header written)"
+                          : "written by a copy (" + humanBytes(result.bytesWritten) + ")") +
+          "\n");
+    return kExitOk;
+}
+
+} // namespace cli
