@@ -372,7 +372,7 @@ void TestEdit::removesAndAddsKeys()
     c.remove("llama.rope.freq_base");
     c.set("general.license", OwnedValue::string("mit"));
     c.set("zz.ids", OwnedValue::array(ValueType::Uint16, {OwnedValue::unsignedInt(ValueType::Uint16, 65535)}));
-    const auto out = openBytes(edited(*f, c));
+    const auto out = openBytes(edited(*f, c, HeaderOptions{0, false, false})); // no padding key: a copy
     QVERIFY(out && out->complete());
     QCOMPARE(out->metadata().size(), f->metadata().size() + 1);
     QVERIFY(!out->findMetadata("llama.rope.freq_base"));
@@ -430,14 +430,22 @@ void TestEdit::growsByACopyWhenTheHeaderOutgrowsItsSpace()
     MetadataChanges c;
     c.set("tokenizer.chat_template", OwnedValue::string(std::string(1000, 'T')));
     std::string error;
+    // the data moves by whole 4 KiB blocks; the padding key takes up what the header does not need
+    const uint64_t need = f->tensorInfoEnd() + 1000 + (8 + 23 + 4 + 8) + (8 + 21 + 4 + 4 + 8); // pair + padding key
+    const uint64_t moved = f->dataOffset() + (need - f->dataOffset() + 4095) / 4096 * 4096;
     const auto plain = planHeader(*f, c, {}, error);
-    QVERIFY(plain && !plain->fitsInPlace && !plain->paddingKeyWritten);
-    QVERIFY(plain->dataOffset > f->dataOffset());
-    QCOMPARE(plain->dataOffset % 32, uint64_t(0));
-    // a reserve leaves room for the next edit: the padding key holds it
+    QVERIFY(plain && !plain->fitsInPlace && plain->paddingKeyWritten);
+    QCOMPARE(plain->dataOffset, moved);
+    QCOMPARE(plain->paddingBytes, moved - need);
+    // without the padding key: the header padded to the alignment only
+    const auto bare = planHeader(*f, c, HeaderOptions{0, false, false}, error);
+    QVERIFY(bare && !bare->paddingKeyWritten);
+    QCOMPARE(bare->dataOffset, (need - (8 + 21 + 4 + 4 + 8) + 31) / 32 * 32);
+    // a reserve leaves at least that much room for the next edit
     const auto reserved = planHeader(*f, c, HeaderOptions{4096, true, false}, error);
     QVERIFY(reserved && reserved->paddingKeyWritten);
-    QCOMPARE(reserved->paddingBytes, uint64_t(4096));
+    QVERIFY(reserved->paddingBytes >= 4096);
+    QCOMPARE((reserved->dataOffset - f->dataOffset()) % 4096, uint64_t(0));
     const auto out = openBytes(edited(*f, c, HeaderOptions{4096, true, false}));
     QVERIFY(out && out->complete() && out->llamaCppAccepts());
     checkUntouched(*f, *out, {"tokenizer.chat_template"});

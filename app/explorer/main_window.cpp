@@ -8,6 +8,7 @@
 #include "ui/hex/hex_page.h"
 #include "ui/load_status.h"
 #include "ui/message_bar.h"
+#include "ui/metadata/metadata_editor.h"
 #include "ui/metadata/metadata_page.h"
 #include "ui/models/text_format.h"
 #include "ui/models/value_text.h"
@@ -113,6 +114,23 @@ MainWindow::MainWindow(QWidget *parent)
     connect(m_metadata, &MetadataPage::tokenActivated, this, [this](quint64 id) {
         m_tabs->setCurrentWidget(m_tokenizer);
         m_tokenizer->selectToken(id);
+    });
+
+    // editing the metadata: refusals and failures in the message bar; a save reloads what was
+    // saved (a Save As opens the new file) and says what the validation thinks of it
+    connect(m_metadata, &MetadataPage::editMessage, this,
+            [this](const QString &text) { m_messageBar->showMessage(MessageBar::Kind::Warning, text); });
+    connect(m_metadata->editor(), &MetadataEditor::saveFailed, this, [this](const QString &message) {
+        m_messageBar->showMessage(MessageBar::Kind::Error, tr("Could not save: %1").arg(message));
+    });
+    connect(m_metadata->editor(), &MetadataEditor::saved, this, [this](const QString &path, bool, const QString &how) {
+        m_savedNotice = tr("Saved %1: %2.").arg(QDir::toNativeSeparators(path), how);
+        const auto model = m_document->model();
+        const QString edited = model ? QString::fromStdString(model->primary().path()) : QString();
+        if (QFileInfo(path) == QFileInfo(edited))
+            reloadDocument();
+        else
+            m_document->open(path);
     });
 
     // the Bytes page shows what the tree or the table selects, and selects what a clicked byte belongs to
@@ -326,7 +344,20 @@ void MainWindow::openFiles(const QStringList &paths)
 
 void MainWindow::openFile(const QString &path)
 {
-    m_document->open(path);
+    if (mayDropEdits())
+        m_document->open(path);
+}
+
+bool MainWindow::mayDropEdits()
+{
+    MetadataEditor *editor = m_metadata->editor();
+    if (!editor->hasChanges() || editor->isSaving())
+        return !editor->isSaving();
+    const auto answer = QMessageBox::question(
+        this, tr("Unsaved Changes"),
+        tr("The metadata has changes that are not saved (%1). Discard them?").arg(editor->changes().size()),
+        QMessageBox::Discard | QMessageBox::Cancel, QMessageBox::Cancel);
+    return answer == QMessageBox::Discard;
 }
 
 void MainWindow::showLoaded(const QString &path, const QString &warning)
@@ -337,10 +368,22 @@ void MainWindow::showLoaded(const QString &path, const QString &warning)
     if (Page *current = dynamic_cast<Page *>(m_tabs->currentWidget()); current && m_pagesWaiting.removeOne(current))
         m_pagesWaiting.prepend(current);
     showModelOnNextPage(++m_showGeneration, path);
-    if (warning.isEmpty())
+    if (!m_savedNotice.isEmpty()) {
+        // after a save: what llama.cpp's checks think of the file written
+        const gguf::GgufFile &file = m_document->model()->primary();
+        const gguf::Finding *refusal = file.firstRefusal();
+        const QString verdict = refusal
+                                    ? tr("llama.cpp would refuse it: %1").arg(QString::fromStdString(refusal->message))
+                                    : tr("llama.cpp would load it.");
+        m_messageBar->showMessage(refusal ? MessageBar::Kind::Warning : MessageBar::Kind::Information,
+                                  m_savedNotice + QLatin1Char(' ') + verdict +
+                                      (warning.isEmpty() ? QString() : QLatin1Char('\n') + warning));
+        m_savedNotice.clear();
+    } else if (warning.isEmpty()) {
         m_messageBar->clearMessage();
-    else
+    } else {
         m_messageBar->showMessage(MessageBar::Kind::Warning, warning);
+    }
     setWindowTitle(tr("%1 — GGUF Explorer").arg(QFileInfo(path).fileName()));
     setWindowFilePath(path);
     m_recent->add(path);
@@ -375,6 +418,7 @@ void MainWindow::showModelOnNextPage(quint64 generation, const QString &path)
 void MainWindow::showFailure(const QString &path, const QString &message, quint64 offset)
 {
     m_whenShown = {};
+    m_savedNotice.clear();
     m_loadStatus->finish();
     QString text =
         tr("Could not open %1: %2 (byte offset %3).").arg(QDir::toNativeSeparators(path), message).arg(offset);
@@ -385,7 +429,7 @@ void MainWindow::showFailure(const QString &path, const QString &message, quint6
 
 void MainWindow::reloadDocument()
 {
-    if (m_document->path().isEmpty())
+    if (m_document->path().isEmpty() || (m_savedNotice.isEmpty() && !mayDropEdits()))
         return;
     m_reselectTensor = m_weights->tensor().isValid() ? m_weights->tensor().name() : QString();
     m_reselectPath = m_document->path();
@@ -397,7 +441,8 @@ void MainWindow::showAbout()
     QMessageBox::about(this, tr("About GGUF Explorer"),
                        tr("<h3>GGUF Explorer %1</h3>"
                           "<p>Looks inside GGUF model files (llama.cpp's format): header, metadata, "
-                          "tensors and validation. Files are only ever read, never written.</p>"
+                          "tensors and validation. Files are only read, unless you edit their metadata and "
+                          "save.</p>"
                           "<p>Licensed under the GNU General Public License, version 3 or later. "
                           "Charts by QCustomPlot (GPL-3.0-or-later).</p>")
                            .arg(QApplication::applicationVersion()));
@@ -437,6 +482,10 @@ void MainWindow::dropEvent(QDropEvent *event)
 
 void MainWindow::closeEvent(QCloseEvent *event)
 {
+    if (!mayDropEdits()) {
+        event->ignore();
+        return;
+    }
     saveSettings();
     QMainWindow::closeEvent(event);
 }

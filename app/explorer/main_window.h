@@ -91,6 +91,9 @@ private:
     void showModelOnNextPage(quint64 generation, const QString &path);
     /// Opens the document's file again, keeping the tensor on show.
     void reloadDocument();
+    /// True when the pending metadata edits may go (none, or the user said to discard them);
+    /// false while they are being saved.
+    bool mayDropEdits();
     void restoreSettings();
     void saveSettings() const;
 
@@ -117,4 +120,5 @@ private:
     bool m_shown = false; ///< every page shows the document's model (modelShown was said)
     std::function<void(MainWindow *)> m_whenShown;
     QString m_whenShownPath;
+    QString m_savedNotice; ///< what the save that is being reloaded did
 };

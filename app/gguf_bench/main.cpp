@@ -5,6 +5,7 @@
 // Usage: gguf-bench [--quick] [--dir DIR] [--explorer PATH] [dequant] [stats] [open] [tokenize] [tokens] [stall] [diff]
 //        gguf-bench --write-big-model PATH   (writes the generated model of `open` and `stall`)
 #include "app/gguf_bench/bench_diff.h"
+#include "app/gguf_bench/bench_edit.h"
 #include "app/gguf_bench/bench_files.h"
 #include "app/gguf_bench/bench_stall.h"
 #include "app/gguf_bench/bench_tokenize.h"
@@ -225,11 +226,11 @@ int main(int argc, char **argv)
             std::printf("%s: %.1f GB (sparse)\n", argv[i], static_cast<double>(claimed) / 1e9);
             return 0;
         } else if (a == "dequant" || a == "stats" || a == "open" || a == "tokenize" || a == "tokens" || a == "stall" ||
-                   a == "diff")
+                   a == "diff" || a == "edit")
             phases.insert(a);
         else {
             std::fprintf(stderr, "usage: gguf-bench [--quick] [--dir DIR] [--explorer PATH] [dequant] [stats] [open] "
-                                 "[tokenize] [tokens] [stall] [diff]\n");
+                                 "[tokenize] [tokens] [stall] [diff] [edit]\n");
             return 2;
         }
     }
@@ -242,7 +243,7 @@ int main(int argc, char **argv)
     }
 #endif
     if (phases.empty()) {
-        phases = {"dequant", "stats", "open", "tokenize", "diff"};
+        phases = {"dequant", "stats", "open", "tokenize", "diff", "edit"};
 #ifdef GGUF_BENCH_TOKENS
         phases.insert("tokens");
         phases.insert("stall");
@@ -258,6 +259,8 @@ int main(int argc, char **argv)
         benchOpen(dir);
     if (phases.count("diff"))
         benchDiff(dir, quick);
+    if (phases.count("edit"))
+        benchEdit(dir, quick);
     if (phases.count("tokenize"))
         benchTokenize(GGUF_BENCH_VOCAB_DIR, quick);
 #ifdef GGUF_BENCH_TOKENS

@@ -359,14 +359,17 @@ bool Writer::copy(int src, const std::string &target)
 
     const uint64_t newSize = m_plan.dataOffset + (m_file.fileSize() - m_plan.oldDataOffset);
     const std::string unchanged = "; " + target + " is unchanged";
-    if (::ftruncate(dst.get(), static_cast<off_t>(newSize)) != 0 ||
-        !writeAll(dst.get(), m_plan.bytes.data(), m_plan.bytes.size(), 0))
+    if (!writeAll(dst.get(), m_plan.bytes.data(), m_plan.bytes.size(), 0))
         return failAndRemove("cannot write " + temp + ": " + errnoText() + unchanged);
     step(SaveStep::HeaderCopied);
+    ::posix_fadvise(src, 0, 0, POSIX_FADV_SEQUENTIAL); // read ahead generously, as cp does
     if (!copyData(src, dst.get())) {
         const std::string message = m_result.message;
         return failAndRemove(message);
     }
+    // a hole at the end of the data is not copied: the size makes it
+    if (::ftruncate(dst.get(), static_cast<off_t>(newSize)) != 0)
+        return failAndRemove("cannot write " + temp + ": " + errnoText() + unchanged);
     step(SaveStep::DataCopied);
     if (::fsync(dst.get()) != 0 || !dst.close())
         return failAndRemove("cannot write " + temp + ": " + errnoText() + unchanged);

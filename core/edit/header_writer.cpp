@@ -10,6 +10,8 @@
 namespace gguf {
 namespace {
 
+constexpr uint64_t kCopyBlock = 4096; ///< a page, and the block of common file systems
+
 uint64_t alignUp(uint64_t v, uint64_t a)
 {
     return (v + a - 1) / a * a;
@@ -198,8 +200,16 @@ std::optional<HeaderPlan> planHeader(const GgufFile &file, const MetadataChanges
     uint64_t dataOffset = 0;
     uint64_t padding = 0;
     bool padKey = false;
+    // A copy moves the data by a whole number of blocks, so that the copy runs on whole pages (and
+    // a file system that shares blocks between files can share them); the bytes this adds are
+    // spare room for later edits.
+    const uint64_t block = std::max<uint64_t>(kCopyBlock, file.alignment());
+    const auto grew = [&] {
+        return "the header grew " + std::to_string(bare - file.dataOffset()) + " bytes past the start of the data";
+    };
+    const auto movedData = [&](uint64_t need) { return file.dataOffset() + alignUp(need - file.dataOffset(), block); };
     if (file.headerLayout() == HeaderLayout::Extended) {
-        dataOffset = bare <= file.dataOffset() ? file.dataOffset() : alignUp(bare + options.reserve, file.alignment());
+        dataOffset = bare <= file.dataOffset() ? file.dataOffset() : movedData(bare + options.reserve);
         plan.reason = bare <= file.dataOffset() ? "the header fits before the data region"
                                                 : "the header grew past the data region";
     } else if (dataStartAfter(file, bare) == file.dataOffset()) {
@@ -210,15 +220,21 @@ std::optional<HeaderPlan> planHeader(const GgufFile &file, const MetadataChanges
         padding = file.dataOffset() - bare - overhead;
         padKey = true;
         plan.reason = "the header shrank; the padding key fills " + std::to_string(padding + overhead) + " bytes";
+    } else if (options.paddingKey && !file.tensors().empty() && bare > file.dataOffset()) {
+        dataOffset = movedData(bare + overhead + options.reserve);
+        padding = dataOffset - bare - overhead;
+        padKey = true;
+        plan.reason = grew();
     } else {
         if (options.paddingKey && options.reserve > 0) {
             padding = options.reserve;
             padKey = true;
         }
         dataOffset = dataStartAfter(file, bare + (padKey ? overhead + padding : 0));
-        plan.reason = bare > file.dataOffset()
-                          ? "the header grew by " + std::to_string(bare - file.dataOffset()) +
-                                " bytes more than the space before the data region"
+        plan.reason = bare > file.dataOffset() ? grew()
+                      : options.paddingKey
+                          ? "the header shrank by too little for the padding key (" + std::to_string(overhead) +
+                                " bytes at least) to fill the space before the data region"
                           : "the header shrank by more than the alignment's slack and the padding key is not allowed";
     }
     if (padKey) {

@@ -87,6 +87,11 @@ bool MetadataChanges::setElement(const std::string &key, uint64_t index, OwnedVa
     return false;
 }
 
+void MetadataChanges::put(const std::string &key, KeyChange change)
+{
+    slot(key) = std::move(change);
+}
+
 void MetadataChanges::revert(const std::string &key)
 {
     if (m_changes.erase(key))

@@ -43,6 +43,8 @@ public:
     bool setElement(const std::string &key, uint64_t index, OwnedValue element);
     /// Forgets every change to `key`.
     void revert(const std::string &key);
+    /// Puts back a change as find() returned it (what an undo does).
+    void put(const std::string &key, KeyChange change);
     void clear();
 
     const KeyChange *find(std::string_view key) const;

@@ -385,10 +385,20 @@ std::string OwnedValue::toDisplayString(size_t maxChars) const
         size_t cut = std::min(maxChars, text.size());
         while (cut < text.size() && cut > 0 && (static_cast<uint8_t>(text[cut]) & 0xC0) == 0x80)
             --cut;
-        return "\"" + text.substr(0, cut) + (cut < text.size() ? "…\"" : "\"");
+        // built by appending: GCC 12's -Wrestrict misfires on chains of operator+
+        std::string out = "\"";
+        out.append(text, 0, cut);
+        out += cut < text.size() ? "…\"" : "\"";
+        return out;
     }
-    if (type == ValueType::Array)
-        return "[" + valueTypeName(elementType) + " × " + std::to_string(elements.size()) + "]";
+    if (type == ValueType::Array) {
+        std::string out = "[";
+        out += valueTypeName(elementType);
+        out += " × ";
+        out += std::to_string(elements.size());
+        out += "]";
+        return out;
+    }
     return toEditText();
 }
 

@@ -4,6 +4,8 @@
 #include "ui/models/fixed_font.h"
 
 #include "core/format/gguf_file.h"
+#include "ui/job_progress.h"
+#include "ui/metadata/metadata_editor.h"
 #include "ui/models/metadata_filter_proxy.h"
 #include "ui/models/metadata_tree_model.h"
 #include "ui/models/text_format.h"
@@ -14,10 +16,13 @@
 #include <QClipboard>
 #include <QDataStream>
 #include <QFontDatabase>
+#include <QHBoxLayout>
 #include <QHeaderView>
 #include <QLabel>
 #include <QLineEdit>
+#include <QListWidget>
 #include <QPlainTextEdit>
+#include <QPushButton>
 #include <QSplitter>
 #include <QTreeView>
 #include <QVBoxLayout>
@@ -29,9 +34,10 @@ constexpr quint32 kStateVersion = 1;
 MetadataPage::MetadataPage(QWidget *parent)
     : QWidget(parent), m_model(new MetadataTreeModel(this)), m_proxy(new MetadataFilterProxy(this)),
       m_filter(new QLineEdit(this)), m_view(new QTreeView(this)), m_splitter(new QSplitter(Qt::Horizontal, this)),
-      m_detailTitle(new QLabel(this)), m_detail(new QPlainTextEdit(this))
+      m_detailTitle(new QLabel(this)), m_detail(new QPlainTextEdit(this)), m_editor(new MetadataEditor(this))
 {
     m_proxy->setSourceModel(m_model);
+    m_model->setPendingChanges(&m_editor->changes());
 
     m_filter->setPlaceholderText(tr("Filter keys and values…"));
     m_filter->setClearButtonEnabled(true);
@@ -69,19 +75,40 @@ MetadataPage::MetadataPage(QWidget *parent)
     m_detail->setLineWrapMode(QPlainTextEdit::WidgetWidth);
     m_detail->setFont(fixedFont());
     m_detail->setPlaceholderText(tr("Select a key to see its value in full."));
+    m_apply = new QPushButton(tr("&Apply Text"), this);
+    m_apply->setToolTip(tr("Take the text above as the new value (a pending change until you save)"));
+    m_templateCheck = new QLabel(this);
+    m_templateCheck->setWordWrap(true);
+    m_pendingTitle = new QLabel(this);
+    m_pending = new QListWidget(this);
+    m_pending->setObjectName(QStringLiteral("pendingChanges"));
+    m_pending->setMaximumHeight(140);
+    auto *applyRow = new QHBoxLayout;
+    applyRow->addWidget(m_templateCheck, 1);
+    applyRow->addWidget(m_apply);
     auto *detailPane = new QWidget(this);
     auto *detailLayout = new QVBoxLayout(detailPane);
     detailLayout->setContentsMargins(0, 0, 0, 0);
     detailLayout->addWidget(m_detailTitle);
     detailLayout->addWidget(m_detail, 1);
+    detailLayout->addLayout(applyRow);
+    detailLayout->addWidget(m_pendingTitle);
+    detailLayout->addWidget(m_pending);
 
     m_splitter->addWidget(m_view);
     m_splitter->addWidget(detailPane);
     m_splitter->setStretchFactor(0, 3);
     m_splitter->setStretchFactor(1, 2);
+    auto *top = new QHBoxLayout;
+    top->addWidget(m_filter, 1);
+    top->addWidget(createEditBar());
+    m_saveProgress = new JobProgress(this);
+    m_saveProgress->track(m_editor->saveTracker());
     auto *layout = new QVBoxLayout(this);
-    layout->addWidget(m_filter);
+    layout->addLayout(top);
+    layout->addWidget(m_saveProgress);
     layout->addWidget(m_splitter, 1);
+    updateEditState();
 }
 
 void MetadataPage::setModel(std::shared_ptr<const gguf::SplitModel> model)
@@ -97,7 +124,9 @@ bool MetadataPage::focusFind()
 
 void MetadataPage::setFile(std::shared_ptr<const gguf::GgufFile> file)
 {
+    m_editor->setFile(file); // a new file starts without changes
     m_model->setFile(std::move(file));
+    updatePending();
     m_view->expandToDepth(0);
     showDetails({});
 }
@@ -119,6 +148,7 @@ QString MetadataPage::detailText() const
 void MetadataPage::showDetails(const QModelIndex &proxyIndex)
 {
     const QModelIndex index = m_proxy->mapToSource(proxyIndex.siblingAtColumn(0));
+    updateDetailEditing(index);
     if (!index.isValid()) {
         m_detailTitle->clear();
         m_detail->clear();

@@ -8,12 +8,19 @@
 #include <memory>
 #include <optional>
 
+class JinjaHighlighter;
+class JobProgress;
+class JobTracker;
+class MetadataEditor;
 class MetadataFilterProxy;
 class MetadataTreeModel;
 class QLabel;
 class QLineEdit;
+class QListWidget;
 class QPlainTextEdit;
+class QPushButton;
 class QSplitter;
+class QToolButton;
 class QTreeView;
 
 namespace gguf {
@@ -49,18 +56,51 @@ public:
     QTreeView *view() const { return m_view; }
     QString detailText() const;
 
+    // --- editing (docs/EDITING.md); the page is read-only until setEditing(true)
+    MetadataEditor *editor() const { return m_editor; }
+    void setEditing(bool editing);
+    bool isEditing() const;
+    /// Adds (or sets) `key` of type `typeName` (as `gguf-inspect set --type` reads it) with the
+    /// value `text`; empty when taken, else why not.
+    QString addKey(const QString &key, const QString &typeName, const QString &text);
+    /// Removes the selected key; empty when taken, else why not.
+    QString removeSelectedKey();
+    /// Takes the detail pane's text as the new value of the selected string (a chat template).
+    QString applyDetailText();
+    /// The detail pane (editable for strings while editing).
+    QPlainTextEdit *detailEditor() const { return m_detail; }
+    /// What the live check says of the chat template in the detail pane ("" when none is shown).
+    QString templateCheck() const;
+    /// The pending changes as listed.
+    QStringList pendingChanges() const;
+    /// Saves to the file itself / to `path`.
+    void save();
+    void saveAs(const QString &path);
+
 signals:
     /// The selected item occupies bytes [offset, offset + size) of the file.
     void byteRangeSelected(quint64 offset, quint64 size);
     /// A token was activated (double-click, Enter): a tokenizer.ggml.*_token_id key, or element
     /// `id` of the tokens, scores or token_type array.
     void tokenActivated(quint64 id);
+    /// Something to tell the user in the window's message bar (an edit that was refused).
+    void editMessage(const QString &text);
 
 private:
     void showDetails(const QModelIndex &proxyIndex);
     /// The token a source index names (a *_token_id key or a per-token array element), if any.
     std::optional<quint64> tokenAt(const QModelIndex &index) const;
     void copy(int role);
+    QWidget *createEditBar();
+    void updateEditState();
+    void updatePending();
+    /// The detail pane follows the item on show: editable for strings while editing, the
+    /// chat template checked and highlighted.
+    void updateDetailEditing(const QModelIndex &sourceIndex);
+    void checkTemplate();
+    void chooseAddKey();
+    void chooseSaveAs();
+    QModelIndex currentSourceIndex() const;
 
     MetadataTreeModel *m_model;
     MetadataFilterProxy *m_proxy;
@@ -69,4 +109,17 @@ private:
     QSplitter *m_splitter;
     QLabel *m_detailTitle;
     QPlainTextEdit *m_detail;
+
+    MetadataEditor *m_editor;
+    QToolButton *m_editButton = nullptr;
+    QWidget *m_editBar = nullptr;
+    QPushButton *m_apply = nullptr;
+    QLabel *m_templateCheck = nullptr;
+    JinjaHighlighter *m_highlighter = nullptr;
+    JobTracker *m_checker = nullptr;
+    QLabel *m_pendingTitle = nullptr;
+    QListWidget *m_pending = nullptr;
+    JobProgress *m_saveProgress = nullptr;
+    QString m_detailKey; ///< the key whose string the detail pane can edit ("" when none)
+    qint64 m_detailElement = -1;
 };

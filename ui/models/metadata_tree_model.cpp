@@ -1,13 +1,18 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 #include "ui/models/metadata_tree_model.h"
 
+#include "core/edit/metadata_changes.h"
 #include "core/format/gguf_file.h"
 #include "core/vocab/vocabulary.h"
 #include "core/vocab/well_known_keys.h"
+#include "ui/models/diff_colors.h"
 #include "ui/models/text_format.h"
 #include "ui/models/value_text.h"
 
+#include <QColor>
+#include <QFont>
 #include <QHash>
+#include <QStringBuilder>
 
 #include <climits>
 #include <vector>
@@ -20,6 +25,7 @@ struct MetadataTreeModel::Node {
     int row = 0;
     QString group;        // Group: the namespace
     uint32_t entry = 0;   // Entry, Element: index of the metadata pair
+    std::string added;    // Entry: the key of a pending new pair (not in the file)
     uint64_t element = 0; // Element: position in the parent array
     gguf::Value value;    // Entry, Element
     std::vector<std::unique_ptr<Node>> children;
@@ -68,8 +74,17 @@ void MetadataTreeModel::setFile(std::shared_ptr<const gguf::GgufFile> file)
 void MetadataTreeModel::build()
 {
     QHash<QString, Node *> groups;
-    for (const gguf::MetadataEntry &entry : m_file->metadata()) {
-        const std::string_view ns = gguf::keyNamespace(entry.key);
+    // the file's pairs, then the keys pending changes add
+    std::vector<std::pair<std::string_view, const gguf::MetadataEntry *>> keys;
+    for (const gguf::MetadataEntry &entry : m_file->metadata())
+        keys.emplace_back(entry.key, &entry);
+    if (m_changes)
+        for (const std::string &key : m_changes->order())
+            if (const gguf::KeyChange *c = m_changes->find(key);
+                c->kind == gguf::KeyChange::Kind::Set && !m_file->findMetadata(key))
+                keys.emplace_back(key, nullptr);
+    for (const auto &[key, entry] : keys) {
+        const std::string_view ns = gguf::keyNamespace(key);
         const QString name =
             ns.empty() ? tr("(no namespace)") : QString::fromUtf8(ns.data(), static_cast<qsizetype>(ns.size()));
         Node *&group = groups[name];
@@ -85,8 +100,12 @@ void MetadataTreeModel::build()
         node->kind = ItemKind::Entry;
         node->parent = group;
         node->row = static_cast<int>(group->children.size());
-        node->entry = entry.index;
-        node->value = entry.value;
+        if (entry) {
+            node->entry = entry->index;
+            node->value = entry->value;
+        } else {
+            node->added = std::string(key);
+        }
         group->children.push_back(std::move(node));
     }
 }
@@ -114,14 +133,55 @@ QModelIndex MetadataTreeModel::indexOfNode(const Node *node) const
     return createIndex(node->row, 0, node);
 }
 
+QString MetadataTreeModel::keyOf(const Node *node) const
+{
+    return node->added.empty() ? ValueText::fullText(m_file->metadata()[node->entry].key)
+                               : QString::fromStdString(node->added);
+}
+
 QModelIndex MetadataTreeModel::indexOfKey(const QString &key) const
 {
     const std::string wanted = key.toStdString();
     for (const auto &group : m_root->children)
         for (const auto &entry : group->children)
-            if (m_file->metadata()[entry->entry].key == wanted)
+            if (entry->added.empty() ? m_file->metadata()[entry->entry].key == wanted : entry->added == wanted)
                 return indexOfNode(entry.get());
     return {};
+}
+
+void MetadataTreeModel::setPendingChanges(const gguf::MetadataChanges *changes)
+{
+    m_changes = changes;
+    rebuild();
+}
+
+void MetadataTreeModel::setEditable(bool editable, EditHandler handler)
+{
+    m_editable = editable;
+    m_editHandler = std::move(handler);
+    if (m_root && !m_root->children.empty())
+        emit dataChanged(index(0, 0), index(rowCount() - 1, ColumnCount - 1));
+}
+
+void MetadataTreeModel::rebuild()
+{
+    m_changing = true;
+    beginResetModel();
+    m_root = std::make_unique<Node>();
+    if (m_file)
+        build();
+    endResetModel();
+    m_changing = false;
+}
+
+void MetadataTreeModel::pendingChanged(const QString &key)
+{
+    const QModelIndex entry = indexOfKey(key);
+    if (!entry.isValid())
+        return;
+    emit dataChanged(entry, entry.siblingAtColumn(ColumnCount - 1));
+    if (const int rows = rowCount(entry); rows > 0)
+        emit dataChanged(index(0, 0, entry), index(rows - 1, ColumnCount - 1, entry));
 }
 
 QModelIndex MetadataTreeModel::index(int row, int column, const QModelIndex &parent) const
@@ -221,6 +281,11 @@ QVariant MetadataTreeModel::data(const QModelIndex &index, int role) const
             return item.node->group;
         return {};
     }
+    if (!item.leaf && !item.node->added.empty())
+        return addedData(*item.node, index, role);
+    if (m_changes || role == Qt::EditRole || role == PendingRole || role == ElementIndexRole)
+        if (QVariant pending = pendingData(item, index, role); pending.isValid())
+            return pending;
     const uint32_t entryIndex = item.node->entry;
     const gguf::MetadataEntry &entry = m_file->metadata()[entryIndex];
     const gguf::Value value = item.value();
@@ -249,6 +314,164 @@ QVariant MetadataTreeModel::data(const QModelIndex &index, int role) const
     case ByteSizeRole: return QVariant::fromValue<quint64>(element ? value.size() : entry.end() - entry.offset);
     }
     return {};
+}
+
+namespace {
+
+QFont pendingFont(bool removed)
+{
+    QFont font;
+    font.setBold(!removed);
+    font.setStrikeOut(removed);
+    font.setItalic(removed);
+    return font;
+}
+
+} // namespace
+
+QVariant MetadataTreeModel::addedData(const Node &node, const QModelIndex &index, int role) const
+{
+    const gguf::KeyChange *c = m_changes ? m_changes->find(node.added) : nullptr;
+    if (!c || c->kind != gguf::KeyChange::Kind::Set)
+        return {};
+    const gguf::OwnedValue &v = c->value;
+    switch (role) {
+    case Qt::DisplayRole:
+        switch (index.column()) {
+        case KeyColumn: return QString::fromStdString(node.added);
+        case TypeColumn: return ValueText::typeName(v);
+        case ValueColumn: return ValueText::display(v, node.added, false, m_vocab.get());
+        }
+        return {};
+    case Qt::EditRole: return QString::fromStdString(v.toEditText());
+    case Qt::ToolTipRole: return tr("Added; not saved yet");
+    case FullTextRole:
+        return v.type == gguf::ValueType::String ? QString::fromStdString(v.text)
+                                                 : QString::fromStdString(v.toEditText());
+    case KeyRole: return QString::fromStdString(node.added);
+    case ByteOffsetRole:
+    case ByteSizeRole: return QVariant::fromValue<quint64>(0);
+    case ItemKindRole: return static_cast<int>(ItemKind::Entry);
+    case PendingRole: return true;
+    case ElementIndexRole: return qint64(-1);
+    case Qt::FontRole: return pendingFont(false);
+    case Qt::BackgroundRole: return DiffColors::background(DiffColors::Shade::Green);
+    }
+    return {};
+}
+
+QVariant MetadataTreeModel::pendingData(const Item &item, const QModelIndex &index, int role) const
+{
+    const gguf::MetadataEntry &entry = m_file->metadata()[item.node->entry];
+    const gguf::KeyChange *c = m_changes ? m_changes->find(entry.key) : nullptr;
+    const ItemKind kind = item.kind();
+    // only the elements of a flat array are changed one by one
+    const bool topElement = item.leaf && item.node->kind == ItemKind::Entry;
+    const uint64_t row = static_cast<uint64_t>(item.row);
+    if (role == ElementIndexRole)
+        return kind != ItemKind::Element ? qint64(-1) : static_cast<qint64>(item.leaf ? row : item.node->element);
+    std::optional<gguf::OwnedValue> shown;
+    bool pending = false, removed = false;
+    if (c && c->kind == gguf::KeyChange::Kind::Remove) {
+        removed = true;
+    } else if (c && kind == ItemKind::Entry) {
+        pending = true;
+        if (c->kind == gguf::KeyChange::Kind::Set)
+            shown = c->value;
+    } else if (c && topElement) {
+        if (const auto it = c->elements.find(row);
+            c->kind == gguf::KeyChange::Kind::Elements && it != c->elements.end())
+            shown = it->second;
+        else if (c->kind == gguf::KeyChange::Kind::Set && c->value.isArray() && row < c->value.elements.size())
+            shown = c->value.elements[row];
+        pending = shown.has_value();
+    }
+    switch (role) {
+    case PendingRole: return pending || removed;
+    case Qt::FontRole: return pending || removed ? QVariant(pendingFont(removed)) : QVariant();
+    case Qt::BackgroundRole:
+        return pending || removed
+                   ? QVariant(DiffColors::background(removed ? DiffColors::Shade::Red : DiffColors::Shade::Yellow))
+                   : QVariant();
+    case Qt::EditRole:
+        if (shown)
+            return QString::fromStdString(shown->toEditText());
+        if (item.value().type() == gguf::ValueType::Array)
+            return {};
+        return QString::fromStdString(gguf::OwnedValue::fromValue(item.value()).toEditText());
+    case FullTextRole:
+        if (!shown)
+            return {};
+        return shown->type == gguf::ValueType::String ? QString::fromStdString(shown->text)
+                                                      : QString::fromStdString(shown->toEditText());
+    case Qt::DisplayRole:
+        if (index.column() == TypeColumn && shown)
+            return ValueText::typeName(*shown);
+        if (index.column() != ValueColumn)
+            return {};
+        if (removed)
+            return kind == ItemKind::Entry ? tr("(removed)") : QVariant();
+        if (shown)
+            return ValueText::display(*shown, entry.key, kind == ItemKind::Element, m_vocab.get());
+        if (c && kind == ItemKind::Entry && c->kind == gguf::KeyChange::Kind::Elements)
+            return QString(ValueText::display(entry.value, entry.key, false, m_vocab.get()) % QStringLiteral("  — ") %
+                           (c->elements.size() == 1 ? tr("1 element changed")
+                                                    : tr("%1 elements changed").arg(c->elements.size())));
+        return {};
+    }
+    return {};
+}
+
+Qt::ItemFlags MetadataTreeModel::flags(const QModelIndex &index) const
+{
+    Qt::ItemFlags f = QAbstractItemModel::flags(index);
+    if (!m_editable || !m_file || index.column() != ValueColumn || !checkIndex(index, CheckIndexOption::IndexIsValid))
+        return f;
+    const Item item = itemFor(index);
+    const ItemKind kind = item.kind();
+    if (kind == ItemKind::Group)
+        return f;
+    const std::string key = index.data(KeyRole).toString().toStdString();
+    if (gguf::isStructuralKey(key) || key == gguf::kPaddingKey)
+        return f;
+    if (kind == ItemKind::Element && !(item.leaf && item.node->kind == ItemKind::Entry))
+        return f; // an element of a nested array
+    const QVariant text = data(index, Qt::EditRole);
+    const gguf::KeyChange *c = m_changes ? m_changes->find(key) : nullptr;
+    if (!text.isValid() || (c && c->kind == gguf::KeyChange::Kind::Remove))
+        return f;
+    // a string of several lines (a chat template) is edited in the detail pane
+    if (text.toString().contains(QLatin1Char('\n')) && kind == ItemKind::Entry)
+        return f;
+    return f | Qt::ItemIsEditable;
+}
+
+bool MetadataTreeModel::setData(const QModelIndex &index, const QVariant &value, int role)
+{
+    if (role != Qt::EditRole || !(flags(index) & Qt::ItemIsEditable) || !m_editHandler)
+        return false;
+    const Item item = itemFor(index);
+    const QString key = index.data(KeyRole).toString();
+    const qint64 element = index.data(ElementIndexRole).toLongLong();
+    // the type the value is read as: the pending value's, else the file's
+    gguf::ValueType type = gguf::ValueType::String;
+    if (element >= 0) {
+        type = item.node->value.array().elementType();
+    } else if (!item.node->added.empty()) {
+        type = m_changes->find(item.node->added)->value.type;
+    } else {
+        const gguf::KeyChange *c = m_changes ? m_changes->find(key.toStdString()) : nullptr;
+        type = c && c->kind == gguf::KeyChange::Kind::Set ? c->value.type : item.value().type();
+    }
+    std::string error;
+    const auto parsed = gguf::parseValue(type, value.toString().toStdString(), error);
+    if (!parsed) {
+        m_lastEditError = tr("%1: %2").arg(key, QString::fromStdString(error));
+        return false;
+    }
+    const QString refused = m_editHandler(key, element, *parsed);
+    m_lastEditError = refused;
+    return refused.isEmpty();
 }
 
 QVariant MetadataTreeModel::headerData(int section, Qt::Orientation orientation, int role) const

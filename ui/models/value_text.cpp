@@ -112,6 +112,35 @@ QString display(const gguf::Value &value, std::string_view key, bool element, co
     return text;
 }
 
+QString display(const gguf::OwnedValue &value, std::string_view key, bool element, const gguf::Vocabulary *vocab,
+                int maxChars)
+{
+    switch (value.type) {
+    case gguf::ValueType::String: return quoted(value.text, maxChars);
+    case gguf::ValueType::Array: return QString::fromStdString(value.toDisplayString());
+    case gguf::ValueType::Float32:
+    case gguf::ValueType::Float64:
+    case gguf::ValueType::Bool: return QString::fromStdString(value.toEditText());
+    default: break;
+    }
+    const QString text = QString::fromStdString(value.toEditText());
+    const int64_t number = value.asInt();
+    const bool enumKey = element ? key == "tokenizer.ggml.token_type" : key != "tokenizer.ggml.token_type";
+    if (enumKey) {
+        if (const auto name = gguf::enumValueName(key, number))
+            return text % QLatin1String(" (") % QString::fromStdString(*name) % u')';
+    }
+    if (!element && gguf::isTokenIdKey(key) && vocab && vocab->isValid() && number >= 0 &&
+        static_cast<uint64_t>(number) < vocab->size())
+        return text % u' ' % quoted(vocab->token(static_cast<uint64_t>(number)), 40);
+    return text;
+}
+
+QString typeName(const gguf::OwnedValue &value)
+{
+    return QString::fromStdString(gguf::typeDisplayName(value.type, value.elementType));
+}
+
 QString typeName(const gguf::Value &value)
 {
     if (value.type() == gguf::ValueType::Array)

@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 #pragma once
 
+#include "core/edit/owned_value.h"
 #include "core/format/gguf_value.h"
 
 #include <QString>
@@ -29,5 +30,10 @@ QString display(const gguf::Value &value, std::string_view key, bool element, co
 
 /// "UINT32", "STRING", "ARRAY[STRING]".
 QString typeName(const gguf::Value &value);
+
+/// A pending value (an edit not yet saved) as `display` shows a value of the file.
+QString display(const gguf::OwnedValue &value, std::string_view key, bool element, const gguf::Vocabulary *vocab,
+                int maxChars = 200);
+QString typeName(const gguf::OwnedValue &value);
 
 } // namespace ValueText

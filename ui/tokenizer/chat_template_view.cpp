@@ -33,8 +33,9 @@ std::string specialTokenText(const gguf::GgufFile &file, const gguf::Vocabulary 
     return vocab.isValid() && id && *id < vocab.size() ? std::string(vocab.token(*id)) : std::string();
 }
 
-// "line 3, column 14" of a byte offset in `text`.
-QString position(const std::string &text, size_t offset)
+} // namespace
+
+QString ChatTemplateView::sourcePosition(const std::string &text, size_t offset)
 {
     size_t line = 1, column = 1;
     for (size_t i = 0; i < offset && i < text.size(); ++i) {
@@ -47,6 +48,8 @@ QString position(const std::string &text, size_t offset)
     }
     return ChatTemplateView::tr("line %1, column %2").arg(line).arg(column);
 }
+
+namespace {
 
 // What a rendering delivers: the prompt or the error, and a note on how it was made.
 struct Rendering {
@@ -214,7 +217,7 @@ void ChatTemplateView::renderCurrent()
             const gguf::ChatTemplate tmpl(source);
             if (!tmpl.isValid()) {
                 r.note = tr("This template cannot be evaluated here: %1 (%2).")
-                             .arg(QString::fromStdString(tmpl.error()), position(source, tmpl.errorOffset()));
+                             .arg(QString::fromStdString(tmpl.error()), sourcePosition(source, tmpl.errorOffset()));
                 return r;
             }
             gguf::ChatTemplateResult result = tmpl.render(input);
@@ -227,13 +230,13 @@ void ChatTemplateView::renderCurrent()
                 const gguf::ChatTemplateResult second = tmpl.render(noSystem);
                 if (second.ok) {
                     how = tr("With a system message the template stops (%1, %2); rendered without one.")
-                              .arg(QString::fromStdString(result.error), position(source, result.errorOffset));
+                              .arg(QString::fromStdString(result.error), sourcePosition(source, result.errorOffset));
                     result = second;
                 }
             }
             if (!result.ok) {
                 r.note = tr("The template stops: %1 (%2).")
-                             .arg(QString::fromStdString(result.error), position(source, result.errorOffset));
+                             .arg(QString::fromStdString(result.error), sourcePosition(source, result.errorOffset));
                 return r;
             }
             r.ok = true;

@@ -3,6 +3,8 @@
 
 #include <QWidget>
 
+#include <string>
+
 #include <memory>
 
 class JinjaHighlighter;
@@ -28,6 +30,9 @@ class ChatTemplateView : public QWidget {
 public:
     explicit ChatTemplateView(QWidget *parent = nullptr);
     ~ChatTemplateView() override;
+
+    /// "line 3, column 14" of byte `offset` of `text`.
+    static QString sourcePosition(const std::string &text, size_t offset);
 
     /// Shows the templates of `file` (null: none).
     void setFile(std::shared_ptr<const gguf::GgufFile> file);
