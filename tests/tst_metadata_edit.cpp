@@ -205,6 +205,7 @@ private slots:
         page.editor()->discard();
         QVERIFY(page.pendingChanges().isEmpty());
         QVERIFY(!page.model()->indexOfKey("my.count").isValid());
+        QVERIFY(page.detailText().isEmpty()); // the added template on show went with it
         page.editor()->undoStack()->undo();
         QCOMPARE(page.pendingChanges().size(), 4);
         QVERIFY(page.model()->indexOfKey("my.count").isValid());

@@ -8,6 +8,10 @@
 #include "ui/document.h"
 #include "ui/hex/hex_page.h"
 #include "ui/job_tracker.h"
+#include "ui/metadata/metadata_editor.h"
+#include "ui/metadata/metadata_page.h"
+#include "ui/models/metadata_filter_proxy.h"
+#include "ui/models/metadata_tree_model.h"
 #include "ui/models/tensor_diff_model.h"
 #include "ui/tensors/tensors_page.h"
 #include "ui/tokenizer/chat_template_view.h"
@@ -16,10 +20,13 @@
 #include "ui/weights/weights_page.h"
 
 #include <QApplication>
+#include <QPlainTextEdit>
 #include <QPushButton>
 #include <QTabWidget>
 #include <QTextStream>
 #include <QTimer>
+#include <QTreeView>
+#include <QUndoStack>
 
 #include <functional>
 
@@ -199,6 +206,40 @@ void grabCompare(MainWindow &window, const QString &prefix, StallMonitor *monito
 
 // The tour's own walk through the pages: one page per turn of the event loop, as a user clicks
 // one tab at a time (so a stall figure is what one switch costs, not the whole walk); then `done`.
+// The Metadata page while editing, as `<prefix>-metadata-edit.png`: a changed name, an added
+// chat template in the detail pane with its check. Pending changes only: they are discarded after
+// the picture and nothing is written. Then `done`.
+void grabMetadataEdit(MainWindow &window, const QString &prefix, StallMonitor *monitor,
+                      const std::function<void()> &done)
+{
+    MetadataPage *page = window.metadataPage();
+    MetadataEditor *editor = page->editor();
+    if (!editor->file()) {
+        done();
+        return;
+    }
+    window.pages()->setCurrentWidget(page);
+    page->setEditing(true);
+    editor->setValue(QStringLiteral("general.name"), gguf::OwnedValue::string("renamed in the editor"));
+    const QString templateKey = QStringLiteral("tokenizer.chat_template");
+    if (!editor->file()->findMetadata(templateKey.toStdString()))
+        page->addKey(templateKey, QStringLiteral("STRING"),
+                     QStringLiteral("{% for m in messages %}<|{{ m.role }}|>{{ m.content }}{% endfor %}"));
+    const QModelIndex source = page->model()->indexOfKey(templateKey);
+    page->view()->setCurrentIndex(page->proxy()->mapFromSource(source));
+    page->view()->scrollTo(page->proxy()->mapFromSource(source));
+    page->detailEditor()->appendPlainText(QStringLiteral("{% if add_generation_prompt %}<|assistant|>"));
+    QTimer::singleShot(kSettleMs * 4, &window, [&window, page, editor, prefix, monitor, done] {
+        const QString file = QStringLiteral("%1-metadata-edit.png").arg(prefix);
+        if (grabTo(window, file, monitor))
+            QTextStream(stdout) << file << '\n';
+        editor->discard();
+        editor->undoStack()->clear();
+        page->setEditing(false);
+        done();
+    });
+}
+
 void grabPagesInTurn(MainWindow &window, const QString &prefix, StallMonitor *monitor, int index,
                      const std::function<void()> &done)
 {
@@ -247,10 +288,12 @@ void startScreenshotTour(MainWindow &window, const QString &prefix, bool nothing
     };
     // the Bytes page is shown at the file's last byte (the far end of a huge file must paint at once)
     const auto toLastByte = [&window, prefix, monitor, grabAndQuit] {
-        grabCompare(window, prefix, monitor, [&window, grabAndQuit] {
-            if (window.hexPage())
-                window.hexPage()->goTo(QStringLiteral("end-1"));
-            grabAndQuit();
+        grabCompare(window, prefix, monitor, [&window, prefix, monitor, grabAndQuit] {
+            grabMetadataEdit(window, prefix, monitor, [&window, grabAndQuit] {
+                if (window.hexPage())
+                    window.hexPage()->goTo(QStringLiteral("end-1"));
+                grabAndQuit();
+            });
         });
     };
     const auto tokenize = [&window, prefix, monitor, toLastByte] {

@@ -163,6 +163,13 @@ void MetadataPage::showDetails(const QModelIndex &proxyIndex)
     }
     const quint64 offset = index.data(MetadataTreeModel::ByteOffsetRole).toULongLong();
     const quint64 size = index.data(MetadataTreeModel::ByteSizeRole).toULongLong();
+    if (size == 0 && index.data(MetadataTreeModel::PendingRole).toBool()) {
+        // a key added while editing: not in the file yet, so no bytes to point at
+        m_detailTitle->setText(tr("<b>%1</b> — %2<br>added; not in the file until you save")
+                                   .arg(index.data().toString().toHtmlEscaped(), type));
+        m_detail->setPlainText(index.data(MetadataTreeModel::FullTextRole).toString());
+        return;
+    }
     const QString name = kind == MetadataTreeModel::ItemKind::Element
                              ? index.data(MetadataTreeModel::KeyRole).toString() + index.data().toString()
                              : index.data().toString();

@@ -67,10 +67,22 @@ QWidget *MetadataPage::createEditBar()
         if (const QString why = removeSelectedKey(); !why.isEmpty())
             emit editMessage(why);
     });
-    QAction *undo = m_editor->undoStack()->createUndoAction(this, tr("Undo"));
+    // short labels that keep the bar still; what would be undone is in the tooltip
+    QUndoStack *stack = m_editor->undoStack();
+    auto *undo = new QAction(tr("Undo"), this);
     undo->setShortcut(QKeySequence::Undo);
-    QAction *redo = m_editor->undoStack()->createRedoAction(this, tr("Redo"));
+    connect(undo, &QAction::triggered, stack, &QUndoStack::undo);
+    connect(stack, &QUndoStack::canUndoChanged, undo, &QAction::setEnabled);
+    connect(stack, &QUndoStack::undoTextChanged, undo,
+            [undo](const QString &text) { undo->setToolTip(tr("Undo %1").arg(text)); });
+    auto *redo = new QAction(tr("Redo"), this);
     redo->setShortcut(QKeySequence::Redo);
+    connect(redo, &QAction::triggered, stack, &QUndoStack::redo);
+    connect(stack, &QUndoStack::canRedoChanged, redo, &QAction::setEnabled);
+    connect(stack, &QUndoStack::redoTextChanged, redo,
+            [redo](const QString &text) { redo->setToolTip(tr("Redo %1").arg(text)); });
+    undo->setEnabled(false);
+    redo->setEnabled(false);
     for (QAction *a : {undo, redo})
         a->setShortcutContext(Qt::WidgetWithChildrenShortcut);
     m_view->addActions({undo, redo});
@@ -110,6 +122,8 @@ QWidget *MetadataPage::createEditBar()
         m_view->expandToDepth(0);
         if (const QModelIndex again = m_proxy->mapFromSource(m_model->indexOfKey(current)); again.isValid())
             m_view->setCurrentIndex(again);
+        else
+            showDetails({}); // the key on show went away (an added key undone)
     });
     connect(m_pending, &QListWidget::itemActivated, this, [this](QListWidgetItem *item) {
         const QModelIndex index = m_proxy->mapFromSource(m_model->indexOfKey(item->data(Qt::UserRole).toString()));
