@@ -520,6 +520,14 @@ void TestEdit::refusesStructuralAndBadChanges()
     c.clear();
     c.remove("general.name");
     QVERIFY(!c.setElement("general.name", 0, OwnedValue::string("x")));
+    // the metadata of a split set lives in its first shard
+    const auto second = openBytes(twoFileSplitShard(2));
+    QVERIFY(second && second->complete());
+    std::string splitError;
+    QVERIFY(!planHeader(*second, {}, {}, splitError));
+    QVERIFY2(QString::fromStdString(splitError).contains("first shard"), splitError.c_str());
+    const auto first = openBytes(twoFileSplitShard(1));
+    QVERIFY(planHeader(*first, {}, {}, splitError));
     // a file that did not parse completely is not edited
     std::vector<uint8_t> cut = built.bytes();
     cut.resize(built.layout().tensorInfoEnd - 3);

@@ -187,6 +187,16 @@ void TestEditSave::savesToAnotherFile()
     QVERIFY2(r.ok, r.message.c_str());
     QVERIFY(!r.inPlace); // a plan that fits in place still copies to another file
     QCOMPARE(readAll(m_path), m_original);
+
+    // another name for the same file (a hard link): with in place not allowed (Save As, -o) it is
+    // replaced by a copy, and the file under the first name keeps its contents
+    const QString link = m_dir->filePath(QStringLiteral("link.gguf"));
+    QCOMPARE(::link(m_path.toLocal8Bit().constData(), link.toLocal8Bit().constData()), 0);
+    const SaveResult viaLink = writeEdited(*f, *plan, link.toStdString(), false);
+    QVERIFY2(viaLink.ok, viaLink.message.c_str());
+    QVERIFY(!viaLink.inPlace);
+    QCOMPARE(readAll(m_path), m_original);
+    QCOMPARE(openPath(link)->value("general.name").toStringView(), "copy");
     const auto written = openPath(out);
     QVERIFY(written && written->complete());
     QCOMPARE(written->value("general.name").toStringView(), "copy");
@@ -314,6 +324,13 @@ void TestEditSave::cancelLeavesTheOriginal()
     QCOMPARE(calls, 2);
     QCOMPARE(sha256(readAll(m_path)), sha256(m_original));
     QCOMPARE(strays(m_dir->path(), {"model.gguf"}), QStringList());
+
+    // a cancel after the last byte was copied, while the copy is synced, still leaves the original
+    const SaveResult late = writeEdited(*f, *plan, m_path.toStdString(), true,
+                                        SaveHooks{[&](uint64_t done, uint64_t total) { return done < total; }, {}});
+    QVERIFY(!late.ok && late.cancelled);
+    QCOMPARE(sha256(readAll(m_path)), sha256(m_original));
+    QCOMPARE(strays(m_dir->path(), {"model.gguf"}), QStringList());
 }
 
 void TestEditSave::refusesAFileChangedSinceOpening()
@@ -353,6 +370,14 @@ void TestEditSave::refusesWhileABackupIsThere()
     QVERIFY2(QString::fromStdString(r.message).contains(backup), r.message.c_str());
     QCOMPARE(readAll(m_path), m_original);
     QCOMPARE(readAll(backup), QByteArray("\x01\x02\x03", 3)); // not touched
+    // nor by a copy: the backup would no longer fit the file
+    MetadataChanges grow;
+    grow.set("general.name", OwnedValue::string(std::string(5000, 'g')));
+    const auto copyPlan = planHeader(*f, grow, {}, error);
+    QVERIFY(copyPlan && !copyPlan->fitsInPlace);
+    const SaveResult copied = writeEdited(*f, *copyPlan, m_path.toStdString(), true);
+    QVERIFY(!copied.ok);
+    QCOMPARE(readAll(m_path), m_original);
 }
 
 void TestEditSave::reportsUnwritableTargets()

@@ -142,6 +142,34 @@ private slots:
         QVERIFY(gguf::test::settlePool(JobTracker::pool(), 5000));
         QCOMPARE(finished.count(), 1);
     }
+
+    void aCancelThatWaitsStillDelivers()
+    {
+        // a save: the work is asked to stop, and what it did is still told
+        JobTracker tracker;
+        tracker.setCancelWaits(true);
+        QSignalSpy cancelled(&tracker, &JobTracker::cancelled);
+        QSignalSpy finished(&tracker, &JobTracker::finished);
+        auto running = std::make_shared<std::atomic<bool>>(false);
+        QString delivered;
+        tracker.start(
+            QStringLiteral("save"),
+            [running](const gguf::ProgressFn &report) {
+                *running = true;
+                uint64_t steps = 0;
+                while (report(steps % 100, 100))
+                    ++steps;
+                return QStringLiteral("stopped after %1 steps").arg(steps);
+            },
+            [&](const QString &value) { delivered = value; });
+        QTRY_VERIFY(running->load());
+        tracker.cancel();
+        QVERIFY(tracker.isRunning()); // until the work has answered
+        QVERIFY(finished.wait(5000));
+        QVERIFY(delivered.startsWith(QStringLiteral("stopped after")));
+        QCOMPARE(cancelled.count(), 0);
+        QVERIFY(!tracker.isRunning());
+    }
 };
 
 QTEST_GUILESS_MAIN(TestJobTracker)

@@ -201,6 +201,21 @@ private slots:
                  std::string("{% for m in messages %}\n{{ m.content }}\n{% endfor %}"));
         QCOMPARE(page.pendingChanges().size(), 4);
 
+        // the detail pane gives back the bytes it was given (a no-break space stays one); strings it
+        // would change (carriage returns) are not edited there
+        QCOMPARE(page.addKey("my.nbsp", "STRING", QStringLiteral("a\u00a0b")), QString());
+        page.view()->setCurrentIndex(valueIndex(page, "my.nbsp").siblingAtColumn(0));
+        QVERIFY(!page.detailEditor()->isReadOnly());
+        QCOMPARE(page.applyDetailText(), QString());
+        QCOMPARE(page.editor()->valueOf("my.nbsp")->text, std::string("a\xC2\xA0"
+                                                                      "b"));
+        QCOMPARE(page.addKey("my.crlf", "STRING", QStringLiteral("a\r\nb")), QString());
+        page.view()->setCurrentIndex(valueIndex(page, "my.crlf").siblingAtColumn(0));
+        QVERIFY(page.detailEditor()->isReadOnly());
+        QVERIFY(page.applyDetailText().contains("gguf-inspect set"));
+        page.editor()->undoStack()->undo();
+        page.editor()->undoStack()->undo();
+
         // Discard is one step: undo brings every change back
         page.editor()->discard();
         QVERIFY(page.pendingChanges().isEmpty());
@@ -267,6 +282,29 @@ private slots:
         QFile f(m_path);
         QVERIFY(f.open(QIODevice::ReadOnly));
         QCOMPARE(f.readAll(), before);
+    }
+
+    void warnsOfALeftoverBackup()
+    {
+        // what an in-place save that was killed between its steps leaves beside the file
+        QFile backup(m_path + ".header-backup");
+        QVERIFY(backup.open(QIODevice::WriteOnly));
+        backup.write("old header");
+        backup.close();
+        MainWindow window;
+        QSignalSpy shown(&window, &MainWindow::modelShown);
+        window.openFile(m_path);
+        QVERIFY(shown.wait(10000));
+        QVERIFY2(window.messageBar()->text().contains("did not finish"), qPrintable(window.messageBar()->text()));
+        QVERIFY(window.messageBar()->text().contains("model.gguf.header-backup"));
+        // and an in-place save waits until it is dealt with
+        MetadataPage *page = window.metadataPage();
+        page->setEditing(true);
+        QVERIFY(page->proxy()->setData(valueIndex(*page, "general.name"), "x"));
+        QSignalSpy failed(page->editor(), &MetadataEditor::saveFailed);
+        page->save();
+        QVERIFY(failed.wait(10000));
+        QVERIFY(failed.first().first().toString().contains("header backup"));
     }
 
 private:

@@ -53,6 +53,11 @@ bool JobTracker::settle(quint64 generation)
 
 void JobTracker::cancel()
 {
+    if (m_cancelWaits && m_running) {
+        if (m_stopRequest)
+            m_stopRequest->store(true, std::memory_order_relaxed);
+        return;
+    }
     if (stop())
         emit cancelled();
 }
@@ -68,6 +73,7 @@ bool JobTracker::stop()
     // A new generation makes whatever the old job delivers stale; cancelling its future makes the
     // core's progress callback return false, so it stops early instead of running to the end.
     ++m_generation;
+    m_stopRequest.reset();
     const bool wasRunning = m_running;
     m_running = false;
     if (m_watcher)

@@ -11,6 +11,8 @@
 #include <QtConcurrent/QtConcurrentRun>
 
 #include <algorithm>
+#include <atomic>
+#include <memory>
 #include <type_traits>
 #include <utility>
 
@@ -37,7 +39,11 @@ public:
     template <typename Work, typename Deliver> quint64 start(const QString &label, Work work, Deliver deliver);
 
     /// Stops the running job (if any): its result will be dropped and cancelled() is emitted.
+    /// With setCancelWaits(true) a cancel only asks: the job's progress callback returns false
+    /// from then on, the job stays current, and its result is delivered as usual (for work whose
+    /// every outcome must be told, such as a save that may already have written its file).
     void cancel();
+    void setCancelWaits(bool waits) { m_cancelWaits = waits; }
     /// Drops the running job (if any) without a signal, e.g. because its input went away.
     void drop();
 
@@ -71,6 +77,8 @@ private:
     QPointer<QFutureWatcherBase> m_watcher;
     quint64 m_generation = 0;
     bool m_running = false;
+    bool m_cancelWaits = false;
+    std::shared_ptr<std::atomic<bool>> m_stopRequest; ///< the running job was asked to stop (setCancelWaits)
     QString m_label;
 };
 
@@ -78,18 +86,21 @@ template <typename Work, typename Deliver> quint64 JobTracker::start(const QStri
 {
     using Result = std::decay_t<std::invoke_result_t<Work &, const gguf::ProgressFn &>>;
     const quint64 generation = begin(label);
-    QFuture<Result> future = QtConcurrent::run(m_pool, [work = std::move(work)](QPromise<Result> &promise) mutable {
-        gguf::enterBackground(); // yields to the GUI thread when the program asked for it
-        promise.setProgressRange(0, 1000);
-        const gguf::ProgressFn progress = [&promise](uint64_t done, uint64_t total) {
-            if (total > 0)
-                promise.setProgressValue(static_cast<int>(std::min(done, total) * 1000 / total));
-            return !promise.isCanceled();
-        };
-        Result result = work(progress);
-        if (!promise.isCanceled())
-            promise.addResult(std::move(result));
-    });
+    auto stopRequest = std::make_shared<std::atomic<bool>>(false);
+    m_stopRequest = stopRequest;
+    QFuture<Result> future =
+        QtConcurrent::run(m_pool, [work = std::move(work), stopRequest](QPromise<Result> &promise) mutable {
+            gguf::enterBackground(); // yields to the GUI thread when the program asked for it
+            promise.setProgressRange(0, 1000);
+            const gguf::ProgressFn progress = [&promise, &stopRequest](uint64_t done, uint64_t total) {
+                if (total > 0)
+                    promise.setProgressValue(static_cast<int>(std::min(done, total) * 1000 / total));
+                return !promise.isCanceled() && !stopRequest->load(std::memory_order_relaxed);
+            };
+            Result result = work(progress);
+            if (!promise.isCanceled())
+                promise.addResult(std::move(result));
+        });
     auto *watcher = new QFutureWatcher<Result>(this);
     connect(watcher, &QFutureWatcherBase::finished, this,
             [this, watcher, generation, deliver = std::move(deliver)]() mutable {

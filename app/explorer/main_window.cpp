@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 #include "app/explorer/main_window.h"
 
+#include "core/edit/file_writer.h"
 #include "core/format/split_model.h"
 #include "ui/compare/compare_page.h"
 #include "ui/document.h"
@@ -368,7 +369,20 @@ void MainWindow::showLoaded(const QString &path, const QString &warning)
     if (Page *current = dynamic_cast<Page *>(m_tabs->currentWidget()); current && m_pagesWaiting.removeOne(current))
         m_pagesWaiting.prepend(current);
     showModelOnNextPage(++m_showGeneration, path);
-    if (!m_savedNotice.isEmpty()) {
+    // a header backup beside the file: an in-place save of it was interrupted (docs/EDITING.md §3)
+    // (beside the file itself: the writer follows a symbolic link to it)
+    const QFileInfo edited(QString::fromStdString(m_document->model()->primary().path()));
+    const QString backup = QString::fromStdString(gguf::headerBackupPath(
+        (edited.canonicalFilePath().isEmpty() ? edited.filePath() : edited.canonicalFilePath()).toStdString()));
+    if (QFileInfo::exists(backup)) {
+        m_messageBar->showMessage(
+            MessageBar::Kind::Warning,
+            tr("An earlier save of this file did not finish: %1 holds the file's old header. If the file is not as "
+               "it should be, restore it (docs/EDITING.md §3); otherwise remove the backup. Saving in place waits "
+               "until then.")
+                .arg(QDir::toNativeSeparators(backup)));
+        m_savedNotice.clear();
+    } else if (!m_savedNotice.isEmpty()) {
         // after a save: what llama.cpp's checks think of the file written
         const gguf::GgufFile &file = m_document->model()->primary();
         const gguf::Finding *refusal = file.firstRefusal();

@@ -7,6 +7,7 @@
 #include "core/edit/file_writer.h"
 #include "core/edit/header_writer.h"
 
+#include <charconv>
 #include <csignal>
 #include <cstdio>
 #include <fstream>
@@ -73,7 +74,12 @@ bool addAssignment(const gguf::GgufFile &file, const std::string &arg, const std
             error = "'" + key + "': an element is KEY[N] with N a number";
             return false;
         }
-        index = std::stoull(digits);
+        uint64_t n = 0;
+        if (std::from_chars(digits.data(), digits.data() + digits.size(), n).ec != std::errc()) {
+            error = "'" + key + "': the element number is too large";
+            return false;
+        }
+        index = n;
         key.resize(open);
     }
     const gguf::MetadataEntry *entry = file.findMetadata(key);
@@ -145,9 +151,6 @@ int runSet(const CommandArgs &args)
     const auto file = openFile(args.file, OpenMode::Complete);
     if (!file)
         return kExitBadFile;
-    if (const auto no = file->value("split.no").toUInt(); no && *no > 0)
-        return usage(args.file + " is shard " + std::to_string(*no + 1) +
-                     " of a split set: its metadata lives in the first shard; edit that one");
 
     std::map<std::string, TypeSpec> types;
     std::string error;
@@ -179,7 +182,7 @@ int runSet(const CommandArgs &args)
     auto *previous = std::signal(SIGINT, onInterrupt);
     ProgressPrinter progress("copying the tensor data");
     const gguf::SaveResult result = gguf::writeEdited(
-        *file, *plan, target, true,
+        *file, *plan, target, args.inPlace,
         gguf::SaveHooks{[&](uint64_t done, uint64_t total) { return g_interrupted == 0 && progress(done, total); },
                         {}});
     std::signal(SIGINT, previous);

@@ -156,6 +156,8 @@ private:
     bool copy(int src, const std::string &target);
     bool copyData(int src, int dst);
     bool copyRange(int src, int dst, uint64_t from, uint64_t to, uint64_t shift);
+    /// Asks the progress callback once more; true (and the result says so) when it cancels.
+    bool cancelled();
 
     const GgufFile &m_file;
     const HeaderPlan &m_plan;
@@ -202,6 +204,18 @@ SaveResult Writer::run(const std::string &target, bool allowInPlace)
         fail("cannot save to " + target + ": it is a folder");
         return m_result;
     }
+    // A header backup beside the target: an in-place save of it was interrupted. Until it is dealt
+    // with no save goes there — after a copy the backup would no longer fit the file.
+    if (struct stat backup{}; ::stat(headerBackupPath(resolved).c_str(), &backup) == 0) {
+        fail("a header backup from an earlier save that did not finish is at " + headerBackupPath(resolved) +
+             ": restore it (docs/EDITING.md §3) or remove it, then save again");
+        return m_result;
+    }
+    // a read-only file stays read-only: a copy renamed over it would replace it all the same
+    if (targetExists && ::access(resolved.c_str(), W_OK) != 0) {
+        fail("cannot save to " + target + ": " + errnoText() + "; nothing was changed");
+        return m_result;
+    }
     if (::stat(source.c_str(), &srcStat) != 0) {
         fail("cannot read " + source + ": " + errnoText());
         return m_result;
@@ -230,8 +244,7 @@ bool Writer::inPlace(int fd)
     {
         Fd b(::open(backup.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0600));
         if (!b.valid())
-            return fail(errno == EEXIST ? "a header backup from an earlier save that did not finish is at " + backup +
-                                              ": restore it (docs/EDITING.md §3) or remove it, then save again"
+            return fail(errno == EEXIST ? "a header backup appeared at " + backup + " while saving; nothing was changed"
                                         : "cannot write the header backup " + backup + ": " + errnoText());
         if (!writeAll(b.get(), m_oldHeader.data(), m_oldHeader.size(), 0) || ::fsync(b.get()) != 0 || !b.close()) {
             const std::string why = errnoText();
@@ -327,9 +340,16 @@ bool Writer::copyData(int src, int dst)
             return false;
         at = to;
     }
-    if (m_hooks.progress)
-        m_hooks.progress(end - m_plan.oldDataOffset, end - m_plan.oldDataOffset);
-    return true;
+    return !cancelled();
+}
+
+bool Writer::cancelled()
+{
+    const uint64_t total = m_file.fileSize() - m_plan.oldDataOffset;
+    if (!m_hooks.progress || m_hooks.progress(total, total))
+        return false;
+    m_result.cancelled = true;
+    return !fail("saving was cancelled; " + m_file.path() + " is unchanged");
 }
 
 bool Writer::copy(int src, const std::string &target)
@@ -353,9 +373,13 @@ bool Writer::copy(int src, const std::string &target)
         return fail(std::move(message));
     };
     step(SaveStep::TempCreated);
-    // the replaced file's permissions carry over
-    if (struct stat st{}; ::stat(target.c_str(), &st) == 0)
+    // the replaced file's permissions carry over, and its owner when this process may set it
+    if (struct stat st{}; ::stat(target.c_str(), &st) == 0) {
         ::fchmod(dst.get(), st.st_mode & 07777);
+        const bool otherOwner = st.st_uid != ::geteuid() || st.st_gid != ::getegid();
+        if (otherOwner && ::fchown(dst.get(), st.st_uid, st.st_gid) != 0)
+            m_result.ownerKept = false; // not allowed: the new file belongs to this process's user
+    }
 
     const uint64_t newSize = m_plan.dataOffset + (m_file.fileSize() - m_plan.oldDataOffset);
     const std::string unchanged = "; " + target + " is unchanged";
@@ -376,6 +400,11 @@ bool Writer::copy(int src, const std::string &target)
     step(SaveStep::TempSynced);
     if (m_file.mapped().changedOnDisk())
         return failAndRemove(m_file.path() + " changed on disk while it was copied" + unchanged);
+    // the last moment a cancel can still leave everything as it was (the sync may have been long)
+    if (cancelled()) {
+        const std::string message = m_result.message;
+        return failAndRemove(message);
+    }
     if (::rename(temp.c_str(), target.c_str()) != 0)
         return failAndRemove("cannot replace " + target + ": " + errnoText() + unchanged);
     syncDir(dir);

@@ -44,6 +44,7 @@ struct SaveResult {
     std::string path;    ///< the file written (the target, symlinks resolved)
     std::string message; ///< on failure: one line naming what failed and where
     uint64_t bytesWritten = 0;
+    bool ownerKept = true; ///< copy: the replaced file's owner and group could be given to the new one
 };
 
 /// Where the in-place path keeps the old header while it writes the new one.

@@ -145,6 +145,11 @@ std::optional<HeaderPlan> planHeader(const GgufFile &file, const MetadataChanges
                              : "only the metadata of the file was read";
         return std::nullopt;
     }
+    if (const auto no = file.value("split.no").toUInt(); no && *no > 0) {
+        error = "this is shard " + std::to_string(*no + 1) +
+                " of a split set: its metadata lives in the first shard; edit that one";
+        return std::nullopt;
+    }
     if (const auto problems = changes.problems(file); !problems.empty()) {
         error = problems.front();
         return std::nullopt;

@@ -250,8 +250,12 @@ std::optional<OwnedValue> parseList(ValueType elementType, std::string_view text
         return std::nullopt;
     }
     OwnedValue out = OwnedValue::array(elementType);
-    if (in.take(']'))
-        return in.atEnd() ? std::optional(out) : std::nullopt;
+    if (in.take(']')) {
+        if (in.atEnd())
+            return out;
+        error = "text after the closing ']'";
+        return std::nullopt;
+    }
     while (true) {
         const std::string where = "element " + std::to_string(out.elements.size()) + ": ";
         if (elementType == ValueType::String) {

@@ -50,9 +50,9 @@ struct OwnedValue {
 
 /// Parses `text` as a value of `type`; for arrays, `elementType` gives the type of the elements and
 /// `text` is a list `[a, b, "c"]` (strings in JSON's double quotes and escapes). Integers are range
-/// checked against their type (decimal or 0x hexadecimal), floats accept what `strtod` does plus
-/// inf and nan, bools are `true`/`false`/`1`/`0`. A string is taken as it is. On failure returns
-/// nullopt and sets `error` to one line saying why.
+/// checked against their type (decimal or 0x hexadecimal), floats are decimal (with an exponent, or
+/// inf and nan; a NaN's payload cannot be written), bools are `true`/`false`/`1`/`0`. A string is taken as it is. On
+/// failure returns nullopt and sets `error` to one line saying why.
 std::optional<OwnedValue> parseValue(ValueType type, std::string_view text, std::string &error,
                                      ValueType elementType = ValueType::Uint8);
 

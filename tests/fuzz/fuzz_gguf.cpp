@@ -5,6 +5,7 @@
 // statistics + heatmap of every tensor found.
 // Built with clang by scripts/fuzz.sh; the same function is replayed over the seed corpus and the
 // regression inputs by the tst_fuzz_replay test in every normal build.
+#include "core/edit/header_writer.h"
 #include "core/format/byte_map.h"
 #include "core/format/gguf_file.h"
 #include "core/quant/dequantize.h"
@@ -74,6 +75,35 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
         gguf::ChatTemplateInput input;
         input.messages = gguf::ChatTemplate::exampleMessages();
         sink += chat.render(input).text.size();
+    }
+
+    // the metadata writer: with nothing changed the header comes out as it was, copied or encoded
+    // anew; with a key added, the result parses and holds it
+    // (the metadata of a split set is edited in its first shard only: later shards are refused)
+    if (f.complete() && !f.findMetadata(gguf::kPaddingKey) && f.value("split.no").toUInt().value_or(0) == 0) {
+        for (const bool reencode : {false, true}) {
+            std::string error;
+            const auto plan = gguf::planHeader(f, {}, gguf::HeaderOptions{0, true, reencode}, error);
+            if (!plan)
+                __builtin_trap();
+            const uint64_t end = f.tensorInfoEnd();
+            if (plan->fitsInPlace && (plan->bytes.size() < end || !std::equal(data, data + end, plan->bytes.data())))
+                __builtin_trap();
+        }
+        gguf::MetadataChanges changes;
+        changes.set("fuzz.added", gguf::OwnedValue::string(std::string(100, 'x')));
+        std::string error;
+        if (const auto plan = gguf::planHeader(f, changes, {}, error)) {
+            std::vector<uint8_t> edited = plan->bytes;
+            edited.insert(edited.end(), data + std::min<uint64_t>(f.dataOffset(), size), data + size);
+            const gguf::OpenResult back = gguf::GgufFile::openBuffer(std::move(edited), "edited");
+            if (!back.file || !back.file->complete() ||
+                back.file->value("fuzz.added").toStringView() != std::string(100, 'x') ||
+                back.file->tensors().size() != f.tensors().size())
+                __builtin_trap();
+        } else if (!f.findMetadata("fuzz.added")) {
+            __builtin_trap();
+        }
     }
 
     // decode at most 64k elements per input so each run stays fast

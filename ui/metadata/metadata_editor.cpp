@@ -23,10 +23,8 @@ QString shortText(const gguf::OwnedValue &v)
     return qs(v.toDisplayString(40)).replace(QLatin1Char('\n'), QStringLiteral("⏎"));
 }
 
-// What a save job leaves for the GUI thread (also read after a cancel: an in-place save that was
-// already written when the cancel came is still a save).
+// What a save job hands to the GUI thread.
 struct SaveOutcome {
-    bool done = false;
     gguf::SaveResult result;
     QString problem; ///< the plan was refused
     QString reason;  ///< why in place or why a copy
@@ -56,17 +54,10 @@ private:
 MetadataEditor::MetadataEditor(QObject *parent)
     : QObject(parent), m_undo(new QUndoStack(this)), m_saver(new JobTracker(this))
 {
-    // a cancel that came after an in-place save was written must not hide that save: the job's
-    // outcome is reported either way
-    connect(m_saver, &JobTracker::cancelled, this, &MetadataEditor::reportSave);
-}
-
-void MetadataEditor::reportSave()
-{
-    const std::function<void()> report = std::move(m_reportSave);
-    m_reportSave = nullptr;
-    if (report)
-        report();
+    // Cancel only asks the writer to stop: a save that had already written its file (an in-place
+    // save, a copy past its rename) is still reported as a save, and the job counts as running
+    // until the writer has answered
+    m_saver->setCancelWaits(true);
 }
 
 MetadataEditor::~MetadataEditor() = default;
@@ -74,7 +65,6 @@ MetadataEditor::~MetadataEditor() = default;
 void MetadataEditor::setFile(std::shared_ptr<const gguf::GgufFile> file)
 {
     m_file = std::move(file);
-    m_undo->clear();
     const bool hadNewKeys = [&] {
         for (const std::string &key : m_changes.order())
             if (!m_file || !m_file->findMetadata(key))
@@ -82,6 +72,7 @@ void MetadataEditor::setFile(std::shared_ptr<const gguf::GgufFile> file)
         return false;
     }();
     m_changes.clear();
+    m_undo->clear(); // after the changes: what listens to the stack sees none
     if (hadNewKeys)
         emit keysAddedOrDropped();
 }
@@ -104,6 +95,8 @@ void MetadataEditor::apply(const std::string &key, const std::optional<gguf::Key
 
 bool MetadataEditor::push(const QString &text, const std::string &key, std::optional<gguf::KeyChange> after)
 {
+    if (isSaving())
+        return false; // the save took the changes as they were; the reload after it starts afresh
     const gguf::KeyChange *current = m_changes.find(key);
     std::optional<gguf::KeyChange> before = current ? std::optional(*current) : std::nullopt;
     const bool same = before.has_value() == after.has_value() &&
@@ -117,6 +110,8 @@ bool MetadataEditor::push(const QString &text, const std::string &key, std::opti
 
 QString MetadataEditor::setValue(const QString &key, const gguf::OwnedValue &value)
 {
+    if (isSaving())
+        return tr("Saving; the file can be edited again when it is saved.");
     const std::string k = key.toStdString();
     gguf::MetadataChanges one;
     one.set(k, value);
@@ -135,6 +130,8 @@ QString MetadataEditor::setValue(const QString &key, const gguf::OwnedValue &val
 
 QString MetadataEditor::removeKey(const QString &key)
 {
+    if (isSaving())
+        return tr("Saving; the file can be edited again when it is saved.");
     const std::string k = key.toStdString();
     if (m_file && !m_file->findMetadata(k)) {
         // an added key: removing it is forgetting it
@@ -152,6 +149,8 @@ QString MetadataEditor::removeKey(const QString &key)
 
 QString MetadataEditor::setElement(const QString &key, quint64 index, const gguf::OwnedValue &element)
 {
+    if (isSaving())
+        return tr("Saving; the file can be edited again when it is saved.");
     const std::string k = key.toStdString();
     gguf::MetadataChanges one;
     if (const gguf::KeyChange *c = m_changes.find(k))
@@ -252,14 +251,12 @@ bool MetadataEditor::isSaving() const
     return m_saver->isRunning();
 }
 
-void MetadataEditor::save(const QString &target, quint64 reserve)
+void MetadataEditor::save(const QString &target, bool allowInPlace, quint64 reserve)
 {
     if (!m_file || m_saver->isRunning())
         return;
     auto outcome = std::make_shared<SaveOutcome>();
-    const auto report = [this, outcome, target] {
-        if (!outcome->done)
-            return; // the job never ran
+    const auto report = [this, outcome] {
         const gguf::SaveResult &r = outcome->result;
         if (!outcome->problem.isEmpty())
             emit saveFailed(outcome->problem);
@@ -272,10 +269,9 @@ void MetadataEditor::save(const QString &target, quint64 reserve)
                     ? tr("saved in place: %1 of header written").arg(TextFormat::byteSize(r.bytesWritten))
                     : tr("written by a copy (%1; %2)").arg(TextFormat::byteSize(r.bytesWritten), outcome->reason));
     };
-    m_reportSave = report;
     m_saver->start(
         tr("Saving %1").arg(QFileInfo(target).fileName()),
-        [file = m_file, changes = m_changes, path = target.toStdString(), reserve,
+        [file = m_file, changes = m_changes, path = target.toStdString(), allowInPlace, reserve,
          outcome](const gguf::ProgressFn &progress) {
             std::string error;
             gguf::HeaderOptions options;
@@ -285,10 +281,9 @@ void MetadataEditor::save(const QString &target, quint64 reserve)
                 outcome->problem = QString::fromStdString(error);
             } else {
                 outcome->reason = QString::fromStdString(plan->reason);
-                outcome->result = gguf::writeEdited(*file, *plan, path, true, gguf::SaveHooks{progress, {}});
+                outcome->result = gguf::writeEdited(*file, *plan, path, allowInPlace, gguf::SaveHooks{progress, {}});
             }
-            outcome->done = true;
             return true;
         },
-        [this](bool) { reportSave(); });
+        [report](bool) { report(); });
 }

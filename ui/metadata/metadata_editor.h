@@ -52,9 +52,10 @@ public:
     /// One line per pending change, in the order the keys were first changed.
     QStringList describeChanges() const;
 
-    /// Writes the changes to `target` (the file itself, or another file for Save As). `reserve`:
-    /// spare header bytes when a copy is needed (HeaderOptions::reserve).
-    void save(const QString &target, quint64 reserve = 0);
+    /// Writes the changes to `target`: the file itself (Save: in place when the header fits, with
+    /// `allowInPlace`) or another file (Save As: always a copy). `reserve`: spare header bytes when
+    /// the data must move (HeaderOptions::reserve). Changes are refused while it runs.
+    void save(const QString &target, bool allowInPlace, quint64 reserve = 0);
     bool isSaving() const;
 
 signals:
@@ -73,11 +74,8 @@ private:
     void apply(const std::string &key, const std::optional<gguf::KeyChange> &state);
     /// Pushes the step from the current change of `key` to `after`; false when nothing changes.
     bool push(const QString &text, const std::string &key, std::optional<gguf::KeyChange> after);
-    void reportSave();
-
     std::shared_ptr<const gguf::GgufFile> m_file;
     gguf::MetadataChanges m_changes;
     QUndoStack *m_undo;
     JobTracker *m_saver;
-    std::function<void()> m_reportSave; ///< says how the running save ended
 };

@@ -7,6 +7,7 @@
 
 #include <memory>
 #include <optional>
+#include <string>
 
 class JinjaHighlighter;
 class JobProgress;
@@ -98,6 +99,10 @@ private:
     /// chat template checked and highlighted.
     void updateDetailEditing(const QModelIndex &sourceIndex);
     void checkTemplate();
+    /// The bytes of the string `key` (element `element`, or -1) with the pending changes.
+    std::string stringBytes(const QString &key, qint64 element) const;
+    /// True when the detail pane can show `bytes` and give them back unchanged.
+    static bool keepsItsBytes(const std::string &bytes);
     void chooseAddKey();
     void chooseSaveAs();
     QModelIndex currentSourceIndex() const;

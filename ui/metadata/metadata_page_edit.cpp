@@ -26,6 +26,7 @@
 #include <QListWidget>
 #include <QPlainTextEdit>
 #include <QPushButton>
+#include <QTextDocument>
 #include <QToolButton>
 #include <QTreeView>
 #include <QUndoStack>
@@ -206,9 +207,10 @@ void MetadataPage::updateDetailEditing(const QModelIndex &index)
         const gguf::KeyChange *c = m_editor->changes().find(key.toStdString());
         const bool removed = c && c->kind == gguf::KeyChange::Kind::Remove;
         const bool structural = gguf::isStructuralKey(key.toStdString()) || key == QLatin1String(gguf::kPaddingKey);
-        if (!removed && !structural) {
+        const qint64 element = index.data(MetadataTreeModel::ElementIndexRole).toLongLong();
+        if (!removed && !structural && keepsItsBytes(stringBytes(key, element))) {
             m_detailKey = key;
-            m_detailElement = index.data(MetadataTreeModel::ElementIndexRole).toLongLong();
+            m_detailElement = element;
         }
     }
     m_detail->setReadOnly(m_detailKey.isEmpty());
@@ -247,11 +249,43 @@ QStringList MetadataPage::pendingChanges() const
     return m_editor->describeChanges();
 }
 
+std::string MetadataPage::stringBytes(const QString &key, qint64 element) const
+{
+    const std::string k = key.toStdString();
+    const auto index = static_cast<uint64_t>(element);
+    if (const gguf::KeyChange *c = m_editor->changes().find(k)) {
+        if (c->kind == gguf::KeyChange::Kind::Set)
+            return element < 0 ? c->value.text
+                               : (index < c->value.elements.size() ? c->value.elements[index].text : std::string());
+        if (const auto it = c->elements.find(index); element >= 0 && it != c->elements.end())
+            return it->second.text;
+    }
+    const gguf::MetadataEntry *entry = m_editor->file() ? m_editor->file()->findMetadata(k) : nullptr;
+    if (!entry)
+        return {};
+    return std::string(element < 0 ? entry->value.toStringView() : entry->value.array().stringAt(index));
+}
+
+bool MetadataPage::keepsItsBytes(const std::string &bytes)
+{
+    // The text editor would change these: invalid UTF-8 (shown as U+FFFD), carriage returns and the
+    // line and paragraph separators (it makes line breaks of them). Such strings are edited with
+    // `gguf-inspect set`, which takes bytes as they are.
+    if (QString::fromUtf8(bytes.data(), static_cast<qsizetype>(bytes.size())).toUtf8() !=
+        QByteArrayView(bytes.data(), static_cast<qsizetype>(bytes.size())))
+        return false;
+    return bytes.find('\r') == std::string::npos && bytes.find("\xE2\x80\xA8") == std::string::npos &&
+           bytes.find("\xE2\x80\xA9") == std::string::npos;
+}
+
 QString MetadataPage::applyDetailText()
 {
     if (m_detailKey.isEmpty())
-        return tr("Select a string value while editing to change its text.");
-    const gguf::OwnedValue value = gguf::OwnedValue::string(m_detail->toPlainText().toStdString());
+        return tr("Select a string value while editing to change its text (strings with invalid UTF-8, carriage "
+                  "returns or line separators are edited with gguf-inspect set).");
+    // the raw text: toPlainText() would turn no-break spaces into spaces
+    const QString text = m_detail->document()->toRawText().replace(QChar::ParagraphSeparator, QLatin1Char('\n'));
+    const gguf::OwnedValue value = gguf::OwnedValue::string(text.toStdString());
     return m_detailElement >= 0 ? m_editor->setElement(m_detailKey, static_cast<quint64>(m_detailElement), value)
                                 : m_editor->setValue(m_detailKey, value);
 }
@@ -318,13 +352,13 @@ void MetadataPage::chooseAddKey()
 void MetadataPage::save()
 {
     if (const gguf::GgufFile *file = m_editor->file(); file && m_editor->hasChanges())
-        m_editor->save(QString::fromStdString(file->path()));
+        m_editor->save(QString::fromStdString(file->path()), true);
 }
 
 void MetadataPage::saveAs(const QString &path)
 {
     if (m_editor->file() && !path.isEmpty())
-        m_editor->save(path);
+        m_editor->save(path, false);
 }
 
 void MetadataPage::chooseSaveAs()

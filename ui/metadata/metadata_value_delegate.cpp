@@ -51,6 +51,12 @@ QWidget *MetadataValueDelegate::createEditor(QWidget *parent, const QStyleOption
     auto *combo = new QComboBox(parent);
     for (const auto &[value, text] : named)
         combo->addItem(text, value);
+    // a value without a name is offered as it is, so that closing the editor never changes it
+    const QString current = index.data(Qt::EditRole).toString();
+    bool isNumber = false;
+    const qint64 value = current.toLongLong(&isNumber);
+    if (isNumber && combo->findData(value) < 0)
+        combo->addItem(tr("%1 (no name)").arg(value), value);
     return combo;
 }
 

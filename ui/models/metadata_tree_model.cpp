@@ -450,6 +450,10 @@ bool MetadataTreeModel::setData(const QModelIndex &index, const QVariant &value,
 {
     if (role != Qt::EditRole || !(flags(index) & Qt::ItemIsEditable) || !m_editHandler)
         return false;
+    // an editor closed without a change is no edit (its text may not even hold the same bytes:
+    // invalid UTF-8 shows as U+FFFD)
+    if (value.toString() == data(index, Qt::EditRole).toString())
+        return true;
     const Item item = itemFor(index);
     const QString key = index.data(KeyRole).toString();
     const qint64 element = index.data(ElementIndexRole).toLongLong();
