@@ -338,6 +338,7 @@ void TestEdit::editsOneElementOfALargeArray()
     // 1000 integers of each narrow type: one element changed, the type of every element kept
     for (const ValueType t : {ValueType::Int16, ValueType::Uint8, ValueType::Uint64, ValueType::Int32}) {
         std::vector<BuildValue> elements;
+        elements.reserve(1000);
         for (int i = 0; i < 1000; ++i)
             elements.push_back(t == ValueType::Int16    ? V::i16(static_cast<int16_t>(i - 500))
                                : t == ValueType::Uint8  ? V::u8(static_cast<uint8_t>(i))
