@@ -34,6 +34,8 @@ class MetadataPage : public QWidget, public Page {
     Q_OBJECT
 public:
     explicit MetadataPage(QWidget *parent = nullptr);
+    /// Cuts the editor's signals first: its undo stack still speaks while the children go.
+    ~MetadataPage() override;
 
     /// Shows the metadata of `file` (null: empty).
     /// Shows the metadata of the model's first file.

@@ -89,6 +89,9 @@ QWidget *MetadataPage::createEditBar()
     m_view->addActions({undo, redo});
     auto *saveAction = new QAction(tr("&Save"), this);
     saveAction->setObjectName(QStringLiteral("saveEdits"));
+    saveAction->setShortcut(QKeySequence::Save);
+    saveAction->setShortcutContext(Qt::WidgetWithChildrenShortcut);
+    addAction(saveAction); // Ctrl+S wherever the focus is on the page
     connect(saveAction, &QAction::triggered, this, &MetadataPage::save);
     auto *saveAsAction = new QAction(tr("Save &As…"), this);
     connect(saveAsAction, &QAction::triggered, this, &MetadataPage::chooseSaveAs);
@@ -144,6 +147,12 @@ QWidget *MetadataPage::createEditBar()
     m_view->setItemDelegateForColumn(MetadataTreeModel::ValueColumn, delegate);
     connect(delegate, &MetadataValueDelegate::editRefused, this, &MetadataPage::editMessage);
     return bar;
+}
+
+MetadataPage::~MetadataPage()
+{
+    for (QObject *sender : std::initializer_list<QObject *>{m_editor, m_editor->undoStack(), m_editor->saveTracker()})
+        sender->disconnect(this);
 }
 
 bool MetadataPage::isEditing() const
