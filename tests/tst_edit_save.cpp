@@ -168,6 +168,16 @@ void TestEditSave::savesByACopyBesideTheFile()
     QVERIFY(out && out->complete() && out->llamaCppAccepts());
     QCOMPARE(out->value("general.name").toStringView(), "renamed");
     QCOMPARE(out->fileSize(), f->fileSize() + (plan->dataOffset - f->dataOffset()));
+    // the data moved by whole pages and was copied from the page it begins in: the header's last
+    // bytes were written again after that
+    QCOMPARE((plan->dataOffset - f->dataOffset()) % 4096, uint64_t(0));
+    QVERIFY(f->dataOffset() % 4096 != 0);
+    const QByteArray now = readAll(m_path);
+    QCOMPARE(
+        now.left(static_cast<qsizetype>(plan->dataOffset)),
+        QByteArray(reinterpret_cast<const char *>(plan->bytes.data()), static_cast<qsizetype>(plan->bytes.size())));
+    QCOMPARE(now.mid(static_cast<qsizetype>(plan->dataOffset)),
+             m_original.mid(static_cast<qsizetype>(f->dataOffset())));
     QCOMPARE(tensorHashes(*out), tensorHashes(*f));
     QCOMPARE(strays(m_dir->path(), {"model.gguf"}), QStringList());
     // the original mapping still reads the old file (the new one replaced its name only)

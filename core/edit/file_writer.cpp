@@ -18,6 +18,7 @@ namespace {
 
 constexpr uint64_t kCopyChunk = uint64_t(64) << 20; // bytes between progress reports
 constexpr size_t kBufferSize = size_t(8) << 20;     // the read/write fallback's buffer
+constexpr uint64_t kPage = 4096;                    // copies of whole pages are the fast ones
 
 class Fd {
 public:
@@ -158,6 +159,8 @@ private:
     bool copyRange(int src, int dst, uint64_t from, uint64_t to, uint64_t shift);
     /// Asks the progress callback once more; true (and the result says so) when it cancels.
     bool cancelled();
+    /// Tells the progress callback how much is copied; false when it cancels.
+    bool reportCopied();
 
     const GgufFile &m_file;
     const HeaderPlan &m_plan;
@@ -165,6 +168,7 @@ private:
     SaveResult m_result;
     std::vector<uint8_t> m_oldHeader;
     uint64_t m_copied = 0;
+    uint64_t m_copyFrom = 0; ///< where the copy of the old file starts (the data region, or the page it begins in)
 };
 
 bool Writer::checkUnchanged(int fd)
@@ -278,7 +282,6 @@ bool Writer::inPlace(int fd)
 
 bool Writer::copyRange(int src, int dst, uint64_t from, uint64_t to, uint64_t shift)
 {
-    const uint64_t total = m_file.fileSize() - m_plan.oldDataOffset;
     static thread_local std::vector<uint8_t> buffer;
     bool kernelCopy = true;
     while (from < to) {
@@ -309,7 +312,7 @@ bool Writer::copyRange(int src, int dst, uint64_t from, uint64_t to, uint64_t sh
         }
         from += n;
         m_copied += n;
-        if (m_hooks.progress && !m_hooks.progress(m_copied, total)) {
+        if (!reportCopied()) {
             m_result.cancelled = true;
             return fail("saving was cancelled; " + m_file.path() + " is unchanged");
         }
@@ -321,7 +324,7 @@ bool Writer::copyData(int src, int dst)
 {
     const uint64_t end = m_file.fileSize();
     const uint64_t shift = m_plan.dataOffset - m_plan.oldDataOffset; // modular: the data may move back
-    uint64_t at = m_plan.oldDataOffset;
+    uint64_t at = m_copyFrom;
     // only the parts that hold data: a sparse file stays sparse
     while (at < end) {
         off_t data = ::lseek(src, static_cast<off_t>(at), SEEK_DATA);
@@ -341,6 +344,14 @@ bool Writer::copyData(int src, int dst)
         at = to;
     }
     return !cancelled();
+}
+
+bool Writer::reportCopied()
+{
+    // in bytes of the data region (the copy may have started a few bytes before it)
+    const uint64_t before = m_plan.oldDataOffset - m_copyFrom;
+    const uint64_t total = m_file.fileSize() - m_plan.oldDataOffset;
+    return !m_hooks.progress || m_hooks.progress(std::min(m_copied > before ? m_copied - before : 0, total), total);
 }
 
 bool Writer::cancelled()
@@ -387,7 +398,17 @@ bool Writer::copy(int src, const std::string &target)
         return failAndRemove("cannot write " + temp + ": " + errnoText() + unchanged);
     step(SaveStep::HeaderCopied);
     ::posix_fadvise(src, 0, 0, POSIX_FADV_SEQUENTIAL); // read ahead generously, as cp does
-    if (!copyData(src, dst.get())) {
+    // When the data moves by whole pages, the copy starts at the page the data region begins in, so
+    // that every page is copied whole (the kernel copies whole pages much faster than pieces); the
+    // few old header bytes this copies over the end of the new header are written again after.
+    const uint64_t shift = m_plan.dataOffset - m_plan.oldDataOffset;
+    const uint64_t inPage = m_plan.oldDataOffset % kPage;
+    const bool wholePages = m_plan.dataOffset >= m_plan.oldDataOffset && shift % kPage == 0;
+    m_copyFrom = wholePages ? m_plan.oldDataOffset - inPage : m_plan.oldDataOffset;
+    if (!copyData(src, dst.get()) ||
+        (wholePages &&
+         !writeAll(dst.get(), m_plan.bytes.data() + m_plan.dataOffset - inPage, inPage, m_plan.dataOffset - inPage) &&
+         fail("cannot write " + temp + ": " + errnoText() + unchanged))) {
         const std::string message = m_result.message;
         return failAndRemove(message);
     }
