@@ -168,9 +168,8 @@ int runSet(const CommandArgs &args)
     }
     for (const std::string &key : args.removes)
         changes.remove(key);
-    if (const auto problems = changes.problems(*file); !problems.empty())
-        return usage(problems.front());
 
+    // the plan checks the changes (MetadataChanges::problems) and says the first refusal
     gguf::HeaderOptions options;
     options.reserve = args.reserve;
     const auto plan = gguf::planHeader(*file, changes, options, error);

@@ -28,6 +28,8 @@ struct KeyChange {
     Kind kind = Kind::Set;
     OwnedValue value;                        ///< Set
     std::map<uint64_t, OwnedValue> elements; ///< Elements: index → new element
+
+    bool operator==(const KeyChange &other) const = default;
 };
 
 /// A set of pending metadata changes to one file, keyed by name. Later changes to a key replace

@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 #include "core/edit/owned_value.h"
 
+#include "core/util/json_text.h"
 #include "core/util/utf8.h"
 
 #include <algorithm>
@@ -106,31 +107,6 @@ template <typename F> std::optional<F> parseFloat(std::string_view s, std::strin
         return std::nullopt;
     }
     return v;
-}
-
-void appendJsonString(std::string &out, std::string_view s)
-{
-    out += '"';
-    for (const char c : s) {
-        const auto u = static_cast<unsigned char>(c);
-        switch (c) {
-        case '"': out += "\\\""; break;
-        case '\\': out += "\\\\"; break;
-        case '\n': out += "\\n"; break;
-        case '\t': out += "\\t"; break;
-        case '\r': out += "\\r"; break;
-        default:
-            if (u < 0x20) {
-                static constexpr char kHex[] = "0123456789abcdef";
-                out += "\\u00";
-                out += kHex[u >> 4];
-                out += kHex[u & 15];
-            } else {
-                out += c; // bytes ≥ 0x80 pass through, so any string round-trips
-            }
-        }
-    }
-    out += '"';
 }
 
 // A list `[a, b, "c"]`: reads one element at a time from `s`.

@@ -1,6 +1,8 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 #include "jinja_value.h"
 
+#include "core/util/json_text.h"
+
 #include <algorithm>
 #include <charconv>
 #include <cmath>
@@ -46,33 +48,6 @@ std::string quoted(const std::string &s)
     return out + q;
 }
 
-void jsonString(const std::string &s, std::string &out)
-{
-    static constexpr char kHex[] = "0123456789abcdef";
-    out += '"';
-    for (char c : s) {
-        const auto u = static_cast<unsigned char>(c);
-        switch (c) {
-        case '"': out += "\\\""; break;
-        case '\\': out += "\\\\"; break;
-        case '\n': out += "\\n"; break;
-        case '\r': out += "\\r"; break;
-        case '\t': out += "\\t"; break;
-        case '\b': out += "\\b"; break;
-        case '\f': out += "\\f"; break;
-        default:
-            if (u < 0x20) {
-                out += "\\u00";
-                out += kHex[u >> 4];
-                out += kHex[u & 15];
-            } else {
-                out += c;
-            }
-        }
-    }
-    out += '"';
-}
-
 void json(const Value &v, int indent, int depth, std::string &out)
 {
     indent = std::min(indent, 64);
@@ -88,7 +63,7 @@ void json(const Value &v, int indent, int depth, std::string &out)
     case Value::Kind::Bool: out += v.asBool() ? "true" : "false"; return;
     case Value::Kind::Int: out += std::to_string(v.asInt()); return;
     case Value::Kind::Float: out += floatText(v.asDouble()); return;
-    case Value::Kind::String: jsonString(v.str(), out); return;
+    case Value::Kind::String: appendJsonString(out, v.str()); return;
     case Value::Kind::Callable: out += "null"; return;
     case Value::Kind::Array: {
         if (v.items().empty()) {
@@ -118,7 +93,7 @@ void json(const Value &v, int indent, int depth, std::string &out)
                 out += indent >= 0 ? "," : ", ";
             first = false;
             newline(depth + 1);
-            jsonString(key, out);
+            appendJsonString(out, key);
             out += ": ";
             json(value, indent, depth + 1, out);
         }

@@ -12,12 +12,12 @@
 class JobProgress;
 class JobTracker;
 class MetadataDiffModel;
+class MetadataDiffProxy;
 class QComboBox;
 class QLabel;
 class QLineEdit;
 class QCheckBox;
 class QPushButton;
-class QSortFilterProxyModel;
 class QTabWidget;
 class QTableView;
 class QTreeView;
@@ -129,7 +129,7 @@ private:
     QTabWidget *m_sections;
     // metadata
     MetadataDiffModel *m_metadataModel;
-    QSortFilterProxyModel *m_metadataProxy;
+    MetadataDiffProxy *m_metadataProxy;
     QComboBox *m_metadataShow;
     QLineEdit *m_metadataFilter;
     QTreeView *m_metadataView;

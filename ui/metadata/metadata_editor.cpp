@@ -99,24 +99,29 @@ bool MetadataEditor::push(const QString &text, const std::string &key, std::opti
         return false; // the save took the changes as they were; the reload after it starts afresh
     const gguf::KeyChange *current = m_changes.find(key);
     std::optional<gguf::KeyChange> before = current ? std::optional(*current) : std::nullopt;
-    const bool same = before.has_value() == after.has_value() &&
-                      (!before || (before->kind == after->kind && before->value == after->value &&
-                                   before->elements == after->elements));
-    if (same)
+    if (before == after)
         return false;
     m_undo->push(new KeyChangeCommand(this, text, key, std::move(before), std::move(after)));
     return true;
 }
 
-QString MetadataEditor::setValue(const QString &key, const gguf::OwnedValue &value)
+QString MetadataEditor::problemWith(const gguf::MetadataChanges &one) const
 {
     if (isSaving())
         return tr("Saving; the file can be edited again when it is saved.");
+    if (!m_file)
+        return tr("No file is open.");
+    const auto problems = one.problems(*m_file);
+    return problems.empty() ? QString() : qs(problems.front());
+}
+
+QString MetadataEditor::setValue(const QString &key, const gguf::OwnedValue &value)
+{
     const std::string k = key.toStdString();
     gguf::MetadataChanges one;
     one.set(k, value);
-    if (const auto problems = m_file ? one.problems(*m_file) : std::vector<std::string>{"no file"}; !problems.empty())
-        return qs(problems.front());
+    if (const QString why = problemWith(one); !why.isEmpty())
+        return why;
     // setting a key back to the value it has in the file is no change at all
     if (const gguf::MetadataEntry *e = m_file->findMetadata(k);
         e && value.type != gguf::ValueType::Array && gguf::OwnedValue::fromValue(e->value) == value) {
@@ -130,9 +135,9 @@ QString MetadataEditor::setValue(const QString &key, const gguf::OwnedValue &val
 
 QString MetadataEditor::removeKey(const QString &key)
 {
-    if (isSaving())
-        return tr("Saving; the file can be edited again when it is saved.");
     const std::string k = key.toStdString();
+    if (isSaving())
+        return problemWith({});
     if (m_file && !m_file->findMetadata(k)) {
         // an added key: removing it is forgetting it
         if (m_changes.find(k))
@@ -141,24 +146,22 @@ QString MetadataEditor::removeKey(const QString &key)
     }
     gguf::MetadataChanges one;
     one.remove(k);
-    if (const auto problems = m_file ? one.problems(*m_file) : std::vector<std::string>{"no file"}; !problems.empty())
-        return qs(problems.front());
+    if (const QString why = problemWith(one); !why.isEmpty())
+        return why;
     push(tr("Remove %1").arg(key), k, *one.find(k));
     return {};
 }
 
 QString MetadataEditor::setElement(const QString &key, quint64 index, const gguf::OwnedValue &element)
 {
-    if (isSaving())
-        return tr("Saving; the file can be edited again when it is saved.");
     const std::string k = key.toStdString();
     gguf::MetadataChanges one;
     if (const gguf::KeyChange *c = m_changes.find(k))
         one.put(k, *c);
     if (!one.setElement(k, index, element))
         return tr("%1 is removed or holds fewer elements").arg(key);
-    if (const auto problems = m_file ? one.problems(*m_file) : std::vector<std::string>{"no file"}; !problems.empty())
-        return qs(problems.front());
+    if (const QString why = problemWith(one); !why.isEmpty())
+        return why;
     gguf::KeyChange after = *one.find(k);
     // an element set back to its value in the file is no longer a change
     if (after.kind == gguf::KeyChange::Kind::Elements) {

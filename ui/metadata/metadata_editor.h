@@ -72,6 +72,9 @@ private:
     friend class KeyChangeCommand;
     /// Puts `key`'s change to `state` (nullopt: no change) and tells the views.
     void apply(const std::string &key, const std::optional<gguf::KeyChange> &state);
+    /// Why `one` (a change about to be made) cannot be: a save running, no file, or the first of
+    /// its problems(); empty when it can.
+    QString problemWith(const gguf::MetadataChanges &one) const;
     /// Pushes the step from the current change of `key` to `after`; false when nothing changes.
     bool push(const QString &text, const std::string &key, std::optional<gguf::KeyChange> after);
     std::shared_ptr<const gguf::GgufFile> m_file;

@@ -158,3 +158,24 @@ QVariant MetadataDiffModel::headerData(int section, Qt::Orientation orientation,
     default: return {};
     }
 }
+
+void MetadataDiffProxy::setFilter(int show, const QString &text)
+{
+    m_show = show;
+    m_text = text;
+    invalidateRowsFilter();
+}
+
+bool MetadataDiffProxy::filterAcceptsRow(int row, const QModelIndex &parent) const
+{
+    if (parent.isValid())
+        return true;
+    const QModelIndex i = sourceModel()->index(row, 0, parent);
+    const auto status = static_cast<gguf::DiffStatus>(i.data(MetadataDiffModel::StatusRole).toInt());
+    const bool shown = m_show == All || (m_show == Differences && status != gguf::DiffStatus::Same) ||
+                       (m_show == Added && status == gguf::DiffStatus::Added) ||
+                       (m_show == Removed && status == gguf::DiffStatus::Removed) ||
+                       (m_show == Changed && status == gguf::DiffStatus::Changed) ||
+                       (m_show == Same && status == gguf::DiffStatus::Same);
+    return shown && (m_text.isEmpty() || i.data().toString().contains(m_text, Qt::CaseInsensitive));
+}

@@ -4,6 +4,7 @@
 #include "core/compare/metadata_diff.h"
 
 #include <QAbstractItemModel>
+#include <QSortFilterProxyModel>
 
 #include <memory>
 
@@ -46,4 +47,24 @@ private:
 
     std::shared_ptr<const gguf::SplitModel> m_a, m_b;
     gguf::MetadataDiff m_diff;
+};
+
+/// Filters the rows of a MetadataDiffModel by status and key text; a key's child rows (an array's
+/// differing elements) go with it.
+class MetadataDiffProxy : public QSortFilterProxyModel {
+    Q_OBJECT
+public:
+    /// What to show, in the order of the Compare page's "Show" list.
+    enum Show { Differences, All, Added, Removed, Changed, Same };
+
+    using QSortFilterProxyModel::QSortFilterProxyModel;
+    /// Shows the keys of `show` (a Show) whose key contains `text` (any case).
+    void setFilter(int show, const QString &text);
+
+protected:
+    bool filterAcceptsRow(int row, const QModelIndex &parent) const override;
+
+private:
+    int m_show = Differences;
+    QString m_text;
 };

@@ -436,13 +436,18 @@ Qt::ItemFlags MetadataTreeModel::flags(const QModelIndex &index) const
         return f;
     if (kind == ItemKind::Element && !(item.leaf && item.node->kind == ItemKind::Entry))
         return f; // an element of a nested array
-    const QVariant text = data(index, Qt::EditRole);
     const gguf::KeyChange *c = m_changes ? m_changes->find(key) : nullptr;
-    if (!text.isValid() || (c && c->kind == gguf::KeyChange::Kind::Remove))
+    if (c && c->kind == gguf::KeyChange::Kind::Remove)
         return f;
-    // a string of several lines (a chat template) is edited in the detail pane
-    if (text.toString().contains(QLatin1Char('\n')) && kind == ItemKind::Entry)
-        return f;
+    if (kind == ItemKind::Entry) {
+        // (asked for every cell painted: read the value in place, build no text)
+        const bool pending = c && c->kind == gguf::KeyChange::Kind::Set;
+        const gguf::ValueType type = pending ? c->value.type : item.value().type();
+        const std::string_view text = pending ? std::string_view(c->value.text) : item.value().toStringView();
+        // arrays change element by element; a string of several lines (a chat template) in the detail pane
+        if (type == gguf::ValueType::Array || (type == gguf::ValueType::String && text.find('\n') != text.npos))
+            return f;
+    }
     return f | Qt::ItemIsEditable;
 }
 
