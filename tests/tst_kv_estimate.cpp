@@ -1,7 +1,9 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
-// The KV cache estimate (#17, work in progress) against what llama.cpp allocated for the same
+// The KV cache and recurrent state estimate (#17) against what llama.cpp allocated for the same
 // inputs (../shared/tools/README.md: llama-memory.mjs on tiny-llama-tied-q8_0, node-llama-cpp
-// 3.22.1), and against the test's own sums for per-layer heads and sliding windows.
+// 3.22.1), and against figures worked out here by hand from llama.cpp's rules (docs/MEMORY.md)
+// for built files of each kind: dense GQA, per-layer KV heads, sliding windows, MLA, embedding,
+// recurrent and hybrid models.
 #include "core/format/gguf_file.h"
 #include "core/memory/kv_estimate.h"
 #include "tests/support/gguf_builder.h"
@@ -14,10 +16,45 @@ using namespace gguf::test;
 namespace {
 
 constexpr uint64_t MiB = uint64_t(1) << 20;
+constexpr uint32_t kF32 = 0, kF16 = 1, kQ4_0 = 2, kQ8_0 = 8;
 
 std::shared_ptr<const GgufFile> tinyLlama()
 {
     return GgufFile::open(GGUF_TEST_DATA_DIR "/real/tiny-llama-tied-q8_0.gguf").file;
+}
+
+using V = BuildValue;
+
+// A model header with the keys every architecture has; the test adds the rest.
+GgufBuilder model(const std::string &arch, uint32_t layers, uint32_t embd, uint32_t heads, uint32_t context)
+{
+    GgufBuilder b;
+    b.kv("general.architecture", V::str(arch))
+        .kv(arch + ".block_count", V::u32(layers))
+        .kv(arch + ".context_length", V::u32(context))
+        .kv(arch + ".embedding_length", V::u32(embd))
+        .kv(arch + ".attention.head_count", V::u32(heads));
+    return b;
+}
+
+struct Opened {
+    BuiltFile built;
+    std::shared_ptr<const GgufFile> file;
+};
+
+Opened open(const GgufBuilder &b)
+{
+    Opened o{b.build(), nullptr};
+    o.file = GgufFile::openBuffer(o.built.bytes(), "<built>").file;
+    return o;
+}
+
+V u32Array(std::initializer_list<uint32_t> values)
+{
+    std::vector<V> out;
+    for (const uint32_t v : values)
+        out.push_back(V::u32(v));
+    return V::array(ValueType::Uint32, out);
 }
 
 } // namespace
@@ -35,7 +72,7 @@ private slots:
         QCOMPARE(e.nCtxSeq, uint64_t(4096));
         QCOMPARE(e.kBytes, 4 * MiB); // llama_kv_cache: K (f16): 4.00 MiB
         QCOMPARE(e.vBytes, 4 * MiB); // V (f16): 4.00 MiB
-        in.typeK = in.typeV = 8;     // q8_0 (the oracle turns flash attention on with a cache type)
+        in.typeK = in.typeV = kQ8_0; // q8_0 (the oracle turns flash attention on with a cache type)
         in.flashAttention = true;
         e = estimateKv(*f, in);
         QCOMPARE(e.kBytes + e.vBytes, 4 * MiB + MiB / 4); // size = 4.25 MiB
@@ -44,38 +81,307 @@ private slots:
         QCOMPARE(estimateKv(*f, in).nCtxSeq, uint64_t(1024)); // 1024 cells
         in.context = 3000;
         QCOMPARE(estimateKv(*f, in).nCtxSeq, uint64_t(3072));
+        // no context given: the model's own (llama.context_length = 2048)
+        in.context = 0;
+        QCOMPARE(estimateKv(*f, in).nCtxSeq, uint64_t(2048));
     }
 
-    void perLayerHeadsAndSlidingWindows()
+    void denseGqa()
     {
-        // 4 layers: KV heads 8, 4, 8, 2 of 128; window 1024 on every layer but each 2nd of a pair
-        GgufBuilder b;
-        b.kv("general.architecture", V::str("gemma2"))
-            .kv("gemma2.block_count", V::u32(4))
-            .kv("gemma2.context_length", V::u32(8192))
-            .kv("gemma2.embedding_length", V::u32(2048))
-            .kv("gemma2.attention.head_count", V::u32(16))
-            .kv("gemma2.attention.head_count_kv",
-                V::array(ValueType::Uint32, {V::u32(8), V::u32(4), V::u32(8), V::u32(2)}))
-            .kv("gemma2.attention.key_length", V::u32(128))
-            .kv("gemma2.attention.value_length", V::u32(128))
-            .kv("gemma2.attention.sliding_window", V::u32(1024));
-        const auto built = b.build();
-        const auto f = GgufFile::openBuffer(built.bytes(), "<gemma2>").file;
-        QVERIFY(f);
+        // llama 3 8B's shape: 32 layers, 32 heads of 128, 8 KV heads
+        auto o = open(model("llama", 32, 4096, 32, 8192).kv("llama.attention.head_count_kv", V::u32(8)));
+        QVERIFY(o.file);
+        MemoryInputs in;
+        in.context = 8192;
+        KvEstimate e = estimateKv(*o.file, in);
+        const uint64_t rowF16 = 128 * 8 * 2; // n_embd_k_gqa = 1024 values of 2 bytes
+        QCOMPARE(e.kBytes, rowF16 * 8192 * 32);
+        QCOMPARE(e.vBytes, rowF16 * 8192 * 32); // 512 MiB each
+        QCOMPARE(e.kBytes, 512 * MiB);
+        // q4_0: blocks of 32 values in 18 bytes
+        in.typeK = kQ4_0;
+        in.typeV = kQ8_0; // blocks of 32 in 34 bytes
+        in.flashAttention = true;
+        e = estimateKv(*o.file, in);
+        QCOMPARE(e.kBytes, uint64_t(1024 / 32 * 18) * 8192 * 32);
+        QCOMPARE(e.vBytes, uint64_t(1024 / 32 * 34) * 8192 * 32);
+        // f32
+        in.typeK = in.typeV = kF32;
+        QCOMPARE(estimateKv(*o.file, in).kBytes, uint64_t(1024 * 4) * 8192 * 32);
+        // four sequences share the context: 2048 cells in each of 4 streams
+        in = {};
+        in.context = 8192;
+        in.parallel = 4;
+        e = estimateKv(*o.file, in);
+        QCOMPARE(e.nCtxSeq, uint64_t(2048));
+        QCOMPARE(e.streams, uint64_t(4));
+        QCOMPARE(e.kBytes, rowF16 * 2048 * 4 * 32);
+        // 5000 over 3: padded to 5120, 1706 each, padded to 1792, times 3 streams
+        in.context = 5000;
+        in.parallel = 3;
+        e = estimateKv(*o.file, in);
+        QCOMPARE(e.nCtxSeq, uint64_t(1792));
+        QCOMPARE(e.nCtx, uint64_t(1792 * 3));
+        QCOMPARE(e.kBytes, rowF16 * 1792 * 3 * 32);
+        // one unified stream keeps the padded context whole
+        in.kvUnified = true;
+        e = estimateKv(*o.file, in);
+        QCOMPARE(e.streams, uint64_t(1));
+        QCOMPARE(e.kBytes, rowF16 * 5120 * 32);
+    }
+
+    void perLayerHeads()
+    {
+        // KV heads 8, 4, 8, 2 of 128: without flash attention V rows are as wide as the widest layer
+        auto o = open(model("llama", 4, 2048, 16, 4096)
+                          .kv("llama.attention.head_count_kv", u32Array({8, 4, 8, 2}))
+                          .kv("llama.attention.key_length", V::u32(128))
+                          .kv("llama.attention.value_length", V::u32(128)));
+        QVERIFY(o.file);
+        MemoryInputs in;
+        in.context = 4096;
+        KvEstimate e = estimateKv(*o.file, in);
+        QCOMPARE(e.layers.size(), size_t(4));
+        const uint64_t heads[] = {8, 4, 8, 2};
+        for (size_t il = 0; il < 4; ++il) {
+            QCOMPARE(e.layers[il].kBytes, 128 * heads[il] * 2 * 4096);
+            QCOMPARE(e.layers[il].vBytes, uint64_t(128 * 8 * 2) * 4096); // the widest: 8 heads
+        }
+        in.flashAttention = true;
+        e = estimateKv(*o.file, in);
+        for (size_t il = 0; il < 4; ++il)
+            QCOMPARE(e.layers[il].vBytes, 128 * heads[il] * 2 * 4096);
+        QCOMPARE(e.kBytes, uint64_t(128 * (8 + 4 + 8 + 2) * 2) * 4096);
+    }
+
+    void slidingWindowGemma2()
+    {
+        // gemma2: window on layers 0 and 2 (period 2), the other layers see everything
+        auto o = open(model("gemma2", 4, 2048, 16, 8192)
+                          .kv("gemma2.attention.head_count_kv", u32Array({8, 4, 8, 2}))
+                          .kv("gemma2.attention.key_length", V::u32(128))
+                          .kv("gemma2.attention.value_length", V::u32(128))
+                          .kv("gemma2.attention.sliding_window", V::u32(1024)));
+        QVERIFY(o.file);
         MemoryInputs in;
         in.flashAttention = true;
-        const KvEstimate e = estimateKv(*f, in);
-        QCOMPARE(e.layers.size(), size_t(4));
-        // gemma2's period is 2: layers 0 and 2 slide, 1 and 3 see everything
+        const KvEstimate e = estimateKv(*o.file, in);
         QCOMPARE(e.layers[0].kind, KvLayerKind::SlidingWindow);
         QCOMPARE(e.layers[1].kind, KvLayerKind::Full);
-        const uint64_t swaCells = (1024 + 512 + 255) / 256 * 256; // window + ubatch, padded
+        QCOMPARE(e.layers[2].kind, KvLayerKind::SlidingWindow);
+        QCOMPARE(e.layers[3].kind, KvLayerKind::Full);
+        const uint64_t swaCells = 1536; // window 1024 + ubatch 512, padded to 256
         QCOMPARE(e.layers[0].cells, swaCells);
-        QCOMPARE(e.layers[1].cells, uint64_t(8192));
-        QCOMPARE(e.layers[0].kBytes, 128 * 8 * 2 * swaCells); // f16
+        QCOMPARE(e.layers[1].cells, uint64_t(8192)); // the model's context
+        QCOMPARE(e.layers[0].kBytes, 128 * 8 * 2 * swaCells);
         QCOMPARE(e.layers[1].kBytes, uint64_t(128 * 4 * 2) * 8192);
         QCOMPARE(e.layers[3].vBytes, uint64_t(128 * 2 * 2) * 8192);
+        // gemma2 without the key: llama.cpp's default window of 4096
+        auto d = open(model("gemma2", 2, 512, 4, 16384).kv("gemma2.attention.head_count_kv", V::u32(1)));
+        QCOMPARE(estimateKv(*d.file, MemoryInputs{}).layers[0].cells, uint64_t(4096 + 512));
+    }
+
+    void slidingWindowGemma3()
+    {
+        // gemma3: five sliding layers then one full (period 6); window 1024; 7 layers
+        auto o = open(model("gemma3", 7, 1152, 4, 32768)
+                          .kv("gemma3.attention.head_count_kv", V::u32(1))
+                          .kv("gemma3.attention.key_length", V::u32(256))
+                          .kv("gemma3.attention.value_length", V::u32(256))
+                          .kv("gemma3.attention.sliding_window", V::u32(1024)));
+        QVERIFY(o.file);
+        MemoryInputs in;
+        in.context = 32768;
+        in.flashAttention = true;
+        KvEstimate e = estimateKv(*o.file, in);
+        const bool slides[] = {true, true, true, true, true, false, true};
+        uint64_t expectedK = 0;
+        for (size_t il = 0; il < 7; ++il) {
+            QCOMPARE(e.layers[il].kind == KvLayerKind::SlidingWindow, slides[il]);
+            const uint64_t cells = slides[il] ? 1536 : 32768;
+            QCOMPARE(e.layers[il].cells, cells);
+            expectedK += 256 * 2 * cells;
+        }
+        QCOMPARE(e.kBytes, expectedK);
+        // the window keeps the whole context when it is smaller than window + ubatch
+        in.context = 1000;
+        e = estimateKv(*o.file, in);
+        QCOMPARE(e.layers[0].cells, uint64_t(1024));
+        // --swa-full: every layer keeps the whole context
+        in.context = 32768;
+        in.swaFull = true;
+        QCOMPARE(estimateKv(*o.file, in).layers[0].cells, uint64_t(32768));
+        // two sequences, separate streams: each stream keeps window + ubatch
+        in.swaFull = false;
+        in.parallel = 2;
+        e = estimateKv(*o.file, in);
+        QCOMPARE(e.layers[0].cells, uint64_t(1536));
+        QCOMPARE(e.layers[0].kBytes, uint64_t(256 * 2) * 1536 * 2);
+        QCOMPARE(e.layers[5].cells, uint64_t(16384));
+        // a unified cache keeps a window per sequence in one stream
+        in.kvUnified = true;
+        QCOMPARE(estimateKv(*o.file, in).layers[0].cells, uint64_t(2048 + 512));
+
+        // gemma3 without a window: no sliding layers
+        auto n = open(model("gemma3", 2, 512, 4, 4096).kv("gemma3.attention.head_count_kv", V::u32(1)));
+        QCOMPARE(estimateKv(*n.file, MemoryInputs{}).layers[0].kind, KvLayerKind::Full);
+    }
+
+    void slidingWindowPatternArray()
+    {
+        // an explicit per-layer pattern wins over the architecture's period
+        std::vector<V> pattern = {V::boolean(false), V::boolean(true), V::boolean(true)};
+        auto o = open(model("gemma3", 3, 512, 4, 8192)
+                          .kv("gemma3.attention.head_count_kv", V::u32(2))
+                          .kv("gemma3.attention.sliding_window", V::u32(512))
+                          .kv("gemma3.attention.sliding_window_pattern", V::array(ValueType::Bool, pattern)));
+        QVERIFY(o.file);
+        const KvEstimate e = estimateKv(*o.file, MemoryInputs{});
+        QCOMPARE(e.layers[0].kind, KvLayerKind::Full);
+        QCOMPARE(e.layers[1].kind, KvLayerKind::SlidingWindow);
+        QCOMPARE(e.layers[1].cells, uint64_t(1024));
+        // a window on an architecture llama.cpp runs without one (qwen2): every layer is full
+        auto q = open(model("qwen2", 2, 512, 4, 8192).kv("qwen2.attention.sliding_window", V::u32(512)));
+        QCOMPARE(estimateKv(*q.file, MemoryInputs{}).layers[0].cells, uint64_t(8192));
+    }
+
+    void multiHeadLatentAttention()
+    {
+        // deepseek2 converted for MLA: one KV "head" of kv_lora_rank 512 + rope 64 = 576; no V
+        auto o = open(model("deepseek2", 4, 2048, 16, 163840)
+                          .kv("deepseek2.attention.head_count_kv", V::u32(1))
+                          .kv("deepseek2.attention.key_length", V::u32(576))
+                          .kv("deepseek2.attention.value_length", V::u32(512))
+                          .kv("deepseek2.attention.key_length_mla", V::u32(192))
+                          .kv("deepseek2.attention.value_length_mla", V::u32(128))
+                          .kv("deepseek2.attention.kv_lora_rank", V::u32(512))
+                          .kv("deepseek2.rope.dimension_count", V::u32(64)));
+        QVERIFY(o.file);
+        MemoryInputs in;
+        in.context = 4096;
+        const KvEstimate e = estimateKv(*o.file, in);
+        QCOMPARE(e.kBytes, uint64_t(576 * 2) * 4096 * 4);
+        QCOMPARE(e.vBytes, uint64_t(0));
+        // an older conversion without the _mla keys: ordinary K and V per head
+        auto old = open(model("deepseek2", 2, 2048, 16, 4096)
+                            .kv("deepseek2.attention.head_count_kv", V::u32(16))
+                            .kv("deepseek2.attention.key_length", V::u32(192))
+                            .kv("deepseek2.attention.value_length", V::u32(128)));
+        in.flashAttention = true;
+        const KvEstimate o2 = estimateKv(*old.file, in);
+        QCOMPARE(o2.kBytes, uint64_t(192 * 16 * 2) * 4096 * 2);
+        QCOMPARE(o2.vBytes, uint64_t(128 * 16 * 2) * 4096 * 2);
+    }
+
+    void embeddingModelHasNoCache()
+    {
+        auto o = open(model("bert", 12, 768, 12, 512));
+        QVERIFY(o.file);
+        const KvEstimate e = estimateKv(*o.file, MemoryInputs{});
+        QCOMPARE(e.total(), uint64_t(0));
+        QVERIFY(e.layers.empty());
+    }
+
+    void recurrentState()
+    {
+        // mamba: conv state (d_conv − 1)·(d_inner + 2·groups·d_state), ssm state d_state·d_inner, f32
+        auto o = open(model("mamba", 2, 768, 0, 1048576)
+                          .kv("mamba.ssm.conv_kernel", V::u32(4))
+                          .kv("mamba.ssm.inner_size", V::u32(1536))
+                          .kv("mamba.ssm.state_size", V::u32(16))
+                          .kv("mamba.ssm.time_step_rank", V::u32(48))
+                          .kv("mamba.attention.head_count_kv", V::u32(0)));
+        QVERIFY(o.file);
+        MemoryInputs in;
+        in.context = 4096;
+        KvEstimate e = estimateKv(*o.file, in);
+        const uint64_t r = 3 * 1536 * 4, s = 16 * 1536 * 4;
+        QCOMPARE(e.layers.size(), size_t(2));
+        QCOMPARE(e.layers[0].kind, KvLayerKind::Recurrent);
+        QCOMPARE(e.stateBytes, (r + s) * 2);
+        QCOMPARE(e.kBytes + e.vBytes, uint64_t(0));
+        // the state does not grow with the context, only with the sequences
+        in.context = 65536;
+        in.parallel = 3;
+        QCOMPARE(estimateKv(*o.file, in).stateBytes, (r + s) * 2 * 3);
+
+        // mamba2 with groups
+        auto m2 = open(model("mamba2", 1, 2560, 0, 4096)
+                           .kv("mamba2.ssm.conv_kernel", V::u32(4))
+                           .kv("mamba2.ssm.inner_size", V::u32(5120))
+                           .kv("mamba2.ssm.state_size", V::u32(128))
+                           .kv("mamba2.ssm.group_count", V::u32(8)));
+        QCOMPARE(estimateKv(*m2.file, MemoryInputs{}).stateBytes,
+                 uint64_t(3 * (5120 + 2 * 8 * 128) * 4 + 128 * 5120 * 4));
+
+        // rwkv6: token shift 2·n_embd, wkv n_embd·head_size
+        auto rw = open(model("rwkv6", 3, 2048, 0, 1048576).kv("rwkv6.wkv.head_size", V::u32(64)));
+        QCOMPARE(estimateKv(*rw.file, MemoryInputs{}).stateBytes, uint64_t((2 * 2048 + 2048 * 64) * 4 * 3));
+    }
+
+    void hybrid()
+    {
+        // jamba: layers without KV heads hold a mamba state, the others a KV cache
+        auto o = open(model("jamba", 4, 1024, 8, 4096)
+                          .kv("jamba.attention.head_count_kv", u32Array({0, 0, 0, 2}))
+                          .kv("jamba.ssm.conv_kernel", V::u32(4))
+                          .kv("jamba.ssm.inner_size", V::u32(2048))
+                          .kv("jamba.ssm.state_size", V::u32(16)));
+        QVERIFY(o.file);
+        MemoryInputs in;
+        in.context = 4096;
+        in.flashAttention = true;
+        const KvEstimate e = estimateKv(*o.file, in);
+        QCOMPARE(e.layers[0].kind, KvLayerKind::Recurrent);
+        QCOMPARE(e.layers[3].kind, KvLayerKind::Full);
+        QCOMPARE(e.stateBytes, uint64_t(3 * 2048 * 4 + 16 * 2048 * 4) * 3);
+        QCOMPARE(e.kBytes, uint64_t(128 * 2 * 2) * 4096); // head size 1024 / 8
+        // qwen3next: every 4th layer is full attention, the others recurrent
+        auto q = open(model("qwen3next", 8, 2048, 16, 4096)
+                          .kv("qwen3next.attention.head_count_kv", V::u32(2))
+                          .kv("qwen3next.attention.key_length", V::u32(256))
+                          .kv("qwen3next.attention.value_length", V::u32(256))
+                          .kv("qwen3next.ssm.conv_kernel", V::u32(4))
+                          .kv("qwen3next.ssm.inner_size", V::u32(4096))
+                          .kv("qwen3next.ssm.state_size", V::u32(128))
+                          .kv("qwen3next.ssm.group_count", V::u32(16)));
+        const KvEstimate qe = estimateKv(*q.file, in);
+        for (size_t il = 0; il < 8; ++il)
+            QCOMPARE(qe.layers[il].kind, (il + 1) % 4 == 0 ? KvLayerKind::Full : KvLayerKind::Recurrent);
+        QCOMPARE(qe.kBytes, uint64_t(256 * 2 * 2) * 4096 * 2);
+    }
+
+    void multiTokenPredictionLayersKeepNoCache()
+    {
+        // glm4moe-style: the last layer predicts the next tokens and has no cache in the main context
+        auto o = open(model("glm4moe", 3, 1024, 8, 4096)
+                          .kv("glm4moe.attention.head_count_kv", V::u32(2))
+                          .kv("glm4moe.nextn_predict_layers", V::u32(1)));
+        QVERIFY(o.file);
+        MemoryInputs in;
+        in.flashAttention = true;
+        const KvEstimate e = estimateKv(*o.file, in);
+        QCOMPARE(e.layers[2].kind, KvLayerKind::None);
+        QCOMPARE(e.kBytes, uint64_t(128 * 2 * 2) * 4096 * 2);
+    }
+
+    void gpuLayersPlaceTheCache()
+    {
+        const auto f = tinyLlama(); // 4 layers; N offloaded: the output and the last N − 1 layers
+        MemoryInputs in;
+        in.context = 4096;
+        in.gpuLayers = 3;
+        KvEstimate e = estimateKv(*f, in);
+        QVERIFY(!e.layers[1].onGpu);
+        QVERIFY(e.layers[2].onGpu);
+        QCOMPARE(e.gpuBytes, 4 * MiB); // layers 2 and 3: 1 MiB of K and 1 MiB of V each
+        in.gpuLayers = 1;
+        QCOMPARE(estimateKv(*f, in).gpuBytes, uint64_t(0));
+        in.gpuLayers = -1;
+        QCOMPARE(estimateKv(*f, in).gpuBytes, 8 * MiB);
+        QCOMPARE(firstGpuLayer(4, 0), uint64_t(5)); // none: llama.cpp's i_gpu_start = n_layer + 1 − 0
+        QCOMPARE(firstGpuLayer(4, 5), uint64_t(0));
+        QCOMPARE(firstGpuLayer(4, 99), uint64_t(0));
     }
 };
 

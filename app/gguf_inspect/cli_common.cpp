@@ -207,4 +207,22 @@ bool ProgressPrinter::operator()(uint64_t done, uint64_t total)
     return true;
 }
 
+std::shared_ptr<const gguf::SplitModel> openModel(const std::string &path)
+{
+    gguf::Error error;
+    auto model = gguf::SplitModel::open(path, error);
+    if (!model || error) {
+        reportError(path, error);
+        return nullptr;
+    }
+    for (const gguf::SplitModel::Shard &shard : model->shards())
+        if (!shard.file || shard.error) {
+            std::fprintf(stderr, "gguf-inspect: %s: shard %s: %s\n", printable(path).c_str(),
+                         printable(shard.path).c_str(),
+                         printable(shard.error ? shard.error.message : std::string("could not be read")).c_str());
+            return nullptr;
+        }
+    return model;
+}
+
 } // namespace cli

@@ -2,6 +2,7 @@
 #pragma once
 
 #include "core/format/gguf_file.h"
+#include "core/format/split_model.h"
 
 #include <cstdint>
 #include <memory>
@@ -21,6 +22,17 @@ inline constexpr int kExitUsage = 2;
 /// diff: the two files differ (kExitBadFile's value), or one could not be read.
 inline constexpr int kExitDifferent = 1;
 inline constexpr int kExitUnreadable = 3;
+
+/// memory: the options as typed (checked by the command).
+struct MemoryOptions {
+    std::optional<std::string> ctx, parallel, ubatch, typeK, typeV, gpuLayers, budget;
+    bool flashAttn = false;
+    bool noMmap = false;
+    bool any() const
+    {
+        return ctx || parallel || ubatch || typeK || typeV || gpuLayers || budget || flashAttn || noMmap;
+    }
+};
 
 /// What a command was given on the command line.
 struct CommandArgs {
@@ -42,6 +54,7 @@ struct CommandArgs {
     std::optional<std::string> chatTemplateFile;    ///< set: --chat-template-file F ('-': standard input)
     bool inPlace = false;                           ///< set: --in-place
     uint64_t reserve = 0;                           ///< set: --reserve BYTES
+    MemoryOptions memory;                           ///< memory: --ctx, --parallel, …
 };
 
 /// How much of a file a command can work with.
@@ -52,6 +65,10 @@ enum class OpenMode : uint8_t {
 
 /// Opens `path`; on failure prints the one-line diagnostic and returns null.
 std::shared_ptr<const gguf::GgufFile> openFile(const std::string &path, OpenMode mode);
+
+/// Opens `path` and, when it is one shard of a split, the others; on failure (any shard) prints
+/// one line and returns null.
+std::shared_ptr<const gguf::SplitModel> openModel(const std::string &path);
 
 /// "gguf-inspect: model.gguf: <what was wrong> (offset N)" on stderr.
 void reportError(const std::string &path, const gguf::Error &error);

@@ -33,24 +33,6 @@ struct Side {
 
 // A model and every shard of it, or a message and null: a shard that is missing would make its
 // tensors look removed, so the diff refuses it.
-std::shared_ptr<const gguf::SplitModel> openModel(const std::string &path)
-{
-    gguf::Error error;
-    auto model = gguf::SplitModel::open(path, error);
-    if (!model || error) {
-        reportError(path, error);
-        return nullptr;
-    }
-    for (const gguf::SplitModel::Shard &shard : model->shards())
-        if (!shard.file || shard.error) {
-            std::fprintf(stderr, "gguf-inspect: %s: shard %s: %s\n", printable(path).c_str(),
-                         printable(shard.path).c_str(),
-                         printable(shard.error ? shard.error.message : std::string("could not be read")).c_str());
-            return nullptr;
-        }
-    return model;
-}
-
 std::string typeText(const gguf::Value &v)
 {
     if (v.type() == gguf::ValueType::Array)

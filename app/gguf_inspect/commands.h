@@ -38,4 +38,8 @@ int runDiff(const CommandArgs &args);
 /// exit 0 written, 1 unreadable or the write failed (the file is then unchanged), 2 usage (nothing written).
 int runSet(const CommandArgs &args);
 
+/// `memory FILE [--ctx N] [--parallel N] [--ubatch N] [--cache-type-k T] [--cache-type-v T] [--flash-attn]
+/// [--gpu-layers N] [--no-mmap] [--budget GIB] [--json]`: what llama.cpp needs to run the model.
+int runMemory(const CommandArgs &args);
+
 } // namespace cli

@@ -56,6 +56,13 @@ constexpr Command kCommands[] = {
      "for arrays; KEY[N]=VALUE changes one element); a new key needs --type. Written in place when the new header "
      "fits before the data, else by a copy renamed over the target; without -o or --in-place nothing is written",
      cli::runSet, true},
+    {"memory",
+     "memory FILE [--ctx N] [--parallel N] [--ubatch N] [--cache-type-k T] [--cache-type-v T] [--flash-attn] "
+     "[--gpu-layers N] [--no-mmap] [--budget GIB] [--json]",
+     "the memory llama.cpp needs to run the model, per device: weights, KV cache (per layer), compute and output "
+     "buffers, each with its formula; --budget: the largest context that fits in GIB (on the GPU when layers are "
+     "offloaded, else in RAM)",
+     cli::runMemory},
 };
 
 const Command *findCommand(const QString &name)
@@ -157,6 +164,30 @@ int main(int argc, char *argv[])
         QStringLiteral("reserve"),
         QStringLiteral("set: when the file must be copied, leave this many spare header bytes for later edits."),
         QStringLiteral("BYTES"));
+    const QCommandLineOption ctxOption(
+        QStringLiteral("ctx"), QStringLiteral("memory: context length (default: the model's)."), QStringLiteral("N"));
+    const QCommandLineOption parallelOption(
+        QStringLiteral("parallel"), QStringLiteral("memory: parallel sequences (default 1)."), QStringLiteral("N"));
+    const QCommandLineOption ubatchOption(
+        QStringLiteral("ubatch"), QStringLiteral("memory: physical batch size (default 512)."), QStringLiteral("N"));
+    const QCommandLineOption cacheTypeKOption(
+        QStringLiteral("cache-type-k"), QStringLiteral("memory: K cache type (default f16)."), QStringLiteral("T"));
+    const QCommandLineOption cacheTypeVOption(
+        QStringLiteral("cache-type-v"), QStringLiteral("memory: V cache type (default f16)."), QStringLiteral("T"));
+    const QCommandLineOption flashAttnOption(QStringLiteral("flash-attn"),
+                                             QStringLiteral("memory: flash attention on."));
+    const QCommandLineOption gpuLayersOption(QStringLiteral("gpu-layers"),
+                                             QStringLiteral("memory: layers offloaded to the GPU (default all)."),
+                                             QStringLiteral("N"));
+    const QCommandLineOption noMmapOption(QStringLiteral("no-mmap"),
+                                          QStringLiteral("memory: read the weights into memory instead of mapping."));
+    const QCommandLineOption budgetOption(QStringLiteral("budget"),
+                                          QStringLiteral("memory: find the largest context that fits in GIB."),
+                                          QStringLiteral("GIB"));
+    for (const QCommandLineOption *o :
+         {&ctxOption, &parallelOption, &ubatchOption, &cacheTypeKOption, &cacheTypeVOption, &flashAttnOption,
+          &gpuLayersOption, &noMmapOption, &budgetOption})
+        parser.addOption(*o);
     parser.addOption(typeOption);
     parser.addOption(removeOption);
     parser.addOption(chatTemplateOption);
@@ -231,6 +262,24 @@ int main(int argc, char *argv[])
         !set)
         return usageError(QStringLiteral("--type, --remove, --chat-template-file, --in-place and --reserve belong to "
                                          "the set command"));
+    cli::MemoryOptions memory;
+    auto optionText = [&](const QCommandLineOption &o) -> std::optional<std::string> {
+        if (!parser.isSet(o))
+            return std::nullopt;
+        return parser.value(o).toStdString();
+    };
+    memory.ctx = optionText(ctxOption);
+    memory.parallel = optionText(parallelOption);
+    memory.ubatch = optionText(ubatchOption);
+    memory.typeK = optionText(cacheTypeKOption);
+    memory.typeV = optionText(cacheTypeVOption);
+    memory.gpuLayers = optionText(gpuLayersOption);
+    memory.budget = optionText(budgetOption);
+    memory.flashAttn = parser.isSet(flashAttnOption);
+    memory.noMmap = parser.isSet(noMmapOption);
+    if (memory.any() && !(command && QLatin1String(command->name) == QLatin1String("memory")))
+        return usageError(QStringLiteral("--ctx, --parallel, --ubatch, --cache-type-k, --cache-type-v, --flash-attn, "
+                                         "--gpu-layers, --no-mmap and --budget belong to the memory command"));
     const bool dequant = command && QLatin1String(command->name) == QLatin1String("dequant");
     if (parser.isSet(outputOption) && !set && !dequant)
         return usageError(QStringLiteral("-o belongs to the dequant and set commands"));
@@ -265,6 +314,7 @@ int main(int argc, char *argv[])
     if (parser.isSet(chatTemplateOption))
         args.chatTemplateFile = rawArgument(parser.value(chatTemplateOption), rawArgs);
     args.inPlace = parser.isSet(inPlaceOption);
+    args.memory = memory;
     if (parser.isSet(reserveOption)) {
         bool ok = false;
         args.reserve = parser.value(reserveOption).toULongLong(&ok);

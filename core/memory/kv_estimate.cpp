@@ -1,4 +1,7 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
+// The rules are llama.cpp's (src/llama-context.cpp, llama-model.cpp, llama-hparams.cpp,
+// llama-kv-cache.cpp, llama-kv-cache-iswa.cpp, llama-memory-recurrent.cpp, src/models/*.cpp),
+// described with their sources in docs/MEMORY.md.
 #include "core/memory/kv_estimate.h"
 
 #include "core/format/ggml_types.h"
@@ -6,15 +9,22 @@
 
 #include <algorithm>
 #include <array>
+#include <cctype>
+#include <string_view>
 
 namespace gguf {
 namespace {
 
-constexpr uint64_t kPad = 256; // GGML_PAD of n_ctx in llama_context
+constexpr uint64_t kCtxPad = 256; // GGML_PAD of n_ctx in llama_context, and of the SWA cache
 
 uint64_t padTo(uint64_t v, uint64_t a)
 {
     return (v + a - 1) / a * a;
+}
+
+bool oneOf(std::string_view arch, std::initializer_list<std::string_view> names)
+{
+    return std::find(names.begin(), names.end(), arch) != names.end();
 }
 
 // A per-layer key: a scalar for every layer, or an array with one value per layer.
@@ -32,105 +42,311 @@ std::vector<uint64_t> perLayer(const GgufFile &f, const std::string &key, uint64
     return out;
 }
 
+// A per-layer bool array; nullopt when the key is not an array.
+std::optional<std::vector<bool>> boolArray(const GgufFile &f, const std::string &key, uint64_t layers)
+{
+    const Value v = f.value(key);
+    if (v.type() != ValueType::Array)
+        return std::nullopt;
+    std::vector<bool> out(layers, false);
+    const ArrayRef a = v.array();
+    for (uint64_t i = 0; i < layers && i < a.size(); ++i)
+        out[i] = a.at(i).toBool().value_or(a.at(i).toUInt().value_or(0) != 0);
+    return out;
+}
+
+// How an architecture lays out its sliding-window layers (src/models/<arch>.cpp).
+struct SwaRule {
+    std::string_view arch;
+    uint64_t period = 0;        ///< 0: only a per-layer array from the metadata
+    bool denseFirst = false;    ///< layer il slides when il % period != 0 (else il % period < period - 1)
+    uint64_t defaultWindow = 0; ///< when `attention.sliding_window` is absent
+};
+
+constexpr std::array kSwaRules = {
+    SwaRule{"gemma2", 2, false, 4096},
+    SwaRule{"gemma3", 6},
+    SwaRule{"gemma3n", 5},
+    SwaRule{"cohere2", 4},
+    SwaRule{"cohere2moe", 4, true},
+    SwaRule{"afmoe", 4},
+    SwaRule{"exaone-moe", 4, false, 128},
+    SwaRule{"laguna", 4, true},
+    SwaRule{"llama4", 4, false, 8192},
+    SwaRule{"mellum", 4},
+    SwaRule{"muse-glimmer", 4},
+    SwaRule{"olmo2", 4},
+    SwaRule{"gpt-oss", 2},
+    SwaRule{"plamo3", 8},
+    SwaRule{"smallthinker", 4, true, 4096},
+    SwaRule{"gemma4", 0},
+    SwaRule{"granite_swa", 0},
+    SwaRule{"maple", 0},
+    SwaRule{"mimo2", 0},
+    SwaRule{"spark2_5", 0},
+    SwaRule{"step35", 0},
+    SwaRule{"dots3note", 0},
+};
+
 // llama.cpp's models without a KV cache (create_memory returns none).
-bool withoutCache(const std::string &arch)
+bool withoutCache(std::string_view arch)
 {
-    static constexpr std::array<std::string_view, 14> kNone = {
-        "bert",     "jina-bert-v2", "jina-bert-v3", "nomic-bert",      "nomic-bert-moe",
-        "neo-bert", "eurobert",     "modern-bert",  "gemma-embedding", "dream",
-        "llada",    "llada-moe",    "rnd1",         "wavtokenizer-dec"};
-    return std::find(kNone.begin(), kNone.end(), arch) != kNone.end();
+    return oneOf(arch, {"bert", "jina-bert-v2", "jina-bert-v3", "nomic-bert", "nomic-bert-moe", "neo-bert", "eurobert",
+                        "modern-bert", "gemma-embedding", "dream", "llada", "llada-moe", "rnd1", "wavtokenizer-dec"});
 }
 
-// The period of the sliding-window pattern an architecture sets when its GGUF names none.
-uint64_t defaultSwaPeriod(const std::string &arch)
+bool fullyRecurrent(std::string_view arch)
 {
-    if (arch == "gemma2" || arch == "gpt-oss")
-        return 2;
-    if (arch == "gemma3")
-        return 6;
-    if (arch == "cohere2" || arch == "llama4" || arch == "exaone4")
-        return 4;
-    if (arch == "gemma3n")
-        return 5;
-    return 0;
+    return oneOf(arch, {"mamba", "mamba2", "rwkv6", "rwkv6qwen2", "rwkv7", "arwkv7"});
 }
 
-uint64_t rowBytes(uint32_t type, uint64_t n)
+void readSwa(const GgufFile &f, ModelShape &s)
 {
-    return tensorByteSize(type, n, n).value_or(0);
+    const auto rule =
+        std::find_if(kSwaRules.begin(), kSwaRules.end(), [&](const SwaRule &r) { return r.arch == s.arch; });
+    if (rule == kSwaRules.end()) {
+        if (f.archUInt("attention.sliding_window").value_or(0) > 0)
+            s.notes.push_back("attention.sliding_window is set, but llama.cpp does not use a window for " + s.arch +
+                              ": every layer keeps the whole context");
+        return;
+    }
+    const auto key = f.archUInt("attention.sliding_window");
+    s.window = key.value_or(rule->defaultWindow);
+    if (s.arch == "llama4") // chunked attention of a fixed 8192 unless the key says 0
+        s.window = key == uint64_t(0) ? 0 : 8192;
+    if (s.window == 0)
+        return;
+    const uint64_t nonNextn = s.layers - s.nextnLayers;
+    if (auto array = boolArray(f, s.arch + ".attention.sliding_window_pattern", s.layers)) {
+        s.swa = std::move(*array);
+        s.notes.push_back("sliding-window layers: from attention.sliding_window_pattern");
+        return;
+    }
+    const uint64_t period = f.archUInt("attention.sliding_window_pattern").value_or(rule->period);
+    if (rule->period == 0 && !f.archUInt("attention.sliding_window_pattern"))
+        return; // this architecture takes only an array
+    for (uint64_t il = 0; il < nonNextn; ++il)
+        s.swa[il] = period == 0 || (rule->denseFirst ? il % period != 0 : il % period < period - 1);
+    s.notes.push_back("sliding-window layers: " +
+                      (period == 0
+                           ? std::string("all")
+                           : (rule->denseFirst ? "all but each " + std::to_string(period) + "th from the first"
+                                               : std::to_string(period - 1) + " of every " + std::to_string(period))) +
+                      " (" + s.arch + "'s pattern), window " + std::to_string(s.window));
+}
+
+void readRecurrent(const GgufFile &f, ModelShape &s)
+{
+    const bool hybrid = oneOf(s.arch, {"jamba", "falcon-h1", "plamo2", "granitehybrid", "lfm2", "lfm2moe", "nemotron_h",
+                                       "nemotron_h_moe", "qwen3next", "kimi-linear", "bailingmoe3", "kimi-k3", "qwen35",
+                                       "qwen35moe", "qwen4exp", "minimax-01"});
+    if (fullyRecurrent(s.arch)) {
+        std::fill(s.recurrent.begin(), s.recurrent.end(), true);
+    } else if (s.arch == "falcon-h1") {
+        std::fill(s.recurrent.begin(), s.recurrent.end(), true); // attention and state on every layer
+    } else if (oneOf(s.arch, {"qwen3next", "qwen35", "qwen35moe", "qwen4exp", "minimax-01"})) {
+        if (auto array = boolArray(f, s.arch + ".attention.recurrent_layers", s.layers)) {
+            s.recurrent = std::move(*array);
+        } else {
+            const uint64_t interval = f.archUInt("full_attention_interval").value_or(4);
+            for (uint64_t il = 0; il + s.nextnLayers < s.layers; ++il)
+                s.recurrent[il] = interval == 0 || (il + 1) % interval != 0;
+        }
+    } else if (hybrid) {
+        const auto ff = perLayer(f, s.arch + ".feed_forward_length", s.layers, 0);
+        for (uint64_t il = 0; il < s.layers; ++il)
+            s.recurrent[il] = s.headsKv[il] == 0 && (!s.arch.starts_with("nemotron_h") || ff[il] == 0);
+    } else {
+        return;
+    }
+    // the state sizes: llama_hparams::n_embd_r / n_embd_s
+    if (const auto wkv = f.archUInt("wkv.head_size")) {
+        s.stateR = f.archUInt("token_shift_count").value_or(2) * s.embd;
+        s.stateS = s.embd * *wkv;
+    } else if (const auto lcache = f.archUInt("shortconv.l_cache"); lcache && *lcache > 0) {
+        s.stateR = s.embd * (*lcache - 1);
+    } else {
+        const uint64_t conv = f.archUInt("ssm.conv_kernel").value_or(0);
+        const uint64_t inner = f.archUInt("ssm.inner_size").value_or(0);
+        const uint64_t state = f.archUInt("ssm.state_size").value_or(0);
+        const uint64_t groups = f.archUInt("ssm.group_count").value_or(0);
+        s.stateR = (conv > 0 ? conv - 1 : 0) * (inner + 2 * groups * state);
+        s.stateS = state * inner;
+    }
 }
 
 } // namespace
 
-KvEstimate estimateKv(const GgufFile &f, const MemoryInputs &in)
+const std::vector<uint32_t> &kvCacheTypes()
 {
-    KvEstimate e;
-    const std::string arch = f.architecture();
-    const uint64_t layers = f.blockCount().value_or(0);
+    // f32, f16, bf16, q8_0, q4_0, q4_1, iq4_nl, q5_0, q5_1 (common/arg.cpp's kv_cache_types)
+    static const std::vector<uint32_t> kTypes = {0, 1, 30, 8, 2, 3, 20, 6, 7};
+    return kTypes;
+}
+
+std::string kvCacheTypeName(uint32_t type)
+{
+    std::string name = typeName(type);
+    std::transform(name.begin(), name.end(), name.begin(), [](unsigned char c) { return char(std::tolower(c)); });
+    return name;
+}
+
+const char *kvLayerKindName(KvLayerKind kind)
+{
+    switch (kind) {
+    case KvLayerKind::Full: return "full";
+    case KvLayerKind::SlidingWindow: return "sliding-window";
+    case KvLayerKind::Recurrent: return "recurrent";
+    case KvLayerKind::None: return "none";
+    }
+    return "?";
+}
+
+ModelShape readModelShape(const GgufFile &f)
+{
+    ModelShape s;
+    s.arch = f.architecture();
+    s.layers = f.blockCount().value_or(0);
+    s.embd = f.embeddingLength().value_or(0);
+    s.vocab = f.vocabSize().value_or(0);
+    s.trainedContext = f.contextLength().value_or(0);
+    s.nextnLayers = std::min(s.layers, f.archUInt("nextn_predict_layers").value_or(0));
+    const auto heads = perLayer(f, s.arch + ".attention.head_count", s.layers, 0);
+    s.heads = heads.empty() ? 0 : heads[0];
+    s.headsKv = heads;
+    const Value kv = f.value(s.arch + ".attention.head_count_kv");
+    if (kv.type() == ValueType::Array || kv.toUInt())
+        s.headsKv = perLayer(f, s.arch + ".attention.head_count_kv", s.layers, 0);
+    for (const uint64_t ff : perLayer(f, s.arch + ".feed_forward_length", s.layers, 0))
+        s.feedForward = std::max(s.feedForward, ff);
+    s.swa.assign(s.layers, false);
+    s.recurrent.assign(s.layers, false);
+    s.noCache = withoutCache(s.arch);
+    if (s.noCache) {
+        s.notes.push_back(s.arch + " is not causal: llama.cpp keeps no KV cache for it");
+        return s;
+    }
+    readSwa(f, s);
+    readRecurrent(f, s);
+
+    // head sizes: n_embd / n_head unless key_length / value_length say otherwise
+    const uint64_t headDim = s.heads ? s.embd / s.heads : 0;
+    const uint64_t dimK = f.archUInt("attention.key_length").value_or(headDim);
+    const uint64_t dimV = f.archUInt("attention.value_length").value_or(headDim);
+    const uint64_t dimKSwa = f.archUInt("attention.key_length_swa").value_or(dimK);
+    const uint64_t dimVSwa = f.archUInt("attention.value_length_swa").value_or(dimV);
+    s.headDimK.resize(s.layers);
+    s.headDimV.resize(s.layers);
+    for (uint64_t il = 0; il < s.layers; ++il) {
+        s.headDimK[il] = s.swa[il] ? dimKSwa : dimK;
+        s.headDimV[il] = s.swa[il] ? dimVSwa : dimV;
+    }
+    s.mla = f.archUInt("attention.key_length_mla") && f.archUInt("attention.value_length_mla");
+    if (s.mla)
+        s.notes.push_back("MLA: K holds the compressed latent (key_length = kv_lora_rank + rope dimensions), "
+                          "V is read from it");
+    // layers that keep a cache: not the multi-token-prediction layers, not gemma3n/gemma4's shared ones
+    s.kvLayers = s.layers - s.nextnLayers;
+    uint64_t shared = 0;
+    if (s.arch == "gemma3n")
+        shared = s.layers - std::min<uint64_t>(s.layers, 20);
+    else if (s.arch == "gemma4")
+        shared = std::min(s.layers, f.archUInt("attention.shared_kv_layers").value_or(0));
+    if (shared > 0) {
+        s.kvLayers = std::min(s.kvLayers, s.layers - shared);
+        s.notes.push_back("the last " + std::to_string(shared) + " layers reuse the caches of earlier ones");
+    }
+    if (s.nextnLayers > 0)
+        s.notes.push_back(std::to_string(s.nextnLayers) +
+                          " multi-token-prediction layer(s) at the end keep no cache in the main context");
+    return s;
+}
+
+void padContext(const ModelShape &shape, const MemoryInputs &in, KvEstimate &e)
+{
     const uint64_t parallel = std::max<uint32_t>(1, in.parallel);
-    uint64_t ctx = in.context ? in.context : f.contextLength().value_or(4096);
-    e.nCtx = padTo(ctx, kPad);
+    const uint64_t ctx = in.context ? in.context : (shape.trainedContext ? shape.trainedContext : 4096);
+    e.nCtx = padTo(ctx, kCtxPad);
     if (in.kvUnified) {
         e.nCtxSeq = e.nCtx;
         e.streams = 1;
     } else {
-        e.nCtxSeq = padTo(e.nCtx / parallel, kPad);
+        e.nCtxSeq = padTo(e.nCtx / parallel, kCtxPad);
         e.nCtx = e.nCtxSeq * parallel;
         e.streams = parallel;
     }
-    if (withoutCache(arch)) {
-        e.notes.push_back(arch + " is not causal: llama.cpp keeps no KV cache for it");
+}
+
+uint64_t firstGpuLayer(uint64_t layers, int64_t gpuLayers)
+{
+    const uint64_t n = gpuLayers < 0 ? layers + 1 : uint64_t(gpuLayers);
+    return n >= layers + 1 ? 0 : layers + 1 - n;
+}
+
+KvEstimate estimateKv(const ModelShape &s, const MemoryInputs &in)
+{
+    KvEstimate e;
+    padContext(s, in, e);
+    if (s.noCache)
         return e;
-    }
-    const uint64_t heads = f.headCount().value_or(1);
-    const uint64_t embd = f.embeddingLength().value_or(0);
-    const auto headsKv = perLayer(f, arch + ".attention.head_count_kv", layers, heads);
-    const uint64_t headDim = heads ? embd / heads : 0;
-    const uint64_t dimK = f.archUInt("attention.key_length").value_or(headDim);
-    const uint64_t dimV = f.archUInt("attention.value_length").value_or(headDim);
-    const bool mla = f.archUInt("attention.key_length_mla") && f.archUInt("attention.value_length_mla");
-
-    // sliding window: a bool per layer, a period, or the architecture's own period
-    const uint64_t window = f.archUInt("attention.sliding_window").value_or(0);
-    std::vector<bool> swa(layers, false);
-    const Value pattern = f.value(arch + ".attention.sliding_window_pattern");
-    if (pattern.type() == ValueType::Array) {
-        const ArrayRef a = pattern.array();
-        for (uint64_t i = 0; i < layers && i < a.size(); ++i)
-            swa[i] = a.at(i).toBool().value_or(false);
-    } else if (window > 0) {
-        const uint64_t period = pattern.toUInt().value_or(defaultSwaPeriod(arch));
-        for (uint64_t i = 0; i < layers && period > 0; ++i)
-            swa[i] = i % period < period - 1;
-    }
-    const uint64_t swaCells =
-        in.swaFull ? e.nCtxSeq : std::min(e.nCtxSeq, padTo(window * (in.kvUnified ? parallel : 1) + in.ubatch, kPad));
-
-    // without flash attention V is stored transposed, every layer sized for the widest one
+    const uint64_t parallel = std::max<uint32_t>(1, in.parallel);
+    const uint64_t gpuStart = firstGpuLayer(s.layers, in.gpuLayers);
+    if (std::find(s.swa.begin(), s.swa.end(), true) != s.swa.end())
+        e.swaCells = in.swaFull
+                         ? e.nCtxSeq
+                         : std::min(e.nCtxSeq, padTo(s.window * (in.kvUnified ? parallel : 1) + in.ubatch, kCtxPad));
+    // without flash attention V is stored transposed, every layer as wide as the widest one
     uint64_t widestV = 0;
-    for (uint64_t il = 0; il < layers; ++il)
-        widestV = std::max(widestV, dimV * headsKv[il]);
+    for (uint64_t il = 0; il < s.layers; ++il)
+        widestV = std::max(widestV, s.headDimV[il] * s.headsKv[il]);
+    const bool hybridBoth = s.arch == "falcon-h1";
 
-    for (uint64_t il = 0; il < layers; ++il) {
+    for (uint64_t il = 0; il < s.layers; ++il) {
+        const bool gpu = il >= gpuStart;
+        if (s.recurrent[il]) {
+            LayerKv r;
+            r.layer = uint32_t(il);
+            r.kind = KvLayerKind::Recurrent;
+            r.onGpu = gpu;
+            r.cells = parallel;
+            r.rowK = s.stateR;
+            r.rowV = s.stateS;
+            r.kBytes = s.stateR * 4 * parallel;
+            r.vBytes = s.stateS * 4 * parallel;
+            e.stateBytes += r.bytes();
+            if (gpu)
+                e.gpuBytes += r.bytes();
+            e.layers.push_back(r);
+            if (!hybridBoth)
+                continue;
+        }
         LayerKv l;
-        l.layer = static_cast<uint32_t>(il);
-        l.kind = swa[il] ? KvLayerKind::SlidingWindow : KvLayerKind::Full;
-        l.cells = swa[il] ? swaCells : e.nCtxSeq;
-        l.headsKv = headsKv[il];
-        l.headDimK = dimK;
-        l.headDimV = mla ? 0 : dimV;
-        const uint64_t rowsK = dimK * l.headsKv;
-        const uint64_t rowsV = mla ? 0 : (in.flashAttention ? dimV * l.headsKv : widestV);
-        l.kBytes = rowBytes(in.typeK, rowsK) * l.cells * e.streams;
-        l.vBytes = rowsV ? rowBytes(in.typeV, rowsV) * l.cells * e.streams : 0;
+        l.layer = uint32_t(il);
+        l.onGpu = gpu;
+        l.headsKv = s.headsKv[il];
+        if (il >= s.kvLayers || l.headsKv == 0) {
+            l.kind = KvLayerKind::None;
+            e.layers.push_back(l);
+            continue;
+        }
+        l.kind = s.swa[il] ? KvLayerKind::SlidingWindow : KvLayerKind::Full;
+        l.cells = s.swa[il] ? e.swaCells : e.nCtxSeq;
+        l.rowK = s.headDimK[il] * l.headsKv;
+        l.rowV = s.mla ? 0 : (in.flashAttention ? s.headDimV[il] * l.headsKv : widestV);
+        l.kBytes = tensorByteSize(in.typeK, l.rowK, l.rowK).value_or(0) * l.cells * e.streams;
+        l.vBytes = l.rowV ? tensorByteSize(in.typeV, l.rowV, l.rowV).value_or(0) * l.cells * e.streams : 0;
         e.kBytes += l.kBytes;
         e.vBytes += l.vBytes;
+        if (gpu)
+            e.gpuBytes += l.bytes();
         e.layers.push_back(l);
     }
-    if (mla)
-        e.notes.push_back("MLA: the cache holds the compressed latent (key_length_mla) and no V");
     return e;
+}
+
+KvEstimate estimateKv(const GgufFile &file, const MemoryInputs &inputs)
+{
+    return estimateKv(readModelShape(file), inputs);
 }
 
 } // namespace gguf

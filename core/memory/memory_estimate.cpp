@@ -1,0 +1,271 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
+// Weights by device (llama_model::load_tensors), the output buffer (llama_context::output_reserve)
+// and an estimate of the compute buffer; docs/MEMORY.md §5–8.
+#include "core/memory/memory_estimate.h"
+
+#include "core/format/ggml_types.h"
+#include "core/format/gguf_file.h"
+#include "core/format/split_model.h"
+
+#include <algorithm>
+#include <cstdio>
+
+namespace gguf {
+namespace {
+
+constexpr uint64_t kF32 = 4;
+
+bool startsWith(std::string_view s, std::string_view prefix)
+{
+    return s.substr(0, prefix.size()) == prefix;
+}
+
+// Tensors llama.cpp places with the input layer (always on the CPU) or with the output layer.
+bool inputTensor(std::string_view name)
+{
+    return startsWith(name, "token_embd.") || startsWith(name, "position_embd.") || startsWith(name, "token_types.") ||
+           startsWith(name, "per_layer_token_embd.");
+}
+
+bool outputTensor(std::string_view name)
+{
+    return startsWith(name, "output.") || startsWith(name, "output_norm.") || startsWith(name, "cls.") ||
+           startsWith(name, "cls_out.") || startsWith(name, "cls_norm.");
+}
+
+std::string num(uint64_t v)
+{
+    return std::to_string(v);
+}
+
+std::string layerRange(uint64_t first, uint64_t end)
+{
+    if (end == first + 1)
+        return "layer " + num(first);
+    return "layers " + num(first) + "–" + num(end - 1);
+}
+
+} // namespace
+
+const char *memoryDeviceName(MemoryDevice device)
+{
+    return device == MemoryDevice::Gpu ? "gpu" : "cpu";
+}
+
+std::string mibText(uint64_t bytes)
+{
+    char buf[48];
+    std::snprintf(buf, sizeof buf, "%.2f MiB", double(bytes) / (1024.0 * 1024.0));
+    return buf;
+}
+
+MemoryModel::MemoryModel(const SplitModel &model) : m_shape(readModelShape(model.primary()))
+{
+    m_layerBytes.assign(m_shape.layers, 0);
+    for (const SplitModel::TensorRef &t : model.tensors())
+        addTensor(t.info->name, t.info->layer, t.info->byteSize);
+    const GgufFile &f = model.primary();
+    m_expertFeedForward =
+        f.archUInt("expert_feed_forward_length").value_or(0) * f.archUInt("expert_used_count").value_or(0);
+}
+
+MemoryModel::MemoryModel(const GgufFile &file) : m_shape(readModelShape(file))
+{
+    m_layerBytes.assign(m_shape.layers, 0);
+    for (const TensorInfo &t : file.tensors())
+        addTensor(t.name, t.layer, t.byteSize);
+    m_expertFeedForward =
+        file.archUInt("expert_feed_forward_length").value_or(0) * file.archUInt("expert_used_count").value_or(0);
+}
+
+void MemoryModel::addTensor(std::string_view name, int32_t layer, uint64_t bytes)
+{
+    if (name == "token_embd.weight")
+        m_tokenEmbdBytes = bytes;
+    if (name == "output.weight")
+        m_hasOutput = true;
+    if (startsWith(name, "blk.") && layer >= 0) {
+        if (uint64_t(layer) < m_layerBytes.size())
+            m_layerBytes[size_t(layer)] += bytes;
+        else
+            m_strayLayerBytes += bytes;
+    } else if (inputTensor(name)) {
+        m_inputBytes += bytes;
+    } else if (outputTensor(name)) {
+        m_outputBytes += bytes;
+    } else {
+        m_otherBytes += bytes;
+    }
+}
+
+uint64_t MemoryModel::weightBytes() const
+{
+    uint64_t sum = m_inputBytes + m_outputBytes + m_otherBytes + m_strayLayerBytes;
+    for (const uint64_t b : m_layerBytes)
+        sum += b;
+    return sum;
+}
+
+MemoryEstimate MemoryModel::estimate(const MemoryInputs &in) const
+{
+    const ModelShape &s = m_shape;
+    MemoryEstimate e;
+    e.inputs = in;
+    e.maxGpuLayers = s.layers + 1;
+    e.gpuLayers = in.gpuLayers < 0 ? e.maxGpuLayers : std::min<uint64_t>(uint64_t(in.gpuLayers), e.maxGpuLayers);
+    e.outputOnGpu = e.gpuLayers >= 1;
+    e.tiedOutput = !m_hasOutput && m_tokenEmbdBytes > 0 && !s.noCache;
+    e.kv = estimateKv(s, in);
+    e.inputs.context = in.context ? in.context : (s.trainedContext ? s.trainedContext : 4096);
+    e.notes = s.notes;
+    const auto &cpu = e.devices[0];
+    auto add = [&](const char *part, MemoryDevice d, std::string what, std::string formula, uint64_t bytes) {
+        DeviceMemory &dev = e.devices[size_t(d)];
+        if (std::string_view(part) == "weights")
+            dev.weights += bytes;
+        else if (std::string_view(part) == "kv")
+            dev.kv += bytes;
+        else if (std::string_view(part) == "compute")
+            dev.compute += bytes;
+        else
+            dev.output += bytes;
+        e.terms.push_back({part, d, std::move(what), std::move(formula), bytes});
+    };
+
+    // --- weights: llama.cpp's i_gpu_start = max(n_layer + 1 − N, 0); slot n_layer is the output layer
+    const uint64_t gpuStart = firstGpuLayer(s.layers, int64_t(e.gpuLayers));
+    const MemoryDevice outDev = e.outputOnGpu ? MemoryDevice::Gpu : MemoryDevice::Cpu;
+    add("weights", MemoryDevice::Cpu, "input layer (token embedding)", "always on the CPU", m_inputBytes);
+    for (const auto &[first, end, dev] : {std::tuple{uint64_t(0), std::min(gpuStart, s.layers), MemoryDevice::Cpu},
+                                          std::tuple{std::min(gpuStart, s.layers), s.layers, MemoryDevice::Gpu}}) {
+        if (first >= end)
+            continue;
+        uint64_t sum = 0;
+        for (uint64_t il = first; il < end; ++il)
+            sum += m_layerBytes[il];
+        add("weights", dev, layerRange(first, end), "the tensors of " + num(end - first) + " blk.N layers", sum);
+    }
+    const MemoryDevice firstLayerDev = gpuStart == 0 && s.layers > 0 ? MemoryDevice::Gpu : MemoryDevice::Cpu;
+    if (m_otherBytes + m_strayLayerBytes > 0)
+        add("weights", firstLayerDev, "other tensors", "with the first layer", m_otherBytes + m_strayLayerBytes);
+    add("weights", outDev, "output layer",
+        e.outputOnGpu ? "on the GPU once one layer is offloaded" : "on the CPU with no layer offloaded", m_outputBytes);
+    if (e.tiedOutput && e.outputOnGpu)
+        add("weights", MemoryDevice::Gpu, "tied output", "a copy of token_embd.weight for the output layer",
+            m_tokenEmbdBytes);
+    if (in.mmap)
+        e.notes.push_back("mmap: the CPU weights (" + mibText(cpu.weights) +
+                          ") are pages of the file; the system can drop and re-read them");
+    else
+        e.notes.push_back("no mmap: the CPU weights are read into allocated memory");
+
+    // --- KV cache, grouped by device and kind for the formulas; every layer is in kv.layers
+    const std::string typeK = kvCacheTypeName(in.typeK);
+    const std::string typeV = kvCacheTypeName(in.typeV);
+    for (const MemoryDevice dev : {MemoryDevice::Cpu, MemoryDevice::Gpu}) {
+        for (const KvLayerKind kind : {KvLayerKind::Full, KvLayerKind::SlidingWindow, KvLayerKind::Recurrent}) {
+            uint64_t n = 0, bytes = 0, rowK = 0, rowV = 0, cells = 0;
+            bool uniform = true;
+            for (const LayerKv &l : e.kv.layers) {
+                if (l.kind != kind || l.onGpu != (dev == MemoryDevice::Gpu))
+                    continue;
+                if (n > 0 && (l.rowK != rowK || l.rowV != rowV || l.cells != cells))
+                    uniform = false;
+                rowK = l.rowK;
+                rowV = l.rowV;
+                cells = l.cells;
+                bytes += l.bytes();
+                ++n;
+            }
+            if (n == 0)
+                continue;
+            std::string formula;
+            const std::string layers = num(n) + (n == 1 ? " layer" : " layers");
+            if (kind == KvLayerKind::Recurrent) {
+                formula = layers + " × (R " + num(rowK) + " + S " + num(rowV) + " values) × f32 4 B × " + num(cells) +
+                          (cells == 1 ? " sequence" : " sequences");
+            } else {
+                const uint64_t kRow = tensorByteSize(in.typeK, rowK, rowK).value_or(0);
+                const uint64_t vRow = rowV ? tensorByteSize(in.typeV, rowV, rowV).value_or(0) : 0;
+                formula = layers + " × " + num(cells) + " cells × " + num(e.kv.streams) +
+                          (e.kv.streams == 1 ? " stream" : " streams") + " × (K row_size(" + typeK + ", " + num(rowK) +
+                          ") " + num(kRow) + " B" +
+                          (rowV ? " + V row_size(" + typeV + ", " + num(rowV) + ") " + num(vRow) + " B"
+                                : std::string(" + no V")) +
+                          ")";
+                if (!uniform)
+                    formula = layers + ", sizes differ by layer (see the per-layer list)";
+            }
+            const char *kindText = kind == KvLayerKind::Full            ? "full-context layers"
+                                   : kind == KvLayerKind::SlidingWindow ? "sliding-window layers"
+                                                                        : "recurrent state";
+            add("kv", dev, kindText, formula, bytes);
+        }
+    }
+
+    // --- output buffer: (n_vocab [+ n_embd with embeddings]) × sequences × f32 (host memory)
+    const uint64_t seqs = std::max<uint32_t>(1, in.parallel);
+    add("output", MemoryDevice::Cpu, "logits",
+        "n_vocab " + num(s.vocab) + " × " + num(seqs) + (seqs == 1 ? " sequence" : " sequences") + " × 4 B",
+        s.vocab * seqs * kF32);
+
+    // --- compute buffer: an estimate of the graph allocator's peak for one ubatch (docs/MEMORY.md §8)
+    const uint64_t tokens = std::min<uint64_t>(e.kv.nCtx, std::max<uint32_t>(1, in.ubatch));
+    const uint64_t hidden = 2 * s.embd * tokens * kF32;
+    const uint64_t logits = (s.noCache ? s.embd : s.vocab) * tokens * kF32;
+    const uint64_t ffn = 3 * std::max(s.feedForward, m_expertFeedForward) * tokens * kF32;
+    uint64_t kvCells = 0;
+    for (const LayerKv &l : e.kv.layers)
+        if (l.kind == KvLayerKind::Full || l.kind == KvLayerKind::SlidingWindow)
+            kvCells = std::max(kvCells, l.cells);
+    if (s.noCache)
+        kvCells = tokens;
+    const uint64_t attention = in.flashAttention ? 0 : s.heads * kvCells * tokens * kF32;
+    const uint64_t layerPeak = std::max(ffn, attention);
+    const uint64_t graphPeak = std::max(logits, layerPeak) + hidden;
+    const std::string inputsText =
+        "T = min(n_ctx, ubatch) = " + num(tokens) + "; logits " + num(s.noCache ? s.embd : s.vocab) +
+        "·T·4 = " + mibText(logits) + ", FFN 3·" + num(std::max(s.feedForward, m_expertFeedForward)) +
+        "·T·4 = " + mibText(ffn) +
+        (in.flashAttention ? std::string(", attention scores none (flash attention)")
+                           : ", KQ " + num(s.heads) + " heads·" + num(kvCells) + " cells·T·4 = " + mibText(attention)) +
+        ", hidden 2·" + num(s.embd) + "·T·4 = " + mibText(hidden);
+    if (e.gpuLayers == 0) {
+        add("compute", MemoryDevice::Cpu, "graph", "max(logits, FFN, KQ) + hidden; " + inputsText, graphPeak);
+    } else {
+        add("compute", MemoryDevice::Gpu, "graph", "max(logits, FFN, KQ) + hidden; " + inputsText, graphPeak);
+        const bool layersOnCpu = gpuStart > 0;
+        const uint64_t cpuPart = layersOnCpu ? layerPeak + hidden : s.embd * tokens * kF32;
+        add("compute", MemoryDevice::Cpu, layersOnCpu ? "layers left on the CPU" : "input rows",
+            layersOnCpu ? "max(FFN, KQ) + hidden" : "n_embd " + num(s.embd) + " × T " + num(tokens) + " × 4 B",
+            cpuPart);
+    }
+    return e;
+}
+
+MemoryDevice MemoryModel::budgetDevice(const MemoryEstimate &estimate)
+{
+    return estimate.gpuLayers > 0 ? MemoryDevice::Gpu : MemoryDevice::Cpu;
+}
+
+uint64_t MemoryModel::maxContextForBudget(MemoryInputs inputs, uint64_t budget) const
+{
+    const uint64_t step = 256 * std::max<uint32_t>(1, inputs.parallel);
+    const uint64_t cap = std::max(step, m_shape.trainedContext ? m_shape.trainedContext : uint64_t(1) << 22);
+    auto fits = [&](uint64_t context) {
+        inputs.context = context;
+        const MemoryEstimate e = estimate(inputs);
+        return e.devices[size_t(budgetDevice(e))].total() <= budget;
+    };
+    if (fits(cap))
+        return cap;
+    // every context pads to a multiple of `step`: search k·step, k in [lo, hi), fits(lo·step) assumed
+    uint64_t lo = 0, hi = (cap + step - 1) / step;
+    while (hi - lo > 1) {
+        const uint64_t mid = lo + (hi - lo) / 2;
+        (fits(mid * step) ? lo : hi) = mid;
+    }
+    return lo * step;
+}
+
+} // namespace gguf

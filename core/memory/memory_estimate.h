@@ -1,0 +1,84 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
+#pragma once
+
+#include "core/memory/kv_estimate.h"
+
+#include <array>
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <vector>
+
+namespace gguf {
+
+class GgufFile;
+class SplitModel;
+
+enum class MemoryDevice : uint8_t { Cpu, Gpu };
+const char *memoryDeviceName(MemoryDevice device); ///< "cpu", "gpu"
+
+/// What one device holds.
+struct DeviceMemory {
+    uint64_t weights = 0, kv = 0, compute = 0, output = 0;
+    uint64_t total() const { return weights + kv + compute + output; }
+};
+
+/// One figure of the estimate, with the formula and inputs that give it (docs/MEMORY.md).
+struct MemoryTerm {
+    std::string part; ///< "weights", "kv", "compute", "output"
+    MemoryDevice device = MemoryDevice::Cpu;
+    std::string what; ///< e.g. "layers 0–31"
+    std::string formula;
+    uint64_t bytes = 0;
+};
+
+struct MemoryEstimate {
+    MemoryInputs inputs;       ///< as given, with the context resolved
+    uint64_t gpuLayers = 0;    ///< layers offloaded, output counted (0 … layers + 1)
+    uint64_t maxGpuLayers = 0; ///< layers + 1
+    bool outputOnGpu = false;
+    bool tiedOutput = false; ///< no output.weight: the token embedding is used again
+    KvEstimate kv;
+    std::array<DeviceMemory, 2> devices{}; ///< by MemoryDevice
+    std::vector<MemoryTerm> terms;
+    std::vector<std::string> notes;
+    const DeviceMemory &cpu() const { return devices[0]; }
+    const DeviceMemory &gpu() const { return devices[1]; }
+    uint64_t total() const { return cpu().total() + gpu().total(); }
+};
+
+/// The memory llama.cpp needs to run one model. The tensors are read once; each estimate is then
+/// arithmetic on the metadata (cheap enough for the GUI thread).
+class MemoryModel {
+public:
+    explicit MemoryModel(const SplitModel &model);
+    explicit MemoryModel(const GgufFile &file);
+
+    const ModelShape &shape() const { return m_shape; }
+    uint64_t weightBytes() const;
+    MemoryEstimate estimate(const MemoryInputs &inputs) const;
+    /// The device a budget applies to: the GPU when any layer is offloaded, else the CPU (RAM).
+    static MemoryDevice budgetDevice(const MemoryEstimate &estimate);
+    /// The largest context (a multiple of 256 × sequences, at most the trained context, or 2^22
+    /// when the model names none) whose budget device needs at most `budget` bytes; 0 when even
+    /// the smallest does not fit.
+    uint64_t maxContextForBudget(MemoryInputs inputs, uint64_t budget) const;
+
+private:
+    void addTensor(std::string_view name, int32_t layer, uint64_t bytes);
+
+    ModelShape m_shape;
+    uint64_t m_inputBytes = 0;  ///< token embedding and the other input tensors (always on the CPU)
+    uint64_t m_outputBytes = 0; ///< output, output_norm, classifier heads
+    uint64_t m_otherBytes = 0;  ///< outside any layer: with the first layer
+    uint64_t m_tokenEmbdBytes = 0;
+    bool m_hasOutput = false;
+    std::vector<uint64_t> m_layerBytes;
+    uint64_t m_strayLayerBytes = 0; ///< "blk.N" past block_count
+    uint64_t m_expertFeedForward = 0;
+};
+
+/// "4.00 MiB" (two decimals, as llama.cpp prints its buffers).
+std::string mibText(uint64_t bytes);
+
+} // namespace gguf

@@ -1,0 +1,155 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
+// `gguf-inspect memory`: the JSON contract (../shared/DESIGN.md), llama.cpp's own figures for
+// tiny-llama-tied-q8_0 (../shared/tools/README.md: KV 8.00 MiB at 4096, 4.25 MiB in q8_0, output
+// buffer 0.12 MiB), the budget search, usage errors and unreadable files.
+#include "core/format/gguf_file.h"
+#include "tests/support/inspect_run.h"
+
+#include <QFile>
+#include <QJsonArray>
+#include <QJsonDocument>
+#include <QJsonObject>
+#include <QTemporaryDir>
+#include <QTest>
+
+using namespace gguf::test;
+
+namespace {
+
+const QString kTiny = QStringLiteral(GGUF_TEST_DATA_DIR "/real/tiny-llama-tied-q8_0.gguf");
+constexpr double MiB = 1024.0 * 1024.0;
+
+QJsonObject memoryJson(QStringList args)
+{
+    args.prepend(kTiny);
+    args.prepend(QStringLiteral("memory"));
+    args.append(QStringLiteral("--json"));
+    const InspectRun run = inspect(args);
+    if (run.exitCode != 0)
+        qWarning("memory %s: exit %d: %s", qPrintable(args.join(' ')), run.exitCode, run.err.constData());
+    QJsonParseError error{};
+    const QJsonObject doc = QJsonDocument::fromJson(run.out, &error).object();
+    if (error.error != QJsonParseError::NoError)
+        qWarning("not JSON: %s", qPrintable(error.errorString()));
+    return doc;
+}
+
+QJsonObject device(const QJsonObject &doc, const char *name)
+{
+    for (const QJsonValue &d : doc.value(QStringLiteral("devices")).toArray())
+        if (d.toObject().value(QStringLiteral("name")).toString() == QLatin1String(name))
+            return d.toObject();
+    return {};
+}
+
+double field(const QJsonObject &o, const char *key)
+{
+    return o.value(QLatin1String(key)).toDouble(-1);
+}
+
+} // namespace
+
+class TestInspectMemory : public QObject {
+    Q_OBJECT
+private slots:
+    void contract()
+    {
+        const QJsonObject doc = memoryJson({QStringLiteral("--ctx"), QStringLiteral("4096")});
+        const QJsonObject inputs = doc.value(QStringLiteral("inputs")).toObject();
+        QCOMPARE(field(inputs, "ctx"), 4096.0);
+        QCOMPARE(inputs.value(QStringLiteral("cache_type_k")).toString(), QStringLiteral("f16"));
+        QCOMPARE(inputs.value(QStringLiteral("flash_attn")).toBool(true), false);
+        QCOMPARE(field(inputs, "gpu_layers"), 5.0); // 4 layers and the output
+        const QJsonObject cpu = device(doc, "cpu"), gpu = device(doc, "gpu");
+        QVERIFY(!cpu.isEmpty() && !gpu.isEmpty());
+        QCOMPARE(field(gpu, "kv"), 8 * MiB);      // llama_kv_cache: size = 8.00 MiB
+        QCOMPARE(field(cpu, "output"), 128000.0); // 32000 logits × 4 B = 0.12 MiB
+        for (const QJsonObject &d : {cpu, gpu})
+            QCOMPARE(field(d, "total"),
+                     field(d, "weights") + field(d, "kv") + field(d, "compute") + field(d, "output"));
+        const QJsonArray layers = doc.value(QStringLiteral("kv_per_layer")).toArray();
+        QCOMPARE(layers.size(), 4);
+        for (const QJsonValue &l : layers) {
+            QCOMPARE(field(l.toObject(), "k"), 1 * MiB);
+            QCOMPARE(l.toObject().value(QStringLiteral("kind")).toString(), QStringLiteral("full"));
+        }
+        QVERIFY(doc.value(QStringLiteral("max_context_for_budget")).isNull());
+        QVERIFY(!doc.value(QStringLiteral("terms")).toArray().isEmpty());
+    }
+
+    void cacheTypesAndOffload()
+    {
+        QJsonObject doc = memoryJson({QStringLiteral("--ctx"), QStringLiteral("4096"), QStringLiteral("--cache-type-k"),
+                                      QStringLiteral("q8_0"), QStringLiteral("--cache-type-v"), QStringLiteral("q8_0"),
+                                      QStringLiteral("--flash-attn")});
+        QCOMPARE(field(device(doc, "gpu"), "kv"), 4.25 * MiB); // size = 4.25 MiB
+        doc = memoryJson({QStringLiteral("--gpu-layers"), QStringLiteral("0")});
+        QCOMPARE(field(device(doc, "gpu"), "total"), 0.0);
+        const auto file = gguf::GgufFile::open(kTiny.toStdString()).file;
+        QVERIFY(file);
+        QCOMPARE(field(device(doc, "cpu"), "weights"), double(file->tensorDataBytes()));
+        QCOMPARE(field(doc.value(QStringLiteral("inputs")).toObject(), "ctx"), 2048.0); // the model's own
+    }
+
+    void budget()
+    {
+        const QJsonObject doc = memoryJson({QStringLiteral("--budget"), QStringLiteral("0.1")});
+        const double best = field(doc, "max_context_for_budget");
+        QVERIFY(best >= 256);
+        QCOMPARE(std::fmod(best, 256.0), 0.0);
+        const double budget = 0.1 * 1024 * MiB;
+        QCOMPARE(field(doc.value(QStringLiteral("inputs")).toObject(), "budget"), std::floor(budget));
+        // the answer fits on the GPU and 256 more cells do not
+        QVERIFY(field(device(memoryJson({QStringLiteral("--ctx"), QString::number(best)}), "gpu"), "total") <= budget);
+        if (best < 2048) // the model's context is the most it looks for
+            QVERIFY(field(device(memoryJson({QStringLiteral("--ctx"), QString::number(best + 256)}), "gpu"), "total") >
+                    budget);
+        const InspectRun text =
+            inspect({QStringLiteral("memory"), kTiny, QStringLiteral("--budget"), QStringLiteral("0.1")});
+        QCOMPARE(text.exitCode, 0);
+        QVERIFY(text.out.contains("the largest context that fits is " + QByteArray::number(qint64(best))));
+        QVERIFY(text.out.contains("How each figure is made"));
+    }
+
+    void usageErrors_data()
+    {
+        QTest::addColumn<QStringList>("args");
+        QTest::newRow("ctx not a number") << QStringList{"memory", kTiny, "--ctx", "many"};
+        QTest::newRow("ctx zero") << QStringList{"memory", kTiny, "--ctx", "0"};
+        QTest::newRow("cache type not allowed") << QStringList{"memory", kTiny, "--cache-type-k", "q4_k"};
+        QTest::newRow("cache type unknown") << QStringList{"memory", kTiny, "--cache-type-v", "f12"};
+        QTest::newRow("negative budget") << QStringList{"memory", kTiny, "--budget", "-1"};
+        QTest::newRow("gpu layers") << QStringList{"memory", kTiny, "--gpu-layers", "-2"};
+        QTest::newRow("parallel zero") << QStringList{"memory", kTiny, "--parallel", "0"};
+        QTest::newRow("option of another command") << QStringList{"info", kTiny, "--ctx", "4096"};
+    }
+
+    void usageErrors()
+    {
+        QFETCH(QStringList, args);
+        const InspectRun run = inspect(args);
+        QCOMPARE(run.exitCode, 2);
+        QVERIFY(run.out.isEmpty());
+        QVERIFY(run.err.startsWith("gguf-inspect: "));
+    }
+
+    void unreadableFiles()
+    {
+        QTemporaryDir dir;
+        QVERIFY(dir.isValid());
+        const QString text = dir.filePath(QStringLiteral("notes.gguf"));
+        QFile out(text);
+        QVERIFY(out.open(QIODevice::WriteOnly));
+        out.write("not a model at all\n");
+        out.close();
+        for (const QString &path : {text, dir.path(), dir.filePath(QStringLiteral("missing.gguf"))}) {
+            const InspectRun run = inspect({QStringLiteral("memory"), path});
+            QCOMPARE(run.exitCode, 1);
+            QVERIFY2(run.err.contains(QFile::encodeName(path)), run.err.constData());
+            QVERIFY(run.out.isEmpty());
+        }
+    }
+};
+
+QTEST_GUILESS_MAIN(TestInspectMemory)
+#include "tst_inspect_memory.moc"
