@@ -13,6 +13,8 @@
 #include "ui/models/metadata_filter_proxy.h"
 #include "ui/models/metadata_tree_model.h"
 #include "ui/models/tensor_diff_model.h"
+#include "ui/overview/memory_panel.h"
+#include "ui/overview/overview_page.h"
 #include "ui/tensors/tensors_page.h"
 #include "ui/tokenizer/chat_template_view.h"
 #include "ui/tokenizer/tokenize_view.h"
@@ -20,14 +22,18 @@
 #include "ui/weights/weights_page.h"
 
 #include <QApplication>
+#include <QDoubleSpinBox>
 #include <QPlainTextEdit>
 #include <QPushButton>
+#include <QScrollArea>
 #include <QTabWidget>
 #include <QTextStream>
 #include <QTimer>
 #include <QTreeView>
 #include <QUndoStack>
 
+#include <algorithm>
+#include <cmath>
 #include <functional>
 
 namespace {
@@ -240,6 +246,35 @@ void grabMetadataEdit(MainWindow &window, const QString &prefix, StallMonitor *m
     });
 }
 
+// The Overview's Memory section, scrolled into view with a budget of a little more than the GPU
+// needs (so the budget line and the largest context show), as `<prefix>-memory.png`; the budget is
+// cleared afterwards. Then `done`.
+void grabMemory(MainWindow &window, const QString &prefix, StallMonitor *monitor, const std::function<void()> &done)
+{
+    OverviewPage *page = window.overviewPage();
+    MemoryPanel *panel = page->memoryPanel();
+    auto *budget = panel->findChild<QDoubleSpinBox *>(QStringLiteral("memoryBudget"));
+    auto *scroll = page->findChild<QScrollArea *>();
+    if (!budget || !scroll || panel->estimate().kv.nCtx == 0) {
+        done();
+        return;
+    }
+    window.pages()->setCurrentWidget(page);
+    const double gpuGiB = double(panel->estimate().gpu().total()) / (1024.0 * 1024.0 * 1024.0);
+    budget->setValue(std::max(0.1, std::ceil(gpuGiB * 1.3 * 10) / 10));
+    QTimer::singleShot(kSettleMs, &window, [&window, scroll, panel, budget, prefix, monitor, done] {
+        scroll->ensureWidgetVisible(panel, 0, 0);
+        QTimer::singleShot(kSettleMs, &window, [&window, budget, scroll, prefix, monitor, done] {
+            const QString file = QStringLiteral("%1-memory.png").arg(prefix);
+            if (grabTo(window, file, monitor))
+                QTextStream(stdout) << file << '\n';
+            budget->setValue(0);
+            scroll->ensureVisible(0, 0);
+            done();
+        });
+    });
+}
+
 void grabPagesInTurn(MainWindow &window, const QString &prefix, StallMonitor *monitor, int index,
                      const std::function<void()> &done)
 {
@@ -289,10 +324,12 @@ void startScreenshotTour(MainWindow &window, const QString &prefix, bool nothing
     // the Bytes page is shown at the file's last byte (the far end of a huge file must paint at once)
     const auto toLastByte = [&window, prefix, monitor, grabAndQuit] {
         grabCompare(window, prefix, monitor, [&window, prefix, monitor, grabAndQuit] {
-            grabMetadataEdit(window, prefix, monitor, [&window, grabAndQuit] {
-                if (window.hexPage())
-                    window.hexPage()->goTo(QStringLiteral("end-1"));
-                grabAndQuit();
+            grabMetadataEdit(window, prefix, monitor, [&window, prefix, monitor, grabAndQuit] {
+                grabMemory(window, prefix, monitor, [&window, grabAndQuit] {
+                    if (window.hexPage())
+                        window.hexPage()->goTo(QStringLiteral("end-1"));
+                    grabAndQuit();
+                });
             });
         });
     };

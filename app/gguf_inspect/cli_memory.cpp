@@ -193,7 +193,8 @@ void writeJson(const gguf::MemoryEstimate &e, std::optional<uint64_t> maxContext
     json.finish();
 }
 
-void printText(const gguf::MemoryEstimate &e, std::optional<uint64_t> maxContext, std::optional<uint64_t> budget)
+void printText(const gguf::MemoryEstimate &e, std::optional<uint64_t> maxContext, std::optional<uint64_t> budget,
+               uint64_t memoryTrained)
 {
     const gguf::MemoryInputs &in = e.inputs;
     print("context " + std::to_string(in.context) + " (" + std::to_string(e.kv.nCtx) + " cells after padding, " +
@@ -220,7 +221,7 @@ void printText(const gguf::MemoryEstimate &e, std::optional<uint64_t> maxContext
     for (const gguf::MemoryTerm &t : e.terms)
         if (t.bytes > 0)
             print("  " + std::string(t.device == gguf::MemoryDevice::Gpu ? "GPU" : "CPU") + " " + t.part + ", " +
-                  t.what + ": " + gguf::mibText(t.bytes) + " = " + t.formula + "\n");
+                  t.what + ": " + gguf::sizeText(t.bytes) + " = " + t.formula + "\n");
     if (!e.notes.empty()) {
         print("\nNotes:\n");
         for (const std::string &n : e.notes)
@@ -229,8 +230,10 @@ void printText(const gguf::MemoryEstimate &e, std::optional<uint64_t> maxContext
     if (budget) {
         const char *device = gguf::MemoryModel::budgetDevice(e) == gguf::MemoryDevice::Gpu ? "GPU" : "CPU";
         print("\nBudget " + gguf::mibText(*budget) + " on the " + device + ": " +
-              (*maxContext > 0 ? "the largest context that fits is " + std::to_string(*maxContext)
-                               : std::string("not even a context of 256 fits")) +
+              (*maxContext > 0
+                   ? "the largest context that fits is " + std::to_string(*maxContext) +
+                         (*maxContext == memoryTrained ? " (the model's trained context; no longer one was tried)" : "")
+                   : std::string("not even a context of 256 fits")) +
               "\n");
     }
 }
@@ -259,7 +262,7 @@ int runMemory(const CommandArgs &args)
     if (args.json)
         writeJson(e, maxContext, budget);
     else
-        printText(e, maxContext, budget);
+        printText(e, maxContext, budget, memory.shape().trainedContext);
     return kExitOk;
 }
 

@@ -324,7 +324,10 @@ KvEstimate estimateKv(const ModelShape &s, const MemoryInputs &in)
         l.layer = uint32_t(il);
         l.onGpu = gpu;
         l.headsKv = s.headsKv[il];
-        if (il >= s.kvLayers || l.headsKv == 0) {
+        // no cache: layers sharing an earlier one's, prediction layers, nemotron-h's MLP-only layers;
+        // a layer with no KV heads otherwise keeps one (empty K, but V as wide as the widest
+        // without flash attention, as llama.cpp allocates it)
+        if (il >= s.kvLayers || (s.arch.starts_with("nemotron_h") && l.headsKv == 0)) {
             l.kind = KvLayerKind::None;
             e.layers.push_back(l);
             continue;
@@ -333,7 +336,7 @@ KvEstimate estimateKv(const ModelShape &s, const MemoryInputs &in)
         l.cells = s.swa[il] ? e.swaCells : e.nCtxSeq;
         l.rowK = s.headDimK[il] * l.headsKv;
         l.rowV = s.mla ? 0 : (in.flashAttention ? s.headDimV[il] * l.headsKv : widestV);
-        l.kBytes = tensorByteSize(in.typeK, l.rowK, l.rowK).value_or(0) * l.cells * e.streams;
+        l.kBytes = l.rowK ? tensorByteSize(in.typeK, l.rowK, l.rowK).value_or(0) * l.cells * e.streams : 0;
         l.vBytes = l.rowV ? tensorByteSize(in.typeV, l.rowV, l.rowV).value_or(0) * l.cells * e.streams : 0;
         e.kBytes += l.kBytes;
         e.vBytes += l.vBytes;

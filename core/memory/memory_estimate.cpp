@@ -59,6 +59,22 @@ std::string mibText(uint64_t bytes)
     return buf;
 }
 
+std::string sizeText(uint64_t bytes)
+{
+    if (bytes < 1024)
+        return std::to_string(bytes) + " B";
+    static constexpr const char *kUnits[] = {"KiB", "MiB", "GiB", "TiB"};
+    double v = double(bytes) / 1024.0;
+    size_t unit = 0;
+    while (v >= 1024.0 && unit + 1 < std::size(kUnits)) {
+        v /= 1024.0;
+        ++unit;
+    }
+    char buf[48];
+    std::snprintf(buf, sizeof buf, "%.2f %s", v, kUnits[unit]);
+    return buf;
+}
+
 MemoryModel::MemoryModel(const SplitModel &model) : m_shape(readModelShape(model.primary()))
 {
     m_layerBytes.assign(m_shape.layers, 0);
@@ -209,35 +225,48 @@ MemoryEstimate MemoryModel::estimate(const MemoryInputs &in) const
         "n_vocab " + num(s.vocab) + " × " + num(seqs) + (seqs == 1 ? " sequence" : " sequences") + " × 4 B",
         s.vocab * seqs * kF32);
 
-    // --- compute buffer: an estimate of the graph allocator's peak for one ubatch (docs/MEMORY.md §8)
+    // --- compute buffer: an estimate of the graph allocator's peak for one ubatch (docs/MEMORY.md §8):
+    // the largest of the attention step (scores and masks), the logits and the feed-forward step,
+    // plus four hidden-state rows (input, residual, normed, attention output)
     const uint64_t tokens = std::min<uint64_t>(e.kv.nCtx, std::max<uint32_t>(1, in.ubatch));
-    const uint64_t hidden = 2 * s.embd * tokens * kF32;
+    const uint64_t hidden = 4 * s.embd * tokens * kF32;
     const uint64_t logits = (s.noCache ? s.embd : s.vocab) * tokens * kF32;
-    const uint64_t ffn = 3 * std::max(s.feedForward, m_expertFeedForward) * tokens * kF32;
-    uint64_t kvCells = 0;
-    for (const LayerKv &l : e.kv.layers)
-        if (l.kind == KvLayerKind::Full || l.kind == KvLayerKind::SlidingWindow)
-            kvCells = std::max(kvCells, l.cells);
+    const uint64_t ffnWidth = std::max(s.feedForward, m_expertFeedForward);
+    const uint64_t ffn = 3 * ffnWidth * tokens * kF32;
+    uint64_t fullCells = 0, swaCells = 0;
+    for (const LayerKv &l : e.kv.layers) {
+        if (l.kind == KvLayerKind::Full)
+            fullCells = l.cells;
+        else if (l.kind == KvLayerKind::SlidingWindow)
+            swaCells = l.cells;
+    }
     if (s.noCache)
-        kvCells = tokens;
-    const uint64_t attention = in.flashAttention ? 0 : s.heads * kvCells * tokens * kF32;
+        fullCells = tokens;                                  // attention over the batch itself
+    const uint64_t maskBytes = in.flashAttention ? 2 : kF32; // f16 masks with flash attention, else f32
+    const uint64_t masks = (fullCells + swaCells) * tokens * maskBytes;
+    const uint64_t scores = in.flashAttention ? 0 : s.heads * std::max(fullCells, swaCells) * tokens * kF32;
+    const uint64_t attention = fullCells + swaCells > 0 ? scores + masks : 0;
     const uint64_t layerPeak = std::max(ffn, attention);
     const uint64_t graphPeak = std::max(logits, layerPeak) + hidden;
-    const std::string inputsText =
-        "T = min(n_ctx, ubatch) = " + num(tokens) + "; logits " + num(s.noCache ? s.embd : s.vocab) +
-        "·T·4 = " + mibText(logits) + ", FFN 3·" + num(std::max(s.feedForward, m_expertFeedForward)) +
-        "·T·4 = " + mibText(ffn) +
-        (in.flashAttention ? std::string(", attention scores none (flash attention)")
-                           : ", KQ " + num(s.heads) + " heads·" + num(kvCells) + " cells·T·4 = " + mibText(attention)) +
-        ", hidden 2·" + num(s.embd) + "·T·4 = " + mibText(hidden);
+    std::string attentionText = "attention ";
+    if (fullCells + swaCells == 0)
+        attentionText += "none";
+    else if (in.flashAttention)
+        attentionText += "masks " + num(fullCells + swaCells) + " cells·T·2 = " + mibText(attention) + " (flash)";
+    else
+        attentionText += "(KQ " + num(s.heads) + " heads + masks)·cells·T·4 = " + mibText(attention);
+    const std::string inputsText = "T = min(n_ctx, ubatch) = " + num(tokens) + "; " + attentionText + ", logits " +
+                                   num(s.noCache ? s.embd : s.vocab) + "·T·4 = " + mibText(logits) + ", FFN 3·" +
+                                   num(ffnWidth) + "·T·4 = " + mibText(ffn) + ", hidden 4·" + num(s.embd) +
+                                   "·T·4 = " + mibText(hidden);
     if (e.gpuLayers == 0) {
-        add("compute", MemoryDevice::Cpu, "graph", "max(logits, FFN, KQ) + hidden; " + inputsText, graphPeak);
+        add("compute", MemoryDevice::Cpu, "graph", "max(attention, logits, FFN) + hidden; " + inputsText, graphPeak);
     } else {
-        add("compute", MemoryDevice::Gpu, "graph", "max(logits, FFN, KQ) + hidden; " + inputsText, graphPeak);
+        add("compute", MemoryDevice::Gpu, "graph", "max(attention, logits, FFN) + hidden; " + inputsText, graphPeak);
         const bool layersOnCpu = gpuStart > 0;
         const uint64_t cpuPart = layersOnCpu ? layerPeak + hidden : s.embd * tokens * kF32;
         add("compute", MemoryDevice::Cpu, layersOnCpu ? "layers left on the CPU" : "input rows",
-            layersOnCpu ? "max(FFN, KQ) + hidden" : "n_embd " + num(s.embd) + " × T " + num(tokens) + " × 4 B",
+            layersOnCpu ? "max(attention, FFN) + hidden" : "n_embd " + num(s.embd) + " × T " + num(tokens) + " × 4 B",
             cpuPart);
     }
     return e;

@@ -80,5 +80,7 @@ private:
 
 /// "4.00 MiB" (two decimals, as llama.cpp prints its buffers).
 std::string mibText(uint64_t bytes);
+/// "512 B", "1.00 KiB", "4.00 MiB", "7.25 GiB": the unit that keeps the figure readable.
+std::string sizeText(uint64_t bytes);
 
 } // namespace gguf

@@ -6,6 +6,7 @@
 #include "core/vocab/well_known_keys.h"
 #include "ui/models/text_format.h"
 #include "ui/models/value_text.h"
+#include "ui/overview/memory_panel.h"
 #include "ui/plots/type_mix_plot.h"
 
 #include <QFormLayout>
@@ -60,7 +61,7 @@ QString severityText(gguf::Severity severity)
 OverviewPage::OverviewPage(QWidget *parent)
     : QWidget(parent), m_title(new QLabel(this)), m_verdict(new QLabel(this)), m_plot(new TypeMixPlot(this)),
       m_findings(new QTreeWidget(this)),
-      m_noFindings(new QLabel(tr("No findings: nothing unusual in this file."), this))
+      m_noFindings(new QLabel(tr("No findings: nothing unusual in this file."), this)), m_memory(new MemoryPanel(this))
 {
     QFont titleFont = m_title->font();
     titleFont.setPointSizeF(titleFont.pointSizeF() * 1.5);
@@ -131,6 +132,7 @@ OverviewPage::OverviewPage(QWidget *parent)
     grid->addWidget(fileBox, 1, 1);
     grid->addWidget(chartBox, 2, 0);
     grid->addWidget(validationBox, 2, 1);
+    grid->addWidget(m_memory, 3, 0, 1, 2);
     grid->setColumnStretch(0, 1);
     grid->setColumnStretch(1, 1);
     grid->setRowStretch(2, 1);
@@ -176,6 +178,7 @@ void OverviewPage::setModel(std::shared_ptr<const gguf::SplitModel> model)
         m_plot->clear();
         m_findings->hide();
         m_noFindings->hide();
+        m_memory->setModel(nullptr);
         return;
     }
     const gguf::GgufFile &file = m_model->primary();
@@ -233,6 +236,7 @@ void OverviewPage::setModel(std::shared_ptr<const gguf::SplitModel> model)
     showVerdict(*m_model);
     showFindings(*m_model);
     showTypeMix(*m_model);
+    m_memory->setModel(m_model);
 }
 
 void OverviewPage::showVerdict(const gguf::SplitModel &model)

@@ -8,6 +8,7 @@
 #include <array>
 #include <memory>
 
+class MemoryPanel;
 class QLabel;
 class QTreeWidget;
 class TypeMixPlot;
@@ -17,7 +18,7 @@ class SplitModel;
 }
 
 /// The summary of a model: file and header facts, model hyper-parameters, the tensor-type mix
-/// as a bar chart, and the validation verdict with its findings.
+/// as a bar chart, the validation verdict with its findings, and the memory it needs to run.
 class OverviewPage : public QWidget, public Page {
     Q_OBJECT
 public:
@@ -55,6 +56,7 @@ public:
     QString verdictText() const;
     int findingCount() const;
     const TypeMixPlot *typeMixPlot() const { return m_plot; }
+    MemoryPanel *memoryPanel() const { return m_memory; }
 
 private:
     void showVerdict(const gguf::SplitModel &model);
@@ -69,4 +71,5 @@ private:
     TypeMixPlot *m_plot;
     QTreeWidget *m_findings;
     QLabel *m_noFindings;
+    MemoryPanel *m_memory;
 };

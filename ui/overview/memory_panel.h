@@ -1,0 +1,67 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
+#pragma once
+
+#include "core/memory/memory_estimate.h"
+
+#include <QGroupBox>
+
+#include <memory>
+#include <optional>
+
+class MemoryBarPlot;
+class QCheckBox;
+class QComboBox;
+class QDoubleSpinBox;
+class QLabel;
+class QSlider;
+class QSpinBox;
+class QTreeWidget;
+
+namespace gguf {
+class SplitModel;
+}
+
+/// The Overview's "Memory" section: what llama.cpp needs to run the model (core/memory) for a
+/// context, cache types, flash attention, sequences, GPU layers and mmap, as a stacked bar per
+/// device and every figure with its formula; with a budget, the largest context that fits. The
+/// estimate is arithmetic on the metadata, so it follows the inputs at once on the GUI thread.
+class MemoryPanel : public QGroupBox {
+    Q_OBJECT
+public:
+    explicit MemoryPanel(QWidget *parent = nullptr);
+
+    /// Shows `model` with llama.cpp's default inputs (null: nothing).
+    void setModel(const std::shared_ptr<const gguf::SplitModel> &model);
+
+    const gguf::MemoryEstimate &estimate() const { return m_estimate; }
+    /// The largest context for the budget (nullopt without a budget).
+    std::optional<uint64_t> maxContext() const { return m_maxContext; }
+    QString summaryText() const;
+    const MemoryBarPlot *plot() const { return m_plot; }
+
+private:
+    void update();
+    void contextFromSlider(int steps);
+    void contextFromField(int context);
+    gguf::MemoryInputs inputs() const;
+    void fillDetails();
+
+    std::unique_ptr<gguf::MemoryModel> m_memory;
+    gguf::MemoryEstimate m_estimate;
+    std::optional<uint64_t> m_maxContext;
+    QLabel *m_unavailable;
+    QWidget *m_body;
+    QSlider *m_contextSlider;
+    QSpinBox *m_context;
+    QSpinBox *m_sequences;
+    QComboBox *m_cacheK;
+    QComboBox *m_cacheV;
+    QCheckBox *m_flashAttention;
+    QSpinBox *m_gpuLayers;
+    QLabel *m_gpuLayersOf;
+    QCheckBox *m_mmap;
+    QDoubleSpinBox *m_budget;
+    QLabel *m_summary;
+    MemoryBarPlot *m_plot;
+    QTreeWidget *m_details;
+};
