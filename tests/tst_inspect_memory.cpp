@@ -3,7 +3,9 @@
 // tiny-llama-tied-q8_0 (../shared/tools/README.md: KV 8.00 MiB at 4096, 4.25 MiB in q8_0, output
 // buffer 0.12 MiB), the budget search, usage errors and unreadable files.
 #include "core/format/gguf_file.h"
+#include "tests/support/gguf_builder.h"
 #include "tests/support/inspect_run.h"
+#include "tests/support/temp_files.h"
 
 #include <QFile>
 #include <QJsonArray>
@@ -142,6 +144,14 @@ private slots:
         QVERIFY(out.open(QIODevice::WriteOnly));
         out.write("not a model at all\n");
         out.close();
+        // a GGUF llama.cpp would refuse to run: more layers than it can hold
+        const QString many = dir.filePath(QStringLiteral("many-layers.gguf"));
+        GgufBuilder b;
+        b.kv("general.architecture", BuildValue::str("llama")).kv("llama.block_count", BuildValue::u32(100000));
+        QVERIFY(writeBytes(many, b.build().bytes()));
+        const InspectRun refused = inspect({QStringLiteral("memory"), many});
+        QCOMPARE(refused.exitCode, 1);
+        QVERIFY2(refused.err.contains("block_count 100000"), refused.err.constData());
         for (const QString &path : {text, dir.path(), dir.filePath(QStringLiteral("missing.gguf"))}) {
             const InspectRun run = inspect({QStringLiteral("memory"), path});
             QCOMPARE(run.exitCode, 1);

@@ -365,6 +365,50 @@ private slots:
         QCOMPARE(e.kBytes, uint64_t(128 * 2 * 2) * 4096 * 2);
     }
 
+    void hostileMetadata()
+    {
+        // more layers than llama.cpp can load: refused, and nothing sized by the claim
+        GgufBuilder b;
+        b.kv("general.architecture", V::str("llama"))
+            .kv("llama.block_count", V::u64(uint64_t(1) << 40))
+            .kv("llama.embedding_length", V::u32(4096))
+            .kv("llama.attention.head_count", V::u32(32));
+        auto many = open(b);
+        QVERIFY(many.file);
+        const ModelShape shape = readModelShape(*many.file);
+        QVERIFY(shape.refusal.find("512") != std::string::npos);
+        QCOMPARE(shape.layers, uint64_t(0));
+        QVERIFY(estimateKv(*many.file, MemoryInputs{}).layers.empty());
+
+        // absurd sizes saturate instead of wrapping to something small
+        GgufBuilder h;
+        h.kv("general.architecture", V::str("llama"))
+            .kv("llama.block_count", V::u32(2))
+            .kv("llama.embedding_length", V::u32(4096))
+            .kv("llama.attention.head_count", V::u32(32));
+        auto huge = open(h.kv("llama.context_length", V::u64(~uint64_t(0)))
+                             .kv("llama.attention.key_length", V::u64(uint64_t(1) << 40))
+                             .kv("llama.attention.head_count_kv", u32Array({0xffffffffu, 8})));
+        QVERIFY(huge.file);
+        MemoryInputs in;
+        in.context = uint64_t(1) << 32;
+        const KvEstimate e = estimateKv(*huge.file, in);
+        QCOMPARE(e.layers.size(), size_t(2));
+        QVERIFY(e.kBytes >= e.layers[0].kBytes); // a sum that did not wrap
+        QCOMPARE(e.layers[0].kBytes, ~uint64_t(0));
+        QCOMPARE(e.layers[1].headsKv, uint64_t(8));
+        // no context: the model's own, clamped to llama.cpp's 32 bits before padding
+        QCOMPARE(estimateKv(*huge.file, MemoryInputs{}).nCtxSeq, uint64_t(0xffffffffu) + 1);
+
+        // a per-layer array of another length than block_count: llama.cpp refuses the model
+        auto shortArray = open(model("llama", 3, 4096, 32, 4096).kv("llama.attention.head_count_kv", u32Array({8, 8})));
+        QVERIFY(readModelShape(*shortArray.file).refusal.find("2 values for 3 layers") != std::string::npos);
+
+        // no heads at all: no division by zero, head sizes 0
+        auto headless = open(model("llama", 2, 4096, 0, 4096));
+        QCOMPARE(estimateKv(*headless.file, MemoryInputs{}).kBytes, uint64_t(0));
+    }
+
     void gpuLayersPlaceTheCache()
     {
         const auto f = tinyLlama(); // 4 layers; N offloaded: the output and the last N − 1 layers

@@ -250,6 +250,11 @@ int runMemory(const CommandArgs &args)
     if (!model)
         return kExitBadFile;
     const gguf::MemoryModel memory(*model);
+    if (!memory.shape().refusal.empty()) {
+        std::fprintf(stderr, "gguf-inspect: %s: %s\n", printable(args.file).c_str(),
+                     printable(memory.shape().refusal).c_str());
+        return kExitBadFile;
+    }
     if (memory.shape().layers == 0) {
         std::fprintf(stderr, "gguf-inspect: %s: no %s.block_count: not a model llama.cpp can run\n",
                      printable(args.file).c_str(), printable(memory.shape().arch).c_str());

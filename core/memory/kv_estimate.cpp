@@ -4,6 +4,8 @@
 // described with their sources in docs/MEMORY.md.
 #include "core/memory/kv_estimate.h"
 
+#include "saturate.h"
+
 #include "core/format/ggml_types.h"
 #include "core/format/gguf_file.h"
 
@@ -17,9 +19,24 @@ namespace {
 
 constexpr uint64_t kCtxPad = 256; // GGML_PAD of n_ctx in llama_context, and of the SWA cache
 
+constexpr uint64_t kMaxLayers = 512;   // LLAMA_MAX_LAYERS (src/llama-hparams.h): more are refused
+constexpr uint64_t kU32 = 0xffffffffu; // llama.cpp keeps every hyper-parameter in a uint32_t
+
 uint64_t padTo(uint64_t v, uint64_t a)
 {
-    return (v + a - 1) / a * a;
+    return v > sat::kMax - a ? v : (v + a - 1) / a * a;
+}
+
+uint64_t u32(uint64_t v)
+{
+    return std::min(v, kU32);
+}
+
+// `<arch>.<suffix>` as llama.cpp holds it (at most 2^32 − 1).
+std::optional<uint64_t> archU32(const GgufFile &f, std::string_view suffix)
+{
+    const auto v = f.archUInt(suffix);
+    return v ? std::optional<uint64_t>(u32(*v)) : std::nullopt;
 }
 
 bool oneOf(std::string_view arch, std::initializer_list<std::string_view> names)
@@ -35,9 +52,9 @@ std::vector<uint64_t> perLayer(const GgufFile &f, const std::string &key, uint64
     if (v.type() == ValueType::Array) {
         const ArrayRef a = v.array();
         for (uint64_t i = 0; i < layers && i < a.size(); ++i)
-            out[i] = a.at(i).toUInt().value_or(fallback);
+            out[i] = u32(a.at(i).toUInt().value_or(fallback));
     } else if (const auto n = v.toUInt()) {
-        std::fill(out.begin(), out.end(), *n);
+        std::fill(out.begin(), out.end(), u32(*n));
     }
     return out;
 }
@@ -105,12 +122,12 @@ void readSwa(const GgufFile &f, ModelShape &s)
     const auto rule =
         std::find_if(kSwaRules.begin(), kSwaRules.end(), [&](const SwaRule &r) { return r.arch == s.arch; });
     if (rule == kSwaRules.end()) {
-        if (f.archUInt("attention.sliding_window").value_or(0) > 0)
+        if (archU32(f, "attention.sliding_window").value_or(0) > 0)
             s.notes.push_back("attention.sliding_window is set, but llama.cpp does not use a window for " + s.arch +
                               ": every layer keeps the whole context");
         return;
     }
-    const auto key = f.archUInt("attention.sliding_window");
+    const auto key = archU32(f, "attention.sliding_window");
     s.window = key.value_or(rule->defaultWindow);
     if (s.arch == "llama4") // chunked attention of a fixed 8192 unless the key says 0
         s.window = key == uint64_t(0) ? 0 : 8192;
@@ -122,8 +139,8 @@ void readSwa(const GgufFile &f, ModelShape &s)
         s.notes.push_back("sliding-window layers: from attention.sliding_window_pattern");
         return;
     }
-    const uint64_t period = f.archUInt("attention.sliding_window_pattern").value_or(rule->period);
-    if (rule->period == 0 && !f.archUInt("attention.sliding_window_pattern"))
+    const uint64_t period = archU32(f, "attention.sliding_window_pattern").value_or(rule->period);
+    if (rule->period == 0 && !archU32(f, "attention.sliding_window_pattern"))
         return; // this architecture takes only an array
     for (uint64_t il = 0; il < nonNextn; ++il)
         s.swa[il] = period == 0 || (rule->denseFirst ? il % period != 0 : il % period < period - 1);
@@ -148,7 +165,7 @@ void readRecurrent(const GgufFile &f, ModelShape &s)
         if (auto array = boolArray(f, s.arch + ".attention.recurrent_layers", s.layers)) {
             s.recurrent = std::move(*array);
         } else {
-            const uint64_t interval = f.archUInt("full_attention_interval").value_or(4);
+            const uint64_t interval = archU32(f, "full_attention_interval").value_or(4);
             for (uint64_t il = 0; il + s.nextnLayers < s.layers; ++il)
                 s.recurrent[il] = interval == 0 || (il + 1) % interval != 0;
         }
@@ -160,22 +177,38 @@ void readRecurrent(const GgufFile &f, ModelShape &s)
         return;
     }
     // the state sizes: llama_hparams::n_embd_r / n_embd_s
-    if (const auto wkv = f.archUInt("wkv.head_size")) {
-        s.stateR = f.archUInt("token_shift_count").value_or(2) * s.embd;
-        s.stateS = s.embd * *wkv;
-    } else if (const auto lcache = f.archUInt("shortconv.l_cache"); lcache && *lcache > 0) {
-        s.stateR = s.embd * (*lcache - 1);
+    if (const auto wkv = archU32(f, "wkv.head_size")) {
+        s.stateR = sat::mul(archU32(f, "token_shift_count").value_or(2), s.embd);
+        s.stateS = sat::mul(s.embd, *wkv);
+    } else if (const auto lcache = archU32(f, "shortconv.l_cache"); lcache && *lcache > 0) {
+        s.stateR = sat::mul(s.embd, *lcache - 1);
     } else {
-        const uint64_t conv = f.archUInt("ssm.conv_kernel").value_or(0);
-        const uint64_t inner = f.archUInt("ssm.inner_size").value_or(0);
-        const uint64_t state = f.archUInt("ssm.state_size").value_or(0);
-        const uint64_t groups = f.archUInt("ssm.group_count").value_or(0);
-        s.stateR = (conv > 0 ? conv - 1 : 0) * (inner + 2 * groups * state);
-        s.stateS = state * inner;
+        const uint64_t conv = archU32(f, "ssm.conv_kernel").value_or(0);
+        const uint64_t inner = archU32(f, "ssm.inner_size").value_or(0);
+        const uint64_t state = archU32(f, "ssm.state_size").value_or(0);
+        const uint64_t groups = archU32(f, "ssm.group_count").value_or(0);
+        s.stateR = sat::mul(conv > 0 ? conv - 1 : 0, sat::add(inner, sat::mul(2, groups, state)));
+        s.stateS = sat::mul(state, inner);
     }
 }
 
+// ggml's row size of n values (whole blocks), saturating.
+uint64_t rowBytes(uint32_t type, uint64_t n)
+{
+    return tensorByteSize(type, n, n).value_or(sat::kMax);
+}
+
 } // namespace
+
+uint64_t LayerKv::bytes() const
+{
+    return sat::add(kBytes, vBytes);
+}
+
+uint64_t KvEstimate::total() const
+{
+    return sat::add(kBytes, vBytes, stateBytes);
+}
 
 const std::vector<uint32_t> &kvCacheTypes()
 {
@@ -207,10 +240,26 @@ ModelShape readModelShape(const GgufFile &f)
     ModelShape s;
     s.arch = f.architecture();
     s.layers = f.blockCount().value_or(0);
-    s.embd = f.embeddingLength().value_or(0);
-    s.vocab = f.vocabSize().value_or(0);
-    s.trainedContext = f.contextLength().value_or(0);
-    s.nextnLayers = std::min(s.layers, f.archUInt("nextn_predict_layers").value_or(0));
+    if (s.layers > kMaxLayers) {
+        s.refusal = "block_count " + std::to_string(s.layers) + " is more than llama.cpp's limit of " +
+                    std::to_string(kMaxLayers) + " layers: llama.cpp refuses to load the model";
+        s.layers = 0;
+        return s;
+    }
+    s.embd = u32(f.embeddingLength().value_or(0));
+    s.vocab = u32(f.vocabSize().value_or(0));
+    s.trainedContext = u32(f.contextLength().value_or(0));
+    s.nextnLayers = std::min(s.layers, archU32(f, "nextn_predict_layers").value_or(0));
+    // llama.cpp's get_key_or_arr refuses a per-layer array of another length than block_count
+    for (const char *key : {".attention.head_count", ".attention.head_count_kv", ".feed_forward_length"}) {
+        const Value v = f.value(s.arch + key);
+        if (v.type() == ValueType::Array && v.array().size() != s.layers) {
+            s.refusal = s.arch + key + " has " + std::to_string(v.array().size()) + " values for " +
+                        std::to_string(s.layers) + " layers: llama.cpp refuses to load the model";
+            s.layers = 0;
+            return s;
+        }
+    }
     const auto heads = perLayer(f, s.arch + ".attention.head_count", s.layers, 0);
     s.heads = heads.empty() ? 0 : heads[0];
     s.headsKv = heads;
@@ -231,17 +280,17 @@ ModelShape readModelShape(const GgufFile &f)
 
     // head sizes: n_embd / n_head unless key_length / value_length say otherwise
     const uint64_t headDim = s.heads ? s.embd / s.heads : 0;
-    const uint64_t dimK = f.archUInt("attention.key_length").value_or(headDim);
-    const uint64_t dimV = f.archUInt("attention.value_length").value_or(headDim);
-    const uint64_t dimKSwa = f.archUInt("attention.key_length_swa").value_or(dimK);
-    const uint64_t dimVSwa = f.archUInt("attention.value_length_swa").value_or(dimV);
+    const uint64_t dimK = archU32(f, "attention.key_length").value_or(headDim);
+    const uint64_t dimV = archU32(f, "attention.value_length").value_or(headDim);
+    const uint64_t dimKSwa = archU32(f, "attention.key_length_swa").value_or(dimK);
+    const uint64_t dimVSwa = archU32(f, "attention.value_length_swa").value_or(dimV);
     s.headDimK.resize(s.layers);
     s.headDimV.resize(s.layers);
     for (uint64_t il = 0; il < s.layers; ++il) {
         s.headDimK[il] = s.swa[il] ? dimKSwa : dimK;
         s.headDimV[il] = s.swa[il] ? dimVSwa : dimV;
     }
-    s.mla = f.archUInt("attention.key_length_mla") && f.archUInt("attention.value_length_mla");
+    s.mla = archU32(f, "attention.key_length_mla") && archU32(f, "attention.value_length_mla");
     if (s.mla)
         s.notes.push_back("MLA: K holds the compressed latent (key_length = kv_lora_rank + rope dimensions), "
                           "V is read from it");
@@ -251,7 +300,7 @@ ModelShape readModelShape(const GgufFile &f)
     if (s.arch == "gemma3n")
         shared = s.layers - std::min<uint64_t>(s.layers, 20);
     else if (s.arch == "gemma4")
-        shared = std::min(s.layers, f.archUInt("attention.shared_kv_layers").value_or(0));
+        shared = std::min(s.layers, archU32(f, "attention.shared_kv_layers").value_or(0));
     if (shared > 0) {
         s.kvLayers = std::min(s.kvLayers, s.layers - shared);
         s.notes.push_back("the last " + std::to_string(shared) + " layers reuse the caches of earlier ones");
@@ -272,7 +321,7 @@ void padContext(const ModelShape &shape, const MemoryInputs &in, KvEstimate &e)
         e.streams = 1;
     } else {
         e.nCtxSeq = padTo(e.nCtx / parallel, kCtxPad);
-        e.nCtx = e.nCtxSeq * parallel;
+        e.nCtx = sat::mul(e.nCtxSeq, parallel);
         e.streams = parallel;
     }
 }
@@ -292,13 +341,14 @@ KvEstimate estimateKv(const ModelShape &s, const MemoryInputs &in)
     const uint64_t parallel = std::max<uint32_t>(1, in.parallel);
     const uint64_t gpuStart = firstGpuLayer(s.layers, in.gpuLayers);
     if (std::find(s.swa.begin(), s.swa.end(), true) != s.swa.end())
-        e.swaCells = in.swaFull
-                         ? e.nCtxSeq
-                         : std::min(e.nCtxSeq, padTo(s.window * (in.kvUnified ? parallel : 1) + in.ubatch, kCtxPad));
+        e.swaCells =
+            in.swaFull ? e.nCtxSeq
+                       : std::min(e.nCtxSeq,
+                                  padTo(sat::add(sat::mul(s.window, in.kvUnified ? parallel : 1), in.ubatch), kCtxPad));
     // without flash attention V is stored transposed, every layer as wide as the widest one
     uint64_t widestV = 0;
     for (uint64_t il = 0; il < s.layers; ++il)
-        widestV = std::max(widestV, s.headDimV[il] * s.headsKv[il]);
+        widestV = std::max(widestV, sat::mul(s.headDimV[il], s.headsKv[il]));
     const bool hybridBoth = s.arch == "falcon-h1";
 
     for (uint64_t il = 0; il < s.layers; ++il) {
@@ -311,11 +361,11 @@ KvEstimate estimateKv(const ModelShape &s, const MemoryInputs &in)
             r.cells = parallel;
             r.rowK = s.stateR;
             r.rowV = s.stateS;
-            r.kBytes = s.stateR * 4 * parallel;
-            r.vBytes = s.stateS * 4 * parallel;
-            e.stateBytes += r.bytes();
+            r.kBytes = sat::mul(s.stateR, 4, parallel);
+            r.vBytes = sat::mul(s.stateS, 4, parallel);
+            e.stateBytes = sat::add(e.stateBytes, r.bytes());
             if (gpu)
-                e.gpuBytes += r.bytes();
+                e.gpuBytes = sat::add(e.gpuBytes, r.bytes());
             e.layers.push_back(r);
             if (!hybridBoth)
                 continue;
@@ -334,14 +384,14 @@ KvEstimate estimateKv(const ModelShape &s, const MemoryInputs &in)
         }
         l.kind = s.swa[il] ? KvLayerKind::SlidingWindow : KvLayerKind::Full;
         l.cells = s.swa[il] ? e.swaCells : e.nCtxSeq;
-        l.rowK = s.headDimK[il] * l.headsKv;
-        l.rowV = s.mla ? 0 : (in.flashAttention ? s.headDimV[il] * l.headsKv : widestV);
-        l.kBytes = l.rowK ? tensorByteSize(in.typeK, l.rowK, l.rowK).value_or(0) * l.cells * e.streams : 0;
-        l.vBytes = l.rowV ? tensorByteSize(in.typeV, l.rowV, l.rowV).value_or(0) * l.cells * e.streams : 0;
-        e.kBytes += l.kBytes;
-        e.vBytes += l.vBytes;
+        l.rowK = sat::mul(s.headDimK[il], l.headsKv);
+        l.rowV = s.mla ? 0 : (in.flashAttention ? sat::mul(s.headDimV[il], l.headsKv) : widestV);
+        l.kBytes = l.rowK ? sat::mul(rowBytes(in.typeK, l.rowK), l.cells, e.streams) : 0;
+        l.vBytes = l.rowV ? sat::mul(rowBytes(in.typeV, l.rowV), l.cells, e.streams) : 0;
+        e.kBytes = sat::add(e.kBytes, l.kBytes);
+        e.vBytes = sat::add(e.vBytes, l.vBytes);
         if (gpu)
-            e.gpuBytes += l.bytes();
+            e.gpuBytes = sat::add(e.gpuBytes, l.bytes());
         e.layers.push_back(l);
     }
     return e;

@@ -45,6 +45,7 @@ struct ModelShape {
     std::vector<bool> recurrent;              ///< layers with a recurrent state instead of K/V
     uint64_t window = 0;                      ///< `attention.sliding_window`
     bool noCache = false;                     ///< non-causal (embedding, diffusion) models
+    std::string refusal;                      ///< why llama.cpp would not run it (then layers = 0)
     bool mla = false;                         ///< K holds the compressed latent, no V
     uint64_t stateR = 0, stateS = 0;          ///< recurrent state per layer and sequence, f32 values
     std::vector<std::string> notes;           ///< defaults and rules applied (one line each)
@@ -64,7 +65,7 @@ struct LayerKv {
     uint64_t headsKv = 0;
     uint64_t rowK = 0, rowV = 0;     ///< values per cell (recurrent: R and S values per sequence)
     uint64_t kBytes = 0, vBytes = 0; ///< all streams (recurrent: R and S)
-    uint64_t bytes() const { return kBytes + vBytes; }
+    uint64_t bytes() const;          ///< K + V (saturating)
 };
 
 struct KvEstimate {
@@ -76,7 +77,7 @@ struct KvEstimate {
     uint64_t kBytes = 0, vBytes = 0; ///< attention caches
     uint64_t stateBytes = 0;         ///< recurrent states (R + S)
     uint64_t gpuBytes = 0;           ///< the part on the GPU
-    uint64_t total() const { return kBytes + vBytes + stateBytes; }
+    uint64_t total() const;          ///< K + V + state (saturating)
 };
 
 /// The padded context and streams llama.cpp makes of the inputs (llama_context's constructor).

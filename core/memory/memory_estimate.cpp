@@ -6,6 +6,7 @@
 #include "core/format/ggml_types.h"
 #include "core/format/gguf_file.h"
 #include "core/format/split_model.h"
+#include "saturate.h"
 
 #include <algorithm>
 #include <cstdio>
@@ -33,6 +34,12 @@ bool outputTensor(std::string_view name)
            startsWith(name, "cls_out.") || startsWith(name, "cls_norm.");
 }
 
+// The experts' feed-forward width a token goes through (expert_feed_forward_length × expert_used_count).
+uint64_t expertWidth(const GgufFile &f)
+{
+    return sat::mul(f.archUInt("expert_feed_forward_length").value_or(0), f.archUInt("expert_used_count").value_or(0));
+}
+
 std::string num(uint64_t v)
 {
     return std::to_string(v);
@@ -46,6 +53,16 @@ std::string layerRange(uint64_t first, uint64_t end)
 }
 
 } // namespace
+
+uint64_t DeviceMemory::total() const
+{
+    return sat::add(weights, kv, compute, output);
+}
+
+uint64_t MemoryEstimate::total() const
+{
+    return sat::add(cpu().total(), gpu().total());
+}
 
 const char *memoryDeviceName(MemoryDevice device)
 {
@@ -81,8 +98,7 @@ MemoryModel::MemoryModel(const SplitModel &model) : m_shape(readModelShape(model
     for (const SplitModel::TensorRef &t : model.tensors())
         addTensor(t.info->name, t.info->layer, t.info->byteSize);
     const GgufFile &f = model.primary();
-    m_expertFeedForward =
-        f.archUInt("expert_feed_forward_length").value_or(0) * f.archUInt("expert_used_count").value_or(0);
+    m_expertFeedForward = expertWidth(f);
 }
 
 MemoryModel::MemoryModel(const GgufFile &file) : m_shape(readModelShape(file))
@@ -90,8 +106,7 @@ MemoryModel::MemoryModel(const GgufFile &file) : m_shape(readModelShape(file))
     m_layerBytes.assign(m_shape.layers, 0);
     for (const TensorInfo &t : file.tensors())
         addTensor(t.name, t.layer, t.byteSize);
-    m_expertFeedForward =
-        file.archUInt("expert_feed_forward_length").value_or(0) * file.archUInt("expert_used_count").value_or(0);
+    m_expertFeedForward = expertWidth(file);
 }
 
 void MemoryModel::addTensor(std::string_view name, int32_t layer, uint64_t bytes)
@@ -102,23 +117,23 @@ void MemoryModel::addTensor(std::string_view name, int32_t layer, uint64_t bytes
         m_hasOutput = true;
     if (startsWith(name, "blk.") && layer >= 0) {
         if (uint64_t(layer) < m_layerBytes.size())
-            m_layerBytes[size_t(layer)] += bytes;
+            m_layerBytes[size_t(layer)] = sat::add(m_layerBytes[size_t(layer)], bytes);
         else
-            m_strayLayerBytes += bytes;
+            m_strayLayerBytes = sat::add(m_strayLayerBytes, bytes);
     } else if (inputTensor(name)) {
-        m_inputBytes += bytes;
+        m_inputBytes = sat::add(m_inputBytes, bytes);
     } else if (outputTensor(name)) {
-        m_outputBytes += bytes;
+        m_outputBytes = sat::add(m_outputBytes, bytes);
     } else {
-        m_otherBytes += bytes;
+        m_otherBytes = sat::add(m_otherBytes, bytes);
     }
 }
 
 uint64_t MemoryModel::weightBytes() const
 {
-    uint64_t sum = m_inputBytes + m_outputBytes + m_otherBytes + m_strayLayerBytes;
+    uint64_t sum = sat::add(m_inputBytes, m_outputBytes, m_otherBytes, m_strayLayerBytes);
     for (const uint64_t b : m_layerBytes)
-        sum += b;
+        sum = sat::add(sum, b);
     return sum;
 }
 
@@ -138,13 +153,13 @@ MemoryEstimate MemoryModel::estimate(const MemoryInputs &in) const
     auto add = [&](const char *part, MemoryDevice d, std::string what, std::string formula, uint64_t bytes) {
         DeviceMemory &dev = e.devices[size_t(d)];
         if (std::string_view(part) == "weights")
-            dev.weights += bytes;
+            dev.weights = sat::add(dev.weights, bytes);
         else if (std::string_view(part) == "kv")
-            dev.kv += bytes;
+            dev.kv = sat::add(dev.kv, bytes);
         else if (std::string_view(part) == "compute")
-            dev.compute += bytes;
+            dev.compute = sat::add(dev.compute, bytes);
         else
-            dev.output += bytes;
+            dev.output = sat::add(dev.output, bytes);
         e.terms.push_back({part, d, std::move(what), std::move(formula), bytes});
     };
 
@@ -158,12 +173,13 @@ MemoryEstimate MemoryModel::estimate(const MemoryInputs &in) const
             continue;
         uint64_t sum = 0;
         for (uint64_t il = first; il < end; ++il)
-            sum += m_layerBytes[il];
+            sum = sat::add(sum, m_layerBytes[il]);
         add("weights", dev, layerRange(first, end), "the tensors of " + num(end - first) + " blk.N layers", sum);
     }
     const MemoryDevice firstLayerDev = gpuStart == 0 && s.layers > 0 ? MemoryDevice::Gpu : MemoryDevice::Cpu;
-    if (m_otherBytes + m_strayLayerBytes > 0)
-        add("weights", firstLayerDev, "other tensors", "with the first layer", m_otherBytes + m_strayLayerBytes);
+    if (m_otherBytes > 0 || m_strayLayerBytes > 0)
+        add("weights", firstLayerDev, "other tensors", "with the first layer",
+            sat::add(m_otherBytes, m_strayLayerBytes));
     add("weights", outDev, "output layer",
         e.outputOnGpu ? "on the GPU once one layer is offloaded" : "on the CPU with no layer offloaded", m_outputBytes);
     if (e.tiedOutput && e.outputOnGpu)
@@ -190,7 +206,7 @@ MemoryEstimate MemoryModel::estimate(const MemoryInputs &in) const
                 rowK = l.rowK;
                 rowV = l.rowV;
                 cells = l.cells;
-                bytes += l.bytes();
+                bytes = sat::add(bytes, l.bytes());
                 ++n;
             }
             if (n == 0)
@@ -223,16 +239,16 @@ MemoryEstimate MemoryModel::estimate(const MemoryInputs &in) const
     const uint64_t seqs = std::max<uint32_t>(1, in.parallel);
     add("output", MemoryDevice::Cpu, "logits",
         "n_vocab " + num(s.vocab) + " × " + num(seqs) + (seqs == 1 ? " sequence" : " sequences") + " × 4 B",
-        s.vocab * seqs * kF32);
+        sat::mul(s.vocab, seqs, kF32));
 
     // --- compute buffer: an estimate of the graph allocator's peak for one ubatch (docs/MEMORY.md §8):
     // the largest of the attention step (scores and masks), the logits and the feed-forward step,
     // plus four hidden-state rows (input, residual, normed, attention output)
     const uint64_t tokens = std::min<uint64_t>(e.kv.nCtx, std::max<uint32_t>(1, in.ubatch));
-    const uint64_t hidden = 4 * s.embd * tokens * kF32;
-    const uint64_t logits = (s.noCache ? s.embd : s.vocab) * tokens * kF32;
+    const uint64_t hidden = sat::mul(4, s.embd, tokens, kF32);
+    const uint64_t logits = sat::mul(s.noCache ? s.embd : s.vocab, tokens, kF32);
     const uint64_t ffnWidth = std::max(s.feedForward, m_expertFeedForward);
-    const uint64_t ffn = 3 * ffnWidth * tokens * kF32;
+    const uint64_t ffn = sat::mul(3, ffnWidth, tokens, kF32);
     uint64_t fullCells = 0, swaCells = 0;
     for (const LayerKv &l : e.kv.layers) {
         if (l.kind == KvLayerKind::Full)
@@ -243,16 +259,17 @@ MemoryEstimate MemoryModel::estimate(const MemoryInputs &in) const
     if (s.noCache)
         fullCells = tokens;                                  // attention over the batch itself
     const uint64_t maskBytes = in.flashAttention ? 2 : kF32; // f16 masks with flash attention, else f32
-    const uint64_t masks = (fullCells + swaCells) * tokens * maskBytes;
-    const uint64_t scores = in.flashAttention ? 0 : s.heads * std::max(fullCells, swaCells) * tokens * kF32;
-    const uint64_t attention = fullCells + swaCells > 0 ? scores + masks : 0;
+    const uint64_t masks = sat::mul(sat::add(fullCells, swaCells), tokens, maskBytes);
+    const uint64_t scores = in.flashAttention ? 0 : sat::mul(s.heads, std::max(fullCells, swaCells), tokens, kF32);
+    const uint64_t attention = fullCells > 0 || swaCells > 0 ? sat::add(scores, masks) : 0;
     const uint64_t layerPeak = std::max(ffn, attention);
-    const uint64_t graphPeak = std::max(logits, layerPeak) + hidden;
+    const uint64_t graphPeak = sat::add(std::max(logits, layerPeak), hidden);
     std::string attentionText = "attention ";
-    if (fullCells + swaCells == 0)
+    if (fullCells == 0 && swaCells == 0)
         attentionText += "none";
     else if (in.flashAttention)
-        attentionText += "masks " + num(fullCells + swaCells) + " cells·T·2 = " + mibText(attention) + " (flash)";
+        attentionText +=
+            "masks " + num(sat::add(fullCells, swaCells)) + " cells·T·2 = " + mibText(attention) + " (flash)";
     else
         attentionText += "(KQ " + num(s.heads) + " heads + masks)·cells·T·4 = " + mibText(attention);
     const std::string inputsText = "T = min(n_ctx, ubatch) = " + num(tokens) + "; " + attentionText + ", logits " +
@@ -264,7 +281,7 @@ MemoryEstimate MemoryModel::estimate(const MemoryInputs &in) const
     } else {
         add("compute", MemoryDevice::Gpu, "graph", "max(attention, logits, FFN) + hidden; " + inputsText, graphPeak);
         const bool layersOnCpu = gpuStart > 0;
-        const uint64_t cpuPart = layersOnCpu ? layerPeak + hidden : s.embd * tokens * kF32;
+        const uint64_t cpuPart = layersOnCpu ? sat::add(layerPeak, hidden) : sat::mul(s.embd, tokens, kF32);
         add("compute", MemoryDevice::Cpu, layersOnCpu ? "layers left on the CPU" : "input rows",
             layersOnCpu ? "max(attention, FFN) + hidden" : "n_embd " + num(s.embd) + " × T " + num(tokens) + " × 4 B",
             cpuPart);

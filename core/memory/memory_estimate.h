@@ -20,7 +20,7 @@ const char *memoryDeviceName(MemoryDevice device); ///< "cpu", "gpu"
 /// What one device holds.
 struct DeviceMemory {
     uint64_t weights = 0, kv = 0, compute = 0, output = 0;
-    uint64_t total() const { return weights + kv + compute + output; }
+    uint64_t total() const; ///< saturating
 };
 
 /// One figure of the estimate, with the formula and inputs that give it (docs/MEMORY.md).
@@ -44,7 +44,7 @@ struct MemoryEstimate {
     std::vector<std::string> notes;
     const DeviceMemory &cpu() const { return devices[0]; }
     const DeviceMemory &gpu() const { return devices[1]; }
-    uint64_t total() const { return cpu().total() + gpu().total(); }
+    uint64_t total() const; ///< both devices, saturating
 };
 
 /// The memory llama.cpp needs to run one model. The tensors are read once; each estimate is then

@@ -148,10 +148,13 @@ void MemoryPanel::setModel(const std::shared_ptr<const gguf::SplitModel> &model)
     m_body->setVisible(runnable);
     m_unavailable->setVisible(!runnable);
     if (!runnable) {
-        m_unavailable->setText(!model ? QString()
-                                      : tr("No estimate: this file names no %1.block_count, so it is not a model "
-                                           "llama.cpp runs on its own (an adapter, a vocabulary, a projector?).")
-                                            .arg(QString::fromStdString(m_memory->shape().arch)));
+        const std::string &refusal = m_memory ? m_memory->shape().refusal : std::string();
+        m_unavailable->setText(!model             ? QString()
+                               : !refusal.empty() ? tr("No estimate: %1.").arg(QString::fromStdString(refusal))
+                                                  : tr("No estimate: this file names no %1.block_count, so it is not "
+                                                       "a model llama.cpp runs on its own (an adapter, a vocabulary, "
+                                                       "a projector?).")
+                                                        .arg(QString::fromStdString(m_memory->shape().arch)));
         return;
     }
     const gguf::ModelShape &shape = m_memory->shape();
