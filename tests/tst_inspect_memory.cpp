@@ -93,6 +93,28 @@ private slots:
         QCOMPARE(field(doc.value(QStringLiteral("inputs")).toObject(), "ctx"), 2048.0); // the model's own
     }
 
+    void inputsAsGiven()
+    {
+        const QJsonObject doc =
+            memoryJson({QStringLiteral("--ctx"), QStringLiteral("3000"), QStringLiteral("--parallel"),
+                        QStringLiteral("2"), QStringLiteral("--ubatch"), QStringLiteral("256"),
+                        QStringLiteral("--gpu-layers"), QStringLiteral("-1"), QStringLiteral("--no-mmap")});
+        const QJsonObject inputs = doc.value(QStringLiteral("inputs")).toObject();
+        QCOMPARE(field(inputs, "ctx"), 3000.0);
+        QCOMPARE(field(inputs, "n_ctx_padded"), 3072.0); // 3000 → 3072, 1536 per sequence
+        QCOMPARE(field(inputs, "parallel"), 2.0);
+        QCOMPARE(field(inputs, "ubatch"), 256.0);
+        QCOMPARE(field(inputs, "gpu_layers"), 5.0); // -1: all
+        QCOMPARE(inputs.value(QStringLiteral("mmap")).toBool(true), false);
+        // two streams of 1536 cells: 4 layers × 1536 × 2 × (K + V) 256 B
+        QCOMPARE(field(device(doc, "gpu"), "kv"), double(4 * 1536 * 2 * 512));
+        QCOMPARE(field(device(doc, "cpu"), "output"), 2 * 128000.0);
+        QVERIFY(doc.value(QStringLiteral("refusals")).toArray().isEmpty());
+        // a quantized V cache without flash attention: estimated, and llama.cpp's refusal said
+        const QJsonObject refused = memoryJson({QStringLiteral("--cache-type-v"), QStringLiteral("q8_0")});
+        QCOMPARE(refused.value(QStringLiteral("refusals")).toArray().size(), 1);
+    }
+
     void budget()
     {
         const QJsonObject doc = memoryJson({QStringLiteral("--budget"), QStringLiteral("0.1")});

@@ -351,6 +351,125 @@ private slots:
         QCOMPARE(qe.kBytes, uint64_t(256 * 2 * 2) * 4096 * 2);
     }
 
+    void moreSlidingWindowRules()
+    {
+        MemoryInputs in;
+        in.context = 32768;
+        in.flashAttention = true;
+        // exaone4: only the 64-layer model slides (period 4, window 4096 unless the key says otherwise)
+        auto big = open(model("exaone4", 64, 5120, 40, 131072).kv("exaone4.attention.head_count_kv", V::u32(8)));
+        KvEstimate e = estimateKv(*big.file, in);
+        QCOMPARE(e.layers[0].kind, KvLayerKind::SlidingWindow);
+        QCOMPARE(e.layers[3].kind, KvLayerKind::Full);
+        QCOMPARE(e.layers[0].cells, uint64_t(4096 + 512));
+        auto small = open(model("exaone4", 30, 2048, 32, 65536)
+                              .kv("exaone4.attention.head_count_kv", V::u32(8))
+                              .kv("exaone4.attention.sliding_window", V::u32(4096)));
+        QCOMPARE(estimateKv(*small.file, in).layers[0].kind, KvLayerKind::Full);
+        // smallthinker: slides (dense first, period 4) only when the key is above 0, then with a window of 4096
+        auto st = open(model("smallthinker", 4, 1024, 8, 32768)
+                           .kv("smallthinker.attention.head_count_kv", V::u32(2))
+                           .kv("smallthinker.attention.sliding_window", V::u32(1)));
+        e = estimateKv(*st.file, in);
+        QCOMPARE(e.layers[0].kind, KvLayerKind::Full);
+        QCOMPARE(e.layers[1].kind, KvLayerKind::SlidingWindow);
+        QCOMPARE(e.layers[1].cells, uint64_t(4096 + 512));
+        auto stNone =
+            open(model("smallthinker", 4, 1024, 8, 32768).kv("smallthinker.attention.head_count_kv", V::u32(2)));
+        QCOMPARE(estimateKv(*stNone.file, in).layers[1].kind, KvLayerKind::Full);
+        // llama4: chunks of 8192 on 3 of every 4 layers, none when the key says 0
+        auto l4 = open(model("llama4", 4, 1024, 8, 131072).kv("llama4.attention.head_count_kv", V::u32(2)));
+        e = estimateKv(*l4.file, in);
+        QCOMPARE(e.layers[0].cells, uint64_t(8192 + 512));
+        QCOMPARE(e.layers[3].cells, uint64_t(32768));
+        auto l4none = open(model("llama4", 4, 1024, 8, 131072)
+                               .kv("llama4.attention.head_count_kv", V::u32(2))
+                               .kv("llama4.attention.sliding_window", V::u32(0)));
+        QCOMPARE(estimateKv(*l4none.file, in).layers[0].cells, uint64_t(32768));
+        // lfm2 with a window: every attention layer slides, the convolution layers keep a state
+        auto lfm = open(model("lfm2", 4, 1024, 16, 32768)
+                            .kv("lfm2.attention.head_count_kv", u32Array({0, 8, 0, 8}))
+                            .kv("lfm2.shortconv.l_cache", V::u32(3))
+                            .kv("lfm2.attention.sliding_window", V::u32(512)));
+        e = estimateKv(*lfm.file, in);
+        QCOMPARE(e.layers[0].kind, KvLayerKind::Recurrent);
+        QCOMPARE(e.layers[1].kind, KvLayerKind::SlidingWindow);
+        QCOMPARE(e.layers[1].cells, uint64_t(1024));
+        QCOMPARE(e.stateBytes, uint64_t(1024 * 2 * 4) * 2); // n_embd · (l_cache − 1), f32, two layers
+        // the batch llama.cpp really uses: n_ubatch ≤ n_batch = min(n_ctx, 2048)
+        in.ubatch = 4096;
+        QCOMPARE(estimateKv(*lfm.file, in).layers[1].cells, uint64_t(512 + 2048));
+        in.context = 1024;
+        QCOMPARE(estimateKv(*lfm.file, in).ubatch, uint64_t(1024));
+    }
+
+    void moreRecurrentKinds()
+    {
+        MemoryInputs in;
+        in.flashAttention = true;
+        // rwkv7: token shift 2·n_embd and n_embd·head_size, f32, every layer
+        auto rw = open(model("rwkv7", 2, 768, 0, 1048576).kv("rwkv7.wkv.head_size", V::u32(64)));
+        QCOMPARE(estimateKv(*rw.file, in).stateBytes, uint64_t((2 * 768 + 768 * 64) * 4 * 2));
+        // falcon-h1: a KV cache and a mamba state on every layer
+        auto fh = open(model("falcon-h1", 2, 1024, 8, 4096)
+                           .kv("falcon-h1.attention.head_count_kv", V::u32(2))
+                           .kv("falcon-h1.ssm.conv_kernel", V::u32(4))
+                           .kv("falcon-h1.ssm.inner_size", V::u32(2048))
+                           .kv("falcon-h1.ssm.state_size", V::u32(16))
+                           .kv("falcon-h1.ssm.group_count", V::u32(1)));
+        KvEstimate e = estimateKv(*fh.file, in);
+        QCOMPARE(e.layers.size(), size_t(4));
+        QCOMPARE(e.kBytes, uint64_t(128 * 2 * 2) * 4096 * 2);
+        QCOMPARE(e.stateBytes, uint64_t(3 * (2048 + 2 * 16) * 4 + 16 * 2048 * 4) * 2);
+        // nemotron-h: attention layers, mamba layers (no KV heads, no FFN), MLP layers (no cache)
+        auto nh = open(model("nemotron_h", 3, 1024, 8, 4096)
+                           .kv("nemotron_h.attention.head_count_kv", u32Array({2, 0, 0}))
+                           .kv("nemotron_h.feed_forward_length", u32Array({0, 0, 4096}))
+                           .kv("nemotron_h.ssm.conv_kernel", V::u32(4))
+                           .kv("nemotron_h.ssm.inner_size", V::u32(2048))
+                           .kv("nemotron_h.ssm.state_size", V::u32(16)));
+        e = estimateKv(*nh.file, in);
+        QCOMPARE(e.layers[0].kind, KvLayerKind::Full);
+        QCOMPARE(e.layers[1].kind, KvLayerKind::Recurrent);
+        QCOMPARE(e.layers[2].kind, KvLayerKind::None);
+        // minimax-01: every 8th layer attends; lightning attention keeps head_dim² per head
+        auto mm = open(model("minimax-01", 8, 6144, 64, 4096)
+                           .kv("minimax-01.attention.head_count_kv", V::u32(8))
+                           .kv("minimax-01.attention.key_length", V::u32(96)));
+        e = estimateKv(*mm.file, in);
+        QCOMPARE(e.layers[6].kind, KvLayerKind::Recurrent);
+        QCOMPARE(e.layers[7].kind, KvLayerKind::Full);
+        QCOMPARE(e.stateBytes, uint64_t(96 * 96 * 64 * 4) * 7);
+        // kimi-linear: KDA layers (no KV heads) keep 3 convolution states and head_dim² per head
+        auto kimi = open(model("kimi-linear", 2, 2304, 32, 4096)
+                             .kv("kimi-linear.attention.head_count_kv", u32Array({0, 1}))
+                             .kv("kimi-linear.ssm.conv_kernel", V::u32(4))
+                             .kv("kimi-linear.kda.head_dim", V::u32(128)));
+        e = estimateKv(*kimi.file, in);
+        QCOMPARE(e.layers[0].kind, KvLayerKind::Recurrent);
+        QCOMPARE(e.stateBytes, uint64_t(3 * 3 * 32 * 128 * 4 + 128 * 128 * 32 * 4));
+    }
+
+    void sharedCacheLayers()
+    {
+        // gemma3n: layers from 20 on reuse earlier caches
+        auto g3n = open(model("gemma3n", 24, 2048, 8, 32768).kv("gemma3n.attention.head_count_kv", V::u32(2)));
+        KvEstimate e = estimateKv(*g3n.file, MemoryInputs{});
+        QCOMPARE(e.layers[19].kind == KvLayerKind::None, false);
+        QCOMPARE(e.layers[20].kind, KvLayerKind::None);
+        // gemma4: the last attention.shared_kv_layers
+        std::vector<V> pattern(6, V::boolean(false));
+        auto g4 = open(model("gemma4", 6, 2048, 8, 32768)
+                           .kv("gemma4.attention.head_count_kv", V::u32(2))
+                           .kv("gemma4.attention.shared_kv_layers", V::u32(2))
+                           .kv("gemma4.attention.sliding_window", V::u32(512))
+                           .kv("gemma4.attention.sliding_window_pattern", V::array(ValueType::Bool, pattern)));
+        e = estimateKv(*g4.file, MemoryInputs{});
+        QCOMPARE(e.layers[3].kind, KvLayerKind::Full);
+        QCOMPARE(e.layers[4].kind, KvLayerKind::None);
+        QCOMPARE(e.layers[5].kind, KvLayerKind::None);
+    }
+
     void multiTokenPredictionLayersKeepNoCache()
     {
         // glm4moe-style: the last layer predicts the next tokens and has no cache in the main context

@@ -168,6 +168,38 @@ private slots:
               estimated / 1048576.0, real / 1048576.0, ratio);
         QVERIFY2(ratio > 0.6 && ratio < 1.1, qPrintable(QString::number(ratio)));
     }
+
+    void refusesWhatLlamaCppRefused()
+    {
+        // oracle.txt: "llama_init_from_model: K cache type q8_0 with block size 32 does not divide
+        // n_embd_head_k=16" for llama-gqa with q8_0 caches and flash attention
+        const auto opened = GgufFile::open(modelPath(QStringLiteral("llama-gqa")).toStdString());
+        QVERIFY(opened.file);
+        const MemoryModel model(*opened.file);
+        MemoryInputs in;
+        in.context = 4096;
+        in.typeK = in.typeV = 8; // q8_0
+        in.flashAttention = true;
+        const MemoryEstimate e = model.estimate(in);
+        QVERIFY(!e.refusals.empty());
+        QVERIFY2(e.refusals.front().find("q8_0 with block size 32 does not divide the head size 16") !=
+                     std::string::npos,
+                 e.refusals.front().c_str());
+        // the same types on qwen2 (heads of 32) load
+        const auto qwen = GgufFile::open(modelPath(QStringLiteral("qwen2")).toStdString());
+        QVERIFY(MemoryModel(*qwen.file).estimate(in).refusals.empty());
+        // the MLA model takes only equal K and V types (llama_init_from_model), and a quantized V
+        // only with flash attention
+        const auto mla = GgufFile::open(modelPath(QStringLiteral("deepseek2-mla")).toStdString());
+        in.typeV = 1;
+        QCOMPARE(MemoryModel(*mla.file).estimate(in).refusals.size(), size_t(1));
+        in.typeK = 1;
+        in.typeV = 8;
+        in.flashAttention = false;
+        const auto refusals = MemoryModel(*qwen.file).estimate(in).refusals;
+        QCOMPARE(refusals.size(), size_t(1));
+        QVERIFY(refusals.front().find("needs flash attention") != std::string::npos);
+    }
 };
 
 QTEST_GUILESS_MAIN(TestMemoryOracle)

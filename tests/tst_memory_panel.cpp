@@ -79,17 +79,29 @@ private slots:
         flash->setChecked(true);
         QCOMPARE(panel.estimate().gpu().kv, 4 * MiB + MiB / 4); // size = 4.25 MiB
 
-        // the bars show the estimate: GPU row 1, parts weights, KV, compute, output
+        // the bars show the estimate (drawn on the next turn of the event loop): GPU row 1, parts
+        // weights, KV, compute, output
         const MemoryBarPlot *plot = panel.plot();
-        QCOMPARE(plot->drawnBytes(1, 1), double(panel.estimate().gpu().kv));
-        QCOMPARE(plot->drawnBytes(0, 3), double(panel.estimate().cpu().output));
+        QTRY_COMPARE(plot->drawnBytes(1, 1), double(4 * MiB + MiB / 4));
+        QCOMPARE(plot->drawnBytes(0, 3), 32000.0 * 4); // the logits of one sequence
 
         // nothing offloaded: all in RAM, the tensor data once
         gpuLayers->setValue(0);
         QCOMPARE(panel.estimate().gpu().total(), uint64_t(0));
         QCOMPARE(panel.estimate().cpu().weights, model->primary().tensorDataBytes());
-        QCOMPARE(plot->drawnBytes(1, 0), 0.0);
+        QTRY_COMPARE(plot->drawnBytes(1, 0), 0.0);
         QCOMPARE(plot->drawnBytes(0, 0), double(model->primary().tensorDataBytes()));
+
+        // a quantized V cache turns flash attention on, as llama.cpp's -fa auto does
+        cacheV->setCurrentIndex(cacheV->findText(QStringLiteral("f16")));
+        flash->setChecked(false);
+        cacheV->setCurrentIndex(cacheV->findText(QStringLiteral("q4_0")));
+        QVERIFY(flash->isChecked());
+        QVERIFY(panel.estimate().refusals.empty());
+        // and turning it off again shows llama.cpp's refusal
+        flash->setChecked(false);
+        QCOMPARE(panel.estimate().refusals.size(), size_t(1));
+        QVERIFY(panel.summaryText().contains(QStringLiteral("needs flash attention")));
     }
 
     void budget()

@@ -60,7 +60,8 @@ std::string readInputs(const MemoryOptions &o, gguf::MemoryInputs &in, std::opti
         out = static_cast<std::remove_reference_t<decltype(out)>>(v);
         return {};
     };
-    std::string error = count(o.ctx, "--ctx", 1, uint64_t(1) << 32, in.context);
+    // llama.cpp's n_ctx is 32 bits, padded to 256
+    std::string error = count(o.ctx, "--ctx", 1, (uint64_t(1) << 32) - 256, in.context);
     if (error.empty())
         error = count(o.parallel, "--parallel", 1, 256, in.parallel);
     if (error.empty())
@@ -184,6 +185,11 @@ void writeJson(const gguf::MemoryEstimate &e, std::optional<uint64_t> maxContext
     for (const std::string &n : e.notes)
         json.string(n);
     json.endArray();
+    json.key("refusals");
+    json.beginArray();
+    for (const std::string &r : e.refusals)
+        json.string(r);
+    json.endArray();
     json.key("max_context_for_budget");
     if (maxContext)
         json.unsignedInteger(*maxContext);
@@ -204,6 +210,10 @@ void printText(const gguf::MemoryEstimate &e, std::optional<uint64_t> maxContext
           gguf::kvCacheTypeName(in.typeV) + ", flash attention " + (in.flashAttention ? "on" : "off") + ", " +
           std::to_string(e.gpuLayers) + "/" + std::to_string(e.maxGpuLayers) + " layers on the GPU, mmap " +
           (in.mmap ? "on" : "off") + "\n\n");
+    for (const std::string &r : e.refusals)
+        print("llama.cpp would refuse these settings: " + r + "\n");
+    if (!e.refusals.empty())
+        print("\n");
     TextTable table({{"device"},
                      {"weights", TextTable::Align::Right},
                      {"KV cache", TextTable::Align::Right},

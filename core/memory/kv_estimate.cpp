@@ -78,6 +78,8 @@ struct SwaRule {
     uint64_t period = 0;        ///< 0: only a per-layer array from the metadata
     bool denseFirst = false;    ///< layer il slides when il % period != 0 (else il % period < period - 1)
     uint64_t defaultWindow = 0; ///< when `attention.sliding_window` is absent
+    uint64_t fixedWindow = 0;   ///< the window used whatever the key says (once the key turns it on)
+    uint64_t onlyLayers = 0;    ///< only models of this many layers slide (exaone4: the 32B)
 };
 
 constexpr std::array kSwaRules = {
@@ -88,14 +90,15 @@ constexpr std::array kSwaRules = {
     SwaRule{"cohere2moe", 4, true},
     SwaRule{"afmoe", 4},
     SwaRule{"exaone-moe", 4, false, 128},
+    SwaRule{"exaone4", 4, false, 4096, 0, 64},
     SwaRule{"laguna", 4, true},
-    SwaRule{"llama4", 4, false, 8192},
+    SwaRule{"llama4", 4, false, 8192, 8192},
     SwaRule{"mellum", 4},
     SwaRule{"muse-glimmer", 4},
     SwaRule{"olmo2", 4},
     SwaRule{"gpt-oss", 2},
     SwaRule{"plamo3", 8},
-    SwaRule{"smallthinker", 4, true, 4096},
+    SwaRule{"smallthinker", 4, true, 0, 4096},
     SwaRule{"gemma4", 0},
     SwaRule{"granite_swa", 0},
     SwaRule{"maple", 0},
@@ -119,18 +122,26 @@ bool fullyRecurrent(std::string_view arch)
 
 void readSwa(const GgufFile &f, ModelShape &s)
 {
-    const auto rule =
-        std::find_if(kSwaRules.begin(), kSwaRules.end(), [&](const SwaRule &r) { return r.arch == s.arch; });
-    if (rule == kSwaRules.end()) {
-        if (archU32(f, "attention.sliding_window").value_or(0) > 0)
-            s.notes.push_back("attention.sliding_window is set, but llama.cpp does not use a window for " + s.arch +
-                              ": every layer keeps the whole context");
+    const auto key = archU32(f, "attention.sliding_window");
+    if (s.arch == "lfm2" || s.arch == "lfm2moe") {
+        // lfm2: with a window, every attention layer slides (set after the recurrent layers)
+        s.window = key.value_or(0);
         return;
     }
-    const auto key = archU32(f, "attention.sliding_window");
+    const auto rule =
+        std::find_if(kSwaRules.begin(), kSwaRules.end(), [&](const SwaRule &r) { return r.arch == s.arch; });
+    if (rule == kSwaRules.end() || (rule->onlyLayers && s.layers != rule->onlyLayers)) {
+        if (key.value_or(0) > 0)
+            s.notes.push_back("attention.sliding_window is set, but llama.cpp runs " + s.arch +
+                              (rule == kSwaRules.end() ? std::string() : " of this size") +
+                              " without a window: every layer keeps the whole context");
+        return;
+    }
     s.window = key.value_or(rule->defaultWindow);
-    if (s.arch == "llama4") // chunked attention of a fixed 8192 unless the key says 0
-        s.window = key == uint64_t(0) ? 0 : 8192;
+    if (rule->fixedWindow) // llama4 (unless the key says 0), smallthinker (once the key is above 0)
+        s.window = s.window > 0 || !key ? rule->fixedWindow : 0;
+    if (s.arch == "smallthinker" && !key)
+        s.window = 0;
     if (s.window == 0)
         return;
     const uint64_t nonNextn = s.layers - s.nextnLayers;
@@ -165,7 +176,7 @@ void readRecurrent(const GgufFile &f, ModelShape &s)
         if (auto array = boolArray(f, s.arch + ".attention.recurrent_layers", s.layers)) {
             s.recurrent = std::move(*array);
         } else {
-            const uint64_t interval = archU32(f, "full_attention_interval").value_or(4);
+            const uint64_t interval = archU32(f, "full_attention_interval").value_or(s.arch == "minimax-01" ? 8 : 4);
             for (uint64_t il = 0; il + s.nextnLayers < s.layers; ++il)
                 s.recurrent[il] = interval == 0 || (il + 1) % interval != 0;
         }
@@ -176,19 +187,27 @@ void readRecurrent(const GgufFile &f, ModelShape &s)
     } else {
         return;
     }
-    // the state sizes: llama_hparams::n_embd_r / n_embd_s
-    if (const auto wkv = archU32(f, "wkv.head_size")) {
+    // the state sizes: llama_hparams::n_embd_r / n_embd_s, in its order
+    const uint64_t conv = archU32(f, "ssm.conv_kernel").value_or(0);
+    const uint64_t wkv = archU32(f, "wkv.head_size").value_or(0);
+    const uint64_t lcache = archU32(f, "shortconv.l_cache").value_or(0);
+    const uint64_t kda = archU32(f, "kda.head_dim").value_or(0);
+    const uint64_t la =
+        s.arch == "minimax-01" ? archU32(f, "attention.key_length").value_or(s.heads ? s.embd / s.heads : 0) : 0;
+    if (wkv != 0) { // RWKV
         s.stateR = sat::mul(archU32(f, "token_shift_count").value_or(2), s.embd);
-        s.stateS = sat::mul(s.embd, *wkv);
-    } else if (const auto lcache = archU32(f, "shortconv.l_cache"); lcache && *lcache > 0) {
-        s.stateR = sat::mul(s.embd, *lcache - 1);
+        s.stateS = sat::mul(s.embd, wkv);
+    } else if (lcache != 0) { // LFM2's short convolution
+        s.stateR = sat::mul(s.embd, lcache - 1);
+    } else if (kda != 0) { // Kimi's delta attention: Q, K, V convolutions and a head_dim² state per head
+        s.stateR = sat::mul(3, conv > 0 ? conv - 1 : 3, s.heads, kda);
+        s.stateS = sat::mul(kda, kda, s.heads);
     } else {
-        const uint64_t conv = archU32(f, "ssm.conv_kernel").value_or(0);
         const uint64_t inner = archU32(f, "ssm.inner_size").value_or(0);
         const uint64_t state = archU32(f, "ssm.state_size").value_or(0);
         const uint64_t groups = archU32(f, "ssm.group_count").value_or(0);
         s.stateR = sat::mul(conv > 0 ? conv - 1 : 0, sat::add(inner, sat::mul(2, groups, state)));
-        s.stateS = sat::mul(state, inner);
+        s.stateS = la != 0 ? sat::mul(la, la, s.heads) : sat::mul(state, inner); // MiniMax's lightning attention
     }
 }
 
@@ -249,7 +268,14 @@ ModelShape readModelShape(const GgufFile &f)
     s.embd = u32(f.embeddingLength().value_or(0));
     s.vocab = u32(f.vocabSize().value_or(0));
     s.trainedContext = u32(f.contextLength().value_or(0));
-    s.nextnLayers = std::min(s.layers, archU32(f, "nextn_predict_layers").value_or(0));
+    s.nextnLayers = archU32(f, "nextn_predict_layers").value_or(0);
+    if (s.nextnLayers > s.layers) {
+        s.refusal = "nextn_predict_layers " + std::to_string(s.nextnLayers) + " is more than block_count " +
+                    std::to_string(s.layers) + ": llama.cpp refuses to load the model";
+        s.layers = 0;
+        s.nextnLayers = 0;
+        return s;
+    }
     // llama.cpp's get_key_or_arr refuses a per-layer array of another length than block_count
     for (const char *key : {".attention.head_count", ".attention.head_count_kv", ".feed_forward_length"}) {
         const Value v = f.value(s.arch + key);
@@ -277,6 +303,16 @@ ModelShape readModelShape(const GgufFile &f)
     }
     readSwa(f, s);
     readRecurrent(f, s);
+    if ((s.arch == "lfm2" || s.arch == "lfm2moe") && s.window > 0) {
+        for (uint64_t il = 0; il + s.nextnLayers < s.layers; ++il)
+            s.swa[il] = !s.recurrent[il];
+        s.notes.push_back("sliding-window layers: every attention layer (lfm2 with a window), window " +
+                          std::to_string(s.window));
+    }
+    if (oneOf(s.arch, {"deepseek32", "glm-dsa", "dots3note", "deepseek4", "minimax-m3", "hy_v4", "qwen4exp",
+                       "gemma4-assistant"}))
+        s.notes.push_back(s.arch + " keeps caches of its own kind (an indexer, compressed or shared caches) that "
+                                   "this estimate does not model: the KV figure may be low");
 
     // head sizes: n_embd / n_head unless key_length / value_length say otherwise
     const uint64_t headDim = s.heads ? s.embd / s.heads : 0;
@@ -290,7 +326,8 @@ ModelShape readModelShape(const GgufFile &f)
         s.headDimK[il] = s.swa[il] ? dimKSwa : dimK;
         s.headDimV[il] = s.swa[il] ? dimVSwa : dimV;
     }
-    s.mla = archU32(f, "attention.key_length_mla") && archU32(f, "attention.value_length_mla");
+    s.mla = archU32(f, "attention.key_length_mla").value_or(0) > 0 &&
+            archU32(f, "attention.value_length_mla").value_or(0) > 0;
     if (s.mla)
         s.notes.push_back("MLA: K holds the compressed latent (key_length = kv_lora_rank + rope dimensions), "
                           "V is read from it");
@@ -324,6 +361,10 @@ void padContext(const ModelShape &shape, const MemoryInputs &in, KvEstimate &e)
         e.nCtx = sat::mul(e.nCtxSeq, parallel);
         e.streams = parallel;
     }
+    // llama_context: n_batch = min(n_ctx, n_batch) for causal models (n_batch 2048 by default),
+    // n_ubatch = min(n_batch, n_ubatch)
+    const uint64_t batch = shape.noCache ? 2048 : std::min<uint64_t>(e.nCtx, 2048);
+    e.ubatch = std::min<uint64_t>(std::max<uint32_t>(1, in.ubatch), batch);
 }
 
 uint64_t firstGpuLayer(uint64_t layers, int64_t gpuLayers)
@@ -344,7 +385,7 @@ KvEstimate estimateKv(const ModelShape &s, const MemoryInputs &in)
         e.swaCells =
             in.swaFull ? e.nCtxSeq
                        : std::min(e.nCtxSeq,
-                                  padTo(sat::add(sat::mul(s.window, in.kvUnified ? parallel : 1), in.ubatch), kCtxPad));
+                                  padTo(sat::add(sat::mul(s.window, in.kvUnified ? parallel : 1), e.ubatch), kCtxPad));
     // without flash attention V is stored transposed, every layer as wide as the widest one
     uint64_t widestV = 0;
     for (uint64_t il = 0; il < s.layers; ++il)

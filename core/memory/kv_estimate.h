@@ -72,6 +72,7 @@ struct KvEstimate {
     uint64_t nCtx = 0;    ///< the context after llama.cpp's padding
     uint64_t nCtxSeq = 0; ///< cells of one stream
     uint64_t streams = 1;
+    uint64_t ubatch = 0;   ///< the physical batch llama.cpp uses: min(ubatch, n_batch = min(n_ctx, 2048))
     uint64_t swaCells = 0; ///< cells of a sliding-window layer (0 without such layers)
     std::vector<LayerKv> layers;
     uint64_t kBytes = 0, vBytes = 0; ///< attention caches

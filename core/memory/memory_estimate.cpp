@@ -28,10 +28,14 @@ bool inputTensor(std::string_view name)
            startsWith(name, "per_layer_token_embd.");
 }
 
-bool outputTensor(std::string_view name)
+// llama-arch.cpp's LLM_TENSOR_LAYER_OUTPUT tensors (lfm2 names its output norm token_embd_norm).
+bool outputTensor(std::string_view name, std::string_view arch)
 {
-    return startsWith(name, "output.") || startsWith(name, "output_norm.") || startsWith(name, "cls.") ||
-           startsWith(name, "cls_out.") || startsWith(name, "cls_norm.");
+    for (const std::string_view prefix : {"output.", "output_norm.", "cls.", "dense_2.", "dense_3.", "altup_proj.",
+                                          "altup_unembd_proj.", "enc.output_norm.", "dec.output_norm."})
+        if (startsWith(name, prefix))
+            return true;
+    return (arch == "lfm2" || arch == "lfm2moe") && startsWith(name, "token_embd_norm.");
 }
 
 // The experts' feed-forward width a token goes through (expert_feed_forward_length × expert_used_count).
@@ -50,6 +54,34 @@ std::string layerRange(uint64_t first, uint64_t end)
     if (end == first + 1)
         return "layer " + num(first);
     return "layers " + num(first) + "–" + num(end - 1);
+}
+
+// Settings llama_init_from_model refuses (src/llama-context.cpp), in its words.
+std::vector<std::string> refusals(const ModelShape &s, const MemoryInputs &in)
+{
+    std::vector<std::string> out;
+    const std::string k = kvCacheTypeName(in.typeK), v = kvCacheTypeName(in.typeV);
+    if (s.mla && in.typeK != in.typeV)
+        out.push_back("this model (MLA) does not support different K (" + k + ") and V (" + v + ") cache types");
+    const bool flash = in.flashAttention && s.arch != "grok";
+    if (typeTraits(in.typeV).quantized && !flash)
+        out.push_back("a quantized V cache (" + v + ") needs flash attention (llama.cpp's -fa auto turns it on)");
+    if (!flash)
+        return out;
+    for (const auto &[type, dims, name, which] :
+         {std::tuple{in.typeK, &s.headDimK, k, "K"}, std::tuple{in.typeV, &s.headDimV, v, "V"}}) {
+        const TypeTraits &t = typeTraits(type);
+        if (!t.quantized || t.blockSize == 0)
+            continue;
+        for (uint64_t il = 0; il < dims->size(); ++il)
+            if ((*dims)[il] % t.blockSize != 0) {
+                out.push_back(std::string(which) + " cache type " + name + " with block size " +
+                              std::to_string(t.blockSize) + " does not divide the head size " +
+                              std::to_string((*dims)[il]) + " of layer " + std::to_string(il));
+                break;
+            }
+    }
+    return out;
 }
 
 } // namespace
@@ -122,7 +154,7 @@ void MemoryModel::addTensor(std::string_view name, int32_t layer, uint64_t bytes
             m_strayLayerBytes = sat::add(m_strayLayerBytes, bytes);
     } else if (inputTensor(name)) {
         m_inputBytes = sat::add(m_inputBytes, bytes);
-    } else if (outputTensor(name)) {
+    } else if (outputTensor(name, m_shape.arch)) {
         m_outputBytes = sat::add(m_outputBytes, bytes);
     } else {
         m_otherBytes = sat::add(m_otherBytes, bytes);
@@ -137,18 +169,24 @@ uint64_t MemoryModel::weightBytes() const
     return sum;
 }
 
-MemoryEstimate MemoryModel::estimate(const MemoryInputs &in) const
+MemoryEstimate MemoryModel::estimate(const MemoryInputs &given) const
 {
     const ModelShape &s = m_shape;
     MemoryEstimate e;
-    e.inputs = in;
+    e.inputs = given;
+    e.refusals = refusals(s, given);
+    MemoryInputs in = given;
+    if (s.arch == "grok" && in.flashAttention) {
+        in.flashAttention = false; // llama_init_from_model: "flash_attn is not compatible with Grok - forcing off"
+        e.notes.push_back("llama.cpp turns flash attention off for grok: estimated without it");
+    }
     e.maxGpuLayers = s.layers + 1;
     e.gpuLayers = in.gpuLayers < 0 ? e.maxGpuLayers : std::min<uint64_t>(uint64_t(in.gpuLayers), e.maxGpuLayers);
     e.outputOnGpu = e.gpuLayers >= 1;
     e.tiedOutput = !m_hasOutput && m_tokenEmbdBytes > 0 && !s.noCache;
     e.kv = estimateKv(s, in);
     e.inputs.context = in.context ? in.context : (s.trainedContext ? s.trainedContext : 4096);
-    e.notes = s.notes;
+    e.notes.insert(e.notes.begin(), s.notes.begin(), s.notes.end());
     const auto &cpu = e.devices[0];
     auto add = [&](const char *part, MemoryDevice d, std::string what, std::string formula, uint64_t bytes) {
         DeviceMemory &dev = e.devices[size_t(d)];
@@ -244,7 +282,7 @@ MemoryEstimate MemoryModel::estimate(const MemoryInputs &in) const
     // --- compute buffer: an estimate of the graph allocator's peak for one ubatch (docs/MEMORY.md §8):
     // the largest of the attention step (scores and masks), the logits and the feed-forward step,
     // plus four hidden-state rows (input, residual, normed, attention output)
-    const uint64_t tokens = std::min<uint64_t>(e.kv.nCtx, std::max<uint32_t>(1, in.ubatch));
+    const uint64_t tokens = std::min<uint64_t>(e.kv.nCtx, e.kv.ubatch);
     const uint64_t hidden = sat::mul(4, s.embd, tokens, kF32);
     const uint64_t logits = sat::mul(s.noCache ? s.embd : s.vocab, tokens, kF32);
     const uint64_t ffnWidth = std::max(s.feedForward, m_expertFeedForward);

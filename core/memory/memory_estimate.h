@@ -42,6 +42,7 @@ struct MemoryEstimate {
     std::array<DeviceMemory, 2> devices{}; ///< by MemoryDevice
     std::vector<MemoryTerm> terms;
     std::vector<std::string> notes;
+    std::vector<std::string> refusals; ///< why llama.cpp would refuse these settings (empty: it accepts them)
     const DeviceMemory &cpu() const { return devices[0]; }
     const DeviceMemory &gpu() const { return devices[1]; }
     uint64_t total() const; ///< both devices, saturating

@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 #include "ui/overview/memory_panel.h"
 
+#include "core/format/ggml_types.h"
 #include "core/format/split_model.h"
 #include "ui/plots/memory_bar_plot.h"
 
@@ -84,6 +85,7 @@ MemoryPanel::MemoryPanel(QWidget *parent)
     m_budget->setToolTip(tr("Memory you have: on the GPU when layers are offloaded, else RAM; shows the largest "
                             "context that fits"));
     m_summary->setWordWrap(true);
+    m_summary->setTextFormat(Qt::RichText);
     m_summary->setTextInteractionFlags(Qt::TextSelectableByMouse);
     m_unavailable->setWordWrap(true);
 
@@ -134,6 +136,14 @@ MemoryPanel::MemoryPanel(QWidget *parent)
     for (QCheckBox *box : {m_flashAttention, m_mmap})
         connect(box, &QCheckBox::toggled, this, &MemoryPanel::update);
     connect(m_budget, &QDoubleSpinBox::valueChanged, this, &MemoryPanel::update);
+    // a quantized V cache needs flash attention: llama.cpp's -fa auto turns it on, so does this
+    connect(m_cacheV, &QComboBox::currentIndexChanged, this, [this] {
+        if (gguf::typeTraits(m_cacheV->currentData().toUInt()).quantized)
+            m_flashAttention->setChecked(true);
+    });
+    m_redraw.setSingleShot(true);
+    m_redraw.setInterval(0);
+    connect(&m_redraw, &QTimer::timeout, this, &MemoryPanel::redraw);
     setModel(nullptr);
 }
 
@@ -223,6 +233,7 @@ void MemoryPanel::update()
     const auto &cpu = m_estimate.cpu();
     const auto &gpu = m_estimate.gpu();
     QString text = tr("RAM %1, VRAM %2 for %3 tokens (%4 cells after padding).")
+                       .toHtmlEscaped()
                        .arg(bytesText(cpu.total()), bytesText(gpu.total()),
                             QLocale().toString(qulonglong(m_estimate.inputs.context)),
                             QLocale().toString(qulonglong(m_estimate.kv.nCtx)));
@@ -238,8 +249,21 @@ void MemoryPanel::update()
                                     : QString())
                      : tr("Not even 256 tokens fit %1 of %2.").arg(m_budget->text(), onGpu ? tr("VRAM") : tr("RAM")));
     }
+    for (const std::string &r : m_estimate.refusals)
+        text += QStringLiteral("<br><b>") +
+                tr("llama.cpp would refuse these settings: %1.").arg(QString::fromStdString(r).toHtmlEscaped()) +
+                QStringLiteral("</b>");
     m_summary->setText(text);
+    // the bars and the figures follow on the next turn of the event loop, once per burst of changes
+    if (!m_redraw.isActive())
+        m_redraw.start();
+}
 
+void MemoryPanel::redraw()
+{
+    if (!m_memory || m_memory->shape().layers == 0)
+        return;
+    const double budgetGiB = m_budget->value();
     QVector<MemoryBarPlot::Device> bars;
     for (const gguf::MemoryDevice d : {gguf::MemoryDevice::Cpu, gguf::MemoryDevice::Gpu}) {
         const gguf::DeviceMemory &m = m_estimate.devices[size_t(d)];

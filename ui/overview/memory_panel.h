@@ -4,6 +4,7 @@
 #include "core/memory/memory_estimate.h"
 
 #include <QGroupBox>
+#include <QTimer>
 
 #include <memory>
 #include <optional>
@@ -41,6 +42,7 @@ public:
 
 private:
     void update();
+    void redraw();
     void contextFromSlider(int steps);
     void contextFromField(int context);
     gguf::MemoryInputs inputs() const;
@@ -64,4 +66,5 @@ private:
     QLabel *m_summary;
     MemoryBarPlot *m_plot;
     QTreeWidget *m_details;
+    QTimer m_redraw;
 };
