@@ -2,8 +2,10 @@
 // Runs the built gguf-inspect: `dump --json` must print llama.cpp's gguf_dump.py documents
 // (tests/data/gguf-dump/), the other commands their contract keys (README.md, `gguf-inspect`), and bad input must
 // give one line on stderr with exit status 1, wrong usage exit status 2.
+#include "tests/support/gguf_builder.h"
 #include "tests/support/inspect_run.h"
 #include "tests/support/json_compare.h"
+#include "tests/support/temp_files.h"
 
 #include <QDir>
 #include <QFile>
@@ -64,6 +66,7 @@ private slots:
     void dumpMatchesGgufDumpPy_data();
     void dumpMatchesGgufDumpPy();
     void infoJson();
+    void infoKinds();
     void tensorsJson();
     void vocabJson_data();
     void vocabJson();
@@ -130,9 +133,10 @@ void TestInspectCli::infoJson()
     const auto manifest =
         ExactJson::parse(readFile(kDataDir + QStringLiteral("/ggml-reference/manifest.json")).toStdString());
     QVERIFY(manifest);
-    const QStringList keys{
-        "path",         "file_size",      "version",      "byte_order",      "header", "alignment",   "data_offset",
-        "tensor_count", "metadata_count", "architecture", "parameter_count", "layers", "tensor_types"};
+    const QStringList keys{"path",           "file_size",    "version",         "byte_order",
+                           "header",         "alignment",    "data_offset",     "tensor_count",
+                           "metadata_count", "architecture", "parameter_count", "layers",
+                           "tensor_types",   "kind",         "kind_findings"};
     for (const ExactJson &file : (*manifest)["files"].items()) {
         const QString name = QString::fromStdString(file["file"].text());
         const Run run = inspect({QStringLiteral("info"), fixture(name), QStringLiteral("--json")});
@@ -152,6 +156,7 @@ void TestInspectCli::infoJson()
         QCOMPARE((*info)["architecture"].text(), std::string("oracle"));
         QCOMPARE((*info)["layers"].toUInt64(), uint64_t(0));
         QCOMPARE((*info)["tensor_types"].size(), size_t(1));
+        QCOMPARE((*info)["kind"].text(), std::string("model"));
     }
     // a vocabulary without tensors
     const Run run = inspect({QStringLiteral("info"), fixture(QStringLiteral("ggml-vocab-llama-spm.gguf")), "--json"});
@@ -163,6 +168,61 @@ void TestInspectCli::infoJson()
     QCOMPARE((*info)["parameter_count"].toUInt64(), uint64_t(0));
     QVERIFY((*info)["tensor_types"].isObject());
     QCOMPARE((*info)["tensor_types"].size(), size_t(0));
+    QCOMPARE((*info)["kind"].text(), std::string("vocabulary"));
+}
+
+void TestInspectCli::infoKinds()
+{
+    // an adapter with alpha 32 and ranks 16, and an importance matrix whose second expert was
+    // never used (docs/KINDS.md); the figures are the ones written here
+    using gguf::test::BuildValue;
+    QTemporaryDir dir;
+    QVERIFY(dir.isValid());
+    gguf::test::GgufBuilder adapter;
+    adapter.kv("general.architecture", BuildValue::str("llama"))
+        .kv("general.type", BuildValue::str("adapter"))
+        .kv("adapter.type", BuildValue::str("lora"))
+        .kv("adapter.lora.alpha", BuildValue::f32(32))
+        .tensor("blk.3.ffn_up.weight.lora_a", {64, 16}, 0)
+        .tensor("blk.3.ffn_up.weight.lora_b", {16, 128}, 0);
+    const QString adapterPath = dir.filePath(QStringLiteral("adapter.gguf"));
+    QVERIFY(gguf::test::writeBytes(adapterPath, adapter.build().bytes()));
+    Run run = inspect({QStringLiteral("info"), adapterPath, QStringLiteral("--json")});
+    QCOMPARE(run.exitCode, 0);
+    auto info = parsePythonJson(run.out);
+    QVERIFY(info);
+    QCOMPARE((*info)["kind"].text(), std::string("adapter"));
+    QCOMPARE((*info)["lora"]["rank"].toUInt64(), uint64_t(16));
+    QCOMPARE((*info)["lora"]["scale"].toDouble().value_or(0), 2.0);
+    QCOMPARE((*info)["lora"]["targets"].size(), size_t(1));
+    QCOMPARE((*info)["lora"]["targets"].items().at(0).text(), std::string("blk.3.ffn_up.weight"));
+    QCOMPARE((*info)["kind_findings"].size(), size_t(0));
+
+    const float counts[2] = {12, 0};
+    std::vector<uint8_t> countBytes(8);
+    std::memcpy(countBytes.data(), counts, 8);
+    gguf::test::GgufBuilder imatrix;
+    imatrix.kv("general.type", BuildValue::str("imatrix"))
+        .kv("imatrix.datasets", BuildValue::stringArray({"a.txt", "b.txt"}))
+        .kv("imatrix.chunk_count", BuildValue::u32(7))
+        .kv("imatrix.chunk_size", BuildValue::u32(512))
+        .tensor("blk.0.ffn_down_exps.weight.in_sum2", {8, 2}, 0)
+        .tensor("blk.0.ffn_down_exps.weight.counts", {1, 2}, 0, countBytes);
+    const QString imatrixPath = dir.filePath(QStringLiteral("imatrix.gguf"));
+    QVERIFY(gguf::test::writeBytes(imatrixPath, imatrix.build().bytes()));
+    run = inspect({QStringLiteral("info"), imatrixPath, QStringLiteral("--json")});
+    QCOMPARE(run.exitCode, 0);
+    info = parsePythonJson(run.out);
+    QVERIFY(info);
+    QCOMPARE((*info)["kind"].text(), std::string("imatrix"));
+    QCOMPARE((*info)["imatrix"]["datasets"].size(), size_t(2));
+    QCOMPARE((*info)["imatrix"]["chunk_count"].toUInt64(), uint64_t(7));
+    QCOMPARE((*info)["imatrix"]["entries"].toUInt64(), uint64_t(1));
+    QCOMPARE((*info)["imatrix"]["unused_experts"].size(), size_t(1));
+    QCOMPARE((*info)["imatrix"]["unused_experts"].items().at(0)["expert"].toUInt64(), uint64_t(1));
+    // the text overview names the kind
+    run = inspect({QStringLiteral("info"), imatrixPath});
+    QVERIFY(run.out.contains("importance matrix (general.type = imatrix)"));
 }
 
 void TestInspectCli::tensorsJson()

@@ -37,16 +37,9 @@ GgufBuilder model(const std::string &arch, uint32_t layers, uint32_t embd, uint3
     return b;
 }
 
-struct Opened {
-    BuiltFile built;
-    std::shared_ptr<const GgufFile> file;
-};
-
-Opened open(const GgufBuilder &b)
+OpenedBuilt open(const GgufBuilder &b)
 {
-    Opened o{b.build(), nullptr};
-    o.file = GgufFile::openBuffer(o.built.bytes(), "<built>").file;
-    return o;
+    return buildAndOpen(b);
 }
 
 V u32Array(std::initializer_list<uint32_t> values)

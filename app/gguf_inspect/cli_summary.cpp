@@ -5,6 +5,7 @@
 #include "app/gguf_inspect/json_writer.h"
 #include "core/format/ggml_types.h"
 #include "core/format/gguf_parser.h"
+#include "core/kind/file_kind.h"
 #include "core/vocab/well_known_keys.h"
 
 #include <cstdio>
@@ -41,6 +42,13 @@ std::string verdict(const gguf::GgufFile &file)
     return "llama.cpp would refuse this file: " + printable(why);
 }
 
+std::string shortNumber(double v)
+{
+    char buf[32];
+    std::snprintf(buf, sizeof buf, "%g", v);
+    return buf;
+}
+
 void printOverview(const CommandArgs &args, const gguf::GgufFile &file)
 {
     TextTable table({{"field"}, {"value"}});
@@ -54,6 +62,8 @@ void printOverview(const CommandArgs &args, const gguf::GgufFile &file)
     row("data offset", gguf::formatOffset(file.dataOffset()));
     row("tensors", groupDigits(file.tensors().size()));
     row("metadata keys", groupDigits(file.metadata().size()));
+    const gguf::KindReport kind = gguf::describeKind(file);
+    row("kind", std::string(gguf::fileKindTitle(kind.kind)) + " (" + printable(kind.why, 80) + ")");
     const std::string arch = file.architecture();
     row("architecture", arch.empty() ? "-" : printable(arch, 80));
     const std::string name = file.name();
@@ -69,8 +79,27 @@ void printOverview(const CommandArgs &args, const gguf::GgufFile &file)
     for (const auto &[id, count] : typeCounts(file))
         types += (types.empty() ? "" : ", ") + gguf::typeName(id) + " × " + std::to_string(count);
     row("tensor types", types.empty() ? "-" : types);
+    if (kind.lora) {
+        std::string ranks;
+        for (const uint64_t r : kind.lora->ranks)
+            ranks += (ranks.empty() ? "" : ", ") + std::to_string(r);
+        row("LoRA", std::to_string(kind.lora->pairs.size()) + " pairs, rank " + (ranks.empty() ? "-" : ranks) +
+                        ", alpha " + (kind.lora->alpha ? shortNumber(*kind.lora->alpha) : std::string("-")));
+    }
+    if (kind.imatrix)
+        row("importance matrix", std::to_string(kind.imatrix->entries.size()) + " weights, " +
+                                     std::to_string(kind.imatrix->chunkCount.value_or(0)) + " chunks of " +
+                                     std::to_string(kind.imatrix->chunkSize.value_or(0)) + " tokens, " +
+                                     std::to_string(kind.imatrix->unusedExperts.size()) + " unused experts");
+    if (kind.projector)
+        row("projector", printable(kind.projector->type, 40) + (kind.projector->hasVision ? ", vision" : "") +
+                             (kind.projector->hasAudio ? ", audio" : ""));
+    if (kind.quantizedWith)
+        row("quantized with", "importance matrix " + printable(kind.quantizedWith->file, 80));
     table.print(0, false);
     print(verdict(file) + "\n");
+    for (const gguf::KindFinding &f : kind.findings)
+        print(std::string("but as a ") + gguf::fileKindTitle(kind.kind) + ": " + printable(f.message) + "\n");
 }
 
 void printTensorHead(const CommandArgs &args, const gguf::GgufFile &file)
@@ -99,6 +128,145 @@ void printTensorHead(const CommandArgs &args, const gguf::GgufFile &file)
     if (shown < tensors.size())
         print("  … " + std::to_string(tensors.size() - shown) + " more: gguf-inspect tensors " + printable(args.file) +
               "\n");
+}
+
+void optionalNumber(JsonWriter &json, const char *key, const std::optional<uint64_t> &value)
+{
+    json.key(key);
+    if (value)
+        json.unsignedInteger(*value);
+    else
+        json.null();
+}
+
+void writeEncoder(JsonWriter &json, const char *key, const std::optional<gguf::EncoderFacts> &e)
+{
+    if (!e)
+        return;
+    json.key(key);
+    json.beginObject();
+    optionalNumber(json, "image_size", e->imageSize);
+    optionalNumber(json, "patch_size", e->patchSize);
+    optionalNumber(json, "embedding_length", e->embeddingLength);
+    optionalNumber(json, "block_count", e->blockCount);
+    optionalNumber(json, "feed_forward_length", e->feedForwardLength);
+    optionalNumber(json, "projection_dim", e->projectionDim);
+    json.endObject();
+}
+
+// "kind", "kind_findings" and the kind's facts (docs/KINDS.md).
+void writeKindJson(JsonWriter &json, const gguf::KindReport &r)
+{
+    json.key("kind");
+    json.string(gguf::fileKindName(r.kind));
+    json.key("kind_findings");
+    json.beginArray();
+    for (const gguf::KindFinding &f : r.findings) {
+        json.beginObject();
+        json.key("code");
+        json.string(f.code);
+        json.key("message");
+        json.string(f.message);
+        json.key("tensor");
+        json.string(f.tensor);
+        json.endObject();
+    }
+    json.endArray();
+    if (r.lora) {
+        json.key("lora");
+        json.beginObject();
+        json.key("rank"); // the largest; "ranks" lists them all
+        if (r.lora->ranks.empty())
+            json.null();
+        else
+            json.unsignedInteger(r.lora->ranks.back());
+        json.key("ranks");
+        json.beginArray();
+        for (const uint64_t rank : r.lora->ranks)
+            json.unsignedInteger(rank);
+        json.endArray();
+        json.key("alpha");
+        if (r.lora->alpha)
+            json.number(*r.lora->alpha);
+        else
+            json.null();
+        json.key("scale");
+        json.number(r.lora->scale(r.lora->ranks.empty() ? 0 : r.lora->ranks.back()));
+        json.key("task_name");
+        json.string(r.lora->taskName);
+        json.key("prompt_prefix");
+        json.string(r.lora->promptPrefix);
+        json.key("targets");
+        json.beginArray();
+        for (const gguf::LoraPair &p : r.lora->pairs)
+            json.string(p.base);
+        json.endArray();
+        json.endObject();
+    }
+    if (r.imatrix) {
+        json.key("imatrix");
+        json.beginObject();
+        json.key("datasets");
+        json.beginArray();
+        for (const std::string &d : r.imatrix->datasets)
+            json.string(d);
+        json.endArray();
+        optionalNumber(json, "chunk_count", r.imatrix->chunkCount);
+        optionalNumber(json, "chunk_size", r.imatrix->chunkSize);
+        json.key("entries");
+        json.unsignedInteger(r.imatrix->entries.size());
+        json.key("unused_experts");
+        json.beginArray();
+        for (const gguf::ImatrixExpert &x : r.imatrix->unusedExperts) {
+            json.beginObject();
+            json.key("tensor");
+            json.string(x.tensor);
+            json.key("expert");
+            json.unsignedInteger(x.expert);
+            json.endObject();
+        }
+        json.endArray();
+        json.endObject();
+    }
+    if (r.projector) {
+        json.key("projector");
+        json.beginObject();
+        json.key("type");
+        json.string(r.projector->type);
+        json.key("has_vision_encoder");
+        json.boolean(r.projector->hasVision);
+        json.key("has_audio_encoder");
+        json.boolean(r.projector->hasAudio);
+        writeEncoder(json, "vision", r.projector->vision);
+        writeEncoder(json, "audio", r.projector->audio);
+        json.endObject();
+    }
+    if (r.controlVector) {
+        json.key("control_vector");
+        json.beginObject();
+        json.key("model_hint");
+        json.string(r.controlVector->modelHint);
+        optionalNumber(json, "layer_count", r.controlVector->layerCount);
+        json.key("embedding_length");
+        json.unsignedInteger(r.controlVector->embeddingLength);
+        json.key("layers");
+        json.beginArray();
+        for (const gguf::ControlDirection &d : r.controlVector->directions)
+            json.unsignedInteger(d.layer);
+        json.endArray();
+        json.endObject();
+    }
+    if (r.quantizedWith) {
+        json.key("quantized_with_imatrix");
+        json.beginObject();
+        json.key("file");
+        json.string(r.quantizedWith->file);
+        json.key("dataset");
+        json.string(r.quantizedWith->dataset);
+        optionalNumber(json, "entries", r.quantizedWith->entries);
+        optionalNumber(json, "chunks", r.quantizedWith->chunks);
+        json.endObject();
+    }
 }
 
 void writeInfoJson(const CommandArgs &args, const gguf::GgufFile &file)
@@ -140,6 +308,7 @@ void writeInfoJson(const CommandArgs &args, const gguf::GgufFile &file)
         json.unsignedInteger(count);
     }
     json.endObject();
+    writeKindJson(json, gguf::describeKind(file));
     json.endObject();
     json.finish();
 }

@@ -3,6 +3,8 @@
 // layout lookups and the corruptions of a built file are in gguf_built_file.cpp).
 #include "tests/support/gguf_builder.h"
 
+#include "core/format/gguf_file.h"
+
 #include <algorithm>
 
 namespace gguf::test {
@@ -322,6 +324,13 @@ BuiltFile GgufBuilder::build() const
     if (m_extended)
         built.patchU64(built.layout().headerDataOffsetOffset, built.layout().dataOffset);
     return built;
+}
+
+OpenedBuilt buildAndOpen(const GgufBuilder &builder)
+{
+    OpenedBuilt o{builder.build(), nullptr};
+    o.file = GgufFile::openBuffer(o.built.bytes(), "<built>").file;
+    return o;
 }
 
 std::vector<uint8_t> twoFileSplitShard(uint16_t number)

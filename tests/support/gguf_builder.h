@@ -3,6 +3,8 @@
 
 #include "core/format/gguf_value.h"
 
+#include <memory>
+
 #include <array>
 #include <cstdint>
 #include <optional>
@@ -13,6 +15,10 @@
 /// An in-memory GGUF writer for tests. It knows the format independently of the reader (its own
 /// encoder and its own table of tensor sizes), records where it put every field, and can damage
 /// what it produced in named ways, so a test computes every expected offset instead of hard-coding it.
+namespace gguf {
+class GgufFile;
+}
+
 namespace gguf::test {
 
 enum class Endian : uint8_t { Little, Big };
@@ -234,5 +240,12 @@ using V = BuildValue;
 /// Shard `number` (1 or 2) of a two-file split model ("general.architecture" llama in shard 1),
 /// each shard with one F32 tensor "blk.<number>.w" of 32 values.
 std::vector<uint8_t> twoFileSplitShard(uint16_t number);
+
+/// A built file kept together with the GgufFile parsed from its bytes (the file views them).
+struct OpenedBuilt {
+    BuiltFile built;
+    std::shared_ptr<const GgufFile> file; ///< null when the bytes do not parse
+};
+OpenedBuilt buildAndOpen(const GgufBuilder &builder);
 
 } // namespace gguf::test

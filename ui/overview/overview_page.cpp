@@ -3,6 +3,7 @@
 
 #include "core/format/ggml_types.h"
 #include "core/format/split_model.h"
+#include "core/kind/file_kind.h"
 #include "core/vocab/well_known_keys.h"
 #include "ui/models/text_format.h"
 #include "ui/models/value_text.h"
@@ -72,6 +73,7 @@ OverviewPage::OverviewPage(QWidget *parent)
     m_verdict->setTextInteractionFlags(Qt::TextSelectableByMouse);
 
     static const char *const titles[] = {
+        QT_TR_NOOP("Kind:"),
         QT_TR_NOOP("Name:"),
         QT_TR_NOOP("Architecture:"),
         QT_TR_NOOP("Path:"),
@@ -156,6 +158,11 @@ QString OverviewPage::fieldText(Field field) const
     return m_fields[static_cast<size_t>(field)]->text();
 }
 
+QString OverviewPage::titleText() const
+{
+    return m_title->text();
+}
+
 QString OverviewPage::verdictText() const
 {
     return m_verdict->text();
@@ -179,12 +186,24 @@ void OverviewPage::setModel(std::shared_ptr<const gguf::SplitModel> model)
         m_findings->hide();
         m_noFindings->hide();
         m_memory->setModel(nullptr);
+        m_kind = {};
         return;
     }
     const gguf::GgufFile &file = m_model->primary();
     const std::string name = file.name();
     const std::string arch = file.architecture();
-    m_title->setText(QString::fromStdString(name.empty() ? arch : name));
+    m_kind = gguf::describeKind(file);
+    const QString kindTitle = QString::fromLatin1(gguf::fileKindTitle(m_kind.kind));
+    const QString title = QString::fromStdString(name.empty() ? arch : name);
+    m_title->setText(m_kind.kind == gguf::FileKind::Model
+                         ? title
+                         : tr("%1 — %2").arg(title.isEmpty() ? tr("unnamed") : title, kindTitle));
+    QString kindText = tr("%1 (%2)").arg(kindTitle, QString::fromStdString(m_kind.why));
+    if (m_kind.quantizedWith)
+        kindText += tr("; quantized with the importance matrix %1")
+                        .arg(QString::fromStdString(m_kind.quantizedWith->file.empty() ? std::string("(unnamed)")
+                                                                                       : m_kind.quantizedWith->file));
+    setField(Field::Kind, kindText);
     setField(Field::Name, name.empty() ? QStringLiteral("—") : QString::fromStdString(name));
     setField(Field::Architecture, arch.empty() ? QStringLiteral("—") : QString::fromStdString(arch));
     setField(Field::Path, QString::fromStdString(file.path()));
@@ -274,6 +293,12 @@ void OverviewPage::showFindings(const gguf::SplitModel &model)
                              QString::fromStdString(finding.code), prefix + QString::fromStdString(finding.message)});
             item->setToolTip(3, item->text(3));
         }
+    }
+    // what the kind's own loader in llama.cpp would object to (docs/KINDS.md)
+    for (const gguf::KindFinding &finding : m_kind.findings) {
+        auto *item = new QTreeWidgetItem(m_findings, {tr("warning"), QString(), QString::fromStdString(finding.code),
+                                                      QString::fromStdString(finding.message)});
+        item->setToolTip(3, item->text(3));
     }
     for (int c = 0; c < 3; ++c)
         m_findings->resizeColumnToContents(c);

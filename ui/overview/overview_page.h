@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 #pragma once
 
+#include "core/kind/file_kind.h"
 #include "ui/page.h"
 
 #include <QWidget>
@@ -23,6 +24,7 @@ class OverviewPage : public QWidget, public Page {
     Q_OBJECT
 public:
     enum class Field {
+        Kind,
         Name,
         Architecture,
         Path,
@@ -54,6 +56,8 @@ public:
 
     QString fieldText(Field field) const;
     QString verdictText() const;
+    QString titleText() const;
+    const gguf::KindReport &kind() const { return m_kind; }
     int findingCount() const;
     const TypeMixPlot *typeMixPlot() const { return m_plot; }
     MemoryPanel *memoryPanel() const { return m_memory; }
@@ -72,4 +76,5 @@ private:
     QTreeWidget *m_findings;
     QLabel *m_noFindings;
     MemoryPanel *m_memory;
+    gguf::KindReport m_kind;
 };

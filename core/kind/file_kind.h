@@ -1,0 +1,136 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
+#pragma once
+
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <vector>
+
+namespace gguf {
+
+class GgufFile;
+struct TensorInfo;
+
+/// What a GGUF file is (docs/KINDS.md): a model, or one of the other things written as GGUF.
+enum class FileKind : uint8_t { Model, Adapter, Imatrix, Projector, ControlVector, Vocabulary };
+
+/// "model", "adapter", "imatrix", "projector", "control-vector", "vocabulary" (`gguf-inspect info`).
+const char *fileKindName(FileKind kind);
+/// "model", "LoRA adapter", "importance matrix", "multimodal projector", "control vector", "vocabulary".
+const char *fileKindTitle(FileKind kind);
+
+/// Something about the kind's own structure that its loader in llama.cpp would object to.
+struct KindFinding {
+    std::string code; ///< e.g. "lora-pair-incomplete"
+    std::string message;
+    std::string tensor; ///< the tensor concerned, when there is one
+};
+
+/// One LoRA target: `<base>.lora_a` ne = [n_in, r] and `<base>.lora_b` ne = [r, n_out].
+struct LoraPair {
+    std::string base; ///< the base model's tensor name
+    const TensorInfo *a = nullptr;
+    const TensorInfo *b = nullptr;
+    uint64_t rank = 0; ///< lora_b's ne[0], as llama.cpp takes it
+    uint64_t nIn = 0, nOut = 0;
+    int32_t layer = -1;
+    std::string role; ///< the name after "blk.N." (e.g. "attn_q.weight"), or the whole name
+};
+
+struct LoraFacts {
+    std::string adapterType;     ///< `adapter.type`
+    std::optional<double> alpha; ///< `adapter.lora.alpha`
+    std::vector<uint64_t> ranks; ///< distinct ranks, ascending
+    std::vector<LoraPair> pairs; ///< complete pairs, in file order
+    std::string taskName, promptPrefix;
+    uint64_t invocationTokens = 0; ///< aLoRA's `adapter.alora.invocation_tokens` count
+    uint64_t normTensors = 0;      ///< `*_norm.weight` tensors (llama.cpp skips them)
+    /// llama.cpp's scale for a pair of rank r at adapter scale 1: alpha / r, or 1 without alpha.
+    double scale(uint64_t rank) const;
+};
+
+/// One weight's collected activations: `W.in_sum2` [n_in, n_mat] and `W.counts` [1, n_mat].
+struct ImatrixEntry {
+    std::string weight;
+    const TensorInfo *sum2 = nullptr;
+    const TensorInfo *counts = nullptr;
+    const TensorInfo *sum = nullptr; ///< `W.in_sum`, in some files
+    uint64_t nIn = 0, nMat = 0;
+    std::vector<double> countValues; ///< one per matrix (expert)
+};
+
+struct ImatrixExpert {
+    std::string tensor;
+    uint64_t expert = 0;
+};
+
+struct ImatrixFacts {
+    std::vector<std::string> datasets;
+    std::optional<uint64_t> chunkCount, chunkSize;
+    std::vector<ImatrixEntry> entries;
+    std::vector<ImatrixExpert> unusedExperts; ///< matrices whose count is 0
+};
+
+struct EncoderFacts {
+    std::optional<uint64_t> imageSize, patchSize, embeddingLength, blockCount, feedForwardLength, projectionDim,
+        headCount;
+};
+
+struct ProjectorFacts {
+    std::string type; ///< `clip.projector_type` (or the vision/audio one)
+    bool hasVision = false, hasAudio = false;
+    std::optional<EncoderFacts> vision, audio;
+};
+
+struct ControlDirection {
+    uint64_t layer = 0;
+    const TensorInfo *tensor = nullptr;
+};
+
+struct ControlVectorFacts {
+    std::string modelHint;
+    std::optional<uint64_t> layerCount;
+    uint64_t embeddingLength = 0;
+    std::vector<ControlDirection> directions; ///< by layer
+};
+
+/// `quantize.imatrix.*`: a model quantized with an importance matrix.
+struct ImatrixRecord {
+    std::string file, dataset;
+    std::optional<uint64_t> entries, chunks;
+};
+
+struct KindReport {
+    FileKind kind = FileKind::Model;
+    std::string why; ///< what decided it, e.g. "general.type = adapter"
+    std::optional<LoraFacts> lora;
+    std::optional<ImatrixFacts> imatrix;
+    std::optional<ProjectorFacts> projector;
+    std::optional<ControlVectorFacts> controlVector;
+    std::optional<ImatrixRecord> quantizedWith;
+    std::vector<KindFinding> findings;
+};
+
+/// Recognizes the kind of `file` and reads its facts. Reads the small `counts` tensors of an imatrix
+/// (one float per matrix); nothing else of the tensor data.
+KindReport describeKind(const GgufFile &file);
+
+/// One adapter pair against the base model, as llama.cpp checks it before applying the adapter.
+struct BaseCheck {
+    std::string base;
+    bool found = false;
+    bool shapeOk = false;
+    std::string problem; ///< llama.cpp's words when it would refuse
+};
+
+struct AdapterCheck {
+    bool architectureOk = false;
+    std::string adapterArchitecture, baseArchitecture;
+    std::vector<BaseCheck> pairs;
+    uint64_t refused = 0; ///< pairs llama.cpp would refuse
+};
+
+/// Checks a LoRA adapter against a base model (src/llama-adapter.cpp's checks).
+AdapterCheck checkAdapterAgainstBase(const GgufFile &adapter, const LoraFacts &lora, const GgufFile &base);
+
+} // namespace gguf

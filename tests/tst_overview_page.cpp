@@ -1,0 +1,68 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
+// The Overview names the kind of file (#18): a LoRA adapter in its title and Kind field, the
+// adapter's structural problems among the findings, a model quantized with an importance matrix.
+#include "core/format/gguf_file.h"
+#include "core/format/split_model.h"
+#include "tests/support/gguf_builder.h"
+#include "ui/overview/overview_page.h"
+
+#include <QtTest>
+
+using namespace gguf;
+using namespace gguf::test;
+
+namespace {
+
+using V = BuildValue;
+
+std::shared_ptr<const SplitModel> built(const GgufBuilder &b, std::vector<uint8_t> &storage)
+{
+    storage = b.build().bytes();
+    return SplitModel::single(GgufFile::openBuffer(storage, "<built>").file);
+}
+
+} // namespace
+
+class TestOverviewPage : public QObject {
+    Q_OBJECT
+private slots:
+    void adapter()
+    {
+        GgufBuilder b;
+        b.kv("general.architecture", V::str("llama"))
+            .kv("general.name", V::str("tone"))
+            .kv("general.type", V::str("adapter"))
+            .kv("adapter.type", V::str("lora"))
+            .kv("adapter.lora.alpha", V::f32(8))
+            .tensor("blk.0.attn_q.weight.lora_a", {64, 4}, 0)
+            .tensor("blk.0.attn_q.weight.lora_b", {4, 64}, 0)
+            .tensor("blk.0.attn_k.weight.lora_a", {64, 4}, 0); // its lora_b is missing
+        std::vector<uint8_t> bytes;
+        const auto model = built(b, bytes);
+        OverviewPage page;
+        page.setModel(model);
+        const QString title = page.titleText();
+        QVERIFY2(title.contains(QStringLiteral("LoRA adapter")), qPrintable(title));
+        QVERIFY(page.fieldText(OverviewPage::Field::Kind).startsWith(QStringLiteral("LoRA adapter")));
+        QCOMPARE(page.kind().kind, FileKind::Adapter);
+        QVERIFY(page.findingCount() >= 1); // lora-pair-incomplete among them
+        page.setModel(nullptr);
+        QCOMPARE(page.kind().kind, FileKind::Model);
+    }
+
+    void modelQuantizedWithImatrix()
+    {
+        GgufBuilder b;
+        b.kv("general.architecture", V::str("llama"))
+            .kv("quantize.imatrix.file", V::str("calibrated.imatrix.gguf"))
+            .tensor("token_embd.weight", {4, 4}, 0);
+        std::vector<uint8_t> bytes;
+        OverviewPage page;
+        page.setModel(built(b, bytes));
+        const QString kind = page.fieldText(OverviewPage::Field::Kind);
+        QVERIFY2(kind.contains(QStringLiteral("calibrated.imatrix.gguf")), qPrintable(kind));
+    }
+};
+
+QTEST_MAIN(TestOverviewPage)
+#include "tst_overview_page.moc"
