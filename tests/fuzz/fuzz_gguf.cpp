@@ -2,12 +2,14 @@
 // libFuzzer target over the whole read path: parse, byte map, validation, metadata values (arrays
 // included), vocabulary index, the tokenizer (built from hostile vocabularies, then tokenizing and
 // detokenizing a mixed text), the chat template (parsed and rendered), and dequantization +
-// statistics + heatmap of every tensor found.
+// statistics + heatmap of every tensor found; the kind of file and the memory estimate.
 // Built with clang by scripts/fuzz.sh; the same function is replayed over the seed corpus and the
 // regression inputs by the tst_fuzz_replay test in every normal build.
 #include "core/edit/header_writer.h"
 #include "core/format/byte_map.h"
 #include "core/format/gguf_file.h"
+#include "core/kind/file_kind.h"
+#include "core/memory/memory_estimate.h"
 #include "core/quant/dequantize.h"
 #include "core/stats/heatmap.h"
 #include "core/stats/tensor_stats.h"
@@ -54,6 +56,17 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 
     for (const gguf::MetadataEntry &e : f.metadata())
         sink += touchValue(e.value);
+
+    // the kind and its facts, and the memory estimate (a budget search included) from hostile metadata
+    const gguf::KindReport kind = gguf::describeKind(f);
+    sink += kind.findings.size() + (kind.imatrix ? kind.imatrix->unusedExperts.size() : 0) +
+            (kind.lora ? kind.lora->pairs.size() : 0);
+    const gguf::MemoryModel memory(f);
+    gguf::MemoryInputs inputs;
+    inputs.parallel = 3;
+    inputs.gpuLayers = 2;
+    const gguf::MemoryEstimate estimate = memory.estimate(inputs);
+    sink += estimate.total() + estimate.terms.size() + memory.maxContextForBudget(inputs, uint64_t(1) << 30);
 
     const gguf::Vocabulary vocab(f);
     for (uint64_t id = 0; id < std::min<uint64_t>(vocab.size(), 32); ++id)
