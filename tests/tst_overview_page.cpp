@@ -4,9 +4,13 @@
 #include "core/format/gguf_file.h"
 #include "core/format/split_model.h"
 #include "tests/support/gguf_builder.h"
+#include "ui/overview/kind_panel.h"
+#include "ui/overview/memory_panel.h"
 #include "ui/overview/overview_page.h"
 
 #include <QtTest>
+
+#include <cstring>
 
 using namespace gguf;
 using namespace gguf::test;
@@ -46,6 +50,15 @@ private slots:
         QVERIFY(page.fieldText(OverviewPage::Field::Kind).startsWith(QStringLiteral("LoRA adapter")));
         QCOMPARE(page.kind().kind, FileKind::Adapter);
         QVERIFY(page.findingCount() >= 1); // lora-pair-incomplete among them
+        // the adapter's own section: rank 4, alpha 8, scale 2, one target in layer 0
+        const KindPanel *facts = page.kindPanel();
+        QVERIFY(!facts->isHidden());
+        QCOMPARE(facts->valueOf(QStringLiteral("Rank")), QStringLiteral("4"));
+        QCOMPARE(facts->valueOf(QStringLiteral("Alpha")), QStringLiteral("8"));
+        QVERIFY(facts->valueOf(QStringLiteral("Scale")).startsWith(QStringLiteral("2 ")));
+        QVERIFY(
+            facts->valueOf(QStringLiteral("layer 0")).startsWith(QStringLiteral("attn_q.weight (64 → 64, rank 4)")));
+        QVERIFY(page.memoryPanel()->isHidden()); // no memory estimate for an adapter
         page.setModel(nullptr);
         QCOMPARE(page.kind().kind, FileKind::Model);
     }
@@ -61,6 +74,30 @@ private slots:
         page.setModel(built(b, bytes));
         const QString kind = page.fieldText(OverviewPage::Field::Kind);
         QVERIFY2(kind.contains(QStringLiteral("calibrated.imatrix.gguf")), qPrintable(kind));
+        QVERIFY(page.kindPanel()->isHidden()); // a model has no kind section
+        QVERIFY(!page.memoryPanel()->isHidden());
+    }
+
+    void importanceMatrix()
+    {
+        // two experts, the second never used (counts 5 and 0)
+        std::vector<uint8_t> counts(8, 0);
+        const float five = 5;
+        std::memcpy(counts.data(), &five, 4);
+        GgufBuilder b;
+        b.kv("general.type", V::str("imatrix"))
+            .kv("imatrix.datasets", V::stringArray({"calibration.txt"}))
+            .kv("imatrix.chunk_count", V::u32(10))
+            .kv("imatrix.chunk_size", V::u32(512))
+            .tensor("blk.0.ffn_gate_exps.weight.in_sum2", {8, 2}, 0)
+            .tensor("blk.0.ffn_gate_exps.weight.counts", {1, 2}, 0, counts);
+        std::vector<uint8_t> bytes;
+        OverviewPage page;
+        page.setModel(built(b, bytes));
+        const KindPanel *facts = page.kindPanel();
+        QCOMPARE(facts->valueOf(QStringLiteral("Datasets")), QStringLiteral("calibration.txt"));
+        QCOMPARE(facts->valueOf(QStringLiteral("Experts never used")), QStringLiteral("1"));
+        QCOMPARE(facts->valueOf(QStringLiteral("blk.0.ffn_gate_exps.weight")), QStringLiteral("experts 1"));
     }
 };
 

@@ -7,6 +7,7 @@
 #include "core/vocab/well_known_keys.h"
 #include "ui/models/text_format.h"
 #include "ui/models/value_text.h"
+#include "ui/overview/kind_panel.h"
 #include "ui/overview/memory_panel.h"
 #include "ui/plots/type_mix_plot.h"
 
@@ -62,7 +63,8 @@ QString severityText(gguf::Severity severity)
 OverviewPage::OverviewPage(QWidget *parent)
     : QWidget(parent), m_title(new QLabel(this)), m_verdict(new QLabel(this)), m_plot(new TypeMixPlot(this)),
       m_findings(new QTreeWidget(this)),
-      m_noFindings(new QLabel(tr("No findings: nothing unusual in this file."), this)), m_memory(new MemoryPanel(this))
+      m_noFindings(new QLabel(tr("No findings: nothing unusual in this file."), this)), m_memory(new MemoryPanel(this)),
+      m_kindPanel(new KindPanel(this))
 {
     QFont titleFont = m_title->font();
     titleFont.setPointSizeF(titleFont.pointSizeF() * 1.5);
@@ -134,7 +136,8 @@ OverviewPage::OverviewPage(QWidget *parent)
     grid->addWidget(fileBox, 1, 1);
     grid->addWidget(chartBox, 2, 0);
     grid->addWidget(validationBox, 2, 1);
-    grid->addWidget(m_memory, 3, 0, 1, 2);
+    grid->addWidget(m_kindPanel, 3, 0, 1, 2);
+    grid->addWidget(m_memory, 4, 0, 1, 2);
     grid->setColumnStretch(0, 1);
     grid->setColumnStretch(1, 1);
     grid->setRowStretch(2, 1);
@@ -187,6 +190,7 @@ void OverviewPage::setModel(std::shared_ptr<const gguf::SplitModel> model)
         m_noFindings->hide();
         m_memory->setModel(nullptr);
         m_kind = {};
+        m_kindPanel->setReport(m_kind);
         return;
     }
     const gguf::GgufFile &file = m_model->primary();
@@ -204,6 +208,9 @@ void OverviewPage::setModel(std::shared_ptr<const gguf::SplitModel> model)
                         .arg(QString::fromStdString(m_kind.quantizedWith->file.empty() ? std::string("(unnamed)")
                                                                                        : m_kind.quantizedWith->file));
     setField(Field::Kind, kindText);
+    m_kindPanel->setReport(m_kind);
+    // a memory estimate is for models: an adapter, a projector or a control vector runs inside one
+    m_memory->setVisible(m_kind.kind == gguf::FileKind::Model || m_kind.kind == gguf::FileKind::Vocabulary);
     setField(Field::Name, name.empty() ? QStringLiteral("—") : QString::fromStdString(name));
     setField(Field::Architecture, arch.empty() ? QStringLiteral("—") : QString::fromStdString(arch));
     setField(Field::Path, QString::fromStdString(file.path()));

@@ -9,6 +9,7 @@
 #include <array>
 #include <memory>
 
+class KindPanel;
 class MemoryPanel;
 class QLabel;
 class QTreeWidget;
@@ -61,6 +62,7 @@ public:
     int findingCount() const;
     const TypeMixPlot *typeMixPlot() const { return m_plot; }
     MemoryPanel *memoryPanel() const { return m_memory; }
+    KindPanel *kindPanel() const { return m_kindPanel; }
 
 private:
     void showVerdict(const gguf::SplitModel &model);
@@ -76,5 +78,6 @@ private:
     QTreeWidget *m_findings;
     QLabel *m_noFindings;
     MemoryPanel *m_memory;
+    KindPanel *m_kindPanel;
     gguf::KindReport m_kind;
 };

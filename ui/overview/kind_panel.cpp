@@ -1,0 +1,173 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
+#include "ui/overview/kind_panel.h"
+
+#include "core/format/gguf_file.h"
+
+#include <QHeaderView>
+#include <QLocale>
+#include <QTreeWidget>
+#include <QVBoxLayout>
+
+#include <map>
+
+namespace {
+
+QString count(uint64_t n)
+{
+    return QLocale().toString(qulonglong(n));
+}
+
+QString optionalCount(const std::optional<uint64_t> &n)
+{
+    return n ? count(*n) : QStringLiteral("—");
+}
+
+QString number(double v)
+{
+    return QLocale().toString(v, 'g', 6);
+}
+
+} // namespace
+
+KindPanel::KindPanel(QWidget *parent) : QGroupBox(parent), m_tree(new QTreeWidget(this))
+{
+    m_tree->setColumnCount(2);
+    m_tree->setHeaderLabels({tr("Fact"), tr("Value")});
+    m_tree->setAlternatingRowColors(true);
+    m_tree->setMinimumHeight(160);
+    m_tree->header()->setStretchLastSection(true);
+    auto *layout = new QVBoxLayout(this);
+    layout->addWidget(m_tree);
+    hide();
+}
+
+QTreeWidgetItem *KindPanel::add(QTreeWidgetItem *parent, const QString &label, const QString &value)
+{
+    auto *item = parent ? new QTreeWidgetItem(parent, {label, value}) : new QTreeWidgetItem(m_tree, {label, value});
+    item->setToolTip(1, value);
+    return item;
+}
+
+QString KindPanel::valueOf(const QString &label) const
+{
+    const auto found = m_tree->findItems(label, Qt::MatchExactly | Qt::MatchRecursive, 0);
+    return found.isEmpty() ? QString() : found.first()->text(1);
+}
+
+void KindPanel::setReport(const gguf::KindReport &report)
+{
+    m_tree->clear();
+    setTitle(tr("This %1").arg(QString::fromLatin1(gguf::fileKindTitle(report.kind))));
+    if (report.lora)
+        showLora(*report.lora);
+    else if (report.imatrix)
+        showImatrix(*report.imatrix);
+    else if (report.projector)
+        showProjector(*report.projector);
+    else if (report.controlVector)
+        showControlVector(*report.controlVector);
+    setVisible(m_tree->topLevelItemCount() > 0);
+    m_tree->resizeColumnToContents(0);
+}
+
+void KindPanel::showLora(const gguf::LoraFacts &lora)
+{
+    QStringList ranks, scales;
+    for (const uint64_t r : lora.ranks) {
+        ranks << count(r);
+        scales << tr("%1 (rank %2)").arg(number(lora.scale(r)), count(r));
+    }
+    add(nullptr, tr("Adapter type"), QString::fromStdString(lora.adapterType));
+    add(nullptr, tr("Rank"), ranks.isEmpty() ? QStringLiteral("—") : ranks.join(QStringLiteral(", ")));
+    add(nullptr, tr("Alpha"), lora.alpha ? number(*lora.alpha) : tr("— (applied unscaled)"));
+    add(nullptr, tr("Scale"), scales.isEmpty() ? QStringLiteral("—") : scales.join(QStringLiteral(", ")))
+        ->setToolTip(1, tr("alpha / rank, times the scale the user asks for (llama.cpp's --lora-scaled)"));
+    if (!lora.taskName.empty())
+        add(nullptr, tr("Task"), QString::fromStdString(lora.taskName));
+    if (!lora.promptPrefix.empty())
+        add(nullptr, tr("Prompt prefix"), QString::fromStdString(lora.promptPrefix));
+    if (lora.invocationTokens > 0)
+        add(nullptr, tr("aLoRA invocation tokens"), count(lora.invocationTokens));
+    // targets grouped by layer, and by role across the layers
+    std::map<int32_t, QStringList> byLayer;
+    std::map<std::string, uint64_t> byRole;
+    for (const gguf::LoraPair &p : lora.pairs) {
+        byLayer[p.layer] << tr("%1 (%2 → %3, rank %4)")
+                                .arg(QString::fromStdString(p.role), count(p.nIn), count(p.nOut), count(p.rank));
+        ++byRole[p.role];
+    }
+    QTreeWidgetItem *targets = add(nullptr, tr("Targets"), tr("%n tensor(s)", nullptr, int(lora.pairs.size())));
+    for (const auto &[layer, list] : byLayer)
+        add(targets, layer < 0 ? tr("outside the layers") : tr("layer %1").arg(layer), list.join(QStringLiteral("; ")));
+    QTreeWidgetItem *roles = add(nullptr, tr("Roles"), tr("%n role(s)", nullptr, int(byRole.size())));
+    for (const auto &[role, n] : byRole)
+        add(roles, QString::fromStdString(role), tr("%n layer(s)", nullptr, int(n)));
+    roles->setExpanded(true);
+    if (lora.normTensors > 0)
+        add(nullptr, tr("Norm tensors"), tr("%1 (llama.cpp does not apply them)").arg(count(lora.normTensors)));
+}
+
+void KindPanel::showImatrix(const gguf::ImatrixFacts &imatrix)
+{
+    QStringList datasets;
+    for (const std::string &d : imatrix.datasets)
+        datasets << QString::fromStdString(d);
+    add(nullptr, tr("Datasets"), datasets.isEmpty() ? QStringLiteral("—") : datasets.join(QStringLiteral(", ")));
+    add(nullptr, tr("Chunks"),
+        tr("%1 of %2 tokens").arg(optionalCount(imatrix.chunkCount), optionalCount(imatrix.chunkSize)));
+    add(nullptr, tr("Weights"), count(imatrix.entries.size()));
+    uint64_t withExperts = 0;
+    for (const gguf::ImatrixEntry &e : imatrix.entries)
+        withExperts += e.nMat > 1 ? 1 : 0;
+    if (withExperts > 0)
+        add(nullptr, tr("Expert weights"), count(withExperts));
+    QTreeWidgetItem *unused = add(nullptr, tr("Experts never used"),
+                                  imatrix.unusedExperts.empty() ? tr("none") : count(imatrix.unusedExperts.size()));
+    std::map<std::string, QStringList> byTensor;
+    for (const gguf::ImatrixExpert &x : imatrix.unusedExperts)
+        byTensor[x.tensor] << QString::number(x.expert);
+    for (const auto &[tensor, experts] : byTensor)
+        add(unused, QString::fromStdString(tensor), tr("experts %1").arg(experts.join(QStringLiteral(", "))));
+    unused->setExpanded(byTensor.size() <= 16);
+}
+
+void KindPanel::showProjector(const gguf::ProjectorFacts &projector)
+{
+    add(nullptr, tr("Projector type"),
+        projector.type.empty() ? QStringLiteral("—") : QString::fromStdString(projector.type));
+    for (const auto &[name, encoder, has] : {std::tuple{tr("Vision encoder"), &projector.vision, projector.hasVision},
+                                             std::tuple{tr("Audio encoder"), &projector.audio, projector.hasAudio}}) {
+        if (!*encoder && !has)
+            continue;
+        QTreeWidgetItem *item = add(nullptr, name, has ? tr("yes") : tr("keys present, not declared"));
+        if (!*encoder)
+            continue;
+        const gguf::EncoderFacts &e = **encoder;
+        if (e.imageSize)
+            add(item, tr("Image size"), count(*e.imageSize));
+        if (e.patchSize)
+            add(item, tr("Patch size"), count(*e.patchSize));
+        add(item, tr("Embedding length"), optionalCount(e.embeddingLength));
+        add(item, tr("Blocks"), optionalCount(e.blockCount));
+        if (e.headCount)
+            add(item, tr("Attention heads"), count(*e.headCount));
+        if (e.feedForwardLength)
+            add(item, tr("Feed-forward length"), count(*e.feedForwardLength));
+        if (e.projectionDim)
+            add(item, tr("Projection dimension"), count(*e.projectionDim));
+        item->setExpanded(true);
+    }
+}
+
+void KindPanel::showControlVector(const gguf::ControlVectorFacts &control)
+{
+    add(nullptr, tr("Model hint"),
+        control.modelHint.empty() ? QStringLiteral("—") : QString::fromStdString(control.modelHint));
+    add(nullptr, tr("Layer count"), optionalCount(control.layerCount));
+    add(nullptr, tr("Embedding length"), count(control.embeddingLength));
+    QStringList layers;
+    for (const gguf::ControlDirection &d : control.directions)
+        layers << QString::number(d.layer);
+    add(nullptr, tr("Directions for layers"),
+        layers.isEmpty() ? QStringLiteral("—") : layers.join(QStringLiteral(", ")));
+}

@@ -1,0 +1,33 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
+#pragma once
+
+#include "core/kind/file_kind.h"
+
+#include <QGroupBox>
+
+class QTreeWidget;
+class QTreeWidgetItem;
+
+/// The Overview's section for a file that is not a model (docs/KINDS.md): a LoRA adapter's ranks,
+/// alpha, scale and targets by layer and role; an importance matrix's datasets, chunks, entries and
+/// the experts never used; a projector's encoders; a control vector's layers. Hidden for models.
+class KindPanel : public QGroupBox {
+    Q_OBJECT
+public:
+    explicit KindPanel(QWidget *parent = nullptr);
+
+    /// Shows the report's facts (hidden for a model or a vocabulary).
+    void setReport(const gguf::KindReport &report);
+    const QTreeWidget *tree() const { return m_tree; }
+    /// The text of the row whose first column is `label` (top level or below), empty when none.
+    QString valueOf(const QString &label) const;
+
+private:
+    QTreeWidgetItem *add(QTreeWidgetItem *parent, const QString &label, const QString &value);
+    void showLora(const gguf::LoraFacts &lora);
+    void showImatrix(const gguf::ImatrixFacts &imatrix);
+    void showProjector(const gguf::ProjectorFacts &projector);
+    void showControlVector(const gguf::ControlVectorFacts &control);
+
+    QTreeWidget *m_tree;
+};
