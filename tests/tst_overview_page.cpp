@@ -4,10 +4,13 @@
 #include "core/format/gguf_file.h"
 #include "core/format/split_model.h"
 #include "tests/support/gguf_builder.h"
+#include "tests/support/temp_files.h"
 #include "ui/overview/kind_panel.h"
 #include "ui/overview/memory_panel.h"
 #include "ui/overview/overview_page.h"
 
+#include <QSignalSpy>
+#include <QTemporaryDir>
 #include <QtTest>
 
 #include <cstring>
@@ -59,6 +62,32 @@ private slots:
         QVERIFY(
             facts->valueOf(QStringLiteral("layer 0")).startsWith(QStringLiteral("attn_q.weight (64 → 64, rank 4)")));
         QVERIFY(page.memoryPanel()->isHidden()); // no memory estimate for an adapter
+
+        // checked against a base model on a worker: q fits; against a file that is no GGUF, a message
+        QTemporaryDir dir;
+        QVERIFY(dir.isValid());
+        GgufBuilder base;
+        base.kv("general.architecture", V::str("llama")).tensor("blk.0.attn_q.weight", {64, 64}, 0);
+        const QString basePath = dir.filePath(QStringLiteral("base.gguf"));
+        QVERIFY(writeBytes(basePath, base.build().bytes()));
+        QSignalSpy checked(page.kindPanel(), &KindPanel::baseChecked);
+        page.kindPanel()->checkAgainstBase(basePath);
+        QVERIFY(checked.wait(10000));
+        QCOMPARE(facts->valueOf(QStringLiteral("Against base.gguf")),
+                 QStringLiteral("✔ llama.cpp would apply this adapter to it"));
+        QCOMPARE(facts->valueOf(QStringLiteral("blk.0.attn_q.weight")), QStringLiteral("fits"));
+        GgufBuilder wrong;
+        wrong.kv("general.architecture", V::str("qwen2")).tensor("blk.0.attn_q.weight", {64, 32}, 0);
+        QVERIFY(writeBytes(basePath, wrong.build().bytes()));
+        page.kindPanel()->checkAgainstBase(basePath);
+        QVERIFY(checked.wait(10000));
+        QVERIFY(facts->valueOf(QStringLiteral("Against base.gguf")).startsWith(QStringLiteral("✘")));
+        QVERIFY(facts->valueOf(QStringLiteral("blk.0.attn_q.weight")).contains(QStringLiteral("incorrect shape")));
+        const QString text = dir.filePath(QStringLiteral("notes.txt"));
+        QVERIFY(writeBytes(text, {'h', 'i', '\n'}));
+        page.kindPanel()->checkAgainstBase(text);
+        QVERIFY(checked.wait(10000));
+        QVERIFY(facts->valueOf(QStringLiteral("Against notes.txt")).startsWith(QStringLiteral("could not be opened")));
         page.setModel(nullptr);
         QCOMPARE(page.kind().kind, FileKind::Model);
     }

@@ -2,9 +2,13 @@
 #include "ui/overview/kind_panel.h"
 
 #include "core/format/gguf_file.h"
+#include "ui/job_tracker.h"
 
+#include <QFileDialog>
+#include <QFileInfo>
 #include <QHeaderView>
 #include <QLocale>
+#include <QPushButton>
 #include <QTreeWidget>
 #include <QVBoxLayout>
 
@@ -29,8 +33,13 @@ QString number(double v)
 
 } // namespace
 
-KindPanel::KindPanel(QWidget *parent) : QGroupBox(parent), m_tree(new QTreeWidget(this))
+KindPanel::KindPanel(QWidget *parent)
+    : QGroupBox(parent), m_tree(new QTreeWidget(this)),
+      m_checkBase(new QPushButton(tr("Check against base model…"), this)), m_job(new JobTracker(this))
 {
+    m_checkBase->setToolTip(tr("Open the base model and check every pair as llama.cpp does before applying the "
+                               "adapter: the tensor exists, the shapes agree, the architectures match"));
+    connect(m_checkBase, &QPushButton::clicked, this, &KindPanel::chooseBase);
     m_tree->setColumnCount(2);
     m_tree->setHeaderLabels({tr("Fact"), tr("Value")});
     m_tree->setAlternatingRowColors(true);
@@ -38,6 +47,7 @@ KindPanel::KindPanel(QWidget *parent) : QGroupBox(parent), m_tree(new QTreeWidge
     m_tree->header()->setStretchLastSection(true);
     auto *layout = new QVBoxLayout(this);
     layout->addWidget(m_tree);
+    layout->addWidget(m_checkBase, 0, Qt::AlignLeft);
     hide();
 }
 
@@ -54,9 +64,14 @@ QString KindPanel::valueOf(const QString &label) const
     return found.isEmpty() ? QString() : found.first()->text(1);
 }
 
-void KindPanel::setReport(const gguf::KindReport &report)
+void KindPanel::setReport(const gguf::KindReport &report, std::shared_ptr<const gguf::GgufFile> file)
 {
+    m_job->drop();
     m_tree->clear();
+    m_baseItem = nullptr;
+    m_file = std::move(file);
+    m_lora = report.lora;
+    m_checkBase->setVisible(report.lora && m_file);
     setTitle(tr("This %1").arg(QString::fromLatin1(gguf::fileKindTitle(report.kind))));
     if (report.lora)
         showLora(*report.lora);
@@ -170,4 +185,64 @@ void KindPanel::showControlVector(const gguf::ControlVectorFacts &control)
         layers << QString::number(d.layer);
     add(nullptr, tr("Directions for layers"),
         layers.isEmpty() ? QStringLiteral("—") : layers.join(QStringLiteral(", ")));
+}
+
+void KindPanel::chooseBase()
+{
+    const QString path = QFileDialog::getOpenFileName(this, tr("Base model for this adapter"), QString(),
+                                                      tr("GGUF files (*.gguf);;All files (*)"));
+    if (!path.isEmpty())
+        checkAgainstBase(path);
+}
+
+void KindPanel::checkAgainstBase(const QString &basePath)
+{
+    if (!m_lora || !m_file)
+        return;
+    // the adapter's facts point into its file: the job keeps both alive
+    auto adapter = m_file;
+    auto lora = std::make_shared<gguf::LoraFacts>(*m_lora);
+    const std::string path = QFile::encodeName(basePath).toStdString();
+    struct Result {
+        gguf::AdapterCheck check;
+        QString error;
+    };
+    m_job->start(
+        tr("Checking the adapter against %1").arg(QFileInfo(basePath).fileName()),
+        [adapter, lora, path](const gguf::ProgressFn &progress) {
+            Result r;
+            gguf::OpenOptions options;
+            options.progress = progress;
+            const gguf::OpenResult base = gguf::GgufFile::open(path, options);
+            if (!base.file)
+                r.error = QString::fromStdString(base.error.message);
+            else
+                r.check = gguf::checkAdapterAgainstBase(*adapter, *lora, *base.file);
+            return r;
+        },
+        [this, basePath](const Result &r) { showBaseCheck(basePath, r.check, r.error); });
+}
+
+void KindPanel::showBaseCheck(const QString &basePath, const gguf::AdapterCheck &check, const QString &error)
+{
+    delete m_baseItem;
+    const QString name = QFileInfo(basePath).fileName();
+    if (!error.isEmpty()) {
+        m_baseItem = add(nullptr, tr("Against %1").arg(name), tr("could not be opened: %1").arg(error));
+        emit baseChecked();
+        return;
+    }
+    const bool ok = check.architectureOk && check.refused == 0;
+    m_baseItem = add(nullptr, tr("Against %1").arg(name),
+                     ok ? tr("✔ llama.cpp would apply this adapter to it")
+                        : tr("✘ llama.cpp would refuse: %n pair(s) do not fit", nullptr, int(check.refused)) +
+                              (check.architectureOk ? QString() : tr("; the architectures differ")));
+    add(m_baseItem, tr("Architecture"),
+        tr("adapter %1, base %2")
+            .arg(QString::fromStdString(check.adapterArchitecture), QString::fromStdString(check.baseArchitecture)));
+    for (const gguf::BaseCheck &b : check.pairs)
+        add(m_baseItem, QString::fromStdString(b.base),
+            b.problem.empty() ? tr("fits") : QString::fromStdString(b.problem));
+    m_baseItem->setExpanded(!ok);
+    emit baseChecked();
 }

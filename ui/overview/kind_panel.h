@@ -1,10 +1,15 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 #pragma once
 
+#include "core/format/gguf_file.h"
 #include "core/kind/file_kind.h"
 
 #include <QGroupBox>
 
+#include <memory>
+
+class JobTracker;
+class QPushButton;
 class QTreeWidget;
 class QTreeWidgetItem;
 
@@ -16,11 +21,18 @@ class KindPanel : public QGroupBox {
 public:
     explicit KindPanel(QWidget *parent = nullptr);
 
-    /// Shows the report's facts (hidden for a model or a vocabulary).
-    void setReport(const gguf::KindReport &report);
+    /// Shows the report's facts for `file` (hidden for a model or a vocabulary).
+    void setReport(const gguf::KindReport &report, std::shared_ptr<const gguf::GgufFile> file = nullptr);
+    /// A LoRA adapter: opens `basePath` on a worker and checks every pair against it as llama.cpp
+    /// does before applying the adapter; the result shows under "Against …" (baseChecked() then).
+    void checkAgainstBase(const QString &basePath);
+
     const QTreeWidget *tree() const { return m_tree; }
     /// The text of the row whose first column is `label` (top level or below), empty when none.
     QString valueOf(const QString &label) const;
+
+signals:
+    void baseChecked();
 
 private:
     QTreeWidgetItem *add(QTreeWidgetItem *parent, const QString &label, const QString &value);
@@ -29,5 +41,13 @@ private:
     void showProjector(const gguf::ProjectorFacts &projector);
     void showControlVector(const gguf::ControlVectorFacts &control);
 
+    void chooseBase();
+    void showBaseCheck(const QString &basePath, const gguf::AdapterCheck &check, const QString &error);
+
     QTreeWidget *m_tree;
+    QPushButton *m_checkBase;
+    JobTracker *m_job;
+    std::shared_ptr<const gguf::GgufFile> m_file;
+    std::optional<gguf::LoraFacts> m_lora;
+    QTreeWidgetItem *m_baseItem = nullptr;
 };

@@ -208,7 +208,7 @@ void OverviewPage::setModel(std::shared_ptr<const gguf::SplitModel> model)
                         .arg(QString::fromStdString(m_kind.quantizedWith->file.empty() ? std::string("(unnamed)")
                                                                                        : m_kind.quantizedWith->file));
     setField(Field::Kind, kindText);
-    m_kindPanel->setReport(m_kind);
+    m_kindPanel->setReport(m_kind, m_model->primaryShared());
     // a memory estimate is for models: an adapter, a projector or a control vector runs inside one
     m_memory->setVisible(m_kind.kind == gguf::FileKind::Model || m_kind.kind == gguf::FileKind::Vocabulary);
     setField(Field::Name, name.empty() ? QStringLiteral("—") : QString::fromStdString(name));
