@@ -151,8 +151,9 @@ private slots:
         auto b = open(base);
         auto a = open(lora());
         const KindReport r = describeKind(*a.file);
-        AdapterCheck c = checkAdapterAgainstBase(*a.file, *r.lora, *b.file);
+        AdapterCheck c = checkAdapterAgainstBase(*a.file, r, *b.file);
         QVERIFY(c.architectureOk);
+        QVERIFY(!c.applies());
         QCOMPARE(c.pairs.size(), size_t(4));
         QVERIFY(c.pairs[0].found && c.pairs[0].shapeOk);
         QVERIFY(c.pairs[3].found && !c.pairs[3].shapeOk);
@@ -161,10 +162,46 @@ private slots:
         GgufBuilder other;
         other.kv("general.architecture", V::str("qwen2")).tensor("blk.0.attn_q.weight", {64, 64}, 0);
         auto q = open(other);
-        c = checkAdapterAgainstBase(*a.file, *r.lora, *q.file);
+        c = checkAdapterAgainstBase(*a.file, r, *q.file);
         QVERIFY(!c.architectureOk);
         QCOMPARE(c.refused, uint64_t(3));
         QVERIFY(!c.pairs[1].found);
+
+        // a base that fits every pair: llama.cpp applies it; an adapter that lacks a lora_b does not
+        GgufBuilder fits;
+        fits.kv("general.architecture", V::str("llama"))
+            .tensor("blk.0.attn_q.weight", {64, 64}, 0)
+            .tensor("blk.0.attn_v.weight", {64, 32}, 0)
+            .tensor("blk.1.attn_q.weight", {64, 64}, 0)
+            .tensor("blk.1.attn_v.weight", {64, 32}, 0);
+        auto good = open(fits);
+        QVERIFY(checkAdapterAgainstBase(*a.file, r, *good.file).applies());
+        GgufBuilder half = lora();
+        half.tensor("blk.1.attn_k.weight.lora_a", {64, 8}, 0);
+        auto h = open(half);
+        const KindReport hr = describeKind(*h.file);
+        c = checkAdapterAgainstBase(*h.file, hr, *good.file);
+        QCOMPARE(c.refused, uint64_t(0));
+        QCOMPARE(c.adapterRefusals, uint64_t(1));
+        QVERIFY(!c.applies());
+
+        // the token embedding's pair is stored the other way round: lora_a [r, n_vocab], lora_b [r, n_embd]
+        GgufBuilder embd;
+        embd.kv("general.architecture", V::str("llama"))
+            .kv("general.type", V::str("adapter"))
+            .kv("adapter.type", V::str("lora"))
+            .tensor("token_embd.weight.lora_a", {8, 1000}, 0)
+            .tensor("token_embd.weight.lora_b", {8, 64}, 0);
+        auto e = open(embd);
+        const KindReport er = describeKind(*e.file);
+        QVERIFY(er.findings.empty());
+        QCOMPARE(er.lora->pairs[0].rank, uint64_t(8));
+        QCOMPARE(er.lora->pairs[0].nIn, uint64_t(1000));
+        QCOMPARE(er.lora->pairs[0].nOut, uint64_t(64));
+        GgufBuilder embdBase;
+        embdBase.kv("general.architecture", V::str("llama")).tensor("token_embd.weight", {64, 1000}, 0);
+        auto eb = open(embdBase);
+        QVERIFY(checkAdapterAgainstBase(*e.file, er, *eb.file).applies());
     }
 
     void importanceMatrix()
@@ -201,7 +238,7 @@ private slots:
         GgufBuilder b;
         b.kv("general.type", V::str("imatrix"))
             .tensor("a.weight.in_sum2", {4, 2}, 0)
-            .tensor("a.weight.counts", {2, 1}, 0)  // transposed
+            .tensor("a.weight.counts", {1, 3}, 0)  // three counts for two matrices
             .tensor("b.weight.in_sum2", {4, 1}, 0) // no counts
             .tensor("c.weight.in_sum2", {2, 2}, 0, floats({1, 2, 3, 4}))
             .tensor("c.weight.counts", {1, 2}, 0, floats({0, 0})); // never used at all
@@ -212,6 +249,41 @@ private slots:
         QVERIFY(hasFinding(r, "imatrix-counts-shape"));
         QVERIFY(hasFinding(r, "imatrix-entry-incomplete"));
         QVERIFY(hasFinding(r, "imatrix-zero-counts"));
+        QVERIFY(hasFinding(r, "imatrix-metadata")); // no datasets, chunk_count, chunk_size
+
+        // the loader reads counts by their number of elements ([2, 1] is as good as [1, 2]) and
+        // rounds them: 0.4 counts as never used
+        GgufBuilder loose;
+        loose.kv("general.type", V::str("imatrix"))
+            .kv("imatrix.datasets", V::stringArray({"d"}))
+            .kv("imatrix.chunk_count", V::u32(1))
+            .kv("imatrix.chunk_size", V::u32(512))
+            .tensor("a.weight.in_sum2", {2, 2}, 0, floats({1, 2, 3, 4}))
+            .tensor("a.weight.counts", {2, 1}, 0, floats({0.4f, 3}));
+        auto l = open(loose);
+        const KindReport lr = describeKind(*l.file);
+        QVERIFY2(lr.findings.empty(), lr.findings.empty() ? "" : lr.findings.front().message.c_str());
+        QCOMPARE(lr.imatrix->unusedExperts.size(), size_t(1));
+        QCOMPARE(lr.imatrix->unusedExperts[0].expert, uint64_t(0));
+    }
+
+    void generalTypeDecides()
+    {
+        // an adapter that happens to hold a tensor named like an imatrix entry stays an adapter
+        GgufBuilder b = lora();
+        b.tensor("stray.in_sum2", {4, 1}, 0);
+        auto o = open(b);
+        KindReport r = describeKind(*o.file);
+        QCOMPARE(r.kind, FileKind::Adapter);
+        QVERIFY(hasFinding(r, "lora-unexpected-tensor"));
+        // the first shard of a split model may hold no tensors: a model, not a vocabulary
+        GgufBuilder shard;
+        shard.kv("general.architecture", V::str("llama"))
+            .kv("split.no", V::u16(0))
+            .kv("split.count", V::u16(3))
+            .kv("split.tensors.count", V::i32(300));
+        auto sh = open(shard);
+        QCOMPARE(describeKind(*sh.file).kind, FileKind::Model);
     }
 
     void projector()
@@ -242,8 +314,8 @@ private slots:
         GgufBuilder b;
         b.kv("general.architecture", V::str("controlvector"))
             .kv("controlvector.model_hint", V::str("llama"))
-            .kv("controlvector.layer_count", V::u32(2))
-            .tensor("direction.2", {4}, 0, floats({1, 0, 0, 0}))
+            .kv("controlvector.layer_count", V::i32(2))             // as cvector-generator writes it
+            .tensor("direction.2", {4, 1}, 0, floats({1, 0, 0, 0})) // ggml_n_dims: one dimension
             .tensor("direction.1", {4}, 0, floats({0, 3, 4, 0}));
         auto o = open(b);
         KindReport r = describeKind(*o.file);

@@ -141,9 +141,11 @@ void optionalNumber(JsonWriter &json, const char *key, const std::optional<uint6
 
 void writeEncoder(JsonWriter &json, const char *key, const std::optional<gguf::EncoderFacts> &e)
 {
-    if (!e)
-        return;
     json.key(key);
+    if (!e) {
+        json.null();
+        return;
+    }
     json.beginObject();
     optionalNumber(json, "image_size", e->imageSize);
     optionalNumber(json, "patch_size", e->patchSize);
@@ -151,6 +153,7 @@ void writeEncoder(JsonWriter &json, const char *key, const std::optional<gguf::E
     optionalNumber(json, "block_count", e->blockCount);
     optionalNumber(json, "feed_forward_length", e->feedForwardLength);
     optionalNumber(json, "projection_dim", e->projectionDim);
+    optionalNumber(json, "head_count", e->headCount);
     json.endObject();
 }
 
@@ -167,6 +170,8 @@ void writeKindJson(JsonWriter &json, const gguf::KindReport &r)
         json.string(f.code);
         json.key("message");
         json.string(f.message);
+        json.key("refusal");
+        json.boolean(f.refusal);
         json.key("tensor");
         json.string(f.tensor);
         json.endObject();
@@ -175,11 +180,13 @@ void writeKindJson(JsonWriter &json, const gguf::KindReport &r)
     if (r.lora) {
         json.key("lora");
         json.beginObject();
-        json.key("rank"); // the largest; "ranks" lists them all
-        if (r.lora->ranks.empty())
-            json.null();
+        // one rank and its scale; null when the pairs have several ("ranks" lists them) or none
+        const bool oneRank = r.lora->ranks.size() == 1;
+        json.key("rank");
+        if (oneRank)
+            json.unsignedInteger(r.lora->ranks.front());
         else
-            json.unsignedInteger(r.lora->ranks.back());
+            json.null();
         json.key("ranks");
         json.beginArray();
         for (const uint64_t rank : r.lora->ranks)
@@ -191,7 +198,10 @@ void writeKindJson(JsonWriter &json, const gguf::KindReport &r)
         else
             json.null();
         json.key("scale");
-        json.number(r.lora->scale(r.lora->ranks.empty() ? 0 : r.lora->ranks.back()));
+        if (oneRank)
+            json.number(r.lora->scale(r.lora->ranks.front()));
+        else
+            json.null();
         json.key("task_name");
         json.string(r.lora->taskName);
         json.key("prompt_prefix");
@@ -215,6 +225,8 @@ void writeKindJson(JsonWriter &json, const gguf::KindReport &r)
         optionalNumber(json, "chunk_size", r.imatrix->chunkSize);
         json.key("entries");
         json.unsignedInteger(r.imatrix->entries.size());
+        json.key("truncated");
+        json.boolean(r.imatrix->truncated);
         json.key("unused_experts");
         json.beginArray();
         for (const gguf::ImatrixExpert &x : r.imatrix->unusedExperts) {

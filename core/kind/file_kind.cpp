@@ -9,6 +9,7 @@
 
 #include <algorithm>
 #include <charconv>
+#include <cmath>
 #include <map>
 #include <set>
 #include <string_view>
@@ -17,7 +18,9 @@ namespace gguf {
 namespace {
 
 constexpr uint32_t kF32 = 0;
-constexpr uint64_t kMaxCountsRead = 1 << 16; // matrices per imatrix entry read (experts are at most a few hundred)
+constexpr uint64_t kMaxCountsRead = 1 << 16;    // matrices per imatrix entry read (experts are at most a few hundred)
+constexpr uint64_t kMaxCountsTotal = 1 << 22;   // counts read over the whole file
+constexpr uint64_t kMaxUnusedExperts = 1 << 16; // unused experts listed
 
 bool endsWith(std::string_view s, std::string_view suffix)
 {
@@ -72,18 +75,29 @@ LoraFacts readLora(const GgufFile &f, std::vector<KindFinding> &findings)
 {
     LoraFacts lora;
     lora.adapterType = text(f, "adapter.type");
-    if (const auto alpha = f.value("adapter.lora.alpha").toDouble())
-        lora.alpha = *alpha;
+    const Value alpha = f.value("adapter.lora.alpha");
+    if (const auto v = alpha.toDouble())
+        lora.alpha = *v;
+    if (alpha.isValid() && alpha.type() != ValueType::Float32)
+        findings.push_back(
+            {"adapter-alpha-type", "adapter.lora.alpha is not a FLOAT32: llama.cpp cannot read it", {}, true});
     lora.taskName = text(f, "adapter.lora.task_name");
     lora.promptPrefix = text(f, "adapter.lora.prompt_prefix");
-    lora.invocationTokens = f.value("adapter.alora.invocation_tokens").array().size();
+    const Value tokens = f.value("adapter.alora.invocation_tokens");
+    lora.invocationTokens = tokens.array().size();
+    if (tokens.isValid() && (tokens.type() != ValueType::Array || tokens.array().elementType() != ValueType::Uint32))
+        findings.push_back({"adapter-alora-tokens",
+                            "adapter.alora.invocation_tokens is not an array of UINT32: llama.cpp refuses it",
+                            {},
+                            true});
     if (text(f, "general.type") != "adapter")
         findings.push_back({"adapter-general-type",
                             "general.type is '" + text(f, "general.type") + "': llama.cpp expects 'adapter'",
-                            {}});
+                            {},
+                            true});
     if (lora.adapterType != "lora")
         findings.push_back(
-            {"adapter-type", "adapter.type is '" + lora.adapterType + "': llama.cpp expects 'lora'", {}});
+            {"adapter-type", "adapter.type is '" + lora.adapterType + "': llama.cpp expects 'lora'", {}, true});
 
     // bundle lora_a and lora_b into pairs by base name, as llama.cpp does
     std::map<std::string, std::pair<const TensorInfo *, const TensorInfo *>> byBase;
@@ -101,7 +115,8 @@ LoraFacts readLora(const GgufFile &f, std::vector<KindFinding> &findings)
             ++lora.normTensors; // llama.cpp skips these
         } else {
             findings.push_back({"lora-unexpected-tensor",
-                                "'" + name + "' is neither .lora_a nor .lora_b: llama.cpp refuses the adapter", name});
+                                "'" + name + "' is neither .lora_a nor .lora_b: llama.cpp refuses the adapter", name,
+                                true});
         }
     }
     std::set<uint64_t> ranks;
@@ -111,23 +126,25 @@ LoraFacts readLora(const GgufFile &f, std::vector<KindFinding> &findings)
             findings.push_back({"lora-pair-incomplete",
                                 "'" + base + "' has " + (a ? "lora_a but no lora_b" : "lora_b but no lora_a") +
                                     ": llama.cpp refuses the adapter (a pair is missing one component)",
-                                base + (a ? ".lora_a" : ".lora_b")});
+                                base + (a ? ".lora_a" : ".lora_b"), true});
             continue;
         }
         LoraPair p;
         p.base = base;
         p.a = a;
         p.b = b;
+        // the token embedding's pair is stored the other way round (llama.cpp's llm_build_inp_embd):
+        // lora_a [r, n_vocab], lora_b [r, n_embd]
+        const bool embedding = endsWith(base, "token_embd.weight");
         p.rank = b->ne[0];
-        p.nIn = a->ne[0];
+        p.nIn = embedding ? a->ne[1] : a->ne[0];
         p.nOut = b->ne[1];
         layerAndRole(base, p.layer, p.role);
-        // the token embedding's pair is stored the other way round (llama.cpp's llm_build_inp_embd)
-        if (!startsWith(base, "token_embd.") && a->ne[1] != b->ne[0])
+        if (!embedding && a->ne[1] != b->ne[0])
             findings.push_back({"lora-rank-mismatch",
                                 "'" + base + "': lora_a has rank " + std::to_string(a->ne[1]) + ", lora_b " +
                                     std::to_string(b->ne[0]) + " (llama.cpp: lora_a tensor is not transposed)",
-                                base + ".lora_a"});
+                                base + ".lora_a", true});
         ranks.insert(p.rank);
         lora.pairs.push_back(std::move(p));
     }
@@ -158,6 +175,15 @@ ImatrixFacts readImatrix(const GgufFile &f, std::vector<KindFinding> &findings)
         m.datasets.emplace_back(datasets.stringAt(i));
     m.chunkCount = number(f, "imatrix.chunk_count");
     m.chunkSize = number(f, "imatrix.chunk_size");
+    // llama-quantize stops with "missing imatrix metadata" without these (tools/quantize)
+    for (const char *key : {"imatrix.datasets", "imatrix.chunk_count", "imatrix.chunk_size"})
+        if (!f.findMetadata(key))
+            findings.push_back(
+                {"imatrix-metadata", std::string(key) + " is missing: llama-quantize refuses the file", {}, true});
+    for (const char *key : {"imatrix.chunk_count", "imatrix.chunk_size"})
+        if (const MetadataEntry *e = f.findMetadata(key); e && e->value.type() != ValueType::Uint32)
+            findings.push_back(
+                {"imatrix-metadata", std::string(key) + " is not a UINT32: llama.cpp cannot read it", {}, true});
 
     std::map<std::string, size_t> byWeight;
     auto entryFor = [&](const std::string &weight) -> ImatrixEntry & {
@@ -168,44 +194,56 @@ ImatrixFacts readImatrix(const GgufFile &f, std::vector<KindFinding> &findings)
         }
         return m.entries[it->second];
     };
+    uint64_t ignored = 0;
     for (const TensorInfo &t : f.tensors()) {
         const std::string name(t.name);
         if (endsWith(name, ".in_sum2"))
             entryFor(name.substr(0, name.size() - 8)).sum2 = &t;
         else if (endsWith(name, ".counts"))
             entryFor(name.substr(0, name.size() - 7)).counts = &t;
-        else if (endsWith(name, ".in_sum"))
-            entryFor(name.substr(0, name.size() - 7)).sum = &t;
         else
-            findings.push_back({"imatrix-unexpected-tensor",
-                                "'" + name + "' is not an in_sum2, in_sum or counts tensor of an importance matrix",
-                                name});
+            ++ignored; // common/imatrix-loader.cpp skips them
     }
+    if (ignored > 0)
+        findings.push_back(
+            {"imatrix-other-tensors",
+             std::to_string(ignored) + " tensor(s) are neither in_sum2 nor counts: llama.cpp ignores them",
+             {}});
+    uint64_t countsRead = 0;
     for (ImatrixEntry &e : m.entries) {
         if (!e.sum2 || !e.counts) {
             findings.push_back({"imatrix-entry-incomplete",
-                                "'" + e.weight + "' has " + (e.sum2 ? "in_sum2 but no counts" : "no in_sum2") +
+                                "'" + e.weight + "' has " +
+                                    (e.sum2 ? "in_sum2 but no counts" : "counts but no in_sum2") +
                                     ": llama.cpp's loader needs both",
-                                e.weight});
+                                e.weight, true});
             continue;
         }
         e.nIn = e.sum2->ne[0];
         e.nMat = e.sum2->ne[1];
-        if (e.counts->ne[0] != 1 || e.counts->ne[1] != e.nMat || e.counts->typeId != kF32 || e.sum2->typeId != kF32) {
+        // the loader reads counts by element count: one per matrix
+        if (e.counts->elements != e.nMat || e.counts->typeId != kF32 || e.sum2->typeId != kF32) {
             findings.push_back({"imatrix-counts-shape",
-                                "'" + e.weight + "': counts should be F32 [1, " + std::to_string(e.nMat) +
-                                    "] beside in_sum2 F32 [" + std::to_string(e.nIn) + ", " + std::to_string(e.nMat) +
-                                    "], found [" + std::to_string(e.counts->ne[0]) + ", " +
-                                    std::to_string(e.counts->ne[1]) + "]",
-                                std::string(e.counts->name)});
+                                "'" + e.weight + "': counts should be " + std::to_string(e.nMat) +
+                                    " F32 values beside in_sum2 F32 [" + std::to_string(e.nIn) + ", " +
+                                    std::to_string(e.nMat) + "], found " + std::to_string(e.counts->elements),
+                                std::string(e.counts->name), true});
+            continue;
+        }
+        if (countsRead >= kMaxCountsTotal) {
+            m.truncated = true;
             continue;
         }
         e.countValues = readCounts(f, *e.counts);
+        countsRead += e.countValues.size();
         uint64_t zero = 0;
         for (uint64_t x = 0; x < e.countValues.size(); ++x)
-            if (e.countValues[x] == 0) {
+            if (std::lround(e.countValues[x]) == 0) { // the loader rounds the counts
                 ++zero;
-                m.unusedExperts.push_back({e.weight, x});
+                if (m.unusedExperts.size() < kMaxUnusedExperts)
+                    m.unusedExperts.push_back({e.weight, x});
+                else
+                    m.truncated = true;
             }
         if (zero > 0 && zero == e.countValues.size())
             findings.push_back({"imatrix-zero-counts",
@@ -253,21 +291,23 @@ ControlVectorFacts readControlVector(const GgufFile &f, std::vector<KindFinding>
     c.layerCount = number(f, "controlvector.layer_count");
     for (const TensorInfo &t : f.tensors()) {
         const std::string_view name = t.name;
-        uint64_t layer = 0;
+        // llama.cpp takes what follows "direction." with std::stoi: leading digits, the rest ignored
+        int32_t layer = -1;
         const bool named = startsWith(name, "direction.");
         const auto [ptr, ec] = named ? std::from_chars(name.data() + 10, name.data() + name.size(), layer)
                                      : std::from_chars_result{name.data(), std::errc::invalid_argument};
-        if (!named || ec != std::errc() || ptr != name.data() + name.size() || layer == 0) {
+        (void)ptr;
+        if (!named || ec != std::errc() || layer <= 0) {
             findings.push_back(
                 {"control-vector-name",
                  "'" + std::string(name) + "' is not direction.N with N ≥ 1: llama.cpp refuses the control vector",
-                 std::string(name)});
+                 std::string(name), true});
             continue;
         }
-        if (t.typeId != kF32 || t.nDims != 1) {
+        if (t.typeId != kF32 || t.elements != t.ne[0]) { // ggml_n_dims: trailing dims of 1 do not count
             findings.push_back({"control-vector-tensor",
-                                "'" + std::string(name) + "' must be a 1-D F32 tensor for llama.cpp",
-                                std::string(name)});
+                                "'" + std::string(name) + "' must be a 1-D F32 tensor for llama.cpp", std::string(name),
+                                true});
             continue;
         }
         if (c.embeddingLength == 0)
@@ -277,8 +317,8 @@ ControlVectorFacts readControlVector(const GgufFile &f, std::vector<KindFinding>
                                 "'" + std::string(name) + "' has " + std::to_string(t.ne[0]) +
                                     " values, the first had " + std::to_string(c.embeddingLength) +
                                     ": llama.cpp refuses the control vector",
-                                std::string(name)});
-        c.directions.push_back({layer, &t});
+                                std::string(name), true});
+        c.directions.push_back({uint64_t(layer), &t});
     }
     std::sort(c.directions.begin(), c.directions.end(),
               [](const ControlDirection &a, const ControlDirection &b) { return a.layer < b.layer; });
@@ -326,32 +366,38 @@ KindReport describeKind(const GgufFile &f)
     const std::string type = text(f, "general.type");
     const std::string arch = f.architecture();
     const std::string adapterType = text(f, "adapter.type");
-    if (arch == "controlvector" || hasKeyWithPrefix(f, "controlvector.") ||
-        hasKeyWithPrefix(f, "adapter.control_vector") || adapterType == "control_vector") {
+    // general.type decides when it names a kind; the architecture, keys and tensor names otherwise
+    const bool controlVector = arch == "controlvector" || hasKeyWithPrefix(f, "controlvector.");
+    const bool imatrix = type == "imatrix" || (type.empty() && anyTensorEndsWith(f, ".in_sum2"));
+    const bool projector = type == "mmproj" || arch == "clip" || (type.empty() && hasKeyWithPrefix(f, "clip."));
+    const bool adapter =
+        type == "adapter" ||
+        (type.empty() && (!adapterType.empty() || anyTensorEndsWith(f, ".lora_a") || anyTensorEndsWith(f, ".lora_b")));
+    if (controlVector && !imatrix && !adapter) {
         r.kind = FileKind::ControlVector;
         r.why = arch == "controlvector" ? "general.architecture = controlvector" : "controlvector keys";
         r.controlVector = readControlVector(f, r.findings);
-    } else if (type == "imatrix" || anyTensorEndsWith(f, ".in_sum2")) {
+    } else if (imatrix) {
         r.kind = FileKind::Imatrix;
         r.why = type == "imatrix" ? "general.type = imatrix" : "tensors named *.in_sum2";
         r.imatrix = readImatrix(f, r.findings);
-    } else if (type == "mmproj" || arch == "clip" || hasKeyWithPrefix(f, "clip.")) {
-        r.kind = FileKind::Projector;
-        r.why =
-            arch == "clip" ? "general.architecture = clip" : (type == "mmproj" ? "general.type = mmproj" : "clip keys");
-        r.projector = readProjector(f);
-    } else if (type == "adapter" || !adapterType.empty() || anyTensorEndsWith(f, ".lora_a") ||
-               anyTensorEndsWith(f, ".lora_b")) {
+    } else if (adapter) {
         r.kind = FileKind::Adapter;
         r.why = type == "adapter" ? "general.type = adapter"
                                   : (!adapterType.empty() ? "adapter.type" : "tensors named *.lora_a / *.lora_b");
         r.lora = readLora(f, r.findings);
-    } else if (f.tensors().empty()) {
+    } else if (projector) {
+        r.kind = FileKind::Projector;
+        r.why =
+            arch == "clip" ? "general.architecture = clip" : (type == "mmproj" ? "general.type = mmproj" : "clip keys");
+        r.projector = readProjector(f);
+    } else if (f.tensors().empty() && f.value("split.count").toUInt().value_or(0) <= 1) {
         r.kind = FileKind::Vocabulary;
         r.why = "no tensors";
     } else {
         r.kind = FileKind::Model;
-        r.why = type.empty() ? "tensors, no general.type" : "general.type = " + type;
+        r.why = f.tensors().empty() ? "first shard of a split model, its tensors in the others"
+                                    : (type.empty() ? "tensors, no general.type" : "general.type = " + type);
     }
     if (hasKeyWithPrefix(f, "quantize.imatrix.")) {
         ImatrixRecord q;
@@ -364,9 +410,14 @@ KindReport describeKind(const GgufFile &f)
     return r;
 }
 
-AdapterCheck checkAdapterAgainstBase(const GgufFile &adapter, const LoraFacts &lora, const GgufFile &base)
+AdapterCheck checkAdapterAgainstBase(const GgufFile &adapter, const KindReport &report, const GgufFile &base)
 {
     AdapterCheck c;
+    for (const KindFinding &f : report.findings)
+        c.adapterRefusals += f.refusal ? 1 : 0;
+    if (!report.lora)
+        return c;
+    const LoraFacts &lora = *report.lora;
     c.adapterArchitecture = adapter.architecture();
     c.baseArchitecture = base.architecture();
     c.architectureOk = c.adapterArchitecture == c.baseArchitecture;
@@ -377,7 +428,7 @@ AdapterCheck checkAdapterAgainstBase(const GgufFile &adapter, const LoraFacts &l
         b.found = w != nullptr;
         if (!w) {
             b.problem = "does not exist in the base model (hint: maybe wrong base model?)";
-        } else if (startsWith(p.base, "token_embd.")) {
+        } else if (endsWith(p.base, "token_embd.weight")) {
             // the embedding's pair is stored the other way round (llama.cpp's llm_build_inp_embd)
             b.shapeOk = w->ne[0] == p.b->ne[1] && w->ne[1] == p.a->ne[1];
         } else {

@@ -23,7 +23,8 @@ const char *fileKindTitle(FileKind kind);
 struct KindFinding {
     std::string code; ///< e.g. "lora-pair-incomplete"
     std::string message;
-    std::string tensor; ///< the tensor concerned, when there is one
+    std::string tensor;   ///< the tensor concerned, when there is one
+    bool refusal = false; ///< llama.cpp's loader refuses the file for it (else: a remark)
 };
 
 /// One LoRA target: `<base>.lora_a` ne = [n_in, r] and `<base>.lora_b` ne = [r, n_out].
@@ -54,7 +55,6 @@ struct ImatrixEntry {
     std::string weight;
     const TensorInfo *sum2 = nullptr;
     const TensorInfo *counts = nullptr;
-    const TensorInfo *sum = nullptr; ///< `W.in_sum`, in some files
     uint64_t nIn = 0, nMat = 0;
     std::vector<double> countValues; ///< one per matrix (expert)
 };
@@ -68,7 +68,8 @@ struct ImatrixFacts {
     std::vector<std::string> datasets;
     std::optional<uint64_t> chunkCount, chunkSize;
     std::vector<ImatrixEntry> entries;
-    std::vector<ImatrixExpert> unusedExperts; ///< matrices whose count is 0
+    std::vector<ImatrixExpert> unusedExperts; ///< matrices whose count rounds to 0
+    bool truncated = false;                   ///< more counts or unused experts than are kept
 };
 
 struct EncoderFacts {
@@ -125,12 +126,16 @@ struct BaseCheck {
 
 struct AdapterCheck {
     bool architectureOk = false;
+    uint64_t adapterRefusals = 0; ///< the adapter's own problems llama.cpp refuses (KindFinding::refusal)
     std::string adapterArchitecture, baseArchitecture;
     std::vector<BaseCheck> pairs;
     uint64_t refused = 0; ///< pairs llama.cpp would refuse
+    /// True when llama.cpp would apply the adapter to this base.
+    bool applies() const { return architectureOk && adapterRefusals == 0 && refused == 0; }
 };
 
-/// Checks a LoRA adapter against a base model (src/llama-adapter.cpp's checks).
-AdapterCheck checkAdapterAgainstBase(const GgufFile &adapter, const LoraFacts &lora, const GgufFile &base);
+/// Checks a LoRA adapter (its report from describeKind) against a base model, as
+/// src/llama-adapter.cpp does before applying it.
+AdapterCheck checkAdapterAgainstBase(const GgufFile &adapter, const KindReport &report, const GgufFile &base);
 
 } // namespace gguf

@@ -70,7 +70,7 @@ void KindPanel::setReport(const gguf::KindReport &report, std::shared_ptr<const 
     m_tree->clear();
     m_baseItem = nullptr;
     m_file = std::move(file);
-    m_lora = report.lora;
+    m_report = report;
     m_checkBase->setVisible(report.lora && m_file);
     setTitle(tr("This %1").arg(QString::fromLatin1(gguf::fileKindTitle(report.kind))));
     if (report.lora)
@@ -197,11 +197,11 @@ void KindPanel::chooseBase()
 
 void KindPanel::checkAgainstBase(const QString &basePath)
 {
-    if (!m_lora || !m_file)
+    if (!m_report || !m_report->lora || !m_file)
         return;
     // the adapter's facts point into its file: the job keeps both alive
     auto adapter = m_file;
-    auto lora = std::make_shared<gguf::LoraFacts>(*m_lora);
+    auto report = std::make_shared<gguf::KindReport>(*m_report);
     const std::string path = QFile::encodeName(basePath).toStdString();
     struct Result {
         gguf::AdapterCheck check;
@@ -209,7 +209,7 @@ void KindPanel::checkAgainstBase(const QString &basePath)
     };
     m_job->start(
         tr("Checking the adapter against %1").arg(QFileInfo(basePath).fileName()),
-        [adapter, lora, path](const gguf::ProgressFn &progress) {
+        [adapter, report, path](const gguf::ProgressFn &progress) {
             Result r;
             gguf::OpenOptions options;
             options.progress = progress;
@@ -217,7 +217,7 @@ void KindPanel::checkAgainstBase(const QString &basePath)
             if (!base.file)
                 r.error = QString::fromStdString(base.error.message);
             else
-                r.check = gguf::checkAdapterAgainstBase(*adapter, *lora, *base.file);
+                r.check = gguf::checkAdapterAgainstBase(*adapter, *report, *base.file);
             return r;
         },
         [this, basePath](const Result &r) { showBaseCheck(basePath, r.check, r.error); });
@@ -232,17 +232,34 @@ void KindPanel::showBaseCheck(const QString &basePath, const gguf::AdapterCheck 
         emit baseChecked();
         return;
     }
-    const bool ok = check.architectureOk && check.refused == 0;
+    const bool ok = check.applies();
+    QStringList why;
+    if (check.adapterRefusals > 0)
+        why << tr("%n problem(s) of the adapter itself (see Validation)", nullptr, int(check.adapterRefusals));
+    if (check.refused > 0)
+        why << tr("%n pair(s) do not fit", nullptr, int(check.refused));
+    if (!check.architectureOk)
+        why << tr("the architectures differ");
     m_baseItem = add(nullptr, tr("Against %1").arg(name),
                      ok ? tr("✔ llama.cpp would apply this adapter to it")
-                        : tr("✘ llama.cpp would refuse: %n pair(s) do not fit", nullptr, int(check.refused)) +
-                              (check.architectureOk ? QString() : tr("; the architectures differ")));
+                        : tr("✘ llama.cpp would refuse: %1").arg(why.join(QStringLiteral("; "))));
     add(m_baseItem, tr("Architecture"),
         tr("adapter %1, base %2")
             .arg(QString::fromStdString(check.adapterArchitecture), QString::fromStdString(check.baseArchitecture)));
-    for (const gguf::BaseCheck &b : check.pairs)
-        add(m_baseItem, QString::fromStdString(b.base),
-            b.problem.empty() ? tr("fits") : QString::fromStdString(b.problem));
+    // the pairs that do not fit, then how many do (an adapter may have hundreds)
+    constexpr int kListed = 200;
+    int listed = 0;
+    uint64_t fit = 0;
+    for (const gguf::BaseCheck &b : check.pairs) {
+        if (b.problem.empty()) {
+            ++fit;
+        } else if (listed++ < kListed) {
+            add(m_baseItem, QString::fromStdString(b.base), QString::fromStdString(b.problem));
+        }
+    }
+    if (listed > kListed)
+        add(m_baseItem, tr("…"), tr("%n more pair(s) that do not fit", nullptr, listed - kListed));
+    add(m_baseItem, tr("Pairs that fit"), QLocale().toString(qulonglong(fit)));
     m_baseItem->setExpanded(!ok);
     emit baseChecked();
 }

@@ -48,6 +48,6 @@ private:
     QPushButton *m_checkBase;
     JobTracker *m_job;
     std::shared_ptr<const gguf::GgufFile> m_file;
-    std::optional<gguf::LoraFacts> m_lora;
+    std::optional<gguf::KindReport> m_report;
     QTreeWidgetItem *m_baseItem = nullptr;
 };

@@ -301,12 +301,19 @@ void OverviewPage::showFindings(const gguf::SplitModel &model)
             item->setToolTip(3, item->text(3));
         }
     }
-    // what the kind's own loader in llama.cpp would object to (docs/KINDS.md)
-    for (const gguf::KindFinding &finding : m_kind.findings) {
-        auto *item = new QTreeWidgetItem(m_findings, {tr("warning"), QString(), QString::fromStdString(finding.code),
+    // what the kind's own loader in llama.cpp would object to (docs/KINDS.md), the first 500
+    constexpr size_t kListed = 500;
+    for (size_t i = 0; i < m_kind.findings.size() && i < kListed; ++i) {
+        const gguf::KindFinding &finding = m_kind.findings[i];
+        auto *item = new QTreeWidgetItem(m_findings, {finding.refusal ? tr("refusal") : tr("info"), QString(),
+                                                      QString::fromStdString(finding.code),
                                                       QString::fromStdString(finding.message)});
         item->setToolTip(3, item->text(3));
     }
+    if (m_kind.findings.size() > kListed)
+        new QTreeWidgetItem(
+            m_findings, {tr("info"), QString(), QString(),
+                         tr("… and %1 more (gguf-inspect info lists them all)").arg(m_kind.findings.size() - kListed)});
     for (int c = 0; c < 3; ++c)
         m_findings->resizeColumnToContents(c);
     m_findings->setVisible(m_findings->topLevelItemCount() > 0);
