@@ -16,7 +16,7 @@ using namespace gguf::test;
 namespace {
 
 constexpr uint64_t MiB = uint64_t(1) << 20;
-constexpr uint32_t kF32 = 0, kF16 = 1, kQ4_0 = 2, kQ8_0 = 8;
+constexpr uint32_t kF32 = 0, kQ4_0 = 2, kQ8_0 = 8;
 
 std::shared_ptr<const GgufFile> tinyLlama()
 {
