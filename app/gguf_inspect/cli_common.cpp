@@ -225,4 +225,11 @@ std::shared_ptr<const gguf::SplitModel> openModel(const std::string &path)
     return model;
 }
 
+int usageError(std::string_view command, const std::string &message)
+{
+    std::fprintf(stderr, "gguf-inspect: %.*s: %s\nTry 'gguf-inspect --help'.\n", int(command.size()), command.data(),
+                 printable(message).c_str());
+    return kExitUsage;
+}
+
 } // namespace cli

@@ -70,6 +70,9 @@ std::shared_ptr<const gguf::GgufFile> openFile(const std::string &path, OpenMode
 /// one line and returns null.
 std::shared_ptr<const gguf::SplitModel> openModel(const std::string &path);
 
+/// "gguf-inspect: COMMAND: <message>" and the --help hint on stderr; returns kExitUsage.
+int usageError(std::string_view command, const std::string &message);
+
 /// "gguf-inspect: model.gguf: <what was wrong> (offset N)" on stderr.
 void reportError(const std::string &path, const gguf::Error &error);
 

@@ -16,8 +16,7 @@ namespace {
 
 int usage(const std::string &message)
 {
-    std::fprintf(stderr, "gguf-inspect: memory: %s\nTry 'gguf-inspect --help'.\n", message.c_str());
-    return kExitUsage;
+    return usageError("memory", message);
 }
 
 template <typename T> bool parseNumber(const std::string &text, T &out)
@@ -168,7 +167,7 @@ void writeJson(const gguf::MemoryEstimate &e, std::optional<uint64_t> maxContext
     for (const gguf::MemoryTerm &t : e.terms) {
         json.beginObject();
         json.key("part");
-        json.string(t.part);
+        json.string(gguf::memoryPartName(t.part));
         json.key("device");
         json.string(gguf::memoryDeviceName(t.device));
         json.key("what");
@@ -230,8 +229,8 @@ void printText(const gguf::MemoryEstimate &e, std::optional<uint64_t> maxContext
     print("\nHow each figure is made:\n");
     for (const gguf::MemoryTerm &t : e.terms)
         if (t.bytes > 0)
-            print("  " + std::string(t.device == gguf::MemoryDevice::Gpu ? "GPU" : "CPU") + " " + t.part + ", " +
-                  t.what + ": " + gguf::sizeText(t.bytes) + " = " + t.formula + "\n");
+            print("  " + std::string(t.device == gguf::MemoryDevice::Gpu ? "GPU" : "CPU") + " " +
+                  gguf::memoryPartName(t.part) + ", " + t.what + ": " + humanBytes(t.bytes) + " = " + t.formula + "\n");
     if (!e.notes.empty()) {
         print("\nNotes:\n");
         for (const std::string &n : e.notes)

@@ -28,8 +28,7 @@ extern "C" void onInterrupt(int)
 
 int usage(const std::string &message)
 {
-    std::fprintf(stderr, "gguf-inspect: set: %s\nTry 'gguf-inspect --help'.\n", printable(message).c_str());
-    return kExitUsage;
+    return usageError("set", message);
 }
 
 struct TypeSpec {

@@ -294,6 +294,8 @@ ModelShape readModelShape(const GgufFile &f)
         s.headsKv = perLayer(f, s.arch + ".attention.head_count_kv", s.layers, 0);
     for (const uint64_t ff : perLayer(f, s.arch + ".feed_forward_length", s.layers, 0))
         s.feedForward = std::max(s.feedForward, ff);
+    s.expertFeedForward =
+        sat::mul(archU32(f, "expert_feed_forward_length").value_or(0), archU32(f, "expert_used_count").value_or(0));
     s.swa.assign(s.layers, false);
     s.recurrent.assign(s.layers, false);
     s.noCache = withoutCache(s.arch);
@@ -351,8 +353,8 @@ ModelShape readModelShape(const GgufFile &f)
 void padContext(const ModelShape &shape, const MemoryInputs &in, KvEstimate &e)
 {
     const uint64_t parallel = std::max<uint32_t>(1, in.parallel);
-    const uint64_t ctx = in.context ? in.context : (shape.trainedContext ? shape.trainedContext : 4096);
-    e.nCtx = padTo(ctx, kCtxPad);
+    e.context = in.context ? in.context : (shape.trainedContext ? shape.trainedContext : 4096);
+    e.nCtx = padTo(e.context, kCtxPad);
     if (in.kvUnified) {
         e.nCtxSeq = e.nCtx;
         e.streams = 1;

@@ -21,6 +21,7 @@ struct MemoryInputs {
     bool mmap = true;
     bool kvUnified = false; ///< llama.cpp's default: one stream per sequence
     bool swaFull = false;   ///< llama.cpp's common default: sliding-window layers keep only the window
+    bool operator==(const MemoryInputs &) const = default;
 };
 
 /// The cache types llama.cpp accepts for K and V (`--cache-type-k/-v`), as ggml type ids.
@@ -31,11 +32,12 @@ std::string kvCacheTypeName(uint32_t type);
 /// The hyperparameters the estimate reads, with llama.cpp's defaults filled in.
 struct ModelShape {
     std::string arch;
-    uint64_t layers = 0;      ///< `block_count`
-    uint64_t embd = 0;        ///< `embedding_length`
-    uint64_t heads = 0;       ///< `attention.head_count` (first layer when an array)
-    uint64_t vocab = 0;       ///< `vocab_size` or the token list
-    uint64_t feedForward = 0; ///< the widest layer's `feed_forward_length`
+    uint64_t layers = 0;            ///< `block_count`
+    uint64_t embd = 0;              ///< `embedding_length`
+    uint64_t heads = 0;             ///< `attention.head_count` (first layer when an array)
+    uint64_t vocab = 0;             ///< `vocab_size` or the token list
+    uint64_t feedForward = 0;       ///< the widest layer's `feed_forward_length`
+    uint64_t expertFeedForward = 0; ///< `expert_feed_forward_length` × `expert_used_count`
     uint64_t trainedContext = 0;
     uint64_t nextnLayers = 0; ///< `nextn_predict_layers`: the last layers, kept without cache
     uint64_t kvLayers = 0;    ///< layers [0, kvLayers) may keep a cache (the rest share or predict)
@@ -69,6 +71,7 @@ struct LayerKv {
 };
 
 struct KvEstimate {
+    uint64_t context = 0; ///< the context asked for, or the model's (4096 when it names none)
     uint64_t nCtx = 0;    ///< the context after llama.cpp's padding
     uint64_t nCtxSeq = 0; ///< cells of one stream
     uint64_t streams = 1;

@@ -38,12 +38,6 @@ bool outputTensor(std::string_view name, std::string_view arch)
     return (arch == "lfm2" || arch == "lfm2moe") && startsWith(name, "token_embd_norm.");
 }
 
-// The experts' feed-forward width a token goes through (expert_feed_forward_length × expert_used_count).
-uint64_t expertWidth(const GgufFile &f)
-{
-    return sat::mul(f.archUInt("expert_feed_forward_length").value_or(0), f.archUInt("expert_used_count").value_or(0));
-}
-
 std::string num(uint64_t v)
 {
     return std::to_string(v);
@@ -91,6 +85,28 @@ uint64_t DeviceMemory::total() const
     return sat::add(weights, kv, compute, output);
 }
 
+uint64_t &DeviceMemory::operator[](MemoryPart part)
+{
+    switch (part) {
+    case MemoryPart::Weights: return weights;
+    case MemoryPart::Kv: return kv;
+    case MemoryPart::Compute: return compute;
+    case MemoryPart::Output: return output;
+    }
+    return output;
+}
+
+const char *memoryPartName(MemoryPart part)
+{
+    switch (part) {
+    case MemoryPart::Weights: return "weights";
+    case MemoryPart::Kv: return "kv";
+    case MemoryPart::Compute: return "compute";
+    case MemoryPart::Output: return "output";
+    }
+    return "output";
+}
+
 uint64_t MemoryEstimate::total() const
 {
     return sat::add(cpu().total(), gpu().total());
@@ -108,41 +124,24 @@ std::string mibText(uint64_t bytes)
     return buf;
 }
 
-std::string sizeText(uint64_t bytes)
+MemoryModel::MemoryModel(const SplitModel &model)
+    : m_shape(readModelShape(model.primary())), m_layerBytes(m_shape.layers, 0)
 {
-    if (bytes < 1024)
-        return std::to_string(bytes) + " B";
-    static constexpr const char *kUnits[] = {"KiB", "MiB", "GiB", "TiB"};
-    double v = double(bytes) / 1024.0;
-    size_t unit = 0;
-    while (v >= 1024.0 && unit + 1 < std::size(kUnits)) {
-        v /= 1024.0;
-        ++unit;
-    }
-    char buf[48];
-    std::snprintf(buf, sizeof buf, "%.2f %s", v, kUnits[unit]);
-    return buf;
-}
-
-MemoryModel::MemoryModel(const SplitModel &model) : m_shape(readModelShape(model.primary()))
-{
-    m_layerBytes.assign(m_shape.layers, 0);
     for (const SplitModel::TensorRef &t : model.tensors())
-        addTensor(t.info->name, t.info->layer, t.info->byteSize);
-    const GgufFile &f = model.primary();
-    m_expertFeedForward = expertWidth(f);
+        addTensor(*t.info);
 }
 
-MemoryModel::MemoryModel(const GgufFile &file) : m_shape(readModelShape(file))
+MemoryModel::MemoryModel(const GgufFile &file) : m_shape(readModelShape(file)), m_layerBytes(m_shape.layers, 0)
 {
-    m_layerBytes.assign(m_shape.layers, 0);
     for (const TensorInfo &t : file.tensors())
-        addTensor(t.name, t.layer, t.byteSize);
-    m_expertFeedForward = expertWidth(file);
+        addTensor(t);
 }
 
-void MemoryModel::addTensor(std::string_view name, int32_t layer, uint64_t bytes)
+void MemoryModel::addTensor(const TensorInfo &tensor)
 {
+    const std::string_view name = tensor.name;
+    const int32_t layer = tensor.layer;
+    const uint64_t bytes = tensor.byteSize;
     if (name == "token_embd.weight")
         m_tokenEmbdBytes = bytes;
     if (name == "output.weight")
@@ -185,26 +184,19 @@ MemoryEstimate MemoryModel::estimate(const MemoryInputs &given) const
     e.outputOnGpu = e.gpuLayers >= 1;
     e.tiedOutput = !m_hasOutput && m_tokenEmbdBytes > 0 && !s.noCache;
     e.kv = estimateKv(s, in);
-    e.inputs.context = in.context ? in.context : (s.trainedContext ? s.trainedContext : 4096);
+    e.inputs.context = e.kv.context;
     e.notes.insert(e.notes.begin(), s.notes.begin(), s.notes.end());
     const auto &cpu = e.devices[0];
-    auto add = [&](const char *part, MemoryDevice d, std::string what, std::string formula, uint64_t bytes) {
-        DeviceMemory &dev = e.devices[size_t(d)];
-        if (std::string_view(part) == "weights")
-            dev.weights = sat::add(dev.weights, bytes);
-        else if (std::string_view(part) == "kv")
-            dev.kv = sat::add(dev.kv, bytes);
-        else if (std::string_view(part) == "compute")
-            dev.compute = sat::add(dev.compute, bytes);
-        else
-            dev.output = sat::add(dev.output, bytes);
+    auto add = [&](MemoryPart part, MemoryDevice d, std::string what, std::string formula, uint64_t bytes) {
+        uint64_t &sum = e.devices[size_t(d)][part];
+        sum = sat::add(sum, bytes);
         e.terms.push_back({part, d, std::move(what), std::move(formula), bytes});
     };
 
     // --- weights: llama.cpp's i_gpu_start = max(n_layer + 1 − N, 0); slot n_layer is the output layer
     const uint64_t gpuStart = firstGpuLayer(s.layers, int64_t(e.gpuLayers));
     const MemoryDevice outDev = e.outputOnGpu ? MemoryDevice::Gpu : MemoryDevice::Cpu;
-    add("weights", MemoryDevice::Cpu, "input layer (token embedding)", "always on the CPU", m_inputBytes);
+    add(MemoryPart::Weights, MemoryDevice::Cpu, "input layer (token embedding)", "always on the CPU", m_inputBytes);
     for (const auto &[first, end, dev] : {std::tuple{uint64_t(0), std::min(gpuStart, s.layers), MemoryDevice::Cpu},
                                           std::tuple{std::min(gpuStart, s.layers), s.layers, MemoryDevice::Gpu}}) {
         if (first >= end)
@@ -212,16 +204,17 @@ MemoryEstimate MemoryModel::estimate(const MemoryInputs &given) const
         uint64_t sum = 0;
         for (uint64_t il = first; il < end; ++il)
             sum = sat::add(sum, m_layerBytes[il]);
-        add("weights", dev, layerRange(first, end), "the tensors of " + num(end - first) + " blk.N layers", sum);
+        add(MemoryPart::Weights, dev, layerRange(first, end), "the tensors of " + num(end - first) + " blk.N layers",
+            sum);
     }
     const MemoryDevice firstLayerDev = gpuStart == 0 && s.layers > 0 ? MemoryDevice::Gpu : MemoryDevice::Cpu;
     if (m_otherBytes > 0 || m_strayLayerBytes > 0)
-        add("weights", firstLayerDev, "other tensors", "with the first layer",
+        add(MemoryPart::Weights, firstLayerDev, "other tensors", "with the first layer",
             sat::add(m_otherBytes, m_strayLayerBytes));
-    add("weights", outDev, "output layer",
+    add(MemoryPart::Weights, outDev, "output layer",
         e.outputOnGpu ? "on the GPU once one layer is offloaded" : "on the CPU with no layer offloaded", m_outputBytes);
     if (e.tiedOutput && e.outputOnGpu)
-        add("weights", MemoryDevice::Gpu, "tied output", "a copy of token_embd.weight for the output layer",
+        add(MemoryPart::Weights, MemoryDevice::Gpu, "tied output", "a copy of token_embd.weight for the output layer",
             m_tokenEmbdBytes);
     if (in.mmap)
         e.notes.push_back("mmap: the CPU weights (" + mibText(cpu.weights) +
@@ -269,13 +262,13 @@ MemoryEstimate MemoryModel::estimate(const MemoryInputs &given) const
             const char *kindText = kind == KvLayerKind::Full            ? "full-context layers"
                                    : kind == KvLayerKind::SlidingWindow ? "sliding-window layers"
                                                                         : "recurrent state";
-            add("kv", dev, kindText, formula, bytes);
+            add(MemoryPart::Kv, dev, kindText, formula, bytes);
         }
     }
 
     // --- output buffer: (n_vocab [+ n_embd with embeddings]) × sequences × f32 (host memory)
     const uint64_t seqs = std::max<uint32_t>(1, in.parallel);
-    add("output", MemoryDevice::Cpu, "logits",
+    add(MemoryPart::Output, MemoryDevice::Cpu, "logits",
         "n_vocab " + num(s.vocab) + " × " + num(seqs) + (seqs == 1 ? " sequence" : " sequences") + " × 4 B",
         sat::mul(s.vocab, seqs, kF32));
 
@@ -285,7 +278,7 @@ MemoryEstimate MemoryModel::estimate(const MemoryInputs &given) const
     const uint64_t tokens = std::min<uint64_t>(e.kv.nCtx, e.kv.ubatch);
     const uint64_t hidden = sat::mul(4, s.embd, tokens, kF32);
     const uint64_t logits = sat::mul(s.noCache ? s.embd : s.vocab, tokens, kF32);
-    const uint64_t ffnWidth = std::max(s.feedForward, m_expertFeedForward);
+    const uint64_t ffnWidth = std::max(s.feedForward, s.expertFeedForward);
     const uint64_t ffn = sat::mul(3, ffnWidth, tokens, kF32);
     uint64_t fullCells = 0, swaCells = 0;
     for (const LayerKv &l : e.kv.layers) {
@@ -315,12 +308,14 @@ MemoryEstimate MemoryModel::estimate(const MemoryInputs &given) const
                                    num(ffnWidth) + "·T·4 = " + mibText(ffn) + ", hidden 4·" + num(s.embd) +
                                    "·T·4 = " + mibText(hidden);
     if (e.gpuLayers == 0) {
-        add("compute", MemoryDevice::Cpu, "graph", "max(attention, logits, FFN) + hidden; " + inputsText, graphPeak);
+        add(MemoryPart::Compute, MemoryDevice::Cpu, "graph", "max(attention, logits, FFN) + hidden; " + inputsText,
+            graphPeak);
     } else {
-        add("compute", MemoryDevice::Gpu, "graph", "max(attention, logits, FFN) + hidden; " + inputsText, graphPeak);
+        add(MemoryPart::Compute, MemoryDevice::Gpu, "graph", "max(attention, logits, FFN) + hidden; " + inputsText,
+            graphPeak);
         const bool layersOnCpu = gpuStart > 0;
         const uint64_t cpuPart = layersOnCpu ? sat::add(layerPeak, hidden) : sat::mul(s.embd, tokens, kF32);
-        add("compute", MemoryDevice::Cpu, layersOnCpu ? "layers left on the CPU" : "input rows",
+        add(MemoryPart::Compute, MemoryDevice::Cpu, layersOnCpu ? "layers left on the CPU" : "input rows",
             layersOnCpu ? "max(attention, FFN) + hidden" : "n_embd " + num(s.embd) + " × T " + num(tokens) + " × 4 B",
             cpuPart);
     }

@@ -13,19 +13,24 @@ namespace gguf {
 
 class GgufFile;
 class SplitModel;
+struct TensorInfo;
 
 enum class MemoryDevice : uint8_t { Cpu, Gpu };
 const char *memoryDeviceName(MemoryDevice device); ///< "cpu", "gpu"
+
+enum class MemoryPart : uint8_t { Weights, Kv, Compute, Output };
+const char *memoryPartName(MemoryPart part); ///< "weights", "kv", "compute", "output"
 
 /// What one device holds.
 struct DeviceMemory {
     uint64_t weights = 0, kv = 0, compute = 0, output = 0;
     uint64_t total() const; ///< saturating
+    uint64_t &operator[](MemoryPart part);
 };
 
 /// One figure of the estimate, with the formula and inputs that give it (docs/MEMORY.md).
 struct MemoryTerm {
-    std::string part; ///< "weights", "kv", "compute", "output"
+    MemoryPart part = MemoryPart::Weights;
     MemoryDevice device = MemoryDevice::Cpu;
     std::string what; ///< e.g. "layers 0–31"
     std::string formula;
@@ -66,7 +71,7 @@ public:
     uint64_t maxContextForBudget(MemoryInputs inputs, uint64_t budget) const;
 
 private:
-    void addTensor(std::string_view name, int32_t layer, uint64_t bytes);
+    void addTensor(const TensorInfo &tensor);
 
     ModelShape m_shape;
     uint64_t m_inputBytes = 0;  ///< token embedding and the other input tensors (always on the CPU)
@@ -76,12 +81,9 @@ private:
     bool m_hasOutput = false;
     std::vector<uint64_t> m_layerBytes;
     uint64_t m_strayLayerBytes = 0; ///< "blk.N" past block_count
-    uint64_t m_expertFeedForward = 0;
 };
 
 /// "4.00 MiB" (two decimals, as llama.cpp prints its buffers).
 std::string mibText(uint64_t bytes);
-/// "512 B", "1.00 KiB", "4.00 MiB", "7.25 GiB": the unit that keeps the figure readable.
-std::string sizeText(uint64_t bytes);
 
 } // namespace gguf

@@ -3,6 +3,7 @@
 
 #include "core/format/gguf_file.h"
 #include "ui/job_tracker.h"
+#include "ui/models/text_format.h"
 
 #include <QFileDialog>
 #include <QFileInfo>
@@ -16,14 +17,9 @@
 
 namespace {
 
-QString count(uint64_t n)
-{
-    return QLocale().toString(qulonglong(n));
-}
-
 QString optionalCount(const std::optional<uint64_t> &n)
 {
-    return n ? count(*n) : QStringLiteral("—");
+    return n ? TextFormat::count(*n) : QStringLiteral("—");
 }
 
 QString number(double v)
@@ -89,8 +85,8 @@ void KindPanel::showLora(const gguf::LoraFacts &lora)
 {
     QStringList ranks, scales;
     for (const uint64_t r : lora.ranks) {
-        ranks << count(r);
-        scales << tr("%1 (rank %2)").arg(number(lora.scale(r)), count(r));
+        ranks << TextFormat::count(r);
+        scales << tr("%1 (rank %2)").arg(number(lora.scale(r)), TextFormat::count(r));
     }
     add(nullptr, tr("Adapter type"), QString::fromStdString(lora.adapterType));
     add(nullptr, tr("Rank"), ranks.isEmpty() ? QStringLiteral("—") : ranks.join(QStringLiteral(", ")));
@@ -102,13 +98,14 @@ void KindPanel::showLora(const gguf::LoraFacts &lora)
     if (!lora.promptPrefix.empty())
         add(nullptr, tr("Prompt prefix"), QString::fromStdString(lora.promptPrefix));
     if (lora.invocationTokens > 0)
-        add(nullptr, tr("aLoRA invocation tokens"), count(lora.invocationTokens));
+        add(nullptr, tr("aLoRA invocation tokens"), TextFormat::count(lora.invocationTokens));
     // targets grouped by layer, and by role across the layers
     std::map<int32_t, QStringList> byLayer;
     std::map<std::string, uint64_t> byRole;
     for (const gguf::LoraPair &p : lora.pairs) {
         byLayer[p.layer] << tr("%1 (%2 → %3, rank %4)")
-                                .arg(QString::fromStdString(p.role), count(p.nIn), count(p.nOut), count(p.rank));
+                                .arg(QString::fromStdString(p.role), TextFormat::count(p.nIn),
+                                     TextFormat::count(p.nOut), TextFormat::count(p.rank));
         ++byRole[p.role];
     }
     QTreeWidgetItem *targets = add(nullptr, tr("Targets"), tr("%n tensor(s)", nullptr, int(lora.pairs.size())));
@@ -119,7 +116,8 @@ void KindPanel::showLora(const gguf::LoraFacts &lora)
         add(roles, QString::fromStdString(role), tr("%n layer(s)", nullptr, int(n)));
     roles->setExpanded(true);
     if (lora.normTensors > 0)
-        add(nullptr, tr("Norm tensors"), tr("%1 (llama.cpp does not apply them)").arg(count(lora.normTensors)));
+        add(nullptr, tr("Norm tensors"),
+            tr("%1 (llama.cpp does not apply them)").arg(TextFormat::count(lora.normTensors)));
 }
 
 void KindPanel::showImatrix(const gguf::ImatrixFacts &imatrix)
@@ -130,14 +128,15 @@ void KindPanel::showImatrix(const gguf::ImatrixFacts &imatrix)
     add(nullptr, tr("Datasets"), datasets.isEmpty() ? QStringLiteral("—") : datasets.join(QStringLiteral(", ")));
     add(nullptr, tr("Chunks"),
         tr("%1 of %2 tokens").arg(optionalCount(imatrix.chunkCount), optionalCount(imatrix.chunkSize)));
-    add(nullptr, tr("Weights"), count(imatrix.entries.size()));
+    add(nullptr, tr("Weights"), TextFormat::count(imatrix.entries.size()));
     uint64_t withExperts = 0;
     for (const gguf::ImatrixEntry &e : imatrix.entries)
         withExperts += e.nMat > 1 ? 1 : 0;
     if (withExperts > 0)
-        add(nullptr, tr("Expert weights"), count(withExperts));
-    QTreeWidgetItem *unused = add(nullptr, tr("Experts never used"),
-                                  imatrix.unusedExperts.empty() ? tr("none") : count(imatrix.unusedExperts.size()));
+        add(nullptr, tr("Expert weights"), TextFormat::count(withExperts));
+    QTreeWidgetItem *unused =
+        add(nullptr, tr("Experts never used"),
+            imatrix.unusedExperts.empty() ? tr("none") : TextFormat::count(imatrix.unusedExperts.size()));
     std::map<std::string, QStringList> byTensor;
     for (const gguf::ImatrixExpert &x : imatrix.unusedExperts)
         byTensor[x.tensor] << QString::number(x.expert);
@@ -159,17 +158,17 @@ void KindPanel::showProjector(const gguf::ProjectorFacts &projector)
             continue;
         const gguf::EncoderFacts &e = **encoder;
         if (e.imageSize)
-            add(item, tr("Image size"), count(*e.imageSize));
+            add(item, tr("Image size"), TextFormat::count(*e.imageSize));
         if (e.patchSize)
-            add(item, tr("Patch size"), count(*e.patchSize));
+            add(item, tr("Patch size"), TextFormat::count(*e.patchSize));
         add(item, tr("Embedding length"), optionalCount(e.embeddingLength));
         add(item, tr("Blocks"), optionalCount(e.blockCount));
         if (e.headCount)
-            add(item, tr("Attention heads"), count(*e.headCount));
+            add(item, tr("Attention heads"), TextFormat::count(*e.headCount));
         if (e.feedForwardLength)
-            add(item, tr("Feed-forward length"), count(*e.feedForwardLength));
+            add(item, tr("Feed-forward length"), TextFormat::count(*e.feedForwardLength));
         if (e.projectionDim)
-            add(item, tr("Projection dimension"), count(*e.projectionDim));
+            add(item, tr("Projection dimension"), TextFormat::count(*e.projectionDim));
         item->setExpanded(true);
     }
 }
@@ -179,7 +178,7 @@ void KindPanel::showControlVector(const gguf::ControlVectorFacts &control)
     add(nullptr, tr("Model hint"),
         control.modelHint.empty() ? QStringLiteral("—") : QString::fromStdString(control.modelHint));
     add(nullptr, tr("Layer count"), optionalCount(control.layerCount));
-    add(nullptr, tr("Embedding length"), count(control.embeddingLength));
+    add(nullptr, tr("Embedding length"), TextFormat::count(control.embeddingLength));
     QStringList layers;
     for (const gguf::ControlDirection &d : control.directions)
         layers << QString::number(d.layer);

@@ -3,6 +3,7 @@
 
 #include "core/format/ggml_types.h"
 #include "core/format/split_model.h"
+#include "ui/models/text_format.h"
 #include "ui/plots/memory_bar_plot.h"
 
 #include <QCheckBox>
@@ -26,18 +27,6 @@ namespace {
 constexpr int kStep = 256;           // llama.cpp pads the context to 256 cells
 constexpr int kMaxContext = 1 << 24; // the field's limit (16 M tokens)
 constexpr double kGiB = 1024.0 * 1024.0 * 1024.0;
-
-QString mib(uint64_t bytes)
-{
-    return QString::fromStdString(gguf::sizeText(bytes));
-}
-
-QString bytesText(uint64_t bytes)
-{
-    if (bytes >= uint64_t(1) << 30)
-        return QStringLiteral("%1 GiB").arg(QLocale().toString(double(bytes) / kGiB, 'f', 2));
-    return QStringLiteral("%1 MiB").arg(QLocale().toString(double(bytes) / (1024.0 * 1024.0), 'f', 2));
-}
 
 } // namespace
 
@@ -225,16 +214,25 @@ void MemoryPanel::update()
         return;
     const gguf::MemoryInputs in = inputs();
     m_estimate = m_memory->estimate(in);
+    // the largest context for the budget does not depend on the context: searched again only
+    // when another input or the budget moves, not on every step of the context slider
     const double budgetGiB = m_budget->value();
-    m_maxContext.reset();
-    if (budgetGiB > 0)
-        m_maxContext = m_memory->maxContextForBudget(in, uint64_t(budgetGiB * kGiB));
+    gguf::MemoryInputs searchKey = in;
+    searchKey.context = 0;
+    const uint64_t budget = budgetGiB > 0 ? uint64_t(budgetGiB * kGiB) : 0;
+    if (budget == 0) {
+        m_maxContext.reset();
+    } else if (!m_maxContext || m_searchedInputs != searchKey || m_searchedBudget != budget) {
+        m_maxContext = m_memory->maxContextForBudget(in, budget);
+        m_searchedInputs = searchKey;
+        m_searchedBudget = budget;
+    }
 
     const auto &cpu = m_estimate.cpu();
     const auto &gpu = m_estimate.gpu();
     QString text = tr("RAM %1, VRAM %2 for %3 tokens (%4 cells after padding).")
                        .toHtmlEscaped()
-                       .arg(bytesText(cpu.total()), bytesText(gpu.total()),
+                       .arg(TextFormat::byteSize(cpu.total()), TextFormat::byteSize(gpu.total()),
                             QLocale().toString(qulonglong(m_estimate.inputs.context)),
                             QLocale().toString(qulonglong(m_estimate.kv.nCtx)));
     if (m_maxContext) {
@@ -287,12 +285,13 @@ void MemoryPanel::fillDetails()
         const gguf::DeviceMemory &m = m_estimate.devices[size_t(d)];
         auto *device =
             new QTreeWidgetItem(m_details, {d == gguf::MemoryDevice::Cpu ? tr("CPU (RAM)") : tr("GPU (VRAM)"),
-                                            tr("total"), mib(m.total()), QString()});
+                                            tr("total"), TextFormat::byteSize(m.total()), QString()});
         for (const gguf::MemoryTerm &t : m_estimate.terms) {
             if (t.device != d || t.bytes == 0)
                 continue;
-            auto *item = new QTreeWidgetItem(device, {QString::fromStdString(t.part), QString::fromStdString(t.what),
-                                                      mib(t.bytes), QString::fromStdString(t.formula)});
+            auto *item = new QTreeWidgetItem(device, {QString::fromLatin1(gguf::memoryPartName(t.part)),
+                                                      QString::fromStdString(t.what), TextFormat::byteSize(t.bytes),
+                                                      QString::fromStdString(t.formula)});
             item->setToolTip(3, item->text(3));
             item->setTextAlignment(2, Qt::AlignRight | Qt::AlignVCenter);
         }
@@ -301,7 +300,7 @@ void MemoryPanel::fillDetails()
     }
     auto *layers = new QTreeWidgetItem(m_details, {tr("KV cache per layer"),
                                                    tr("%n layer(s)", nullptr, int(m_estimate.kv.layers.size())),
-                                                   mib(m_estimate.kv.total()), QString()});
+                                                   TextFormat::byteSize(m_estimate.kv.total()), QString()});
     for (const gguf::LayerKv &l : m_estimate.kv.layers) {
         const QString how = l.kind == gguf::KvLayerKind::Recurrent
                                 ? tr("R %1 + S %2 values × f32 × %3 sequence(s)").arg(l.rowK).arg(l.rowV).arg(l.cells)
@@ -314,7 +313,7 @@ void MemoryPanel::fillDetails()
         new QTreeWidgetItem(layers, {tr("layer %1").arg(l.layer),
                                      QStringLiteral("%1, %2").arg(QString::fromLatin1(gguf::kvLayerKindName(l.kind)),
                                                                   l.onGpu ? tr("GPU") : tr("CPU")),
-                                     mib(l.bytes()), how});
+                                     TextFormat::byteSize(l.bytes()), how});
     }
     layers->setExpanded(expanded.contains(layers->text(0)));
     if (!m_estimate.notes.empty()) {

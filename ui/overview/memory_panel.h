@@ -51,6 +51,8 @@ private:
     std::unique_ptr<gguf::MemoryModel> m_memory;
     gguf::MemoryEstimate m_estimate;
     std::optional<uint64_t> m_maxContext;
+    gguf::MemoryInputs m_searchedInputs; ///< what m_maxContext was searched for (context aside)
+    uint64_t m_searchedBudget = 0;
     QLabel *m_unavailable;
     QWidget *m_body;
     QSlider *m_contextSlider;
