@@ -5,11 +5,9 @@
 // the experts whose counts it set to zero.
 #include "core/format/gguf_file.h"
 #include "core/kind/file_kind.h"
-#include "tests/support/gguf_builder.h"
+#include "tests/support/kind_samples.h"
 
 #include <QtTest>
-
-#include <cstring>
 
 using namespace gguf;
 using namespace gguf::test;
@@ -21,15 +19,6 @@ using V = BuildValue;
 OpenedBuilt open(const GgufBuilder &b)
 {
     return buildAndOpen(b);
-}
-
-std::vector<uint8_t> floats(std::initializer_list<float> values)
-{
-    std::vector<uint8_t> out(values.size() * 4);
-    size_t i = 0;
-    for (const float v : values)
-        std::memcpy(out.data() + 4 * i++, &v, 4);
-    return out;
 }
 
 // A LoRA adapter as convert_lora_to_gguf.py writes one: two layers, q and v projections, rank 8
@@ -213,10 +202,10 @@ private slots:
             .kv("imatrix.datasets", V::stringArray({"wiki.train.raw"}))
             .kv("imatrix.chunk_count", V::u32(100))
             .kv("imatrix.chunk_size", V::u32(512))
-            .tensor("blk.0.attn_q.weight.in_sum2", {4, 1}, 0, floats({1, 2, 3, 4}))
-            .tensor("blk.0.attn_q.weight.counts", {1, 1}, 0, floats({51200}))
-            .tensor("blk.0.ffn_up_exps.weight.in_sum2", {2, 4}, 0, floats({1, 1, 0, 0, 2, 2, 0, 0}))
-            .tensor("blk.0.ffn_up_exps.weight.counts", {1, 4}, 0, floats({10, 0, 7, 0}));
+            .tensor("blk.0.attn_q.weight.in_sum2", {4, 1}, 0, f32Data({1, 2, 3, 4}))
+            .tensor("blk.0.attn_q.weight.counts", {1, 1}, 0, f32Data({51200}))
+            .tensor("blk.0.ffn_up_exps.weight.in_sum2", {2, 4}, 0, f32Data({1, 1, 0, 0, 2, 2, 0, 0}))
+            .tensor("blk.0.ffn_up_exps.weight.counts", {1, 4}, 0, f32Data({10, 0, 7, 0}));
         auto o = open(b);
         QVERIFY(o.file);
         const KindReport r = describeKind(*o.file);
@@ -240,8 +229,8 @@ private slots:
             .tensor("a.weight.in_sum2", {4, 2}, 0)
             .tensor("a.weight.counts", {1, 3}, 0)  // three counts for two matrices
             .tensor("b.weight.in_sum2", {4, 1}, 0) // no counts
-            .tensor("c.weight.in_sum2", {2, 2}, 0, floats({1, 2, 3, 4}))
-            .tensor("c.weight.counts", {1, 2}, 0, floats({0, 0})); // never used at all
+            .tensor("c.weight.in_sum2", {2, 2}, 0, f32Data({1, 2, 3, 4}))
+            .tensor("c.weight.counts", {1, 2}, 0, f32Data({0, 0})); // never used at all
         auto o = open(b);
         QVERIFY(o.file);
         const KindReport r = describeKind(*o.file);
@@ -258,8 +247,8 @@ private slots:
             .kv("imatrix.datasets", V::stringArray({"d"}))
             .kv("imatrix.chunk_count", V::u32(1))
             .kv("imatrix.chunk_size", V::u32(512))
-            .tensor("a.weight.in_sum2", {2, 2}, 0, floats({1, 2, 3, 4}))
-            .tensor("a.weight.counts", {2, 1}, 0, floats({0.4f, 3}));
+            .tensor("a.weight.in_sum2", {2, 2}, 0, f32Data({1, 2, 3, 4}))
+            .tensor("a.weight.counts", {2, 1}, 0, f32Data({0.4f, 3}));
         auto l = open(loose);
         const KindReport lr = describeKind(*l.file);
         QVERIFY2(lr.findings.empty(), lr.findings.empty() ? "" : lr.findings.front().message.c_str());
@@ -314,9 +303,9 @@ private slots:
         GgufBuilder b;
         b.kv("general.architecture", V::str("controlvector"))
             .kv("controlvector.model_hint", V::str("llama"))
-            .kv("controlvector.layer_count", V::i32(2))             // as cvector-generator writes it
-            .tensor("direction.2", {4, 1}, 0, floats({1, 0, 0, 0})) // ggml_n_dims: one dimension
-            .tensor("direction.1", {4}, 0, floats({0, 3, 4, 0}));
+            .kv("controlvector.layer_count", V::i32(2))              // as cvector-generator writes it
+            .tensor("direction.2", {4, 1}, 0, f32Data({1, 0, 0, 0})) // ggml_n_dims: one dimension
+            .tensor("direction.1", {4}, 0, f32Data({0, 3, 4, 0}));
         auto o = open(b);
         KindReport r = describeKind(*o.file);
         QCOMPARE(r.kind, FileKind::ControlVector);

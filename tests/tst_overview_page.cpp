@@ -3,11 +3,12 @@
 // adapter's structural problems among the findings, a model quantized with an importance matrix.
 #include "core/format/gguf_file.h"
 #include "core/format/split_model.h"
-#include "tests/support/gguf_builder.h"
+#include "tests/support/kind_samples.h"
 #include "tests/support/temp_files.h"
 #include "ui/overview/kind_panel.h"
 #include "ui/overview/memory_panel.h"
 #include "ui/overview/overview_page.h"
+#include "ui/plots/layer_chart.h"
 
 #include <QSignalSpy>
 #include <QTemporaryDir>
@@ -128,6 +129,34 @@ private slots:
         QCOMPARE(facts->valueOf(QStringLiteral("Datasets")), QStringLiteral("calibration.txt"));
         QCOMPARE(facts->valueOf(QStringLiteral("Experts never used")), QStringLiteral("1"));
         QCOMPARE(facts->valueOf(QStringLiteral("blk.0.ffn_gate_exps.weight")), QStringLiteral("experts 1"));
+    }
+
+    void controlVectorNorms()
+    {
+        // as cvector-generator writes one: F32 directions of n_embd values, layers from 1; the norms
+        // are the test's own: ‖(0, 3, 4, 0)‖ = 5, ‖(1, 0, 0, 0)‖ = 1, ‖(2, 2, 2, 2)‖ = 4
+        GgufBuilder b;
+        b.kv("general.architecture", V::str("controlvector"))
+            .kv("controlvector.model_hint", V::str("llama"))
+            .kv("controlvector.layer_count", V::i32(3))
+            .tensor("direction.2", {4}, 0, f32Data({1, 0, 0, 0}))
+            .tensor("direction.1", {4}, 0, f32Data({0, 3, 4, 0}))
+            .tensor("direction.3", {4}, 0, f32Data({2, 2, 2, -2}));
+        std::vector<uint8_t> bytes;
+        OverviewPage page;
+        const KindPanel *facts = page.kindPanel();
+        QSignalSpy shown(facts, &KindPanel::normsShown);
+        page.setModel(built(b, bytes));
+        QVERIFY(!facts->isHidden());
+        QVERIFY(shown.wait(10000));
+        const LayerChart *norms = facts->directionNorms();
+        QVERIFY(!norms->isHidden());
+        QCOMPARE(norms->points().size(), 3);
+        QCOMPARE(norms->points()[0].layer, 1); // in layer order
+        QCOMPARE(norms->points()[0].value, 5.0);
+        QCOMPARE(norms->points()[1].value, 1.0);
+        QCOMPARE(norms->points()[2].value, 4.0);
+        QCOMPARE(norms->points()[2].tensor, QStringLiteral("direction.3"));
     }
 };
 

@@ -7,6 +7,7 @@
 #include "ui/document.h"
 #include "ui/drop_paths.h"
 #include "ui/hex/hex_page.h"
+#include "ui/importance/importance_page.h"
 #include "ui/load_status.h"
 #include "ui/message_bar.h"
 #include "ui/metadata/metadata_editor.h"
@@ -50,6 +51,7 @@ MainWindow::MainWindow(QWidget *parent)
 
     m_tokenizer = new TokenizerPage(this);
     m_hex = new HexPage(this);
+    m_importance = new ImportancePage(this);
     // the object names key each page's saved state
     addPage(m_overview, tr("&Overview"), QStringLiteral("overviewPage"));
     addPage(m_metadata, tr("&Metadata"), QStringLiteral("metadataPage"));
@@ -58,6 +60,9 @@ MainWindow::MainWindow(QWidget *parent)
     addPage(m_tokenizer, tr("To&kenizer"), QStringLiteral("tokenizerPage"));
     addPage(m_hex, tr("&Bytes"), QStringLiteral("bytesPage"));
     addPage(m_compare, tr("Co&mpare"), QStringLiteral("comparePage"));
+    // last, so the other pages keep their Ctrl+N; shown only for an importance matrix
+    addPage(m_importance, tr("&Importance"), QStringLiteral("importancePage"));
+    m_tabs->setTabVisible(m_tabs->indexOf(m_importance), false);
     m_tabs->setDocumentMode(true);
     auto *central = new QWidget(this);
     auto *layout = new QVBoxLayout(central);
@@ -101,6 +106,8 @@ MainWindow::MainWindow(QWidget *parent)
     });
 
     connect(m_tensors, &TensorsPage::tensorSelected, m_weights, qOverload<TensorRef>(&WeightsPage::showTensor));
+    connect(m_importance, &ImportancePage::applicableChanged, this,
+            [this](bool applicable) { m_tabs->setTabVisible(m_tabs->indexOf(m_importance), applicable); });
     connect(m_weights, &WeightsPage::tensorChosen, m_tensors, &TensorsPage::selectTensor);
     connect(m_weights, &WeightsPage::byteRangeRequested, this, [this](quint64 offset, quint64 size) {
         statusBar()->showMessage(tr("Tile bytes %1–%2 (%3 bytes)")
@@ -227,6 +234,10 @@ void MainWindow::createMenus()
     for (int i = 0; i < m_tabs->count(); ++i) {
         QAction *page = view->addAction(m_tabs->tabText(i), this, [this, i] { m_tabs->setCurrentIndex(i); });
         page->setShortcut(QKeySequence(Qt::CTRL | static_cast<Qt::Key>(Qt::Key_1 + i)));
+        if (m_tabs->widget(i) == m_importance) {
+            page->setVisible(false);
+            connect(m_importance, &ImportancePage::applicableChanged, page, &QAction::setVisible);
+        }
     }
     view->addSeparator();
     QAction *find = view->addAction(tr("&Find"), this, [this] {

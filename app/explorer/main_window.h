@@ -11,6 +11,7 @@
 class ComparePage;
 class Document;
 class HexPage;
+class ImportancePage;
 class LoadStatus;
 class MessageBar;
 class MetadataPage;
@@ -54,6 +55,8 @@ public:
     TokenizerPage *tokenizerPage() const { return m_tokenizer; }
     WeightsPage *weightsPage() const { return m_weights; }
     ComparePage *comparePage() const { return m_compare; }
+    /// Shown only while the open file is an importance matrix.
+    ImportancePage *importancePage() const { return m_importance; }
     /// The model compared with (B): its opening and its file watch.
     Document *otherDocument() const { return m_other; }
     /// The window showing B for the Compare page's links (null until one is needed).
@@ -108,6 +111,7 @@ private:
     TokenizerPage *m_tokenizer = nullptr;
     WeightsPage *m_weights;
     ComparePage *m_compare;
+    ImportancePage *m_importance = nullptr;
     Document *m_other;
     QPointer<MainWindow> m_otherWindow;
     LoadStatus *m_loadStatus;

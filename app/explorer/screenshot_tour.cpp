@@ -7,12 +7,15 @@
 #include "ui/compare/tensor_pair_panel.h"
 #include "ui/document.h"
 #include "ui/hex/hex_page.h"
+#include "ui/importance/importance_model.h"
+#include "ui/importance/importance_page.h"
 #include "ui/job_tracker.h"
 #include "ui/metadata/metadata_editor.h"
 #include "ui/metadata/metadata_page.h"
 #include "ui/models/metadata_filter_proxy.h"
 #include "ui/models/metadata_tree_model.h"
 #include "ui/models/tensor_diff_model.h"
+#include "ui/overview/kind_panel.h"
 #include "ui/overview/memory_panel.h"
 #include "ui/overview/overview_page.h"
 #include "ui/tensors/tensors_page.h"
@@ -59,6 +62,10 @@ void grabWeightViews(MainWindow &window, const QString &prefix, int mode, StallM
     if (mode >= static_cast<int>(WeightsPage::Mode::Count)) {
         page->setMode(WeightsPage::Mode::Histogram);
         done();
+        return;
+    }
+    if (!page->isModeAvailable(static_cast<WeightsPage::Mode>(mode))) {
+        grabWeightViews(window, prefix, mode + 1, monitor, done);
         return;
     }
     window.pages()->setCurrentWidget(page);
@@ -275,12 +282,83 @@ void grabMemory(MainWindow &window, const QString &prefix, StallMonitor *monitor
     });
 }
 
+// Runs `then` once `busy` says false (asked every kSettleMs).
+void whenIdle(MainWindow &window, const std::function<bool()> &busy, const std::function<void()> &then)
+{
+    QTimer::singleShot(kSettleMs, &window, [&window, busy, then] {
+        if (busy())
+            whenIdle(window, busy, then);
+        else
+            then();
+    });
+}
+
+// For an importance matrix: each view of the Importance page (its first weight chosen) as
+// `<prefix>-importance-<view>.png`, once computed. Then `done`.
+void grabImportance(MainWindow &window, const QString &prefix, StallMonitor *monitor, int view,
+                    const std::function<void()> &done)
+{
+    ImportancePage *page = window.importancePage();
+    static const char *const names[] = {"channels", "experts", "layers"};
+    if (!page || !page->isApplicable() || view >= 3) {
+        done();
+        return;
+    }
+    window.pages()->setCurrentWidget(page);
+    page->setView(static_cast<ImportancePage::View>(view));
+    const auto busy = [page] { return page->isBusy(); };
+    whenIdle(window, busy, [&window, page, prefix, monitor, view, done, busy] {
+        if (view == 0) // a weight with experts shows the most
+            for (int row = 0; row < page->tableModel()->rowCount(); ++row)
+                if (const auto &s = page->tableModel()->report().tensors[size_t(row)]; s.matrices > 1) {
+                    page->selectWeight(QString::fromStdString(s.weight));
+                    break;
+                }
+        whenIdle(window, busy, [&window, page, prefix, monitor, view, done] {
+            const QString file = QStringLiteral("%1-importance-%2.png").arg(prefix, QLatin1String(names[view]));
+            if (grabTo(window, file, monitor))
+                QTextStream(stdout) << file << '\n';
+            grabImportance(window, prefix, monitor, view + 1, done);
+        });
+    });
+}
+
+// For a file that is not a model: the Overview scrolled to the kind's own section, once its
+// computation (a control vector's norms) is done, as `<prefix>-kind.png`. Then `done`.
+void grabKind(MainWindow &window, const QString &prefix, StallMonitor *monitor, const std::function<void()> &done)
+{
+    OverviewPage *page = window.overviewPage();
+    KindPanel *panel = page->kindPanel();
+    auto *scroll = page->findChild<QScrollArea *>();
+    if (!scroll || panel->isHidden()) {
+        done();
+        return;
+    }
+    window.pages()->setCurrentWidget(page);
+    whenIdle(
+        window, [panel] { return panel->isBusy(); },
+        [&window, panel, scroll, prefix, monitor, done] {
+            scroll->ensureWidgetVisible(panel, 0, 0);
+            QTimer::singleShot(kSettleMs, &window, [&window, scroll, prefix, monitor, done] {
+                const QString file = QStringLiteral("%1-kind.png").arg(prefix);
+                if (grabTo(window, file, monitor))
+                    QTextStream(stdout) << file << '\n';
+                scroll->ensureVisible(0, 0);
+                done();
+            });
+        });
+}
+
 void grabPagesInTurn(MainWindow &window, const QString &prefix, StallMonitor *monitor, int index,
                      const std::function<void()> &done)
 {
     QTabWidget *tabs = window.pages();
     if (index >= tabs->count()) {
         done();
+        return;
+    }
+    if (!tabs->isTabVisible(index)) { // a page for another kind of file
+        grabPagesInTurn(window, prefix, monitor, index + 1, done);
         return;
     }
     QTimer::singleShot(kSettleMs, &window, [&window, prefix, monitor, index, done] {
@@ -302,6 +380,8 @@ QStringList grabPages(MainWindow &window, const QString &prefix, StallMonitor *m
     QStringList files;
     const int current = tabs->currentIndex();
     for (int i = 0; i < tabs->count(); ++i) {
+        if (!tabs->isTabVisible(i))
+            continue;
         tabs->setCurrentIndex(i);
         const QString name = tabs->tabText(i).remove(u'&').toLower().replace(u' ', u'-');
         const QString file = QStringLiteral("%1-%2.png").arg(prefix, name);
@@ -325,10 +405,14 @@ void startScreenshotTour(MainWindow &window, const QString &prefix, bool nothing
     const auto toLastByte = [&window, prefix, monitor, grabAndQuit] {
         grabCompare(window, prefix, monitor, [&window, prefix, monitor, grabAndQuit] {
             grabMetadataEdit(window, prefix, monitor, [&window, prefix, monitor, grabAndQuit] {
-                grabMemory(window, prefix, monitor, [&window, grabAndQuit] {
-                    if (window.hexPage())
-                        window.hexPage()->goTo(QStringLiteral("end-1"));
-                    grabAndQuit();
+                grabMemory(window, prefix, monitor, [&window, prefix, monitor, grabAndQuit] {
+                    grabImportance(window, prefix, monitor, 0, [&window, prefix, monitor, grabAndQuit] {
+                        grabKind(window, prefix, monitor, [&window, grabAndQuit] {
+                            if (window.hexPage())
+                                window.hexPage()->goTo(QStringLiteral("end-1"));
+                            grabAndQuit();
+                        });
+                    });
                 });
             });
         });

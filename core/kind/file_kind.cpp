@@ -54,23 +54,6 @@ bool anyTensorEndsWith(const GgufFile &f, std::string_view suffix)
                        [&](const TensorInfo &t) { return endsWith(t.name, suffix); });
 }
 
-// "blk.12.attn_q.weight" → 12, "attn_q.weight".
-void layerAndRole(const std::string &name, int32_t &layer, std::string &role)
-{
-    layer = -1;
-    role = name;
-    if (!startsWith(name, "blk."))
-        return;
-    const size_t dot = name.find('.', 4);
-    int32_t n = -1;
-    const auto [ptr, ec] =
-        std::from_chars(name.data() + 4, name.data() + (dot == std::string::npos ? name.size() : dot), n);
-    if (ec == std::errc() && dot != std::string::npos && ptr == name.data() + dot) {
-        layer = n;
-        role = name.substr(dot + 1);
-    }
-}
-
 LoraFacts readLora(const GgufFile &f, std::vector<KindFinding> &findings)
 {
     LoraFacts lora;
@@ -327,6 +310,22 @@ ControlVectorFacts readControlVector(const GgufFile &f, std::vector<KindFinding>
 
 } // namespace
 
+void layerAndRole(const std::string &name, int32_t &layer, std::string &role)
+{
+    layer = -1;
+    role = name;
+    if (!startsWith(name, "blk."))
+        return;
+    const size_t dot = name.find('.', 4);
+    int32_t n = -1;
+    const auto [ptr, ec] =
+        std::from_chars(name.data() + 4, name.data() + (dot == std::string::npos ? name.size() : dot), n);
+    if (ec == std::errc() && dot != std::string::npos && ptr == name.data() + dot) {
+        layer = n;
+        role = name.substr(dot + 1);
+    }
+}
+
 const char *fileKindName(FileKind kind)
 {
     switch (kind) {
@@ -360,9 +359,8 @@ double LoraFacts::scale(uint64_t rank) const
     return *alpha / double(rank);
 }
 
-KindReport describeKind(const GgufFile &f)
+FileKind detectKind(const GgufFile &f, std::string *why)
 {
-    KindReport r;
     const std::string type = text(f, "general.type");
     const std::string arch = f.architecture();
     const std::string adapterType = text(f, "adapter.type");
@@ -373,31 +371,45 @@ KindReport describeKind(const GgufFile &f)
     const bool adapter =
         type == "adapter" ||
         (type.empty() && (!adapterType.empty() || anyTensorEndsWith(f, ".lora_a") || anyTensorEndsWith(f, ".lora_b")));
+    std::string reason;
+    FileKind kind = FileKind::Model;
     if (controlVector && !imatrix && !adapter) {
-        r.kind = FileKind::ControlVector;
-        r.why = arch == "controlvector" ? "general.architecture = controlvector" : "controlvector keys";
-        r.controlVector = readControlVector(f, r.findings);
+        kind = FileKind::ControlVector;
+        reason = arch == "controlvector" ? "general.architecture = controlvector" : "controlvector keys";
     } else if (imatrix) {
-        r.kind = FileKind::Imatrix;
-        r.why = type == "imatrix" ? "general.type = imatrix" : "tensors named *.in_sum2";
-        r.imatrix = readImatrix(f, r.findings);
+        kind = FileKind::Imatrix;
+        reason = type == "imatrix" ? "general.type = imatrix" : "tensors named *.in_sum2";
     } else if (adapter) {
-        r.kind = FileKind::Adapter;
-        r.why = type == "adapter" ? "general.type = adapter"
-                                  : (!adapterType.empty() ? "adapter.type" : "tensors named *.lora_a / *.lora_b");
-        r.lora = readLora(f, r.findings);
+        kind = FileKind::Adapter;
+        reason = type == "adapter" ? "general.type = adapter"
+                                   : (!adapterType.empty() ? "adapter.type" : "tensors named *.lora_a / *.lora_b");
     } else if (projector) {
-        r.kind = FileKind::Projector;
-        r.why =
+        kind = FileKind::Projector;
+        reason =
             arch == "clip" ? "general.architecture = clip" : (type == "mmproj" ? "general.type = mmproj" : "clip keys");
-        r.projector = readProjector(f);
     } else if (f.tensors().empty() && f.value("split.count").toUInt().value_or(0) <= 1) {
-        r.kind = FileKind::Vocabulary;
-        r.why = "no tensors";
+        kind = FileKind::Vocabulary;
+        reason = "no tensors";
     } else {
-        r.kind = FileKind::Model;
-        r.why = f.tensors().empty() ? "first shard of a split model, its tensors in the others"
-                                    : (type.empty() ? "tensors, no general.type" : "general.type = " + type);
+        reason = f.tensors().empty() ? "first shard of a split model, its tensors in the others"
+                                     : (type.empty() ? "tensors, no general.type" : "general.type = " + type);
+    }
+    if (why)
+        *why = std::move(reason);
+    return kind;
+}
+
+KindReport describeKind(const GgufFile &f)
+{
+    KindReport r;
+    r.kind = detectKind(f, &r.why);
+    switch (r.kind) {
+    case FileKind::ControlVector: r.controlVector = readControlVector(f, r.findings); break;
+    case FileKind::Imatrix: r.imatrix = readImatrix(f, r.findings); break;
+    case FileKind::Adapter: r.lora = readLora(f, r.findings); break;
+    case FileKind::Projector: r.projector = readProjector(f); break;
+    case FileKind::Model:
+    case FileKind::Vocabulary: break;
     }
     if (hasKeyWithPrefix(f, "quantize.imatrix.")) {
         ImatrixRecord q;

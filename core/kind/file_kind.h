@@ -112,7 +112,15 @@ struct KindReport {
     std::vector<KindFinding> findings;
 };
 
-/// Recognizes the kind of `file` and reads its facts. Reads the small `counts` tensors of an imatrix
+/// Splits a tensor name by llama.cpp's block naming: "blk.12.attn_q.weight" → 12, "attn_q.weight";
+/// a name outside the blocks → -1, the whole name.
+void layerAndRole(const std::string &name, int32_t &layer, std::string &role);
+
+/// The kind of `file` from its metadata and tensor names alone (cheap: reads no tensor data);
+/// `why` gets what decided it.
+FileKind detectKind(const GgufFile &file, std::string *why = nullptr);
+
+/// Recognizes the kind of `file` (detectKind) and reads its facts. Reads the small `counts` tensors of an imatrix
 /// (one float per matrix); nothing else of the tensor data.
 KindReport describeKind(const GgufFile &file);
 

@@ -18,11 +18,14 @@ enum class TileMeasure : uint8_t { Mean, MeanAbs, MaxAbs, Std };
 /// higher dims flattened), columns are ne[0]. NaN and ±Inf are left out of every measure.
 struct Heatmap {
     uint32_t gridRows = 0, gridCols = 0;
-    uint64_t tensorRows = 0, tensorCols = 0;
+    uint64_t tensorRows = 0, tensorCols = 0; ///< the rows and columns reduced (a region's, for a region)
+    /// Where the region starts when only part of a matrix was reduced (rowStart and colStart count
+    /// from the matrix's first row and column); 0 for a whole tensor.
+    uint64_t firstRow = 0, firstColumn = 0;
     std::vector<float> mean, meanAbs, maxAbs, std; ///< gridRows × gridCols, row-major
 
-    uint64_t rowStart(uint32_t r) const { return tensorRows * r / gridRows; }
-    uint64_t colStart(uint32_t c) const { return tensorCols * c / gridCols; }
+    uint64_t rowStart(uint32_t r) const { return firstRow + tensorRows * r / gridRows; }
+    uint64_t colStart(uint32_t c) const { return firstColumn + tensorCols * c / gridCols; }
     const std::vector<float> &values(TileMeasure m) const;
 };
 

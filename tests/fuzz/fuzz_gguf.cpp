@@ -8,7 +8,9 @@
 #include "core/edit/header_writer.h"
 #include "core/format/byte_map.h"
 #include "core/format/gguf_file.h"
+#include "core/kind/control_vector.h"
 #include "core/kind/file_kind.h"
+#include "core/kind/importance.h"
 #include "core/memory/memory_estimate.h"
 #include "core/quant/dequantize.h"
 #include "core/stats/heatmap.h"
@@ -61,6 +63,12 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     const gguf::KindReport kind = gguf::describeKind(f);
     sink += kind.findings.size() + (kind.imatrix ? kind.imatrix->unusedExperts.size() : 0) +
             (kind.lora ? kind.lora->pairs.size() : 0);
+    if (kind.imatrix) // the importance statistics read every in_sum2 and counts within bounds
+        if (const auto importance = gguf::computeImportance(f, *kind.imatrix))
+            sink += importance->tensors.size() + static_cast<uint64_t>(importance->total > 0);
+    if (kind.controlVector)
+        if (const auto norms = gguf::directionNorms(f, *kind.controlVector))
+            sink += norms->size();
     const gguf::MemoryModel memory(f);
     gguf::MemoryInputs inputs;
     inputs.parallel = 3;

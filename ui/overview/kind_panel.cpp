@@ -2,8 +2,10 @@
 #include "ui/overview/kind_panel.h"
 
 #include "core/format/gguf_file.h"
+#include "core/kind/control_vector.h"
 #include "ui/job_tracker.h"
 #include "ui/models/text_format.h"
+#include "ui/plots/layer_chart.h"
 
 #include <QFileDialog>
 #include <QFileInfo>
@@ -13,6 +15,7 @@
 #include <QTreeWidget>
 #include <QVBoxLayout>
 
+#include <algorithm>
 #include <map>
 
 namespace {
@@ -31,7 +34,8 @@ QString number(double v)
 
 KindPanel::KindPanel(QWidget *parent)
     : QGroupBox(parent), m_tree(new QTreeWidget(this)),
-      m_checkBase(new QPushButton(tr("Check against base model…"), this)), m_job(new JobTracker(this))
+      m_checkBase(new QPushButton(tr("Check against base model…"), this)), m_norms(new LayerChart(this)),
+      m_job(new JobTracker(this))
 {
     m_checkBase->setToolTip(tr("Open the base model and check every pair as llama.cpp does before applying the "
                                "adapter: the tensor exists, the shapes agree, the architectures match"));
@@ -44,6 +48,12 @@ KindPanel::KindPanel(QWidget *parent)
     auto *layout = new QVBoxLayout(this);
     layout->addWidget(m_tree);
     layout->addWidget(m_checkBase, 0, Qt::AlignLeft);
+    m_norms->setObjectName(QStringLiteral("directionNorms"));
+    m_norms->setMinimumHeight(220);
+    m_norms->setToolTip(tr("The L2 norm of each layer's direction: how far it moves that layer's output at "
+                           "strength 1 (llama.cpp adds strength × direction)"));
+    layout->addWidget(m_norms);
+    m_norms->hide();
     hide();
 }
 
@@ -68,6 +78,8 @@ void KindPanel::setReport(const gguf::KindReport &report, std::shared_ptr<const 
     m_file = std::move(file);
     m_report = report;
     m_checkBase->setVisible(report.lora && m_file);
+    m_norms->setVisible(report.controlVector && m_file);
+    m_norms->showMessage(QString());
     setTitle(tr("This %1").arg(QString::fromLatin1(gguf::fileKindTitle(report.kind))));
     if (report.lora)
         showLora(*report.lora);
@@ -77,6 +89,8 @@ void KindPanel::setReport(const gguf::KindReport &report, std::shared_ptr<const 
         showProjector(*report.projector);
     else if (report.controlVector)
         showControlVector(*report.controlVector);
+    if (report.controlVector && m_file)
+        computeNorms();
     setVisible(m_tree->topLevelItemCount() > 0);
     m_tree->resizeColumnToContents(0);
 }
@@ -184,6 +198,36 @@ void KindPanel::showControlVector(const gguf::ControlVectorFacts &control)
         layers << QString::number(d.layer);
     add(nullptr, tr("Directions for layers"),
         layers.isEmpty() ? QStringLiteral("—") : layers.join(QStringLiteral(", ")));
+}
+
+bool KindPanel::isBusy() const
+{
+    return m_job->isRunning();
+}
+
+void KindPanel::computeNorms()
+{
+    auto file = m_file;
+    auto report = std::make_shared<gguf::KindReport>(*m_report); // its directions point into the file
+    m_norms->showMessage(tr("Computing the norm of each direction…"));
+    m_job->start(
+        tr("Norm of each control direction"),
+        [file, report](const gguf::ProgressFn &progress) {
+            return gguf::directionNorms(*file, *report->controlVector, progress);
+        },
+        [this](const std::optional<std::vector<gguf::DirectionNorm>> &norms) {
+            QVector<LayerChart::Point> points;
+            if (norms)
+                for (const gguf::DirectionNorm &n : *norms)
+                    if (n.ok)
+                        points.push_back({int(n.layer), n.norm, QString::fromStdString(n.tensor)});
+            std::sort(points.begin(), points.end(), [](const auto &a, const auto &b) { return a.layer < b.layer; });
+            if (points.isEmpty())
+                m_norms->showMessage(tr("No direction could be decoded."));
+            else
+                m_norms->setPoints(points, tr("‖direction‖ (L2)"));
+            emit normsShown();
+        });
 }
 
 void KindPanel::chooseBase()

@@ -9,13 +9,14 @@
 #include <memory>
 
 class JobTracker;
+class LayerChart;
 class QPushButton;
 class QTreeWidget;
 class QTreeWidgetItem;
 
 /// The Overview's section for a file that is not a model (docs/KINDS.md): a LoRA adapter's ranks,
 /// alpha, scale and targets by layer and role; an importance matrix's datasets, chunks, entries and
-/// the experts never used; a projector's encoders; a control vector's layers. Hidden for models.
+/// the experts never used; a projector's encoders; a control vector's layers and the norm of each. Hidden for models.
 class KindPanel : public QGroupBox {
     Q_OBJECT
 public:
@@ -30,9 +31,14 @@ public:
     const QTreeWidget *tree() const { return m_tree; }
     /// The text of the row whose first column is `label` (top level or below), empty when none.
     QString valueOf(const QString &label) const;
+    /// A control vector's norm per layer (computed on a worker; normsShown() then).
+    const LayerChart *directionNorms() const { return m_norms; }
+    /// True while a computation (the norms, a base check) runs.
+    bool isBusy() const;
 
 signals:
     void baseChecked();
+    void normsShown();
 
 private:
     QTreeWidgetItem *add(QTreeWidgetItem *parent, const QString &label, const QString &value);
@@ -41,11 +47,13 @@ private:
     void showProjector(const gguf::ProjectorFacts &projector);
     void showControlVector(const gguf::ControlVectorFacts &control);
 
+    void computeNorms();
     void chooseBase();
     void showBaseCheck(const QString &basePath, const gguf::AdapterCheck &check, const QString &error);
 
     QTreeWidget *m_tree;
     QPushButton *m_checkBase;
+    LayerChart *m_norms;
     JobTracker *m_job;
     std::shared_ptr<const gguf::GgufFile> m_file;
     std::optional<gguf::KindReport> m_report;

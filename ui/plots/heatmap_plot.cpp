@@ -38,10 +38,16 @@ HeatmapPlot::HeatmapPlot(QWidget *parent)
     m_plot->setMinimumSize(240, 160);
     m_plot->xAxis->setLabel(tr("Column (ne[0])"));
     m_plot->yAxis->setLabel(tr("Row"));
-    m_plot->yAxis->setRangeReversed(true); // row 0 at the top, as the values are stored
+    m_plot->yAxis->setRangeReversed(true);                 // row 0 at the top, as the values are stored
+    for (QCPAxis *axis : {m_plot->xAxis, m_plot->yAxis}) { // rows and columns are counted: whole ticks
+        auto ticker = QSharedPointer<QCPAxisTickerFixed>::create();
+        ticker->setTickStep(1);
+        ticker->setScaleStrategy(QCPAxisTickerFixed::ssMultiples);
+        axis->setTicker(ticker);
+    }
     m_map = new QCPColorMap(m_plot->xAxis, m_plot->yAxis);
     m_map->setInterpolate(false);
-    m_map->setTightBoundary(true);
+    m_map->setTightBoundary(false); // cells reach half a cell beyond the first and last centres
     m_scale = new QCPColorScale(m_plot);
     m_plot->plotLayout()->addElement(0, 1, m_scale);
     m_scale->setType(QCPAxis::atRight);
@@ -110,9 +116,10 @@ void HeatmapPlot::redraw()
     // Cell centres in tensor coordinates, so the axes count tensor rows and columns.
     const double cellW = static_cast<double>(h.tensorCols) / h.gridCols;
     const double cellH = static_cast<double>(h.tensorRows) / h.gridRows;
+    const auto x0 = static_cast<double>(h.firstColumn), y0 = static_cast<double>(h.firstRow);
     auto *cells = new QCPColorMapData(static_cast<int>(h.gridCols), static_cast<int>(h.gridRows),
-                                      QCPRange(cellW / 2, static_cast<double>(h.tensorCols) - cellW / 2),
-                                      QCPRange(cellH / 2, static_cast<double>(h.tensorRows) - cellH / 2));
+                                      QCPRange(x0 + cellW / 2, x0 + static_cast<double>(h.tensorCols) - cellW / 2),
+                                      QCPRange(y0 + cellH / 2, y0 + static_cast<double>(h.tensorRows) - cellH / 2));
     double lo = 0, hi = 0, smallest = 0;
     for (float value : values) {
         const double v = value;
@@ -135,7 +142,7 @@ void HeatmapPlot::redraw()
     else
         m_scale->axis()->setTicker(QSharedPointer<QCPAxisTicker>::create());
     // The mean is signed: a diverging scale centred on zero; the other measures are ≥ 0.
-    if (m_measure == gguf::TileMeasure::Mean) {
+    if (m_measure == gguf::TileMeasure::Mean && !m_nonNegative) {
         const double m = std::max({std::abs(lo), std::abs(hi), 1e-30});
         m_map->setGradient(QCPColorGradient::gpPolar);
         m_map->setDataRange(QCPRange(-m, m));
@@ -149,8 +156,22 @@ void HeatmapPlot::redraw()
 
 void HeatmapPlot::resetZoom()
 {
-    m_plot->xAxis->setRange(0, std::max<double>(1, static_cast<double>(m_heatmap.tensorCols)));
-    m_plot->yAxis->setRange(0, std::max<double>(1, static_cast<double>(m_heatmap.tensorRows)));
+    const auto x0 = static_cast<double>(m_heatmap.firstColumn), y0 = static_cast<double>(m_heatmap.firstRow);
+    m_plot->xAxis->setRange(x0, x0 + std::max<double>(1, static_cast<double>(m_heatmap.tensorCols)));
+    m_plot->yAxis->setRange(y0, y0 + std::max<double>(1, static_cast<double>(m_heatmap.tensorRows)));
+    m_plot->replot();
+}
+
+void HeatmapPlot::setNonNegative(bool nonNegative)
+{
+    m_nonNegative = nonNegative;
+    redraw();
+}
+
+void HeatmapPlot::setAxisLabels(const QString &rows, const QString &columns)
+{
+    m_plot->yAxis->setLabel(rows);
+    m_plot->xAxis->setLabel(columns);
     m_plot->replot();
 }
 
@@ -163,17 +184,20 @@ void HeatmapPlot::setValueSymbol(const QString &symbol)
 QPoint HeatmapPlot::tileAt(double x, double y) const
 {
     const gguf::Heatmap &h = m_heatmap;
-    if (h.gridRows == 0 || x < 0 || y < 0 || x >= static_cast<double>(h.tensorCols) ||
-        y >= static_cast<double>(h.tensorRows))
+    const auto x0 = static_cast<double>(h.firstColumn), y0 = static_cast<double>(h.firstRow);
+    if (h.gridRows == 0 || x < x0 || y < y0 || x >= x0 + static_cast<double>(h.tensorCols) ||
+        y >= y0 + static_cast<double>(h.tensorRows))
         return {-1, -1};
     // Tile c holds columns [colStart(c), colStart(c+1)): search, as the split need not be even.
     const auto column = static_cast<uint64_t>(x), row = static_cast<uint64_t>(y);
-    uint32_t c = static_cast<uint32_t>(std::min<uint64_t>(column * h.gridCols / h.tensorCols, h.gridCols - 1));
+    uint32_t c =
+        static_cast<uint32_t>(std::min<uint64_t>((column - h.firstColumn) * h.gridCols / h.tensorCols, h.gridCols - 1));
     while (c > 0 && h.colStart(c) > column)
         --c;
     while (c + 1 < h.gridCols && h.colStart(c + 1) <= column)
         ++c;
-    uint32_t r = static_cast<uint32_t>(std::min<uint64_t>(row * h.gridRows / h.tensorRows, h.gridRows - 1));
+    uint32_t r =
+        static_cast<uint32_t>(std::min<uint64_t>((row - h.firstRow) * h.gridRows / h.tensorRows, h.gridRows - 1));
     while (r > 0 && h.rowStart(r) > row)
         --r;
     while (r + 1 < h.gridRows && h.rowStart(r + 1) <= row)

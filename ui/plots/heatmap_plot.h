@@ -27,6 +27,10 @@ public:
     void setMeasure(gguf::TileMeasure measure);
     /// What a tile's values are called in the labels: "mean |x|" by default, "mean |a−b|" with "a−b".
     void setValueSymbol(const QString &symbol);
+    /// The values are never negative (importances): the mean gets the one-sided colours too.
+    void setNonNegative(bool nonNegative);
+    /// What a row and a column are ("Row" and "Column (ne[0])" by default; "Expert", "Channel").
+    void setAxisLabels(const QString &rows, const QString &columns);
     gguf::TileMeasure measure() const { return m_measure; }
     /// Logarithmic colours for the measures that are ≥ 0 (a few huge tiles then hide nothing).
     void setLogarithmicColors(bool logarithmic);
@@ -71,6 +75,7 @@ private:
     gguf::Heatmap m_heatmap;
     gguf::TileMeasure m_measure = gguf::TileMeasure::MeanAbs;
     bool m_logColors = false;
+    bool m_nonNegative = false;
     QString m_symbol = QStringLiteral("x");
     QPoint m_pressPos;
 };

@@ -17,6 +17,7 @@
 #include "ui/weights/heatmap_panel.h"
 #include "ui/weights/histogram_panel.h"
 #include "ui/weights/layer_panel.h"
+#include "ui/weights/lora_panel.h"
 #include "ui/weights/value_grid_view.h"
 #include "ui/weights/weight_jobs.h"
 
@@ -82,8 +83,8 @@ WeightsPage::WeightsPage(QWidget *parent)
     : QWidget(parent), m_tensorChooser(new QComboBox(this)), m_description(new QLabel(this)),
       m_status(new QLabel(this)), m_modes(new QTabWidget(this)), m_histogram(new HistogramPanel(this)),
       m_compare(new ComparePanel(this)), m_heatmap(new HeatmapPanel(this)), m_layers(new LayerPanel(this)),
-      m_values(new ValueGridView(this)), m_export(createExportButton()), m_exportTracker(new JobTracker(this)),
-      m_exportProgress(new JobProgress(this))
+      m_values(new ValueGridView(this)), m_lora(new LoraPanel(this)), m_export(createExportButton()),
+      m_exportTracker(new JobTracker(this)), m_exportProgress(new JobProgress(this))
 {
     // the names come from a model over the tensors (20,000 combo items would take a tenth of a second)
     m_tensorNames = new TensorNameModel(false, this);
@@ -110,7 +111,12 @@ WeightsPage::WeightsPage(QWidget *parent)
     m_modes->addTab(m_heatmap, tr("Heatmap"));
     m_modes->addTab(m_layers, tr("Per layer"));
     m_modes->addTab(m_values, tr("Values"));
-    m_views = {m_histogram, m_compare, m_heatmap, m_layers, m_values}; // in Mode order
+    m_modes->addTab(m_lora, tr("LoRA ΔW"));
+    m_modes->setTabToolTip(
+        static_cast<int>(Mode::LoraDelta),
+        tr("For a LoRA adapter's lora_a or lora_b: the update scale · B·A it makes to the base tensor"));
+    m_modes->setTabEnabled(static_cast<int>(Mode::LoraDelta), false);
+    m_views = {m_histogram, m_compare, m_heatmap, m_layers, m_values, m_lora}; // in Mode order
 
     auto *header = new QHBoxLayout;
     header->addWidget(chooserLabel);
@@ -236,6 +242,10 @@ void WeightsPage::showTensor(const TensorHandle &tensor)
     m_status->clear();
     for (WeightView *view : m_views)
         view->setTensor(tensor);
+    const int lora = static_cast<int>(Mode::LoraDelta);
+    if (!m_lora->hasPair() && mode() == Mode::LoraDelta)
+        setMode(Mode::Histogram);
+    m_modes->setTabEnabled(lora, m_lora->hasPair());
     updateExportActions();
 }
 
@@ -252,6 +262,11 @@ void WeightsPage::setMode(Mode mode)
     m_modes->setCurrentIndex(static_cast<int>(mode));
 }
 
+bool WeightsPage::isModeAvailable(Mode mode) const
+{
+    return m_modes->isTabEnabled(static_cast<int>(mode));
+}
+
 WeightsPage::Mode WeightsPage::mode() const
 {
     return static_cast<Mode>(m_modes->currentIndex());
@@ -259,7 +274,7 @@ WeightsPage::Mode WeightsPage::mode() const
 
 QString WeightsPage::modeName(Mode mode)
 {
-    static const char *const names[] = {"histogram", "compare", "heatmap", "layers", "values"};
+    static const char *const names[] = {"histogram", "compare", "heatmap", "layers", "values", "lora"};
     const auto i = static_cast<size_t>(mode);
     return i < std::size(names) ? QString::fromLatin1(names[i]) : QString();
 }

@@ -18,6 +18,7 @@ class HistogramPanel;
 class JobProgress;
 class JobTracker;
 class LayerPanel;
+class LoraPanel;
 class QComboBox;
 class TensorNameModel;
 class QLabel;
@@ -31,14 +32,14 @@ class SplitModel;
 }
 
 /// "Seeing the weights": the current tensor's histogram and statistics, several tensors'
-/// histograms compared, a heatmap, a statistic across the layers and the values themselves, one
-/// view per tab. Every computation runs on a worker with progress and Cancel, only for the view
-/// on screen, and a result for a tensor the user has left is dropped. The plots and histograms
-/// export to PNG/SVG/PDF/CSV and the values to .npy.
+/// histograms compared, a heatmap, a statistic across the layers, the values themselves and, for a
+/// LoRA adapter, the update ΔW = scale · B·A of a pair, one view per tab. Every computation runs on a worker with
+/// progress and Cancel, only for the view on screen, and a result for a tensor the user has left is dropped. The plots
+/// and histograms export to PNG/SVG/PDF/CSV and the values to .npy.
 class WeightsPage : public QWidget, public Page {
     Q_OBJECT
 public:
-    enum class Mode { Histogram, Compare, Heatmap, Layers, Values, Count };
+    enum class Mode { Histogram, Compare, Heatmap, Layers, Values, LoraDelta, Count };
 
     explicit WeightsPage(QWidget *parent = nullptr);
 
@@ -51,7 +52,9 @@ public:
 
     void setMode(Mode mode);
     Mode mode() const;
-    /// "histogram", "compare", "heatmap", "layers", "values".
+    /// False for a view that does not apply to the tensor on show (LoRA ΔW for a plain weight).
+    bool isModeAvailable(Mode mode) const;
+    /// "histogram", "compare", "heatmap", "layers", "values", "lora".
     static QString modeName(Mode mode);
 
     /// True while any computation of the page runs.
@@ -71,6 +74,8 @@ public:
     HeatmapPanel *heatmapPanel() const { return m_heatmap; }
     LayerPanel *layerPanel() const { return m_layers; }
     ValueGridView *valueGrid() const { return m_values; }
+    /// ΔW of a LoRA pair; its tab is enabled only for a lora_a or lora_b tensor.
+    LoraPanel *loraPanel() const { return m_lora; }
     JobTracker *exportTracker() const { return m_exportTracker; }
 
 signals:
@@ -108,6 +113,7 @@ private:
     HeatmapPanel *m_heatmap;
     LayerPanel *m_layers;
     ValueGridView *m_values;
+    LoraPanel *m_lora;
     std::array<WeightView *, static_cast<size_t>(Mode::Count)> m_views{}; ///< in Mode order
     QToolButton *m_export;
     JobTracker *m_exportTracker;
