@@ -4,9 +4,12 @@
 // finding. Expected figures are the test's own: ranks from the shapes it wrote, scale = alpha / r,
 // the experts whose counts it set to zero.
 #include "core/format/gguf_file.h"
+#include "core/format/split_model.h"
 #include "core/kind/file_kind.h"
 #include "tests/support/kind_samples.h"
+#include "tests/support/temp_files.h"
 
+#include <QTemporaryDir>
 #include <QtTest>
 
 using namespace gguf;
@@ -191,6 +194,47 @@ private slots:
         embdBase.kv("general.architecture", V::str("llama")).tensor("token_embd.weight", {64, 1000}, 0);
         auto eb = open(embdBase);
         QVERIFY(checkAdapterAgainstBase(*e.file, er, *eb.file).applies());
+    }
+
+    void adapterAgainstSplitBase()
+    {
+        // a base split in two shards (gguf-split's names and split.* keys): layer 0 in the first,
+        // layer 1 in the second; every pair is found once both shards are read
+        QTemporaryDir dir;
+        QVERIFY(dir.isValid());
+        const auto shard = [](uint16_t number, int layer) {
+            GgufBuilder b;
+            if (number == 1)
+                b.kv("general.architecture", V::str("llama"));
+            b.kv("split.no", V::u16(uint16_t(number - 1)))
+                .kv("split.count", V::u16(2))
+                .kv("split.tensors.count", V::i32(4))
+                .tensor("blk." + std::to_string(layer) + ".attn_q.weight", {64, 64}, 0)
+                .tensor("blk." + std::to_string(layer) + ".attn_v.weight", {64, 32}, 0);
+            return b.build().bytes();
+        };
+        const QString first = dir.filePath(QStringLiteral("base-00001-of-00002.gguf"));
+        const QString second = dir.filePath(QStringLiteral("base-00002-of-00002.gguf"));
+        QVERIFY(writeBytes(first, shard(1, 0)));
+        QVERIFY(writeBytes(second, shard(2, 1)));
+        auto a = open(lora());
+        const KindReport r = describeKind(*a.file);
+        Error error;
+        auto base = SplitModel::open(QFile::encodeName(first).toStdString(), error);
+        QVERIFY(base);
+        QCOMPARE(base->shards().size(), size_t(2));
+        AdapterCheck c = checkAdapterAgainstBase(*a.file, r, *base);
+        QVERIFY(c.applies());
+        QCOMPARE(c.pairs.size(), size_t(4));
+        QVERIFY(c.baseProblems.empty());
+        // without the second shard its tensors are missing, as they are for llama.cpp
+        QVERIFY(QFile::remove(second));
+        base = SplitModel::open(QFile::encodeName(first).toStdString(), error);
+        QVERIFY(base);
+        c = checkAdapterAgainstBase(*a.file, r, *base);
+        QVERIFY(!c.applies());
+        QCOMPARE(c.baseProblems.size(), size_t(1));
+        QCOMPARE(c.refused, uint64_t(2)); // blk.1's q and v
     }
 
     void importanceMatrix()

@@ -2,8 +2,7 @@
 // The statistics of an importance matrix (#18), as llama-imatrix --show-statistics defines them
 // (tools/imatrix/imatrix.cpp: compute_statistics, compute_cossim; docs/KINDS.md). The file is built
 // in llama-imatrix's layout (tests/support/kind_samples.h) from sums chosen so that the importances
-// are small integers; the expected figures are worked out by hand in the
-// comments, and for the MoE weight by the plain loop `reference` below.
+// are small integers; the expected figures are worked out by hand in the comments.
 #include "core/format/gguf_file.h"
 #include "core/kind/file_kind.h"
 #include "core/kind/importance.h"
@@ -17,36 +16,6 @@ using namespace gguf;
 using namespace gguf::test;
 
 namespace {
-
-struct Reference {
-    double sum = 0, mean = 0, stddev = 0, skewness = 0, kurtosis = 0, entropyNorm = 0, zd = 0;
-};
-
-// The moments and entropy of `v`, written out plainly.
-Reference reference(const std::vector<double> &v)
-{
-    Reference r;
-    const double n = double(v.size());
-    for (double x : v)
-        r.sum += x;
-    r.mean = r.sum / n;
-    double m2 = 0, m3 = 0, m4 = 0;
-    for (double x : v) {
-        m2 += std::pow(x - r.mean, 2) / n;
-        m3 += std::pow(x - r.mean, 3) / n;
-        m4 += std::pow(x - r.mean, 4) / n;
-    }
-    r.stddev = std::sqrt(m2);
-    r.skewness = m3 / std::pow(m2, 1.5);
-    r.kurtosis = m4 / (m2 * m2) - 3;
-    double h = 0;
-    for (double x : v)
-        h -= x / r.sum * std::log2(x / r.sum);
-    r.entropyNorm = h / std::log2(n);
-    for (double x : v)
-        r.zd += (x - r.mean) / r.stddev > 1 ? 1 / n : 0;
-    return r;
-}
 
 const ImportanceStats *find(const ImportanceReport &r, const std::string &weight)
 {
@@ -118,14 +87,17 @@ private slots:
         QCOMPARE(e->usedMatrices, uint64_t(2));
         QCOMPARE(e->unusedMatrices, (std::vector<uint64_t>{1}));
         QCOMPARE(e->elements, uint64_t(4)); // the unused expert's channels are left out
-        const Reference r = reference({1, 2, 1, 3});
-        QCOMPARE(e->sum, r.sum);
-        QVERIFY(std::abs(e->mean - r.mean) < 1e-12);
-        QVERIFY(std::abs(e->stddev - r.stddev) < 1e-12);
-        QVERIFY(std::abs(e->skewness - r.skewness) < 1e-12);
-        QVERIFY(std::abs(e->kurtosis - r.kurtosis) < 1e-12);
-        QVERIFY(std::abs(e->entropyNorm - r.entropyNorm) < 1e-12);
-        QVERIFY(std::abs(e->zd - r.zd) < 1e-12);
+        // importances 1 2 1 3: Σ 7, mean 1.75, deviations −.75 .25 −.75 1.25, so
+        // μ2 = 2.75 / 4, μ3 = 1.125 / 4, μ4 = 3.078125 / 4; p = 1/7 2/7 1/7 3/7
+        const double m2 = 2.75 / 4, m3 = 1.125 / 4, m4 = 3.078125 / 4;
+        const double h = -(2.0 / 7 * std::log2(1.0 / 7) + 2.0 / 7 * std::log2(2.0 / 7) + 3.0 / 7 * std::log2(3.0 / 7));
+        QCOMPARE(e->sum, 7.0);
+        QCOMPARE(e->mean, 1.75);
+        QVERIFY(std::abs(e->stddev - std::sqrt(m2)) < 1e-12);
+        QVERIFY(std::abs(e->skewness - m3 / std::pow(m2, 1.5)) < 1e-12); // 0.4934…
+        QVERIFY(std::abs(e->kurtosis - (m4 / (m2 * m2) - 3)) < 1e-12);   // −1.3719…
+        QVERIFY(std::abs(e->entropyNorm - h / 2) < 1e-12);
+        QCOMPARE(e->zd, 0.25); // 3 is 1.51 std above the mean
         QCOMPARE(e->min, 1.0);
         QCOMPARE(e->max, 3.0);
 

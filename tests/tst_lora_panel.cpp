@@ -17,6 +17,7 @@
 #include <QSignalSpy>
 #include <QTemporaryDir>
 #include <QtTest>
+#include <qcustomplot.h>
 
 #include <cmath>
 
@@ -96,6 +97,57 @@ private slots:
         page.showTensor(TensorHandle::named(model, QStringLiteral("blk.0.attn_norm.weight")));
         QVERIFY(!page.isModeAvailable(WeightsPage::Mode::LoraDelta));
         QCOMPARE(page.mode(), WeightsPage::Mode::Histogram);
+    }
+
+    void zoomComputesTheVisibleRegion()
+    {
+        // 64 outputs × 2048 inputs at rank 4: the whole ΔW is 64 × 512 tiles of 4 columns each;
+        // zoomed to columns 100–199 it is computed again, one tile per value
+        const size_t nIn = 2048, nOut = 64, r = 4;
+        std::vector<float> a(nIn * r), b(r * nOut);
+        for (size_t i = 0; i < a.size(); ++i)
+            a[i] = float((i * 37) % 101) / 101.0f - 0.5f;
+        for (size_t i = 0; i < b.size(); ++i)
+            b[i] = float((i * 53) % 97) / 97.0f - 0.5f;
+        GgufBuilder builder;
+        builder.kv("general.type", V::str("adapter"))
+            .tensor("blk.0.ffn_down.weight.lora_a", {nIn, r}, 0, f32Data(a))
+            .tensor("blk.0.ffn_down.weight.lora_b", {r, nOut}, 0, f32Data(b));
+        std::vector<uint8_t> bytes = builder.build().bytes();
+        const auto model = SplitModel::single(GgufFile::openBuffer(bytes, "<built>").file);
+        WeightsPage page;
+        page.resize(1200, 800);
+        page.setModel(model);
+        page.show();
+        LoraPanel *lora = page.loraPanel();
+        QSignalSpy shown(lora, &LoraPanel::deltaShown);
+        page.showTensor(TensorHandle::named(model, QStringLiteral("blk.0.ffn_down.weight.lora_a")));
+        page.setMode(WeightsPage::Mode::LoraDelta);
+        QVERIFY(shown.count() == 1 || shown.wait(10000));
+        QCOMPARE(lora->heatmap()->heatmap().gridCols, 512u);
+
+        QSignalSpy region(lora, &LoraPanel::regionShown);
+        QCustomPlot *plot = lora->heatmap()->plot();
+        plot->xAxis->setRange(100, 200);
+        plot->yAxis->setRange(0, 64);
+        QVERIFY(region.wait(10000)); // once the view has settled
+        const Heatmap &zoomed = lora->heatmap()->heatmap();
+        QCOMPARE(zoomed.firstColumn, uint64_t(100));
+        QCOMPARE(zoomed.tensorCols, uint64_t(100));
+        QCOMPARE(zoomed.gridCols, 100u);
+        // tile (row 5, column 0) holds ΔW[5][100] alone; no alpha: scale 1
+        double expected = 0;
+        for (size_t k = 0; k < r; ++k)
+            expected += double(b[5 * r + k]) * a[k * nIn + 100];
+        QVERIFY(std::abs(zoomed.mean[5 * zoomed.gridCols] - expected) < 1e-5);
+        QVERIFY(page.isBusy() == false);
+
+        // zooming out past everything shows the whole ΔW again, without computing it
+        plot->xAxis->setRange(-50, 2100);
+        plot->yAxis->setRange(-5, 70);
+        QTRY_COMPARE(lora->heatmap()->heatmap().gridCols, 512u);
+        QCOMPARE(lora->heatmap()->heatmap().firstColumn, uint64_t(0));
+        QCOMPARE(region.count(), 1);
     }
 };
 

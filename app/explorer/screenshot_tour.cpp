@@ -314,7 +314,7 @@ void grabImportance(MainWindow &window, const QString &prefix, StallMonitor *mon
                     page->selectWeight(QString::fromStdString(s.weight));
                     break;
                 }
-        whenIdle(window, busy, [&window, page, prefix, monitor, view, done] {
+        whenIdle(window, busy, [&window, prefix, monitor, view, done] {
             const QString file = QStringLiteral("%1-importance-%2.png").arg(prefix, QLatin1String(names[view]));
             if (grabTo(window, file, monitor))
                 QTextStream(stdout) << file << '\n';

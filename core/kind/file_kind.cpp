@@ -5,6 +5,7 @@
 #include "core/kind/file_kind.h"
 
 #include "core/format/gguf_file.h"
+#include "core/format/split_model.h"
 #include "core/util/byte_order.h"
 
 #include <algorithm>
@@ -13,6 +14,7 @@
 #include <map>
 #include <set>
 #include <string_view>
+#include <unordered_map>
 
 namespace gguf {
 namespace {
@@ -411,18 +413,28 @@ KindReport describeKind(const GgufFile &f)
     case FileKind::Model:
     case FileKind::Vocabulary: break;
     }
-    if (hasKeyWithPrefix(f, "quantize.imatrix.")) {
-        ImatrixRecord q;
-        q.file = text(f, "quantize.imatrix.file");
-        q.dataset = text(f, "quantize.imatrix.dataset");
-        q.entries = number(f, "quantize.imatrix.entries_count");
-        q.chunks = number(f, "quantize.imatrix.chunks_count");
-        r.quantizedWith = q;
-    }
+    r.quantizedWith = quantizedWithImatrix(f);
     return r;
 }
 
-AdapterCheck checkAdapterAgainstBase(const GgufFile &adapter, const KindReport &report, const GgufFile &base)
+std::optional<ImatrixRecord> quantizedWithImatrix(const GgufFile &f)
+{
+    if (!hasKeyWithPrefix(f, "quantize.imatrix."))
+        return std::nullopt;
+    ImatrixRecord q;
+    q.file = text(f, "quantize.imatrix.file");
+    q.dataset = text(f, "quantize.imatrix.dataset");
+    q.entries = number(f, "quantize.imatrix.entries_count");
+    q.chunks = number(f, "quantize.imatrix.chunks_count");
+    return q;
+}
+
+namespace {
+
+/// The checks of checkAdapterAgainstBase, with the base's tensors found by `find`.
+template <typename Find>
+AdapterCheck checkPairs(const GgufFile &adapter, const KindReport &report, const std::string &baseArchitecture,
+                        Find find)
 {
     AdapterCheck c;
     for (const KindFinding &f : report.findings)
@@ -431,12 +443,12 @@ AdapterCheck checkAdapterAgainstBase(const GgufFile &adapter, const KindReport &
         return c;
     const LoraFacts &lora = *report.lora;
     c.adapterArchitecture = adapter.architecture();
-    c.baseArchitecture = base.architecture();
+    c.baseArchitecture = baseArchitecture;
     c.architectureOk = c.adapterArchitecture == c.baseArchitecture;
     for (const LoraPair &p : lora.pairs) {
         BaseCheck b;
         b.base = p.base;
-        const TensorInfo *w = base.findTensor(p.base);
+        const TensorInfo *w = find(p.base);
         b.found = w != nullptr;
         if (!w) {
             b.problem = "does not exist in the base model (hint: maybe wrong base model?)";
@@ -453,6 +465,29 @@ AdapterCheck checkAdapterAgainstBase(const GgufFile &adapter, const KindReport &
             ++c.refused;
         c.pairs.push_back(std::move(b));
     }
+    return c;
+}
+
+} // namespace
+
+AdapterCheck checkAdapterAgainstBase(const GgufFile &adapter, const KindReport &report, const GgufFile &base)
+{
+    return checkPairs(adapter, report, base.architecture(),
+                      [&base](const std::string &name) { return base.findTensor(name); });
+}
+
+AdapterCheck checkAdapterAgainstBase(const GgufFile &adapter, const KindReport &report, const SplitModel &base)
+{
+    // every shard's tensors: a split base holds its weights in the shards after the first
+    std::unordered_map<std::string_view, const TensorInfo *> byName;
+    byName.reserve(base.tensors().size());
+    for (const SplitModel::TensorRef &t : base.tensors())
+        byName.emplace(t.info->name, t.info);
+    AdapterCheck c = checkPairs(adapter, report, base.primary().architecture(), [&byName](const std::string &name) {
+        const auto it = byName.find(name);
+        return it == byName.end() ? nullptr : it->second;
+    });
+    c.baseProblems = base.problems();
     return c;
 }
 

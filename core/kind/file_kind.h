@@ -9,6 +9,7 @@
 namespace gguf {
 
 class GgufFile;
+class SplitModel;
 struct TensorInfo;
 
 /// What a GGUF file is (docs/KINDS.md): a model, or one of the other things written as GGUF.
@@ -120,6 +121,9 @@ void layerAndRole(const std::string &name, int32_t &layer, std::string &role);
 /// `why` gets what decided it.
 FileKind detectKind(const GgufFile &file, std::string *why = nullptr);
 
+/// `quantize.imatrix.*`, when `file` records the importance matrix it was quantized with (cheap).
+std::optional<ImatrixRecord> quantizedWithImatrix(const GgufFile &file);
+
 /// Recognizes the kind of `file` (detectKind) and reads its facts. Reads the small `counts` tensors of an imatrix
 /// (one float per matrix); nothing else of the tensor data.
 KindReport describeKind(const GgufFile &file);
@@ -138,6 +142,9 @@ struct AdapterCheck {
     std::string adapterArchitecture, baseArchitecture;
     std::vector<BaseCheck> pairs;
     uint64_t refused = 0; ///< pairs llama.cpp would refuse
+    /// Shards of a split base that could not be opened ("path: reason"): their tensors count as
+    /// missing, as they would for llama.cpp.
+    std::vector<std::string> baseProblems;
     /// True when llama.cpp would apply the adapter to this base.
     bool applies() const { return architectureOk && adapterRefusals == 0 && refused == 0; }
 };
@@ -145,5 +152,7 @@ struct AdapterCheck {
 /// Checks a LoRA adapter (its report from describeKind) against a base model, as
 /// src/llama-adapter.cpp does before applying it.
 AdapterCheck checkAdapterAgainstBase(const GgufFile &adapter, const KindReport &report, const GgufFile &base);
+/// The same against a base of one or more shards (every shard's tensors).
+AdapterCheck checkAdapterAgainstBase(const GgufFile &adapter, const KindReport &report, const SplitModel &base);
 
 } // namespace gguf

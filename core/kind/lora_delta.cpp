@@ -19,6 +19,18 @@ bool endsWith(std::string_view s, std::string_view suffix)
     return s.size() >= suffix.size() && s.substr(s.size() - suffix.size()) == suffix;
 }
 
+/// At most 4 dimensions, and as many values as they multiply to (a hostile file may say otherwise).
+bool wellFormed(const TensorInfo &t)
+{
+    if (t.nDims > 4)
+        return false;
+    uint64_t product = 1;
+    for (const uint64_t n : t.ne)
+        if (__builtin_mul_overflow(product, n, &product))
+            return false;
+    return product == t.elements;
+}
+
 bool decode(const GgufFile &file, const TensorInfo &t, std::vector<float> &out)
 {
     const auto bytes = file.tensorBytes(t);
@@ -71,6 +83,10 @@ LoraDelta::LoraDelta(const GgufFile &file, const LoraPair &pair, double scale) :
         return;
     }
     const TensorInfo &a = *pair.a, &b = *pair.b;
+    if (!wellFormed(a) || !wellFormed(b)) {
+        m_error = "lora_a or lora_b has more than 4 dimensions or more values than its dimensions allow";
+        return;
+    }
     m_embedding = endsWith(pair.base, "token_embd.weight");
     const auto dim = [](const TensorInfo &t, size_t i) { return i < t.ne.size() ? t.ne[i] : 1; };
     if (dim(a, 3) != 1 || dim(b, 3) != 1 || dim(a, 2) != dim(b, 2)) {
@@ -99,8 +115,17 @@ LoraDelta::LoraDelta(const GgufFile &file, const LoraPair &pair, double scale) :
         m_error = "the pair has an empty dimension";
         return;
     }
-    if (a.elements + b.elements > kMaxDecoded) {
+    if (a.elements > kMaxDecoded || b.elements > kMaxDecoded - a.elements) {
         m_error = "lora_a and lora_b hold more than " + std::to_string(kMaxDecoded) + " values together";
+        return;
+    }
+    // ΔW itself is never held, but a row, the column norms and the row norms are
+    uint64_t work = 0;
+    if (m_cols > kMaxColumns || m_rows * m_experts > kMaxRows ||
+        __builtin_mul_overflow(m_rows * m_experts, m_cols, &work) || __builtin_mul_overflow(work, m_rank, &work) ||
+        work > kMaxWork) {
+        m_error = "ΔW would be too large to compute (" + std::to_string(m_rows * m_experts) + " × " +
+                  std::to_string(m_cols) + " at rank " + std::to_string(m_rank) + ")";
         return;
     }
     std::vector<float> av, bv;

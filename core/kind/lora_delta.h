@@ -54,6 +54,11 @@ public:
 
     /// At most this many values of A and B together are decoded (256 MiB of floats).
     static constexpr uint64_t kMaxDecoded = uint64_t(64) << 20;
+    /// Bounds on ΔW (far beyond any real adapter: a 256k-token embedding of width 16k at rank 64
+    /// is 2.7 · 10¹¹ multiply-adds): columns and rows held as norms, and the work of one pass.
+    static constexpr uint64_t kMaxColumns = uint64_t(1) << 20;
+    static constexpr uint64_t kMaxRows = uint64_t(1) << 24;
+    static constexpr uint64_t kMaxWork = uint64_t(1) << 39;
 
 private:
     bool m_embedding = false;

@@ -11,6 +11,7 @@
 #include "core/kind/control_vector.h"
 #include "core/kind/file_kind.h"
 #include "core/kind/importance.h"
+#include "core/kind/lora_delta.h"
 #include "core/memory/memory_estimate.h"
 #include "core/quant/dequantize.h"
 #include "core/stats/heatmap.h"
@@ -66,6 +67,16 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     if (kind.imatrix) // the importance statistics read every in_sum2 and counts within bounds
         if (const auto importance = gguf::computeImportance(f, *kind.imatrix))
             sink += importance->tensors.size() + static_cast<uint64_t>(importance->total > 0);
+    if (kind.lora) // ΔW of each small pair: decoding, the rows, the statistics and a region
+        for (const gguf::LoraPair &pair : kind.lora->pairs) {
+            const gguf::LoraDelta delta(f, pair, kind.lora->scale(pair.rank));
+            if (!delta.ok() || delta.rows() * delta.columns() * delta.rank() > (1u << 16))
+                continue;
+            gguf::LoraDeltaStats stats;
+            sink += static_cast<uint64_t>(gguf::computeLoraDeltaStats(delta, 16, {}, stats)) + stats.count;
+            gguf::Heatmap region;
+            sink += static_cast<uint64_t>(gguf::loraDeltaHeatmap(delta, 0, 2, 1, 3, {}, region));
+        }
     if (kind.controlVector)
         if (const auto norms = gguf::directionNorms(f, *kind.controlVector))
             sink += norms->size();

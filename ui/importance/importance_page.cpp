@@ -25,6 +25,7 @@
 #include <QVBoxLayout>
 
 #include <algorithm>
+#include <cmath>
 #include <map>
 #include <numeric>
 
@@ -381,7 +382,10 @@ void ImportancePage::showDetail(Detail detail)
         std::iota(order.begin(), order.end(), 0);
         const int top = std::min<int>(kTopChannels, static_cast<int>(order.size()));
         std::partial_sort(order.begin(), order.begin() + top, order.end(),
-                          [&](int a, int b) { return detail.channels[a] > detail.channels[b]; });
+                          [&](int a, int b) { // NaN (a hostile in_sum2) sorts last
+                              const double x = detail.channels[a], y = detail.channels[b];
+                              return std::isnan(y) ? !std::isnan(x) : x > y;
+                          });
         QStringList best;
         for (int i = 0; i < top; ++i)
             best << tr("%1 (%2)").arg(order[size_t(i)]).arg(QString::number(detail.channels[order[size_t(i)]], 'g', 4));

@@ -2,6 +2,7 @@
 #include "ui/overview/kind_panel.h"
 
 #include "core/format/gguf_file.h"
+#include "core/format/split_model.h"
 #include "core/kind/control_vector.h"
 #include "ui/job_tracker.h"
 #include "ui/models/text_format.h"
@@ -256,11 +257,13 @@ void KindPanel::checkAgainstBase(const QString &basePath)
             Result r;
             gguf::OpenOptions options;
             options.progress = progress;
-            const gguf::OpenResult base = gguf::GgufFile::open(path, options);
-            if (!base.file)
-                r.error = QString::fromStdString(base.error.message);
+            gguf::Error error;
+            // a split base: every shard is opened, as llama.cpp loads them all
+            const auto base = gguf::SplitModel::open(path, error, options);
+            if (!base)
+                r.error = QString::fromStdString(error.message);
             else
-                r.check = gguf::checkAdapterAgainstBase(*adapter, *report, *base.file);
+                r.check = gguf::checkAdapterAgainstBase(*adapter, *report, *base);
             return r;
         },
         [this, basePath](const Result &r) { showBaseCheck(basePath, r.check, r.error); });
@@ -283,9 +286,13 @@ void KindPanel::showBaseCheck(const QString &basePath, const gguf::AdapterCheck 
         why << tr("%n pair(s) do not fit", nullptr, int(check.refused));
     if (!check.architectureOk)
         why << tr("the architectures differ");
+    if (!check.baseProblems.empty())
+        why << tr("%n shard(s) of the base could not be opened", nullptr, int(check.baseProblems.size()));
     m_baseItem = add(nullptr, tr("Against %1").arg(name),
                      ok ? tr("✔ llama.cpp would apply this adapter to it")
                         : tr("✘ llama.cpp would refuse: %1").arg(why.join(QStringLiteral("; "))));
+    for (const std::string &problem : check.baseProblems)
+        add(m_baseItem, tr("Missing shard"), QString::fromStdString(problem));
     add(m_baseItem, tr("Architecture"),
         tr("adapter %1, base %2")
             .arg(QString::fromStdString(check.adapterArchitecture), QString::fromStdString(check.baseArchitecture)));

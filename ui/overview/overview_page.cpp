@@ -5,6 +5,7 @@
 #include "core/format/split_model.h"
 #include "core/kind/file_kind.h"
 #include "core/vocab/well_known_keys.h"
+#include "ui/job_tracker.h"
 #include "ui/models/text_format.h"
 #include "ui/models/value_text.h"
 #include "ui/overview/kind_panel.h"
@@ -64,7 +65,7 @@ OverviewPage::OverviewPage(QWidget *parent)
     : QWidget(parent), m_title(new QLabel(this)), m_verdict(new QLabel(this)), m_plot(new TypeMixPlot(this)),
       m_findings(new QTreeWidget(this)),
       m_noFindings(new QLabel(tr("No findings: nothing unusual in this file."), this)), m_memory(new MemoryPanel(this)),
-      m_kindPanel(new KindPanel(this))
+      m_kindPanel(new KindPanel(this)), m_kindJob(new JobTracker(this))
 {
     QFont titleFont = m_title->font();
     titleFont.setPointSizeF(titleFont.pointSizeF() * 1.5);
@@ -179,6 +180,8 @@ int OverviewPage::findingCount() const
 void OverviewPage::setModel(std::shared_ptr<const gguf::SplitModel> model)
 {
     m_model = std::move(model);
+    m_kindJob->drop();
+    m_kindShown = false;
     m_findings->clear();
     if (!m_model) {
         m_title->setText(tr("No file open"));
@@ -196,7 +199,10 @@ void OverviewPage::setModel(std::shared_ptr<const gguf::SplitModel> model)
     const gguf::GgufFile &file = m_model->primary();
     const std::string name = file.name();
     const std::string arch = file.architecture();
-    m_kind = gguf::describeKind(file);
+    // the kind from names now; its facts (an imatrix's counts are tensor data) on a worker
+    m_kind = {};
+    m_kind.kind = gguf::detectKind(file, &m_kind.why);
+    m_kind.quantizedWith = gguf::quantizedWithImatrix(file);
     const QString kindTitle = QString::fromLatin1(gguf::fileKindTitle(m_kind.kind));
     const QString title = QString::fromStdString(name.empty() ? arch : name);
     m_title->setText(m_kind.kind == gguf::FileKind::Model
@@ -208,7 +214,7 @@ void OverviewPage::setModel(std::shared_ptr<const gguf::SplitModel> model)
                         .arg(QString::fromStdString(m_kind.quantizedWith->file.empty() ? std::string("(unnamed)")
                                                                                        : m_kind.quantizedWith->file));
     setField(Field::Kind, kindText);
-    m_kindPanel->setReport(m_kind, m_model->primaryShared());
+    m_kindPanel->setReport(m_kind);
     // a memory estimate is for models: an adapter, a projector or a control vector runs inside one
     m_memory->setVisible(m_kind.kind == gguf::FileKind::Model || m_kind.kind == gguf::FileKind::Vocabulary);
     setField(Field::Name, name.empty() ? QStringLiteral("—") : QString::fromStdString(name));
@@ -263,6 +269,18 @@ void OverviewPage::setModel(std::shared_ptr<const gguf::SplitModel> model)
     showFindings(*m_model);
     showTypeMix(*m_model);
     m_memory->setModel(m_model);
+    std::shared_ptr<const gguf::GgufFile> primary = m_model->primaryShared();
+    m_kindJob->start(
+        tr("Reading what this %1 holds").arg(kindTitle),
+        [primary](const gguf::ProgressFn &) { return gguf::describeKind(*primary); },
+        [this, primary](gguf::KindReport report) {
+            m_kind = std::move(report);
+            m_kindPanel->setReport(m_kind, primary);
+            m_findings->clear();
+            showFindings(*m_model);
+            m_kindShown = true;
+            emit kindShown();
+        });
 }
 
 void OverviewPage::showVerdict(const gguf::SplitModel &model)

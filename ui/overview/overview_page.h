@@ -9,6 +9,7 @@
 #include <array>
 #include <memory>
 
+class JobTracker;
 class KindPanel;
 class MemoryPanel;
 class QLabel;
@@ -58,11 +59,17 @@ public:
     QString fieldText(Field field) const;
     QString verdictText() const;
     QString titleText() const;
+    /// The kind, known at once; its facts and findings once kindShown() (read on a worker).
     const gguf::KindReport &kind() const { return m_kind; }
+    bool isKindShown() const { return m_kindShown; }
     int findingCount() const;
     const TypeMixPlot *typeMixPlot() const { return m_plot; }
     MemoryPanel *memoryPanel() const { return m_memory; }
     KindPanel *kindPanel() const { return m_kindPanel; }
+
+signals:
+    /// The kind's facts and findings are shown (after setModel, from a worker).
+    void kindShown();
 
 private:
     void showVerdict(const gguf::SplitModel &model);
@@ -80,4 +87,6 @@ private:
     MemoryPanel *m_memory;
     KindPanel *m_kindPanel;
     gguf::KindReport m_kind;
+    JobTracker *m_kindJob;
+    bool m_kindShown = false;
 };

@@ -171,6 +171,10 @@ void LoraPanel::refresh()
         return;
     m_dirty = false;
     m_regionTracker->drop();
+    m_delta.reset(); // until the new ΔW arrives, nothing may be zoomed into the old one
+    m_stats.reset();
+    m_whole = {};
+    m_wholeButton->setEnabled(false);
     auto file = m_tensor.fileShared();
     const gguf::LoraPair pair = m_pair->pair; // points into `file`, which the job keeps alive
     const double scale = m_pair->scale * m_scale->value();
@@ -202,8 +206,12 @@ void LoraPanel::refresh()
 
 void LoraPanel::show(Result r)
 {
-    m_delta = r.delta;
+    m_regionTracker->drop();
     const QString base = QString::fromStdString(m_pair->pair.base).toHtmlEscaped();
+    if (!r.delta || !r.delta->ok() || r.status != gguf::StatsStatus::Ok) {
+        m_norms->showMessage(QString());
+        m_histogram->showMessage(QString());
+    }
     if (!r.delta || !r.delta->ok()) {
         const QString why = r.delta ? QString::fromStdString(r.delta->error()) : QString();
         m_heatmap->showMessage(tr("ΔW of %1 cannot be formed: %2.").arg(base, why));
@@ -213,9 +221,11 @@ void LoraPanel::show(Result r)
     }
     if (r.status != gguf::StatsStatus::Ok) {
         m_heatmap->showMessage(tr("No ΔW: %1.").arg(WeightJobs::statusText(r.status)));
+        m_summary->setText(tr("ΔW of %1: %2.").arg(base, WeightJobs::statusText(r.status)));
         emit deltaShown();
         return;
     }
+    m_delta = r.delta;
     const gguf::LoraDelta &d = *r.delta;
     m_stats = std::move(r.stats);
     m_whole = r.heatmap;
@@ -252,8 +262,19 @@ void LoraPanel::drawNorms()
         return;
     const bool rows = m_normChoice->currentIndex() == static_cast<int>(Norms::Rows);
     const std::vector<double> &norms = rows ? m_stats->rowNorms : m_stats->columnNorms;
-    m_norms->setValues(QVector<double>(norms.begin(), norms.end()), rows ? tr("Row (output)") : tr("Column (input)"),
-                       tr("‖ΔW‖ (L2)"));
+    const QString key = rows ? tr("Row (output)") : tr("Column (input)");
+    if (norms.size() <= size_t(kMaxNormPoints)) {
+        m_norms->setValues(QVector<double>(norms.begin(), norms.end()), key, tr("‖ΔW‖ (L2)"));
+        return;
+    }
+    // a few million rows: the largest norm of each run, so no spike is lost
+    const size_t run = (norms.size() + kMaxNormPoints - 1) / kMaxNormPoints;
+    QVector<double> keys, values;
+    for (size_t first = 0; first < norms.size(); first += run) {
+        keys << static_cast<double>(first);
+        values << *std::max_element(norms.begin() + first, norms.begin() + std::min(norms.size(), first + run));
+    }
+    m_norms->setSeries(keys, values, key, tr("‖ΔW‖ (L2), largest of each %1").arg(run));
 }
 
 void LoraPanel::showWhole()

@@ -34,6 +34,7 @@ public:
 
     void setTensor(const TensorHandle &tensor) override;
     JobTracker *tracker() const override { return m_tracker; }
+    QList<JobTracker *> trackers() const override { return {m_tracker, m_regionTracker}; }
     QCustomPlot *shownPlot() const override;
 
     /// True when the tensor belongs to a complete LoRA pair (the page enables the view only then).
@@ -53,6 +54,8 @@ public:
     HistogramPlot *histogram() const { return m_histogram; }
     JobTracker *regionTracker() const { return m_regionTracker; }
     QString summaryText() const;
+    /// At most this many points are drawn for the norms; more are shown as the largest of each run.
+    static constexpr int kMaxNormPoints = 1 << 16;
     /// The statistics of the last computation (empty before).
     const std::optional<gguf::LoraDeltaStats> &statistics() const { return m_stats; }
 

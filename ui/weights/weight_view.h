@@ -1,6 +1,8 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 #pragma once
 
+#include <QList>
+
 class JobTracker;
 class QCustomPlot;
 struct TensorHandle;
@@ -16,6 +18,12 @@ public:
     virtual void setTensor(const TensorHandle &tensor) = 0;
     /// The runner of the view's background computation; null when it computes nothing.
     virtual JobTracker *tracker() const { return nullptr; }
+    /// Every runner of the view's computations (tracker() alone unless the view has more).
+    virtual QList<JobTracker *> trackers() const
+    {
+        JobTracker *t = tracker();
+        return t ? QList<JobTracker *>{t} : QList<JobTracker *>{};
+    }
     /// The plot on show, to save as an image; null when the view has no plot or has not drawn it.
     virtual QCustomPlot *shownPlot() const { return nullptr; }
 };

@@ -283,8 +283,7 @@ QList<JobTracker *> WeightsPage::trackers() const
 {
     QList<JobTracker *> all{m_exportTracker};
     for (const WeightView *view : m_views)
-        if (JobTracker *tracker = view->tracker())
-            all << tracker;
+        all << view->trackers();
     return all;
 }
 
