@@ -537,6 +537,14 @@ void TestEdit::refusesStructuralAndBadChanges()
     std::string error;
     QVERIFY(!planHeader(*partial.file, {}, {}, error));
     QVERIFY(QString::fromStdString(error).contains("did not parse completely"));
+    // an alignment of 2^30 (a power of two, so ggml accepts it) would pad the header to a GiB in
+    // memory: refused (the input the fuzzer found, tests/fuzz/regressions)
+    const OpenResult huge = GgufFile::open(
+        GGUF_TEST_DATA_DIR "/../fuzz/regressions/header-alignment-1gib-7f73701042778ed7a31dcd4d073451ec06200531");
+    QVERIFY(huge.file && huge.file->complete());
+    QCOMPARE(huge.file->alignment(), uint64_t(1) << 30);
+    QVERIFY(!planHeader(*huge.file, {}, {}, error));
+    QVERIFY2(QString::fromStdString(error).contains("are not written"), error.c_str());
 }
 
 QTEST_GUILESS_MAIN(TestEdit)

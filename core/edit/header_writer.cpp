@@ -10,7 +10,8 @@
 namespace gguf {
 namespace {
 
-constexpr uint64_t kCopyBlock = 4096; ///< a page, and the block of common file systems
+constexpr uint64_t kCopyBlock = 4096;                     ///< a page, and the block of common file systems
+constexpr uint64_t kMaxHeaderBytes = uint64_t(256) << 20; ///< far beyond a real header (a 256k vocabulary: ~20 MB)
 
 uint64_t alignUp(uint64_t v, uint64_t a)
 {
@@ -241,6 +242,14 @@ std::optional<HeaderPlan> planHeader(const GgufFile &file, const MetadataChanges
                           ? "the header shrank by too little for the padding key (" + std::to_string(overhead) +
                                 " bytes at least) to fill the space before the data region"
                           : "the header shrank by more than the alignment's slack and the padding key is not allowed";
+    }
+    // the header is built in memory, padding included: a hostile alignment (2^30 is a power of
+    // two ggml accepts) or data offset must not make it gigabytes
+    if (dataOffset > kMaxHeaderBytes) {
+        error = "the new header and its padding would take " + std::to_string(dataOffset) + " bytes (alignment " +
+                std::to_string(file.alignment()) + "); headers over " + std::to_string(kMaxHeaderBytes >> 20) +
+                " MiB are not written";
+        return std::nullopt;
     }
     if (padKey) {
         std::vector<uint8_t> pair;
