@@ -11,6 +11,7 @@
 #include <span>
 
 #include <cstdio>
+#include <filesystem>
 #include <random>
 #include <stdexcept>
 #include <string>
@@ -177,6 +178,91 @@ uint64_t writeF16CopyFile(const std::string &path, const std::string &source)
         w.raw(halves.data(), n * sizeof(uint16_t));
     }
     return t.elements;
+}
+
+namespace {
+
+// Pseudo-random floats in [−0.5, 0.5) (xorshift), written in runs.
+void writeRandomFloats(Writer &w, uint64_t count, uint64_t &state)
+{
+    std::vector<float> run(std::min<uint64_t>(count, uint64_t(1) << 16));
+    for (uint64_t at = 0; at < count; at += run.size()) {
+        const size_t n = static_cast<size_t>(std::min<uint64_t>(run.size(), count - at));
+        for (size_t i = 0; i < n; ++i) {
+            state ^= state << 13;
+            state ^= state >> 7;
+            state ^= state << 17;
+            run[i] = static_cast<float>(state >> 40) / static_cast<float>(uint64_t(1) << 24) - 0.5f;
+        }
+        w.raw(run.data(), n * sizeof(float));
+    }
+}
+
+} // namespace
+
+uint64_t writeLoraFile(const std::string &path, uint64_t nIn, uint64_t nOut, uint64_t rank)
+{
+    {
+        Writer w(path);
+        w.header(2, 4);
+        w.kvString("general.architecture", "llama");
+        w.kvString("general.type", "adapter");
+        w.kvString("adapter.type", "lora");
+        w.str("adapter.lora.alpha");
+        w.u32(6); // FLOAT32
+        w.f32(static_cast<float>(2 * rank));
+        w.tensor("blk.0.ffn_up.weight.lora_a", {nIn, rank}, 0, 0);
+        w.tensor("blk.0.ffn_up.weight.lora_b", {rank, nOut}, 0, padded(nIn * rank * 4));
+        w.padTo(32);
+        uint64_t state = 88172645463325252ull;
+        writeRandomFloats(w, nIn * rank, state);
+        w.padTo(32);
+        writeRandomFloats(w, rank * nOut, state);
+    }
+    return std::filesystem::file_size(path);
+}
+
+uint64_t writeImatrixFile(const std::string &path, uint32_t layers, uint64_t experts, uint64_t channels)
+{
+    struct Entry {
+        std::string name;
+        uint64_t matrices;
+    };
+    std::vector<Entry> entries;
+    for (uint32_t l = 0; l < layers; ++l) {
+        for (const char *role : {"attn_q", "attn_k", "attn_v", "attn_output"})
+            entries.push_back({"blk." + std::to_string(l) + "." + role + ".weight", 1});
+        for (const char *role : {"ffn_gate_exps", "ffn_up_exps", "ffn_down_exps"})
+            entries.push_back({"blk." + std::to_string(l) + "." + role + ".weight", experts});
+    }
+    {
+        Writer w(path);
+        w.header(entries.size() * 2, 4);
+        w.kvString("general.type", "imatrix");
+        w.arrayHeader("imatrix.datasets", 8, 1);
+        w.str("bench.txt");
+        w.kvU32("imatrix.chunk_count", 100);
+        w.kvU32("imatrix.chunk_size", 512);
+        uint64_t offset = 0;
+        for (const Entry &e : entries) {
+            w.tensor(e.name + ".in_sum2", {channels, e.matrices}, 0, offset);
+            offset += padded(channels * e.matrices * 4);
+            w.tensor(e.name + ".counts", {1, e.matrices}, 0, offset);
+            offset += padded(e.matrices * 4);
+        }
+        w.padTo(32);
+        uint64_t state = 2463534242ull;
+        for (const Entry &e : entries) {
+            writeRandomFloats(w, channels * e.matrices, state); // the timing does not need real sums
+            w.padTo(32);
+            std::vector<float> counts(e.matrices);
+            for (uint64_t m = 0; m < e.matrices; ++m)
+                counts[m] = (e.matrices > 1 && m % 16 == 15) ? 0.0f : static_cast<float>(512 * (1 + m % 7));
+            w.raw(counts.data(), counts.size() * sizeof(float));
+            w.padTo(32);
+        }
+    }
+    return std::filesystem::file_size(path);
 }
 
 uint64_t writeBigSparseModel(const std::string &path, uint64_t &claimedFileSize)

@@ -26,4 +26,13 @@ uint64_t writeTokenVocabulary(const std::string &path, uint32_t tokens);
 /// element count, 0 when the source could not be read.
 uint64_t writeF16CopyFile(const std::string &path, const std::string &source);
 
+/// Writes a LoRA adapter with one pair `blk.0.ffn_up.weight.lora_a` F32 [nIn, rank] and `.lora_b`
+/// F32 [rank, nOut] of pseudo-random values in [−0.5, 0.5), alpha = 2 · rank. Returns the file size.
+uint64_t writeLoraFile(const std::string &path, uint64_t nIn, uint64_t nOut, uint64_t rank);
+
+/// Writes an importance matrix in llama-imatrix's layout: per layer four dense weights (attn_q, k,
+/// v, output: in_sum2 F32 [channels, 1]) and three MoE weights (ffn_gate/up/down_exps: in_sum2 F32
+/// [channels, experts]), each with its counts (every 16th expert never used). Returns the file size.
+uint64_t writeImatrixFile(const std::string &path, uint32_t layers, uint64_t experts, uint64_t channels);
+
 } // namespace bench

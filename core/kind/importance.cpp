@@ -144,43 +144,58 @@ std::optional<ImportanceReport> computeImportance(const GgufFile &file, const Im
                                                   const ProgressFn &progress)
 {
     ImportanceReport report;
-    const uint64_t total = facts.entries.size() * 2; // statistics, then cosines
+    const uint64_t n = facts.entries.size();
+    report.tensors.resize(static_cast<size_t>(n));
     std::map<std::string, size_t> byWeight;
-    for (const ImatrixEntry &e : facts.entries) {
-        if (progress && !progress(report.tensors.size(), total))
-            return std::nullopt;
-        ImportanceStats &s = report.tensors.emplace_back();
-        s.weight = e.weight;
-        layerAndRole(e.weight, s.layer, s.role);
-        byWeight.emplace(e.weight, report.tensors.size() - 1);
-        const EntryData d = entryData(file, e);
-        if (!d.ok()) {
-            s.problem = "in_sum2 and counts are not both F32 of matching shapes inside the file";
-            continue;
-        }
-        s.channels = d.channels;
-        s.matrices = d.matrices;
-        describe(d, s);
-        report.total += s.sum;
-    }
-    for (size_t i = 0; i < facts.entries.size(); ++i) {
-        if (progress && !progress(facts.entries.size() + i, total))
-            return std::nullopt;
+    for (size_t i = 0; i < n; ++i) {
         ImportanceStats &s = report.tensors[i];
-        if (report.total > 0)
-            s.share = s.sum / report.total;
-        if (s.layer <= 0 || !s.problem.empty())
-            continue;
-        const auto previous = byWeight.find("blk." + std::to_string(s.layer - 1) + "." + s.role);
-        if (previous == byWeight.end())
-            continue;
-        const EntryData a = entryData(file, facts.entries[i]);
-        const EntryData b = entryData(file, facts.entries[previous->second]);
-        if (a.ok() && b.ok())
-            s.cosinePrevious = cosine(a, b);
+        s.weight = facts.entries[i].weight;
+        layerAndRole(s.weight, s.layer, s.role);
+        byWeight.emplace(s.weight, i);
     }
-    if (progress)
-        progress(total, total);
+    // the weights are independent: one per work unit, on every core; progress over both passes
+    const auto pass = [&progress, n](uint64_t first) -> ProgressFn {
+        if (!progress)
+            return {};
+        return [&progress, first, n](uint64_t done, uint64_t) { return progress(first + done, 2 * n); };
+    };
+    const bool described = runChunks(
+        n, 0,
+        [&](uint64_t i, unsigned) {
+            ImportanceStats &s = report.tensors[static_cast<size_t>(i)];
+            const EntryData d = entryData(file, facts.entries[static_cast<size_t>(i)]);
+            if (!d.ok()) {
+                s.problem = "in_sum2 and counts are not both F32 of matching shapes inside the file";
+                return;
+            }
+            s.channels = d.channels;
+            s.matrices = d.matrices;
+            describe(d, s);
+        },
+        pass(0));
+    if (!described)
+        return std::nullopt;
+    for (const ImportanceStats &s : report.tensors)
+        report.total += s.sum;
+    const bool compared = runChunks(
+        n, 0,
+        [&](uint64_t i, unsigned) {
+            ImportanceStats &s = report.tensors[static_cast<size_t>(i)];
+            if (report.total > 0)
+                s.share = s.sum / report.total;
+            if (s.layer <= 0 || !s.problem.empty())
+                return;
+            const auto previous = byWeight.find("blk." + std::to_string(s.layer - 1) + "." + s.role);
+            if (previous == byWeight.end())
+                return;
+            const EntryData a = entryData(file, facts.entries[static_cast<size_t>(i)]);
+            const EntryData b = entryData(file, facts.entries[previous->second]);
+            if (a.ok() && b.ok())
+                s.cosinePrevious = cosine(a, b);
+        },
+        pass(n));
+    if (!compared)
+        return std::nullopt;
     return report;
 }
 
