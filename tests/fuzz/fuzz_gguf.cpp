@@ -116,8 +116,10 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
         for (const bool reencode : {false, true}) {
             std::string error;
             const auto plan = gguf::planHeader(f, {}, gguf::HeaderOptions{0, true, reencode}, error);
-            if (!plan)
+            if (!plan && error.find("are not written") == std::string::npos) // only a header too big to build
                 __builtin_trap();
+            if (!plan)
+                continue;
             const uint64_t end = f.tensorInfoEnd();
             if (plan->fitsInPlace && (plan->bytes.size() < end || !std::equal(data, data + end, plan->bytes.data())))
                 __builtin_trap();
@@ -133,8 +135,8 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
                 back.file->value("fuzz.added").toStringView() != std::string(100, 'x') ||
                 back.file->tensors().size() != f.tensors().size())
                 __builtin_trap();
-        } else if (!f.findMetadata("fuzz.added")) {
-            __builtin_trap();
+        } else if (!f.findMetadata("fuzz.added") && error.find("are not written") == std::string::npos) {
+            __builtin_trap(); // refused only for a key that exists already or a header too big to build
         }
     }
 
