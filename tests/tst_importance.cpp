@@ -140,15 +140,27 @@ private slots:
         QVERIFY(meanChannelImportance(*built.file, kind.imatrix->entries[4]).empty());
     }
 
-    void cancels()
+    void progressAndCancel()
     {
         const OpenedBuilt built = buildAndOpen(imatrixSample());
         const KindReport kind = describeKind(*built.file);
+        // progress runs over both passes (5 weights each) and ends at its total
+        uint64_t last = 0, lastTotal = 0;
+        QVERIFY(computeImportance(*built.file, *kind.imatrix, [&](uint64_t done, uint64_t total) {
+            last = done;
+            lastTotal = total;
+            return true;
+        }));
+        QCOMPARE(lastTotal, uint64_t(10));
+        QCOMPARE(last, uint64_t(10));
+        // a cancel at the first report stops it: no figures, and no report after the refusal
         int calls = 0;
-        const auto report =
-            computeImportance(*built.file, *kind.imatrix, [&calls](uint64_t, uint64_t) { return ++calls < 3; });
+        const auto report = computeImportance(*built.file, *kind.imatrix, [&calls](uint64_t, uint64_t) {
+            ++calls;
+            return false;
+        });
         QVERIFY(!report);
-        QCOMPARE(calls, 3);
+        QCOMPARE(calls, 1);
     }
 
     void entriesOfTheWrongShape()
