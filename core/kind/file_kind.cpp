@@ -114,18 +114,8 @@ LoraFacts readLora(const GgufFile &f, std::vector<KindFinding> &findings)
                                 base + (a ? ".lora_a" : ".lora_b"), true});
             continue;
         }
-        LoraPair p;
-        p.base = base;
-        p.a = a;
-        p.b = b;
-        // the token embedding's pair is stored the other way round (llama.cpp's llm_build_inp_embd):
-        // lora_a [r, n_vocab], lora_b [r, n_embd]
-        const bool embedding = endsWith(base, "token_embd.weight");
-        p.rank = b->ne[0];
-        p.nIn = embedding ? a->ne[1] : a->ne[0];
-        p.nOut = b->ne[1];
-        layerAndRole(base, p.layer, p.role);
-        if (!embedding && a->ne[1] != b->ne[0])
+        LoraPair p = makeLoraPair(base, *a, *b);
+        if (!p.embedding && a->ne[1] != b->ne[0])
             findings.push_back({"lora-rank-mismatch",
                                 "'" + base + "': lora_a has rank " + std::to_string(a->ne[1]) + ", lora_b " +
                                     std::to_string(b->ne[0]) + " (llama.cpp: lora_a tensor is not transposed)",
@@ -328,6 +318,20 @@ void layerAndRole(const std::string &name, int32_t &layer, std::string &role)
     }
 }
 
+LoraPair makeLoraPair(const std::string &base, const TensorInfo &a, const TensorInfo &b)
+{
+    LoraPair p;
+    p.base = base;
+    p.a = &a;
+    p.b = &b;
+    p.embedding = endsWith(base, "token_embd.weight");
+    p.rank = b.ne[0];
+    p.nIn = p.embedding ? a.ne[1] : a.ne[0];
+    p.nOut = b.ne[1];
+    layerAndRole(base, p.layer, p.role);
+    return p;
+}
+
 const char *fileKindName(FileKind kind)
 {
     switch (kind) {
@@ -452,7 +456,7 @@ AdapterCheck checkPairs(const GgufFile &adapter, const KindReport &report, const
         b.found = w != nullptr;
         if (!w) {
             b.problem = "does not exist in the base model (hint: maybe wrong base model?)";
-        } else if (endsWith(p.base, "token_embd.weight")) {
+        } else if (p.embedding) {
             // the embedding's pair is stored the other way round (llama.cpp's llm_build_inp_embd)
             b.shapeOk = w->ne[0] == p.b->ne[1] && w->ne[1] == p.a->ne[1];
         } else {

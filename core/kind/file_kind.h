@@ -37,7 +37,13 @@ struct LoraPair {
     uint64_t nIn = 0, nOut = 0;
     int32_t layer = -1;
     std::string role; ///< the name after "blk.N." (e.g. "attn_q.weight"), or the whole name
+    /// The token embedding's pair, stored the other way round (llama.cpp's build_inp_embd):
+    /// lora_a [r, n_vocab], lora_b [r, n_embd].
+    bool embedding = false;
 };
+
+/// The pair of `base`'s lora_a and lora_b as llama.cpp reads it (rank = lora_b's ne[0]).
+LoraPair makeLoraPair(const std::string &base, const TensorInfo &a, const TensorInfo &b);
 
 struct LoraFacts {
     std::string adapterType;     ///< `adapter.type`

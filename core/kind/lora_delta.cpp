@@ -14,11 +14,6 @@
 namespace gguf {
 namespace {
 
-bool endsWith(std::string_view s, std::string_view suffix)
-{
-    return s.size() >= suffix.size() && s.substr(s.size() - suffix.size()) == suffix;
-}
-
 /// At most 4 dimensions, and as many values as they multiply to (a hostile file may say otherwise).
 bool wellFormed(const TensorInfo &t)
 {
@@ -51,27 +46,17 @@ uint64_t rowsPerChunk(const LoraDelta &d)
 
 std::optional<LoraPairScale> loraPairFor(const GgufFile &file, std::string_view tensorName)
 {
-    std::string_view base;
-    if (endsWith(tensorName, ".lora_a") || endsWith(tensorName, ".lora_b"))
-        base = tensorName.substr(0, tensorName.size() - 7);
-    else
+    if (!tensorName.ends_with(".lora_a") && !tensorName.ends_with(".lora_b"))
         return std::nullopt;
-    const std::string baseName(base);
-    const TensorInfo *a = file.findTensor(baseName + ".lora_a");
-    const TensorInfo *b = file.findTensor(baseName + ".lora_b");
+    const std::string base(tensorName.substr(0, tensorName.size() - 7));
+    const TensorInfo *a = file.findTensor(base + ".lora_a");
+    const TensorInfo *b = file.findTensor(base + ".lora_b");
     if (!a || !b)
         return std::nullopt;
     LoraPairScale r;
-    r.pair.base = baseName;
-    r.pair.a = a;
-    r.pair.b = b;
-    const bool embedding = endsWith(base, "token_embd.weight");
-    r.pair.rank = b->ne[0]; // llama.cpp takes lora_b's ne[0]
-    r.pair.nIn = embedding ? a->ne[1] : a->ne[0];
-    r.pair.nOut = b->ne[1];
-    layerAndRole(baseName, r.pair.layer, r.pair.role);
+    r.pair = makeLoraPair(base, *a, *b);
     LoraFacts facts;
-    facts.alpha = file.value("adapter.lora.alpha").toDouble();
+    facts.alpha = r.alpha = file.value("adapter.lora.alpha").toDouble();
     r.scale = facts.scale(r.pair.rank);
     return r;
 }
@@ -87,7 +72,7 @@ LoraDelta::LoraDelta(const GgufFile &file, const LoraPair &pair, double scale) :
         m_error = "lora_a or lora_b has more than 4 dimensions or more values than its dimensions allow";
         return;
     }
-    m_embedding = endsWith(pair.base, "token_embd.weight");
+    m_embedding = pair.embedding;
     const auto dim = [](const TensorInfo &t, size_t i) { return i < t.ne.size() ? t.ne[i] : 1; };
     if (dim(a, 3) != 1 || dim(b, 3) != 1 || dim(a, 2) != dim(b, 2)) {
         m_error = "lora_a and lora_b do not have the same experts";

@@ -22,6 +22,7 @@ class GgufFile;
 /// nullopt when the name is not part of a complete pair.
 struct LoraPairScale {
     LoraPair pair;
+    std::optional<double> alpha; ///< `adapter.lora.alpha`
     double scale = 1;
 };
 std::optional<LoraPairScale> loraPairFor(const GgufFile &file, std::string_view tensorName);

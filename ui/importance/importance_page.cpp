@@ -139,16 +139,16 @@ ImportancePage::ImportancePage(QWidget *parent)
     m_views->addTab(m_experts, tr("Experts × channels"));
     m_views->addTab(layersTab, tr("Across layers"));
 
-    auto *splitter = new QSplitter(Qt::Horizontal, this);
-    splitter->setObjectName(QStringLiteral("importanceSplitter"));
-    splitter->addWidget(left);
-    splitter->addWidget(m_views);
-    splitter->setStretchFactor(0, 3);
-    splitter->setStretchFactor(1, 2);
+    m_splitter = new QSplitter(Qt::Horizontal, this);
+    m_splitter->setObjectName(QStringLiteral("importanceSplitter"));
+    m_splitter->addWidget(left);
+    m_splitter->addWidget(m_views);
+    m_splitter->setStretchFactor(0, 3);
+    m_splitter->setStretchFactor(1, 2);
 
     auto *layout = new QVBoxLayout(this);
     layout->addWidget(m_summary);
-    layout->addWidget(splitter, 1);
+    layout->addWidget(m_splitter, 1);
     layout->addWidget(m_progress);
     m_progress->track(m_reportJob);
     m_progress->track(m_detailJob);
@@ -521,8 +521,8 @@ QByteArray ImportancePage::saveState() const
 {
     QByteArray state;
     QDataStream out(&state, QIODevice::WriteOnly);
-    out << kStateVersion << findChild<QSplitter *>(QStringLiteral("importanceSplitter"))->saveState()
-        << m_table->horizontalHeader()->saveState() << qint32(m_views->currentIndex());
+    out << kStateVersion << m_splitter->saveState() << m_table->horizontalHeader()->saveState()
+        << qint32(m_views->currentIndex());
     return state;
 }
 
@@ -535,7 +535,7 @@ void ImportancePage::restoreState(const QByteArray &state)
     in >> version >> splitter >> header >> view;
     if (in.status() != QDataStream::Ok || version != kStateVersion)
         return;
-    findChild<QSplitter *>(QStringLiteral("importanceSplitter"))->restoreState(splitter);
+    m_splitter->restoreState(splitter);
     m_table->horizontalHeader()->restoreState(header);
     if (view >= 0 && view < m_views->count())
         m_views->setCurrentIndex(view);

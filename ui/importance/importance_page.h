@@ -22,6 +22,7 @@ class QComboBox;
 class QLabel;
 class QLineEdit;
 class QSortFilterProxyModel;
+class QSplitter;
 class QTabWidget;
 class QTableView;
 
@@ -102,6 +103,7 @@ private:
     ImportanceModel *m_model;
     QSortFilterProxyModel *m_proxy;
     QTableView *m_table;
+    QSplitter *m_splitter = nullptr;
     QTabWidget *m_views;
     QComboBox *m_expert;
     QCheckBox *m_log;

@@ -235,7 +235,7 @@ void LoraPanel::show(Result r)
         tr("%1 rows (outputs) × %2 columns (inputs)").arg(TextFormat::count(d.rows()), TextFormat::count(d.columns()));
     if (d.experts() > 1)
         shape += tr(", %n expert(s) stacked", nullptr, static_cast<int>(d.experts()));
-    const auto alpha = m_tensor.file().value("adapter.lora.alpha").toDouble();
+    const std::optional<double> &alpha = m_pair->alpha;
     const QString scale =
         tr("%1 = %2 × adapter scale %3")
             .arg(number(d.scale()),
