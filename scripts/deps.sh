@@ -8,6 +8,7 @@ GGUF_PACKAGES=(
   qt6-base-dev qt6-base-dev-tools qt6-svg-dev libgl-dev
   libqcustomplot-dev libqcustomplot2.1-qt6
   libpcre2-dev
+  libcurl4-openssl-dev
   fonts-dejavu-core
 )
 

@@ -104,7 +104,7 @@ void TestGgufFileTensors::tensorBytes()
     const auto span = file->tensorBytes(*t);
     QCOMPARE(span.size(), data.size());
     QVERIFY(std::equal(span.begin(), span.end(), data.begin()));
-    QCOMPARE(span.data(), file->mapped().data() + built.layout().tensor("subject")->dataOffset);
+    QCOMPARE(span.data(), file->source().data() + built.layout().tensor("subject")->dataOffset);
     const auto last = file->tensorBytes(*file->findTensor("after"));
     QCOMPARE(std::vector<uint8_t>(last.begin(), last.end()), (std::vector<uint8_t>{1, 2, 3, 4}));
 }
@@ -236,7 +236,7 @@ void TestGgufFileTensors::openFromDisk()
     const OpenResult r = GgufFile::open(path);
     QVERIFY(!r.error);
     QVERIFY(r.file);
-    QVERIFY(r.file->mapped().isMapped());
+    QVERIFY(r.file->source().isMapped());
     QCOMPARE(r.file->path(), path);
     QCOMPARE(r.file->fileSize(), built.size());
     verifyTensors(*r.file, built.layout());

@@ -298,7 +298,9 @@ private slots:
         QDragEnterEvent enter(QPoint(1, 1), Qt::CopyAction, &mime, Qt::LeftButton, Qt::NoModifier);
         QApplication::sendEvent(&window, &enter);
         QVERIFY(!enter.isAccepted());
-        QVERIFY(!drop(window, {QUrl(QStringLiteral("https://example.org/model.gguf"))}));
+        // http(s) links open as remote files (#19, tst_remote_window); other schemes are refused
+        QVERIFY(!drop(window, {QUrl(QStringLiteral("ftp://example.org/model.gguf"))}));
+        QVERIFY(!drop(window, {QUrl(QStringLiteral("mailto:someone@example.org"))}));
     }
 
     void badDropKeepsTheDocument_data()

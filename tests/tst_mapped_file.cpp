@@ -60,7 +60,7 @@ void TestMappedFile::statisticsSurviveTruncation()
     TensorStatistics s;
     QCOMPARE(computeStatistics(tensorData(*r.file, t), {}, s), StatsStatus::Ok);
     QCOMPARE(s.count, t.elements);
-    QVERIFY(r.file->mapped().changedOnDisk());
+    QVERIFY(r.file->source().changed());
 }
 
 void TestMappedFile::replacedAndDeletedAreNoticed()

@@ -49,7 +49,7 @@ QString describeProblems(const gguf::SplitModel &model)
             lines << Document::tr("%1 is truncated (%2 bytes): the data of %3 of its %4 tensors runs past its end, so "
                                   "their values cannot be shown.")
                          .arg(QString::fromStdString(shard.path))
-                         .arg(shard.file->mapped().size())
+                         .arg(shard.file->source().size())
                          .arg(cut)
                          .arg(shard.file->tensors().size());
     }
@@ -137,9 +137,16 @@ QString Document::describeChangesOnDisk() const
     QStringList lines;
     const QLocale locale;
     for (const auto &shard : m_model->shards()) {
-        if (!shard.file || !shard.file->mapped().isMapped() || !shard.file->mapped().changedOnDisk())
+        if (shard.file && shard.file->isRemote() && shard.file->source().changed()) {
+            // seen when a fetch got another ETag, Last-Modified or size than at opening
+            lines << tr("%1 changed on the server since it was opened: what is shown is the old file, and no more of "
+                        "it can be fetched.")
+                         .arg(QString::fromStdString(shard.path));
             continue;
-        const gguf::MappedFile &mapped = shard.file->mapped();
+        }
+        if (!shard.file || !shard.file->source().isMapped() || !shard.file->source().changed())
+            continue;
+        const gguf::ByteSource &mapped = shard.file->source();
         const QString path = QDir::toNativeSeparators(QFile::decodeName(shard.path.c_str()));
         const QFileInfo now(path);
         if (!now.exists()) {
@@ -166,7 +173,7 @@ void Document::watchModelFiles()
         m_watcher->removePaths(old);
     QStringList paths;
     for (const auto &shard : m_model->shards()) {
-        if (!shard.file || !shard.file->mapped().isMapped())
+        if (!shard.file || !shard.file->source().isMapped())
             continue;
         const QString path = QFile::decodeName(shard.path.c_str());
         paths << path << QFileInfo(path).absolutePath();

@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 #include "ui/drop_paths.h"
 
+#include "core/format/byte_source.h"
 #include "core/format/split_model.h"
 
 #include <QFile>
@@ -22,13 +23,37 @@ QStringList localFiles(const QMimeData *mime)
     return paths;
 }
 
+bool isRemote(const QString &name)
+{
+    return gguf::looksRemote(name.toStdString());
+}
+
+QStringList remoteFiles(const QMimeData *mime)
+{
+    QStringList urls;
+    if (!mime)
+        return urls;
+    if (mime->hasUrls()) {
+        for (const QUrl &url : mime->urls())
+            if (url.scheme() == QLatin1String("http") || url.scheme() == QLatin1String("https"))
+                urls << url.toString(QUrl::FullyEncoded);
+    } else if (mime->hasText()) {
+        // a link dragged as text, or a hub name
+        for (const QString &line : mime->text().split(u'\n', Qt::SkipEmptyParts))
+            if (const QString name = line.trimmed(); isRemote(name) && !name.contains(u' '))
+                urls << name;
+    }
+    return urls;
+}
+
 QStringList distinctModels(const QStringList &paths)
 {
     QStringList models;
     // split base → position in `models` and the shard number kept there
     QHash<QString, std::pair<qsizetype, uint32_t>> splits;
     for (const QString &path : paths) {
-        const QString absolute = QFileInfo(path).absoluteFilePath();
+        // a URL stays as given (its shards are found by name on the server, as files are on disk)
+        const QString absolute = isRemote(path) ? path : QFileInfo(path).absoluteFilePath();
         const auto shard = gguf::parseShardName(QFile::encodeName(absolute).toStdString());
         if (!shard) {
             if (!models.contains(absolute))

@@ -1,6 +1,8 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 #include "ui/recent_files.h"
 
+#include "core/format/byte_source.h"
+
 #include <QDir>
 #include <QFileInfo>
 #include <QMenu>
@@ -22,7 +24,7 @@ QStringList RecentFiles::files() const
 
 void RecentFiles::add(const QString &path)
 {
-    const QString absolute = QFileInfo(path).absoluteFilePath();
+    const QString absolute = gguf::looksRemote(path.toStdString()) ? path : QFileInfo(path).absoluteFilePath();
     QStringList list = files();
     list.removeAll(absolute);
     list.prepend(absolute);

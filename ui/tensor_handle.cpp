@@ -97,9 +97,9 @@ std::shared_ptr<const gguf::GgufFile> TensorHandle::fileShared() const
     return model->shards()[static_cast<size_t>(shard())].file;
 }
 
-gguf::TensorData TensorHandle::data() const
+gguf::TensorData TensorHandle::data(const gguf::FetchProgress &progress) const
 {
-    return gguf::tensorData(file(), info());
+    return gguf::tensorData(file(), info(), progress);
 }
 
 QString TensorHandle::name() const

@@ -4,6 +4,7 @@
 #include "app/explorer/stall_monitor.h"
 #include "core/util/parallel_chunks.h"
 #include "ui/drop_paths.h"
+#include "ui/open_url_dialog.h"
 
 #include <QApplication>
 #include <QCommandLineParser>
@@ -43,9 +44,12 @@ int main(int argc, char *argv[])
     parser.setApplicationDescription(QApplication::translate("main", "Look inside GGUF model files."));
     parser.addHelpOption();
     parser.addVersionOption();
-    parser.addPositionalArgument(QStringLiteral("files"),
-                                 QApplication::translate("main", "GGUF files to open (the bundled sample when none)."),
-                                 QStringLiteral("[files...]"));
+    parser.addPositionalArgument(
+        QStringLiteral("files"),
+        QApplication::translate(
+            "main",
+            "GGUF files or URLs (http, https, hf:OWNER/REPO/FILE.gguf) to open (the bundled sample when none)."),
+        QStringLiteral("[files...]"));
     const QCommandLineOption screenshot(
         QStringLiteral("screenshot"),
         QApplication::translate("main", "Open the file, save each page as <prefix>-<page>.png, then quit."),
@@ -58,6 +62,8 @@ int main(int argc, char *argv[])
     parser.addOption(compare);
     parser.process(app);
 
+    // FILE may be an http(s) URL or an hf: name (docs/REMOTE.md)
+    OpenUrlDialog::applySettings();
     QStringList files = parser.positionalArguments();
     // two models: two shards of one split set are one model
     if (parser.isSet(compare) && DropPaths::distinctModels(files).size() != 2) {

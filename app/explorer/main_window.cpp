@@ -14,8 +14,10 @@
 #include "ui/metadata/metadata_page.h"
 #include "ui/models/text_format.h"
 #include "ui/models/value_text.h"
+#include "ui/open_url_dialog.h"
 #include "ui/overview/overview_page.h"
 #include "ui/recent_files.h"
+#include "ui/remote_status.h"
 #include "ui/tensor_handle.h"
 #include "ui/tensors/tensors_page.h"
 #include "ui/tokenizer/tokenizer_page.h"
@@ -70,6 +72,7 @@ MainWindow::MainWindow(QWidget *parent)
     layout->addWidget(m_messageBar);
     layout->addWidget(m_tabs, 1);
     setCentralWidget(central);
+    statusBar()->addPermanentWidget(new RemoteStatus(m_document, this));
     statusBar()->addPermanentWidget(m_loadStatus);
 
     connect(m_document, &Document::loadStarted, this, [this](const QString &path) {
@@ -216,6 +219,13 @@ void MainWindow::createMenus()
     QAction *open = file->addAction(QIcon::fromTheme(QStringLiteral("document-open")), tr("&Open…"), this,
                                     &MainWindow::chooseFiles);
     open->setShortcut(QKeySequence::Open);
+    QAction *openUrl =
+        file->addAction(QIcon::fromTheme(QStringLiteral("network-server")), tr("Open &URL…"), this, [this] {
+            if (const QString url = OpenUrlDialog::ask(this); !url.isEmpty())
+                openFile(url);
+        });
+    openUrl->setShortcut(QKeySequence(Qt::CTRL | Qt::SHIFT | Qt::Key_O));
+    openUrl->setToolTip(tr("Look inside a GGUF file on a web server or the Hugging Face hub without downloading it"));
     m_recent = new RecentFiles(file->addMenu(tr("Open &Recent")), this);
     connect(m_recent, &RecentFiles::fileChosen, this, &MainWindow::openFile);
     QAction *compare = file->addAction(tr("Compare &With…"), this, &MainWindow::chooseCompareFile);
@@ -475,7 +485,7 @@ void MainWindow::showAbout()
 
 void MainWindow::dragEnterEvent(QDragEnterEvent *event)
 {
-    if (!DropPaths::localFiles(event->mimeData()).isEmpty())
+    if (!DropPaths::localFiles(event->mimeData()).isEmpty() || !DropPaths::remoteFiles(event->mimeData()).isEmpty())
         event->acceptProposedAction();
     else
         event->ignore();
@@ -483,7 +493,10 @@ void MainWindow::dragEnterEvent(QDragEnterEvent *event)
 
 void MainWindow::dropEvent(QDropEvent *event)
 {
-    const QStringList paths = DropPaths::localFiles(event->mimeData());
+    // local files, else links (a URL dragged from a browser, or a hub name as text)
+    QStringList paths = DropPaths::localFiles(event->mimeData());
+    if (paths.isEmpty())
+        paths = DropPaths::remoteFiles(event->mimeData());
     if (paths.isEmpty()) {
         event->ignore();
         return;

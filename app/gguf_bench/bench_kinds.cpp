@@ -86,7 +86,7 @@ void benchImatrix(const std::string &dir, uint32_t layers, uint64_t experts, uin
         return;
     }
     const gguf::KindReport kind = gguf::describeKind(*opened.file);
-    const auto bytes = opened.file->mapped().bytes();
+    const auto bytes = opened.file->source().bytes();
     const double floor = timePerRun([&] {
         if (measureFloorOnce(bytes.data(), bytes.size(), cores) == 42)
             std::puts("");

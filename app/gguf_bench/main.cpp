@@ -3,12 +3,13 @@
 // run (reading / memcpy of the same bytes, `head -c` of the same header, a byte scan of the same
 // tokens), so the ratio to the physical limit is visible.
 // Usage: gguf-bench [--quick] [--dir DIR] [--explorer PATH] [dequant] [stats] [open] [tokenize] [tokens] [stall]
-//                   [diff] [edit] [kinds]
+//                   [diff] [edit] [kinds] [remote]
 //        gguf-bench --write-big-model PATH   (writes the generated model of `open` and `stall`)
 #include "app/gguf_bench/bench_diff.h"
 #include "app/gguf_bench/bench_edit.h"
 #include "app/gguf_bench/bench_files.h"
 #include "app/gguf_bench/bench_kinds.h"
+#include "app/gguf_bench/bench_remote.h"
 #include "app/gguf_bench/bench_stall.h"
 #include "app/gguf_bench/bench_tokenize.h"
 #include "app/gguf_bench/bench_tokens.h"
@@ -228,11 +229,11 @@ int main(int argc, char **argv)
             std::printf("%s: %.1f GB (sparse)\n", argv[i], static_cast<double>(claimed) / 1e9);
             return 0;
         } else if (a == "dequant" || a == "stats" || a == "open" || a == "tokenize" || a == "tokens" || a == "stall" ||
-                   a == "diff" || a == "edit" || a == "kinds")
+                   a == "diff" || a == "edit" || a == "kinds" || a == "remote")
             phases.insert(a);
         else {
             std::fprintf(stderr, "usage: gguf-bench [--quick] [--dir DIR] [--explorer PATH] [dequant] [stats] [open] "
-                                 "[tokenize] [tokens] [stall] [diff] [edit] [kinds]\n");
+                                 "[tokenize] [tokens] [stall] [diff] [edit] [kinds] [remote]\n");
             return 2;
         }
     }
@@ -245,7 +246,7 @@ int main(int argc, char **argv)
     }
 #endif
     if (phases.empty()) {
-        phases = {"dequant", "stats", "open", "tokenize", "diff", "edit", "kinds"};
+        phases = {"dequant", "stats", "open", "tokenize", "diff", "edit", "kinds", "remote"};
 #ifdef GGUF_BENCH_TOKENS
         phases.insert("tokens");
         phases.insert("stall");
@@ -267,6 +268,8 @@ int main(int argc, char **argv)
         benchTokenize(GGUF_BENCH_VOCAB_DIR, quick);
     if (phases.count("kinds"))
         benchKinds(dir, quick);
+    if (phases.count("remote"))
+        benchRemote(dir);
 #ifdef GGUF_BENCH_TOKENS
     if (phases.count("tokens"))
         benchTokens(dir, quick ? 32000 : 256000);

@@ -32,7 +32,8 @@ void reportError(const std::string &path, const gguf::Error &error)
         line += printable(path) + ": ";
     line += printable(error.message);
     // Not-found and unreadable files have no byte to point at; most parse messages name it already.
-    const bool hasOffset = error.kind != gguf::ErrorKind::NotFound && error.kind != gguf::ErrorKind::Unreadable;
+    const bool hasOffset = error.kind != gguf::ErrorKind::NotFound && error.kind != gguf::ErrorKind::Unreadable &&
+                           error.kind != gguf::ErrorKind::Network && error.kind != gguf::ErrorKind::Cancelled;
     if (hasOffset && error.message.find("offset " + std::to_string(error.offset)) == std::string::npos)
         line += " (offset " + std::to_string(error.offset) + ")";
     line += '\n';

@@ -139,9 +139,15 @@ int runDequant(const CommandArgs &args)
     const bool npy = args.output.size() > 4 && args.output.compare(args.output.size() - 4, 4, ".npy") == 0;
     const std::span<const uint64_t> dims(t->ne.data(), std::min<uint32_t>(t->nDims, 4));
     ProgressPrinter progress("decoding " + std::string(t->name));
-    const gguf::StatsStatus status =
-        gguf::exportFloat32(gguf::tensorData(*file, *t), dims,
-                            npy ? gguf::ExportFormat::Npy : gguf::ExportFormat::RawFloat32, out, std::ref(progress));
+    const gguf::TensorData data = gguf::tensorData(*file, *t);
+    if (!data.lease) {
+        std::fprintf(stderr, "gguf-inspect: %s\n", data.lease.error().message.c_str());
+        if (out != stdout)
+            std::fclose(out);
+        return kExitBadFile;
+    }
+    const gguf::StatsStatus status = gguf::exportFloat32(
+        data, dims, npy ? gguf::ExportFormat::Npy : gguf::ExportFormat::RawFloat32, out, std::ref(progress));
     const bool closed = out == stdout ? std::fflush(out) == 0 : std::fclose(out) == 0;
     if (status != gguf::StatsStatus::Ok || !closed) {
         std::fprintf(stderr, "gguf-inspect: writing %s failed\n", args.output.c_str());
@@ -193,7 +199,7 @@ int runStats(const CommandArgs &args)
     double worstRankError = 0; // of the tensors whose keys were sampled
     for (const gguf::TensorInfo *t : chosen) {
         gguf::TensorStatistics s;
-        const std::string why = whyNotDecodable(*t);
+        std::string why = whyNotDecodable(*t);
         bool ok = why.empty();
         if (ok) {
             gguf::StatsOptions options;
@@ -202,7 +208,9 @@ int runStats(const CommandArgs &args)
             ProgressPrinter progress("statistics of " + std::string(t->name));
             options.progress = std::ref(progress);
             const gguf::TensorData data = gguf::tensorData(*file, *t);
-            ok = gguf::computeStatistics(data, options, s) == gguf::StatsStatus::Ok;
+            if (!data.lease)
+                why = data.lease.error().message; // a remote file's bytes could not be fetched
+            ok = why.empty() && gguf::computeStatistics(data, options, s) == gguf::StatsStatus::Ok;
             // the same first pass as the window's, then its exact passes
             if (ok && !args.fast)
                 ok = gguf::refineStatistics(data, options, s) == gguf::StatsStatus::Ok;

@@ -2,6 +2,7 @@
 // gguf-inspect: the command-line companion of GGUF Explorer (its commands, JSON keys and exit statuses are a stable
 // contract: README.md, `gguf-inspect`).
 #include "app/gguf_inspect/commands.h"
+#include "core/net/remote_files.h"
 
 #include <QCommandLineParser>
 #include <QCoreApplication>
@@ -108,6 +109,8 @@ std::string rawArgument(const QString &argument, const std::vector<std::pair<QSt
 int main(int argc, char *argv[])
 {
     QCoreApplication app(argc, argv);
+    // every FILE may be an http(s) URL or an hf: name (docs/REMOTE.md)
+    gguf::net::enableRemoteFiles(gguf::net::remoteOptionsFromEnvironment());
     QCoreApplication::setApplicationName(QStringLiteral("gguf-inspect"));
     QCoreApplication::setApplicationVersion(QStringLiteral(GGUF_EXPLORER_VERSION));
     std::vector<std::pair<QString, std::string>> rawArgs;

@@ -292,9 +292,9 @@ std::optional<bool> sameBytes(const TensorData &a, const TensorData &b, const Va
             if (std::memcmp(a.bytes.data() + at, b.bytes.data() + at, static_cast<size_t>(n)) != 0)
                 differ = true;
             for (const TensorData *t : {&a, &b})
-                if (t->mapping) {
-                    const uint64_t base = static_cast<uint64_t>(t->bytes.data() - t->mapping->data());
-                    t->mapping->releasePages(base + at, n);
+                if (t->source) {
+                    const uint64_t base = static_cast<uint64_t>(t->bytes.data() - t->source->data());
+                    t->source->releasePages(base + at, n);
                 }
         },
         [&](uint64_t done, uint64_t total) {

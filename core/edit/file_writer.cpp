@@ -180,7 +180,7 @@ bool Writer::checkUnchanged(int fd)
     const auto changed = [&] {
         return fail(path + " changed on disk since it was opened; reload it and make the changes again");
     };
-    if (m_file.mapped().changedOnDisk() || static_cast<uint64_t>(st.st_size) != m_file.fileSize())
+    if (m_file.source().changed() || static_cast<uint64_t>(st.st_size) != m_file.fileSize())
         return changed();
     // what is on the disk now is what was parsed (a change that kept size and time shows here)
     m_oldHeader.resize(m_plan.oldDataOffset);
@@ -197,6 +197,10 @@ SaveResult Writer::run(const std::string &target, bool allowInPlace)
     const std::string &source = m_file.path();
     const std::string resolved = resolveTarget(target);
     m_result.path = resolved.empty() ? target : resolved;
+    if (m_file.isRemote()) {
+        fail("editing needs the file on this machine: " + source + " is remote; download it, then edit the copy");
+        return m_result;
+    }
     if (resolved.empty()) {
         fail("cannot save to " + target + ": its folder does not exist");
         return m_result;
@@ -419,7 +423,7 @@ bool Writer::copy(int src, const std::string &target)
     if (::fsync(dst.get()) != 0 || !dst.close())
         return failAndRemove("cannot write " + temp + ": " + errnoText() + unchanged);
     step(SaveStep::TempSynced);
-    if (m_file.mapped().changedOnDisk())
+    if (m_file.source().changed())
         return failAndRemove(m_file.path() + " changed on disk while it was copied" + unchanged);
     // the last moment a cancel can still leave everything as it was (the sync may have been long)
     if (cancelled()) {

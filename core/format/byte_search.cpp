@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 #include "core/format/byte_search.h"
 
-#include "core/format/mapped_file.h"
+#include "core/format/byte_source.h"
 
 #include <algorithm>
 #include <cstring>
@@ -11,7 +11,8 @@
 namespace gguf {
 namespace {
 
-using ChunkDone = std::function<void(uint64_t begin, uint64_t end)>;
+// Called before a window is read (false stops the search) and after it, with done = true.
+using ChunkHook = std::function<bool(uint64_t begin, uint64_t end, bool done)>;
 
 // First match in [begin, end), as an offset from `data`: memchr for the first byte (vectorised
 // in the C library, fast over long runs where it does not occur), then memcmp for the rest.
@@ -70,7 +71,7 @@ std::optional<uint64_t> lastIn(const uint8_t *data, uint64_t begin, uint64_t end
 
 std::optional<uint64_t> search(std::span<const uint8_t> haystack, std::span<const uint8_t> pattern, uint64_t from,
                                SearchDirection direction, const ProgressFn &progress, uint64_t chunkBytes,
-                               const ChunkDone &chunkDone)
+                               const ChunkHook &hook)
 {
     const uint64_t n = haystack.size();
     const uint64_t m = pattern.size();
@@ -84,9 +85,11 @@ std::optional<uint64_t> search(std::span<const uint8_t> haystack, std::span<cons
         for (uint64_t pos = start; pos + m <= n; pos += chunk) {
             // matches starting in [pos, pos + chunk) end before pos + chunk + m - 1
             const uint64_t end = std::min(n, pos + chunk + (m - 1));
+            if (hook && !hook(pos, end, false))
+                return std::nullopt;
             const std::optional<uint64_t> hit = firstIn(data, pos, end, pattern);
-            if (chunkDone)
-                chunkDone(pos, end);
+            if (hook)
+                hook(pos, end, true);
             if (hit)
                 return hit;
             if (progress && !progress(std::min(n, pos + chunk) - start, n - start))
@@ -98,9 +101,11 @@ std::optional<uint64_t> search(std::span<const uint8_t> haystack, std::span<cons
     const uint64_t top = std::min(n - m, from) + m;
     for (uint64_t end = top;;) {
         const uint64_t begin = end > chunk ? end - chunk : 0;
+        if (hook && !hook(begin, end, false))
+            return std::nullopt;
         const std::optional<uint64_t> hit = lastIn(data, begin, end, pattern);
-        if (chunkDone)
-            chunkDone(begin, end);
+        if (hook)
+            hook(begin, end, true);
         if (hit)
             return hit;
         if (begin == 0)
@@ -120,11 +125,29 @@ std::optional<uint64_t> findBytes(std::span<const uint8_t> haystack, std::span<c
     return search(haystack, pattern, from, direction, progress, chunkBytes, {});
 }
 
-std::optional<uint64_t> findInFile(const MappedFile &file, std::span<const uint8_t> pattern, uint64_t from,
-                                   SearchDirection direction, const ProgressFn &progress)
+std::optional<uint64_t> findInFile(const ByteSource &file, std::span<const uint8_t> pattern, uint64_t from,
+                                   SearchDirection direction, const ProgressFn &progress, Error *error)
 {
-    return search(file.bytes(), pattern, from, direction, progress, uint64_t(16) << 20,
-                  [&file](uint64_t begin, uint64_t end) { file.releasePages(begin, end - begin); });
+    ByteLease window;
+    // while a window is fetched, the caller is asked again with the last figures it was given
+    uint64_t lastDone = 0, lastTotal = 0;
+    const ProgressFn reported = [&](uint64_t done, uint64_t total) {
+        lastDone = done;
+        lastTotal = total;
+        return !progress || progress(done, total);
+    };
+    const auto hook = [&](uint64_t begin, uint64_t end, bool done) {
+        if (done) {
+            window = ByteLease();
+            file.releasePages(begin, end - begin);
+            return true;
+        }
+        window = file.acquire(begin, end - begin, [&](uint64_t, uint64_t) { return reported(lastDone, lastTotal); });
+        if (!window && error)
+            *error = window.error();
+        return static_cast<bool>(window);
+    };
+    return search(file.bytes(), pattern, from, direction, progress ? reported : ProgressFn(), uint64_t(16) << 20, hook);
 }
 
 } // namespace gguf

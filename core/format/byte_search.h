@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 #pragma once
 
+#include "core/format/byte_source.h"
 #include "core/util/parallel_chunks.h"
 
 #include <cstdint>
@@ -8,8 +9,6 @@
 #include <span>
 
 namespace gguf {
-
-class MappedFile;
 
 enum class SearchDirection : uint8_t { Forward, Backward };
 
@@ -22,9 +21,10 @@ std::optional<uint64_t> findBytes(std::span<const uint8_t> haystack, std::span<c
                                   SearchDirection direction, const ProgressFn &progress = {},
                                   uint64_t chunkBytes = uint64_t(16) << 20);
 
-/// findBytes over a whole mapped file; the pages each chunk touched are released afterwards, so
-/// searching a 100 GB file keeps resident memory bounded.
-std::optional<uint64_t> findInFile(const MappedFile &file, std::span<const uint8_t> pattern, uint64_t from,
-                                   SearchDirection direction, const ProgressFn &progress = {});
+/// findBytes over a whole file; each window is leased while it is searched (fetched, for a remote
+/// file) and its pages released afterwards, so searching a 100 GB file keeps resident memory
+/// bounded. When a window cannot be fetched the search stops and `error` (if given) says why.
+std::optional<uint64_t> findInFile(const ByteSource &file, std::span<const uint8_t> pattern, uint64_t from,
+                                   SearchDirection direction, const ProgressFn &progress = {}, Error *error = nullptr);
 
 } // namespace gguf

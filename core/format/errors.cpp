@@ -14,6 +14,8 @@ std::string_view errorKindName(ErrorKind kind)
     case ErrorKind::UnsupportedType: return "unsupported_type";
     case ErrorKind::Malformed: return "malformed";
     case ErrorKind::Cancelled: return "cancelled";
+    case ErrorKind::Network: return "network";
+    case ErrorKind::NeedMore: return "need_more";
     }
     return "unknown";
 }

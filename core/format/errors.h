@@ -17,6 +17,8 @@ enum class ErrorKind : uint8_t {
     UnsupportedType,    ///< a metadata value type the format does not define, so the rest cannot be walked
     Malformed,          ///< structurally broken at `offset` (truncated, impossible count, ...)
     Cancelled,          ///< the caller's progress callback asked to stop
+    Network,            ///< a remote file could not be fetched (no network, HTTP status, server without Range)
+    NeedMore,           ///< internal: a remote header's fetched prefix ended; open() fetches more and retries
 };
 
 /// Stable lower-case name of an error kind ("not_found", "malformed", ...).

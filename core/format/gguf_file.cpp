@@ -57,28 +57,73 @@ uint64_t valueEnd(const GgufFile &file, ValueType type, uint64_t offset, int dep
 OpenResult GgufFile::open(const std::string &path, const OpenOptions &options)
 {
     OpenResult result;
-    auto mapped = MappedFile::open(path, result.error);
-    if (!mapped)
+    const FetchProgress cancel = [&](uint64_t, uint64_t) { return !options.progress || options.progress(0, 0); };
+    auto source = openByteSource(path, result.error, cancel);
+    if (!source)
         return result;
-    return openMapped(std::move(mapped), options);
+    return openSource(std::move(source), options);
 }
 
 OpenResult GgufFile::openBuffer(std::vector<uint8_t> bytes, std::string name, const OpenOptions &options)
 {
-    return openMapped(MappedFile::fromBuffer(std::move(bytes), std::move(name)), options);
+    return openSource(MappedFile::fromBuffer(std::move(bytes), std::move(name)), options);
 }
 
-OpenResult GgufFile::openMapped(std::shared_ptr<MappedFile> mapped, const OpenOptions &options)
+OpenResult GgufFile::openSource(std::shared_ptr<ByteSource> source, const OpenOptions &options)
 {
     auto file = std::shared_ptr<GgufFile>(new GgufFile());
-    file->m_mapped = std::move(mapped);
-    GgufParser parser(*file, options);
-    parser.run();
+    file->m_source = std::move(source);
+    if (file->m_source->isRemote()) {
+        // Grow the prefix one block at a time until the parser no longer runs out of bytes.
+        const FetchProgress cancel = [&](uint64_t, uint64_t) { return !options.progress || options.progress(0, 0); };
+        const uint64_t total = file->m_source->size();
+        const uint64_t block = std::max<uint64_t>(file->m_source->blockSize(), 4096);
+        const auto wholeBlocks = [&](uint64_t n) { return std::min(total, (n + block - 1) / block * block); };
+        uint64_t want = wholeBlocks(1);
+        for (;;) {
+            ByteLease prefix = file->m_source->acquire(0, want, cancel);
+            if (!prefix) {
+                file->m_error = prefix.error();
+                break;
+            }
+            GgufParser parser(*file, options, prefix.bytes().size());
+            parser.run();
+            if (file->m_error.kind != ErrorKind::NeedMore) {
+                // the last value walked may be a string that was skipped, not read
+                const uint64_t end = std::max(file->m_metadataEnd, file->m_tensorInfoEnd);
+                if (end > prefix.bytes().size())
+                    prefix = file->m_source->acquire(0, end, cancel);
+                if (!prefix)
+                    file->m_error = prefix.error();
+                file->m_header = std::move(prefix);
+                break;
+            }
+            const uint64_t needed = file->m_error.offset;
+            if (needed > kMaxRemoteHeader) {
+                // what was read stays readable (names and values point into it); the rest is refused
+                file->m_error = Error{ErrorKind::Malformed, "remote_header_too_large", needed,
+                                      "the header runs past " + std::to_string(kMaxRemoteHeader >> 20) +
+                                          " MiB; download the file to look inside it"};
+                file->m_findings.push_back(
+                    Finding{Severity::Error, file->m_error.code, file->m_error.offset, file->m_error.message});
+                file->m_header = std::move(prefix);
+                break;
+            }
+            auto fresh = std::shared_ptr<GgufFile>(new GgufFile());
+            fresh->m_source = std::move(file->m_source);
+            file = std::move(fresh);
+            want = wholeBlocks(std::max<uint64_t>(needed, prefix.bytes().size() + 1));
+        }
+    } else {
+        GgufParser parser(*file, options);
+        parser.run();
+    }
     OpenResult result;
     result.error = file->m_error;
     // Nothing worth showing when even the header could not be read.
     const ErrorKind k = file->m_error.kind;
-    if (k == ErrorKind::InvalidMagic || k == ErrorKind::UnsupportedVersion || k == ErrorKind::Cancelled)
+    if (k == ErrorKind::InvalidMagic || k == ErrorKind::UnsupportedVersion || k == ErrorKind::Cancelled ||
+        k == ErrorKind::Network)
         return result;
     result.file = std::move(file);
     return result;
@@ -86,11 +131,11 @@ OpenResult GgufFile::openMapped(std::shared_ptr<MappedFile> mapped, const OpenOp
 
 std::span<const uint8_t> GgufFile::bytes(uint64_t offset, uint64_t size) const
 {
-    const uint64_t total = m_mapped->size();
+    const uint64_t total = m_source->size();
     if (offset >= total)
         return {};
     const uint64_t n = std::min(size, total - offset);
-    return {m_mapped->data() + offset, static_cast<size_t>(n)};
+    return {m_source->data() + offset, static_cast<size_t>(n)};
 }
 
 const MetadataEntry *GgufFile::findMetadata(std::string_view key) const
@@ -109,6 +154,13 @@ const TensorInfo *GgufFile::findTensor(std::string_view name) const
 {
     const auto it = m_tensorIndex.find(name);
     return it == m_tensorIndex.end() ? nullptr : &m_tensors[it->second];
+}
+
+ByteLease GgufFile::tensorLease(const TensorInfo &tensor, const FetchProgress &progress) const
+{
+    if (!tensor.dataInFile)
+        return ByteLease({}, nullptr);
+    return m_source->acquire(tensor.fileOffset, tensor.byteSize, progress);
 }
 
 std::span<const uint8_t> GgufFile::tensorBytes(const TensorInfo &tensor) const

@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 #pragma once
 
+#include "core/format/byte_source.h"
 #include "core/format/errors.h"
 #include "core/format/gguf_value.h"
 #include "core/format/mapped_file.h"
@@ -85,15 +86,30 @@ public:
     static OpenResult open(const std::string &path, const OpenOptions &options = {});
     static OpenResult openBuffer(std::vector<uint8_t> bytes, std::string name = "<memory>",
                                  const OpenOptions &options = {});
-    static OpenResult openMapped(std::shared_ptr<MappedFile> mapped, const OpenOptions &options = {});
+    /// Parses the bytes of `source`. A remote source is read by growing ranged reads from its
+    /// start until the header parses (at most kMaxRemoteHeader bytes); the header then stays
+    /// resident for the life of the file.
+    static OpenResult openSource(std::shared_ptr<ByteSource> source, const OpenOptions &options = {});
+
+    /// The largest header (metadata and tensor infos) read from a remote file.
+    static constexpr uint64_t kMaxRemoteHeader = uint64_t(512) << 20;
 
     // --- the file
-    const std::string &path() const { return m_mapped->path(); }
-    uint64_t fileSize() const { return m_mapped->size(); }
-    const MappedFile &mapped() const { return *m_mapped; }
-    std::shared_ptr<MappedFile> mappedShared() const { return m_mapped; }
-    /// Bytes [offset, offset+size) clipped to the file.
+    const std::string &path() const { return m_source->path(); }
+    uint64_t fileSize() const { return m_source->size(); }
+    const ByteSource &source() const { return *m_source; }
+    std::shared_ptr<ByteSource> sourceShared() const { return m_source; }
+    bool isRemote() const { return m_source->isRemote(); }
+    /// Bytes [offset, offset+size) clipped to the file. Always readable inside the header; past it,
+    /// a remote file's bytes must be held by a lease (acquire) while they are read.
     std::span<const uint8_t> bytes(uint64_t offset, uint64_t size) const;
+    /// Makes [offset, offset+size) readable while the lease lives (fetching it for a remote file).
+    ByteLease acquire(uint64_t offset, uint64_t size, const FetchProgress &progress = {}) const
+    {
+        return m_source->acquire(offset, size, progress);
+    }
+    /// acquire() without fetching (ByteSource::peek): what the GUI thread reads with.
+    ByteLease peek(uint64_t offset, uint64_t size) const { return m_source->peek(offset, size); }
 
     // --- header
     uint32_t version() const { return m_version; }
@@ -124,6 +140,9 @@ public:
     const TensorInfo *findTensor(std::string_view name) const;
     /// The bytes of one tensor's data (empty when the range is not inside the file).
     std::span<const uint8_t> tensorBytes(const TensorInfo &tensor) const;
+    /// tensorBytes() held readable (fetched, for a remote file) while the lease lives; an empty,
+    /// successful lease when the range is not inside the file.
+    ByteLease tensorLease(const TensorInfo &tensor, const FetchProgress &progress = {}) const;
 
     // --- validation
     const std::vector<Finding> &findings() const { return m_findings; }
@@ -167,7 +186,8 @@ private:
     friend class GgufParser;
     GgufFile() = default;
 
-    std::shared_ptr<MappedFile> m_mapped;
+    std::shared_ptr<ByteSource> m_source;
+    ByteLease m_header; ///< a remote file's header, kept resident
     uint32_t m_version = 0;
     ByteOrder m_byteOrder = ByteOrder::Little;
     bool m_swappedMagic = false;

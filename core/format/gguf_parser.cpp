@@ -82,9 +82,18 @@ std::string formatOffset(uint64_t offset)
     return buf;
 }
 
-GgufParser::GgufParser(GgufFile &file, const OpenOptions &options)
-    : m_file(file), m_options(options), m_data(file.m_mapped->data()), m_size(file.m_mapped->size())
+GgufParser::GgufParser(GgufFile &file, const OpenOptions &options, uint64_t available)
+    : m_file(file), m_options(options), m_data(file.m_source->data()),
+      m_size(std::min(available, file.m_source->size())), m_fileSize(file.m_source->size())
 {
+}
+
+bool GgufParser::needMore(uint64_t end)
+{
+    if (m_size >= m_fileSize || end <= m_size)
+        return false;
+    fatal(ErrorKind::NeedMore, "need_more", std::min(end, m_fileSize), "the fetched part of the header ends here");
+    return true;
 }
 
 void GgufParser::fatal(ErrorKind kind, std::string code, uint64_t offset, std::string message)
@@ -92,7 +101,7 @@ void GgufParser::fatal(ErrorKind kind, std::string code, uint64_t offset, std::s
     if (m_file.m_error)
         return;
     m_file.m_error = Error{kind, code, offset, message};
-    if (kind != ErrorKind::Cancelled)
+    if (kind != ErrorKind::Cancelled && kind != ErrorKind::NeedMore)
         m_file.m_findings.push_back(Finding{Severity::Error, std::move(code), offset, std::move(message)});
 }
 
@@ -103,9 +112,11 @@ void GgufParser::finding(Severity severity, std::string code, uint64_t offset, s
 
 bool GgufParser::needSlow(uint64_t n, const std::string &what)
 {
+    if (n <= fileLeft() && needMore(m_pos + n))
+        return false;
     fatal(ErrorKind::Malformed, "truncated", m_pos,
           "truncated: " + what + " needs " + std::to_string(n) + " bytes at offset " + formatOffset(m_pos) +
-              " but the file ends at " + formatOffset(m_size));
+              " but the file ends at " + formatOffset(m_fileSize));
     return false;
 }
 
@@ -159,13 +170,15 @@ void GgufParser::run()
 
 bool GgufParser::readHeader()
 {
-    if (m_size < 4) {
-        const std::string what =
-            m_size == 0 ? "the file is empty (0 bytes)" : "the file is only " + std::to_string(m_size) + " bytes long";
+    if (m_fileSize < 4) {
+        const std::string what = m_fileSize == 0 ? "the file is empty (0 bytes)"
+                                                 : "the file is only " + std::to_string(m_fileSize) + " bytes long";
         fatal(ErrorKind::InvalidMagic, "invalid_magic", 0,
               "not a GGUF file: " + what + "; a GGUF file starts with the 4 bytes 'GGUF'");
         return false;
     }
+    if (needMore(4))
+        return false;
     if (std::equal(m_data, m_data + 4, "GGUF")) {
         // the common case
     } else if (std::equal(m_data, m_data + 4, "FUGG")) {
@@ -208,48 +221,52 @@ bool GgufParser::readHeader()
     m_file.m_declaredTensors = m_v1 ? readU32() : readU64();
     m_file.m_declaredKvs = m_v1 ? readU32() : readU64();
     m_file.m_headerEnd = m_pos;
-    if (!m_v1)
-        detectExtendedHeader();
+    if (!m_v1 && !detectExtendedHeader())
+        return false;
 
     // A claimed count must be backed by bytes: each item has a smallest possible encoding.
     const uint64_t minKv = (m_v1 ? 4 : 8) + 4 + 1;
     const uint64_t minTensor = (m_v1 ? 4 : 8) + 4 + 4 + 8;
-    if (m_file.m_declaredTensors > static_cast<uint64_t>(INT64_MAX) || m_file.m_declaredTensors > left() / minTensor) {
+    if (m_file.m_declaredTensors > static_cast<uint64_t>(INT64_MAX) ||
+        m_file.m_declaredTensors > fileLeft() / minTensor) {
         fatal(ErrorKind::Malformed, "tensor_count_too_large", 8,
               "the header claims " + std::to_string(m_file.m_declaredTensors) + " tensors but only " +
-                  std::to_string(left()) + " bytes follow the header");
+                  std::to_string(fileLeft()) + " bytes follow the header");
         return false;
     }
-    if (m_file.m_declaredKvs > static_cast<uint64_t>(INT64_MAX) || m_file.m_declaredKvs > left() / minKv) {
+    if (m_file.m_declaredKvs > static_cast<uint64_t>(INT64_MAX) || m_file.m_declaredKvs > fileLeft() / minKv) {
         fatal(ErrorKind::Malformed, "kv_count_too_large", m_file.kvCountOffset(),
               "the header claims " + std::to_string(m_file.m_declaredKvs) + " key/value pairs but only " +
-                  std::to_string(left()) + " bytes follow the header");
+                  std::to_string(fileLeft()) + " bytes follow the header");
         return false;
     }
     m_itemsTotal = m_file.m_declaredKvs + (m_options.metadataOnly ? 0 : m_file.m_declaredTensors);
     return true;
 }
 
-void GgufParser::detectExtendedHeader()
+bool GgufParser::detectExtendedHeader()
 {
     // Plain layout: what follows the counts is a key (u64 length + printable text), or a tensor
     // name when there are no keys, or nothing at all (docs/FORMAT.md §1.3).
     const uint64_t at = m_pos;
     const bool anythingFollows = m_file.m_declaredKvs + m_file.m_declaredTensors > 0;
-    if (!anythingFollows || m_size - at < 12)
-        return;
+    if (!anythingFollows || m_fileSize - at < 12)
+        return true;
+    // the most this guess reads: a length and up to 64 bytes of text
+    if (needMore(at + std::min<uint64_t>(m_fileSize - at, 8 + 64)))
+        return false;
     const uint64_t len = loadAs<uint64_t>(m_data + at, m_swap);
-    bool plain = len > 0 && len <= 65535 && len <= m_size - at - 8;
+    bool plain = len > 0 && len <= 65535 && len <= m_fileSize - at - 8;
     for (uint64_t i = 0; plain && i < std::min<uint64_t>(len, 64); ++i) {
         const uint8_t c = m_data[at + 8 + i];
         plain = c >= 0x20 && c != 0x7f;
     }
     if (plain)
-        return;
+        return true;
     const uint32_t alignment = loadAs<uint32_t>(m_data + at, m_swap);
     const uint64_t dataOffset = loadAs<uint64_t>(m_data + at + 4, m_swap);
-    if (!isPowerOfTwo(alignment) || dataOffset < at + 12 || dataOffset > m_size)
-        return;
+    if (!isPowerOfTwo(alignment) || dataOffset < at + 12 || dataOffset > m_fileSize)
+        return true;
     m_file.m_layout = HeaderLayout::Extended;
     m_file.m_alignment = alignment;
     m_file.m_dataOffset = dataOffset;
@@ -259,6 +276,7 @@ void GgufParser::detectExtendedHeader()
             "extended v3 header (alignment " + std::to_string(alignment) + ", data offset " +
                 std::to_string(dataOffset) +
                 " after the counts): written by BitNet-rs; ggml reads only the plain layout");
+    return true;
 }
 
 bool GgufParser::walkArray(int depth, const std::string &outer, int64_t element)
@@ -292,10 +310,10 @@ bool GgufParser::walkArray(int depth, const std::string &outer, int64_t element)
         finding(Severity::Error, "array_too_long", headerAt + 4,
                 where() + ": " + std::to_string(count) + " elements; ggml refuses arrays of more than 2^30");
     const uint64_t minSize = minValueSize(type, m_v1);
-    if (count > left() / minSize) {
+    if (count > fileLeft() / minSize) {
         fatal(ErrorKind::Malformed, "array_count_too_large", headerAt + 4,
               where() + ": array claims " + std::to_string(count) + " elements of " + valueTypeName(type) +
-                  " but only " + std::to_string(left()) + " bytes are left");
+                  " but only " + std::to_string(fileLeft()) + " bytes are left");
         return false;
     }
     const uint32_t fixed = valueTypeSize(type);
@@ -325,10 +343,10 @@ bool GgufParser::walkValue(ValueType type, int depth, const std::string &outer, 
         if (!need(m_v1 ? 4 : 8, [&] { return std::string(where() + ": string length"); }))
             return false;
         const uint64_t len = readLength();
-        if (len > left()) {
+        if (len > fileLeft()) {
             fatal(ErrorKind::Malformed, "string_past_end", at,
                   where() + ": string length " + std::to_string(len) + " at offset " + formatOffset(at) +
-                      " runs past the end of the file (" + std::to_string(left()) + " bytes left)");
+                      " runs past the end of the file (" + std::to_string(fileLeft()) + " bytes left)");
             return false;
         }
         if (len > kMaxStringLength)
@@ -354,12 +372,14 @@ bool GgufParser::readMetadata()
         if (!need(m_v1 ? 4 : 8, [&] { return std::string(where() + ": key length"); }))
             return false;
         const uint64_t keyLen = readLength();
-        if (keyLen > left()) {
+        if (keyLen > fileLeft()) {
             fatal(ErrorKind::Malformed, "key_past_end", e.offset,
                   where() + ": key length " + std::to_string(keyLen) + " at offset " + formatOffset(e.offset) +
                       " runs past the end of the file");
             return false;
         }
+        if (needMore(m_pos + keyLen))
+            return false;
         e.keyOffset = m_pos;
         e.key = std::string_view(reinterpret_cast<const char *>(m_data + m_pos), static_cast<size_t>(keyLen));
         m_pos += keyLen;
@@ -432,12 +452,14 @@ bool GgufParser::readTensorInfos()
         if (!need(m_v1 ? 4 : 8, [&] { return std::string(where() + ": name length"); }))
             return false;
         const uint64_t nameLen = readLength();
-        if (nameLen > left()) {
+        if (nameLen > fileLeft()) {
             fatal(ErrorKind::Malformed, "tensor_name_past_end", t.infoOffset,
                   where() + ": name length " + std::to_string(nameLen) + " at offset " + formatOffset(t.infoOffset) +
                       " runs past the end of the file");
             return false;
         }
+        if (needMore(m_pos + nameLen))
+            return false;
         t.nameOffset = m_pos;
         t.name = std::string_view(reinterpret_cast<const char *>(m_data + m_pos), static_cast<size_t>(nameLen));
         m_pos += nameLen;
@@ -531,10 +553,10 @@ void GgufParser::layOutData()
         finding(Severity::Error, "data_offset_inside_header", f.m_headerEnd - 8,
                 "the header's data offset " + std::to_string(f.m_dataOffset) +
                     " lies inside the tensor infos (which end at " + std::to_string(m_pos) + ")");
-    if (!tensors.empty() && f.m_dataOffset > m_size)
+    if (!tensors.empty() && f.m_dataOffset > m_fileSize)
         finding(Severity::Error, "data_offset_past_end", m_pos,
                 "the data region would start at " + formatOffset(f.m_dataOffset) + ", past the end of the file (" +
-                    std::to_string(m_size) + " bytes)");
+                    std::to_string(m_fileSize) + " bytes)");
 
     for (TensorInfo &t : tensors)
         t.fileOffset = t.relativeOffset > UINT64_MAX - f.m_dataOffset ? UINT64_MAX : f.m_dataOffset + t.relativeOffset;
@@ -549,9 +571,9 @@ void GgufParser::layOutData()
         TensorInfo &t = tensors[order[k]];
         if (t.sizeFromType)
             continue;
-        const uint64_t next = k + 1 < order.size() ? tensors[order[k + 1]].fileOffset : m_size;
-        if (next >= t.fileOffset && t.fileOffset <= m_size) {
-            t.byteSize = std::min(next, m_size) - t.fileOffset;
+        const uint64_t next = k + 1 < order.size() ? tensors[order[k + 1]].fileOffset : m_fileSize;
+        if (next >= t.fileOffset && t.fileOffset <= m_fileSize) {
+            t.byteSize = std::min(next, m_fileSize) - t.fileOffset;
             t.sizeInferred = true;
         }
     }
@@ -571,11 +593,11 @@ void GgufParser::layOutData()
     const TensorInfo *prev = nullptr;
     for (uint32_t idx : order) {
         TensorInfo &t = tensors[idx];
-        t.dataInFile = t.fileOffset <= m_size && t.byteSize <= m_size - t.fileOffset;
+        t.dataInFile = t.fileOffset <= m_fileSize && t.byteSize <= m_fileSize - t.fileOffset;
         if (!t.dataInFile)
             finding(Severity::Error, "tensor_data_past_end", t.offsetFieldOffset,
                     "tensor " + quoted(t.name) + ": data [" + std::to_string(t.fileOffset) + ", +" +
-                        std::to_string(t.byteSize) + ") runs past the end of the file (" + std::to_string(m_size) +
+                        std::to_string(t.byteSize) + ") runs past the end of the file (" + std::to_string(m_fileSize) +
                         " bytes): the file is truncated");
         if (prev && t.fileOffset < prevEnd && t.byteSize > 0)
             finding(Severity::Error, "tensors_overlap", t.offsetFieldOffset,
@@ -592,9 +614,9 @@ void GgufParser::layOutData()
     // noteworthy
     const uint64_t paddedEnd =
         prevEnd >= f.m_dataOffset ? f.m_dataOffset + alignUp(prevEnd - f.m_dataOffset, f.m_alignment) : prevEnd;
-    if (!tensors.empty() && paddedEnd < m_size)
+    if (!tensors.empty() && paddedEnd < m_fileSize)
         finding(Severity::Info, "trailing_bytes", paddedEnd,
-                std::to_string(m_size - paddedEnd) + " bytes after the last tensor's data and its padding");
+                std::to_string(m_fileSize - paddedEnd) + " bytes after the last tensor's data and its padding");
 }
 
 } // namespace gguf

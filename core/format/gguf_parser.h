@@ -13,14 +13,16 @@ namespace gguf {
 /// is allocated for a claim the file cannot back. Problems llama.cpp would refuse (docs/FORMAT.md §5)
 /// become findings; only structure that makes the rest unreadable stops the walk (recorded as the
 /// file's error).
+/// A remote file is parsed from a prefix of `available` bytes: every read stays inside it, and
+/// running out of it stops the walk with ErrorKind::NeedMore whose offset is the end it needs.
 class GgufParser {
 public:
-    GgufParser(GgufFile &file, const OpenOptions &options);
+    GgufParser(GgufFile &file, const OpenOptions &options, uint64_t available = UINT64_MAX);
     void run();
 
 private:
     bool readHeader();
-    void detectExtendedHeader();
+    bool detectExtendedHeader();
     bool readMetadata();
     bool readTensorInfos();
     void layOutData();
@@ -37,7 +39,12 @@ private:
     uint32_t readU32();
     uint64_t readU64();
     uint64_t readLength(); ///< u32 in v1, u64 from v2
-    uint64_t left() const { return m_size - m_pos; }
+    /// Bytes that may be read from m_pos (to the end of the prefix).
+    uint64_t left() const { return m_pos < m_size ? m_size - m_pos : 0; }
+    /// Bytes from m_pos to the end of the file, for checking lengths and counts.
+    uint64_t fileLeft() const { return m_pos < m_fileSize ? m_fileSize - m_pos : 0; }
+    /// When the prefix ends before `end` but the file does not: records NeedMore and returns true.
+    bool needMore(uint64_t end);
     bool reportProgress();
 
     void fatal(ErrorKind kind, std::string code, uint64_t offset, std::string message);
@@ -46,7 +53,8 @@ private:
     GgufFile &m_file;
     const OpenOptions &m_options;
     const uint8_t *m_data = nullptr;
-    uint64_t m_size = 0;
+    uint64_t m_size = 0;     ///< bytes that may be read: the prefix of a remote file, else the file
+    uint64_t m_fileSize = 0; ///< the whole file
     uint64_t m_pos = 0;
     bool m_swap = false;
     bool m_v1 = false;

@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 #include "core/format/mapped_file.h"
 
-#include "mapping_guard.h"
+#include "core/format/mapping_guard.h"
 
 #include <algorithm>
 #include <cerrno>

@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 #pragma once
 
+#include "core/format/byte_source.h"
 #include "core/format/errors.h"
 
 #include <cstdint>
@@ -13,11 +14,9 @@ namespace gguf {
 
 /// A read-only view of a whole file: a private read-only memory map (never written, never copied),
 /// or an owned buffer for in-memory documents and tests.
-class MappedFile {
+class MappedFile final : public ByteSource {
 public:
-    ~MappedFile();
-    MappedFile(const MappedFile &) = delete;
-    MappedFile &operator=(const MappedFile &) = delete;
+    ~MappedFile() override;
 
     /// Maps `path` read-only. Refuses directories, FIFOs and devices without blocking on them.
     /// On failure returns nullptr and fills `error` (NotFound / Unreadable).
@@ -26,11 +25,12 @@ public:
     /// Wraps bytes held in memory (the path is only a display name).
     static std::shared_ptr<MappedFile> fromBuffer(std::vector<uint8_t> bytes, std::string name);
 
-    const uint8_t *data() const { return m_data; }
-    uint64_t size() const { return m_size; }
-    std::span<const uint8_t> bytes() const { return {m_data, static_cast<size_t>(m_size)}; }
-    const std::string &path() const { return m_path; }
-    bool isMapped() const { return m_mapped; }
+    const uint8_t *data() const override { return m_data; }
+    uint64_t size() const override { return m_size; }
+    const std::string &path() const override { return m_path; }
+    bool isMapped() const override { return m_mapped; }
+    bool changed() const override { return changedOnDisk(); }
+    uint64_t currentSize() const override { return currentDiskSize(); }
 
     /// True once the file was seen to change under the mapping: a page past its new end was touched
     /// (and read as zeros instead of crashing the program with SIGBUS), or the path now names a file
@@ -44,7 +44,7 @@ public:
     /// Drops the resident pages wholly inside [offset, offset+size) from this process (they are
     /// read again from the page cache if touched). Streaming passes call it so that resident
     /// memory stays bounded however large the tensor. No effect on buffers.
-    void releasePages(uint64_t offset, uint64_t size) const;
+    void releasePages(uint64_t offset, uint64_t size) const override;
 
 private:
     MappedFile() = default;

@@ -11,7 +11,9 @@ namespace gguf::mapping_guard {
 /// raises SIGBUS; the guard's handler maps a zero page there instead, marks the slot, and lets the
 /// access continue, so readers see zeros rather than the program dying. Faults anywhere else keep
 /// their default action. Returns a slot number, or -1 when the table is full (then unguarded).
-int add(const void *start, size_t length);
+/// `unreadableParts`: the range is a remote file's reservation, parts of it not mapped; a read
+/// there (SIGSEGV: a reader that holds no lease, a bug) is answered the same way and marked.
+int add(const void *start, size_t length, bool unreadableParts = false);
 /// Unregisters before the mapping is unmapped.
 void remove(int slot);
 /// True when a page of this slot's mapping faulted.

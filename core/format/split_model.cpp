@@ -9,11 +9,15 @@ namespace gguf {
 std::optional<ShardName> parseShardName(const std::string &path)
 {
     static const std::regex pattern(R"(^(.*)-(\d{5})-of-(\d{5})\.gguf$)");
+    // a remote name may go on: a hub revision (hf:…/m-00001-of-00002.gguf@v2) or a URL's query
+    static const std::regex remote(R"(^(.*)-(\d{5})-of-(\d{5})\.gguf([@?].*)?$)");
     std::smatch m;
-    if (!std::regex_match(path, m, pattern))
+    if (!std::regex_match(path, m, looksRemote(path) ? remote : pattern))
         return std::nullopt;
     ShardName name;
     name.base = m[1].str();
+    if (m.size() > 4)
+        name.suffix = m[4].str();
     name.number = static_cast<uint32_t>(std::stoul(m[2].str()));
     name.count = static_cast<uint32_t>(std::stoul(m[3].str()));
     if (name.number == 0 || name.count == 0 || name.number > name.count)
@@ -25,7 +29,7 @@ std::string shardPath(const ShardName &name, uint32_t number)
 {
     char suffix[32];
     std::snprintf(suffix, sizeof suffix, "-%05u-of-%05u.gguf", number, name.count);
-    return name.base + suffix;
+    return name.base + suffix + name.suffix;
 }
 
 std::shared_ptr<const SplitModel> SplitModel::open(const std::string &path, Error &error, const OpenOptions &options)

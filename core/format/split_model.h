@@ -15,6 +15,7 @@ struct ShardName {
     std::string base;    ///< path before "-0000K-of-0000N.gguf"
     uint32_t number = 0; ///< K (1-based)
     uint32_t count = 0;  ///< N
+    std::string suffix;  ///< what follows ".gguf" in a remote name ("@REVISION", "?query"); else empty
 };
 
 /// Recognises llama.cpp's split naming (`-%05d-of-%05d.gguf`, docs/FORMAT.md §6); nullopt for other names.

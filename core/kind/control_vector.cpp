@@ -24,7 +24,8 @@ std::optional<std::vector<DirectionNorm>> directionNorms(const GgufFile &file, c
         if (!d.tensor)
             continue;
         n.tensor = std::string(d.tensor->name);
-        const auto bytes = file.tensorBytes(*d.tensor);
+        const ByteLease lease = file.tensorLease(*d.tensor);
+        const auto bytes = lease.bytes();
         const uint64_t elements = d.tensor->elements;
         if (bytes.empty() || !canDequantize(d.tensor->typeId))
             continue;

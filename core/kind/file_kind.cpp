@@ -132,7 +132,8 @@ LoraFacts readLora(const GgufFile &f, std::vector<KindFinding> &findings)
 std::vector<double> readCounts(const GgufFile &f, const TensorInfo &t)
 {
     std::vector<double> out;
-    const auto bytes = f.tensorBytes(t);
+    const ByteLease lease = f.tensorLease(t);
+    const auto bytes = lease.bytes();
     const uint64_t n = std::min<uint64_t>(t.elements, kMaxCountsRead);
     if (t.typeId != kF32 || bytes.size() < n * 4)
         return out;

@@ -21,6 +21,7 @@ constexpr double kActiveThreshold = 1e-5; // llama.cpp's threshold for "% Active
 
 /// The entry's in_sum2 and counts bytes when both are F32 of the shapes llama.cpp's loader reads.
 struct EntryData {
+    ByteLease sum2Lease, countsLease; ///< keep a remote file's bytes readable
     std::span<const uint8_t> sum2, counts;
     uint64_t channels = 0, matrices = 0;
     bool swap = false;
@@ -47,8 +48,10 @@ EntryData entryData(const GgufFile &f, const ImatrixEntry &e)
     if (channels == 0 || matrices == 0 || e.counts->elements != matrices ||
         __builtin_mul_overflow(channels, matrices, &product) || e.sum2->elements != product)
         return d;
-    const auto sum2 = f.tensorBytes(*e.sum2);
-    const auto counts = f.tensorBytes(*e.counts);
+    d.sum2Lease = f.tensorLease(*e.sum2);
+    d.countsLease = f.tensorLease(*e.counts);
+    const auto sum2 = d.sum2Lease.bytes();
+    const auto counts = d.countsLease.bytes();
     if (sum2.size() / 4 < e.sum2->elements || counts.size() / 4 < matrices)
         return d;
     d.sum2 = sum2;

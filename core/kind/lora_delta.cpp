@@ -28,7 +28,8 @@ bool wellFormed(const TensorInfo &t)
 
 bool decode(const GgufFile &file, const TensorInfo &t, std::vector<float> &out)
 {
-    const auto bytes = file.tensorBytes(t);
+    const ByteLease lease = file.tensorLease(t);
+    const auto bytes = lease.bytes();
     if (bytes.empty() || !canDequantize(t.typeId))
         return false;
     out.resize(static_cast<size_t>(t.elements));

@@ -81,7 +81,7 @@ bool forEachPiece(const TensorData &data, const StatsOptions &options, uint64_t 
                 }
                 scan(worker, piece);
             }
-            if (data.mapping)
+            if (data.source)
                 releaseElements(data, c * chunk, last);
         },
         progress);

@@ -280,23 +280,26 @@ uint32_t keySampleStride(uint64_t elements, uint64_t exactKeyElements)
 void releaseElements(const TensorData &data, uint64_t first, uint64_t last)
 {
     const TypeTraits &t = typeTraits(data.typeId);
-    if (!data.mapping || t.blockSize == 0 || data.bytes.empty())
+    if (!data.source || t.blockSize == 0 || data.bytes.empty())
         return;
     const uint64_t begin = first / t.blockSize * t.typeSize;
     const uint64_t end = std::min<uint64_t>(data.bytes.size(), (last + t.blockSize - 1) / t.blockSize * t.typeSize);
-    const uint64_t base = static_cast<uint64_t>(data.bytes.data() - data.mapping->data());
+    const uint64_t base = static_cast<uint64_t>(data.bytes.data() - data.source->data());
     if (end > begin)
-        data.mapping->releasePages(base + begin, end - begin);
+        data.source->releasePages(base + begin, end - begin);
 }
 
-TensorData tensorData(const GgufFile &file, const TensorInfo &tensor)
+TensorData tensorData(const GgufFile &file, const TensorInfo &tensor, const FetchProgress &progress)
 {
     TensorData d;
     d.typeId = tensor.typeId;
-    d.bytes = file.tensorBytes(tensor);
     d.elements = tensor.elements;
     d.swapBytes = file.byteSwapped();
-    d.mapping = &file.mapped();
+    d.source = &file.source();
+    if (tensor.dataInFile) {
+        d.lease = file.acquire(tensor.fileOffset, tensor.byteSize, progress);
+        d.bytes = d.lease.bytes();
+    }
     return d;
 }
 
@@ -370,7 +373,7 @@ StatsStatus computeStatistics(const TensorData &data, const StatsOptions &option
                 acc.merge(p);
             }
             partials[static_cast<size_t>(c)] = acc;
-            if (data.mapping)
+            if (data.source)
                 releaseElements(data, first, last);
         },
         options.progress);

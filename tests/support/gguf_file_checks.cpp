@@ -182,7 +182,7 @@ void verifyTensors(const GgufFile &file, const Layout &layout)
         QCOMPARE(file.findTensor(t.name), &t);
         const auto data = file.tensorBytes(t);
         QCOMPARE(data.size(), l.dataSize);
-        QVERIFY(std::equal(data.begin(), data.end(), file.mapped().data() + l.dataOffset));
+        QVERIFY(std::equal(data.begin(), data.end(), file.source().data() + l.dataOffset));
     }
 }
 

@@ -28,7 +28,8 @@ QString tr(const char *text)
 // An unsigned field of `size` bytes at `offset`, in the file's byte order.
 uint64_t readUnsigned(const gguf::GgufFile &file, uint64_t offset, uint64_t size)
 {
-    const auto b = file.bytes(offset, size);
+    const gguf::ByteLease held = file.peek(offset, size); // a remote file's bytes only once fetched
+    const auto b = held.bytes();
     if (b.size() < size)
         return 0;
     if (size == 4)
@@ -41,7 +42,8 @@ uint64_t readUnsigned(const gguf::GgufFile &file, uint64_t offset, uint64_t size
 // The value of a scalar block field or plain element, as text; empty for packed bits.
 QString fieldValue(const gguf::GgufFile &file, uint64_t offset, const gguf::BlockField &field)
 {
-    const auto b = file.bytes(offset, field.size);
+    const gguf::ByteLease held = file.peek(offset, field.size); // a remote file's bytes only once fetched
+    const auto b = held.bytes();
     if (b.size() < field.size)
         return {};
     const bool sw = file.byteSwapped();

@@ -118,7 +118,9 @@ void HexInspector::inspect(const gguf::GgufFile *file, const HexAnnotator *annot
             m_values->item(r, 1)->setText(rows[r].second);
         return;
     }
-    const std::span<const uint8_t> bytes = file->bytes(offset, 8);
+    // a remote file's bytes only once fetched (the view asks for the rows on screen)
+    const gguf::ByteLease held = file->peek(offset, 8);
+    const std::span<const uint8_t> bytes = held.bytes();
     if (annotator) {
         const HexAnnotator::Description d = annotator->describe(offset);
         m_label->setText(d.label);

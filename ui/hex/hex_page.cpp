@@ -30,8 +30,10 @@ HexPage::HexPage(QWidget *parent)
     : QWidget(parent), m_bar(new HexFindBar(this)), m_message(new MessageBar(this)), m_shards(new QComboBox(this)),
       m_shardLabel(new QLabel(tr("&File:"), this)), m_splitter(new QSplitter(Qt::Horizontal, this)),
       m_view(new HexView(this)), m_inspector(new HexInspector(this)), m_search(new HexSearch(this)),
-      m_annotatorJobs(new JobTracker(this, QThreadPool::globalInstance()))
+      m_annotatorJobs(new JobTracker(this, QThreadPool::globalInstance())),
+      m_fetchJobs(new JobTracker(this, QThreadPool::globalInstance()))
 {
+    connect(m_view, &HexView::bytesWanted, this, &HexPage::fetchBytes);
     m_message->clearMessage();
     m_shardLabel->setBuddy(m_shards);
     m_shardLabel->hide();
@@ -378,6 +380,29 @@ bool HexPage::isSearching() const
     return m_search->isRunning();
 }
 
+void HexPage::fetchBytes(quint64 begin, quint64 end)
+{
+    const auto file = currentFileShared();
+    if (!file)
+        return;
+    // a screen above and below too, so that scrolling a little shows bytes at once
+    const quint64 margin = end - begin;
+    const quint64 from = begin > margin ? begin - margin : 0;
+    m_fetchJobs->start(
+        tr("Fetching bytes %1–%2").arg(TextFormat::offset(begin), TextFormat::offset(end)),
+        [file, from, size = 3 * margin](const gguf::ProgressFn &progress) {
+            return file->acquire(from, size, progress);
+        },
+        [this, file](gguf::ByteLease bytes) {
+            if (file != currentFileShared())
+                return;
+            if (!bytes && bytes.error().kind != gguf::ErrorKind::Cancelled)
+                showMessage(true, QString::fromStdString(bytes.error().message));
+            m_view->holdBytes(std::move(bytes));
+            cursorMoved(m_view->cursorOffset());
+        });
+}
+
 QString HexPage::copyText(CopyFormat format)
 {
     const gguf::GgufFile *file = currentFile();
@@ -394,7 +419,12 @@ QString HexPage::copyText(CopyFormat format)
                               .arg(kMaxCopyBytes));
         return {};
     }
-    const std::span<const uint8_t> bytes = file->bytes(begin, end - begin);
+    const gguf::ByteLease held = file->peek(begin, end - begin);
+    if (!held) {
+        showMessage(true, tr("These bytes of the remote file have not arrived yet; copy again in a moment."));
+        return {};
+    }
+    const std::span<const uint8_t> bytes = held.bytes();
     return format == CopyFormat::Hex ? HexText::toHex(bytes) : HexText::toCArray(bytes, begin);
 }
 

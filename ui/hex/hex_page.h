@@ -98,6 +98,7 @@ private:
     void cursorMoved(quint64 offset);
     void setLastTensor(TensorRef tensor);
     void showMessage(bool problem, const QString &text);
+    void fetchBytes(quint64 begin, quint64 end);
     void createActions();
 
     std::shared_ptr<const gguf::SplitModel> m_model;
@@ -115,4 +116,5 @@ private:
     HexInspector *m_inspector;
     HexSearch *m_search;
     JobTracker *m_annotatorJobs; ///< builds the annotator of the file shown, on Qt's global pool
+    JobTracker *m_fetchJobs;     ///< fetches the rows on screen of a remote file, on Qt's global pool
 };

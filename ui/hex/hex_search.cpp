@@ -31,7 +31,7 @@ void HexSearch::start(std::shared_ptr<const gguf::GgufFile> file, const QByteArr
     m_jobs->start(
         tr("Searching"),
         [file = std::move(file), needle = std::move(needle), from, direction](const gguf::ProgressFn &progress) {
-            return gguf::findInFile(file->mapped(), needle, from, direction, progress);
+            return gguf::findInFile(file->source(), needle, from, direction, progress);
         },
         [this, length, direction](std::optional<uint64_t> hit) {
             if (hit)

@@ -62,9 +62,18 @@ HexView::HexView(QWidget *parent) : QAbstractScrollArea(parent), m_colors(palett
 
 HexView::~HexView() = default;
 
+void HexView::holdBytes(gguf::ByteLease bytes)
+{
+    // a failed fetch is not asked for again until the screen shows other rows
+    m_held = std::move(bytes);
+    viewport()->update();
+}
+
 void HexView::setFile(std::shared_ptr<const gguf::GgufFile> file)
 {
     m_file = std::move(file);
+    m_held = gguf::ByteLease();
+    m_wanted = {0, 0};
     m_annotator.reset();
     m_layout.setFileSize(m_file ? m_file->fileSize() : 0);
     m_topRow = m_cursor = m_anchor = m_selBegin = m_selEnd = m_fieldBegin = m_fieldEnd = 0;
@@ -239,7 +248,14 @@ void HexView::paintRows(QPainter &painter, int xShift)
     const int cw = m_layout.charWidth(), lh = m_layout.lineHeight(), bpr = m_layout.bytesPerRow();
     const int ascent = fontMetrics().ascent();
     const auto [begin, end] = m_layout.visibleBytes(m_topRow, height);
-    // the only bytes the GUI thread reads: the visible ones, straight from the mapping
+    // the only bytes the GUI thread reads: the visible ones, straight from the mapping; a remote
+    // file's only when they have arrived (dots until then, and a fetch is asked for)
+    const gguf::ByteLease visible = m_file->peek(begin, end - begin);
+    const bool arrived = static_cast<bool>(visible);
+    if (!arrived && m_wanted != std::pair(begin, end)) {
+        m_wanted = {begin, end};
+        emit bytesWanted(begin, end);
+    }
     const std::span<const uint8_t> bytes = m_file->bytes(begin, end - begin);
     std::vector<HexAnnotator::Shade> shades(bytes.size());
     if (m_annotator)
@@ -280,14 +296,19 @@ void HexView::paintRows(QPainter &painter, int xShift)
             int e = c;
             QString hex, text;
             for (; e < n && (!m_annotator || m_colors.text(shades[first + size_t(e)].category) == color); ++e) {
-                const uint8_t byte = bytes[first + size_t(e)];
                 if (e > c)
                     hex += e % 8 == 0 ? QStringLiteral("  ") : QStringLiteral(" ");
+                if (!arrived) {
+                    hex += QStringLiteral("··");
+                    text += QChar(u'·');
+                    continue;
+                }
+                const uint8_t byte = bytes[first + size_t(e)];
                 hex += QLatin1Char(kDigits[byte >> 4]);
                 hex += QLatin1Char(kDigits[byte & 15]);
                 text += printable(byte);
             }
-            painter.setPen(color);
+            painter.setPen(arrived ? color : m_colors.dimText());
             painter.drawText(m_layout.hexX(c), y + ascent, hex);
             painter.drawText(m_layout.textX(c), y + ascent, text);
             c = e;

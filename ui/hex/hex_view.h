@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 #pragma once
 
+#include "core/format/byte_source.h"
 #include "ui/hex/hex_colors.h"
 #include "ui/hex/hex_layout.h"
 
@@ -48,6 +49,8 @@ public:
     std::pair<uint64_t, uint64_t> cursorField() const { return {m_fieldBegin, m_fieldEnd}; }
     /// The first row shown.
     uint64_t topRow() const { return m_topRow; }
+    /// Keeps `bytes` (fetched for bytesWanted) readable while they may be shown, and repaints.
+    void holdBytes(gguf::ByteLease bytes);
     const HexLayout &layout() const { return m_layout; }
 
 signals:
@@ -58,6 +61,9 @@ signals:
     void byteDoubleClicked(quint64 offset);
     /// The selection changed to [begin, end) (empty when begin == end).
     void selectionChanged(quint64 begin, quint64 end);
+    /// Rows [begin, end) are on screen but a remote file's bytes there have not arrived: fetch them
+    /// (then holdBytes). Said once per range until the screen shows other rows.
+    void bytesWanted(quint64 begin, quint64 end);
 
 protected:
     void paintEvent(QPaintEvent *event) override;
@@ -84,6 +90,8 @@ private:
     QString toolTipAt(QPoint viewportPoint) const;
 
     std::shared_ptr<const gguf::GgufFile> m_file;
+    gguf::ByteLease m_held;                       ///< a remote file's bytes around the screen
+    std::pair<uint64_t, uint64_t> m_wanted{0, 0}; ///< the last range asked for
     std::shared_ptr<const HexAnnotator> m_annotator;
     HexLayout m_layout;
     HexColors m_colors;

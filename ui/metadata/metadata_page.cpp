@@ -24,6 +24,7 @@
 #include <QPlainTextEdit>
 #include <QPushButton>
 #include <QSplitter>
+#include <QToolButton>
 #include <QTreeView>
 #include <QVBoxLayout>
 
@@ -124,6 +125,13 @@ bool MetadataPage::focusFind()
 
 void MetadataPage::setFile(std::shared_ptr<const gguf::GgufFile> file)
 {
+    // a remote file is not edited here: the writer needs it on this machine (docs/REMOTE.md)
+    const bool remote = file && file->isRemote();
+    if (remote && isEditing())
+        setEditing(false);
+    m_editButton->setEnabled(!remote);
+    m_editButton->setToolTip(remote ? tr("A remote file cannot be edited: download it, then open and edit the copy.")
+                                    : m_editTip);
     m_editor->setFile(file); // a new file starts without changes
     m_model->setFile(std::move(file));
     updatePending();

@@ -119,6 +119,7 @@ private:
 
     MetadataEditor *m_editor;
     QToolButton *m_editButton = nullptr;
+    QString m_editTip; ///< the Edit button's tooltip for a local file
     QWidget *m_editBar = nullptr;
     QPushButton *m_apply = nullptr;
     QLabel *m_templateCheck = nullptr;

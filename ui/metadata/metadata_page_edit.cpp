@@ -52,9 +52,11 @@ QWidget *MetadataPage::createEditBar()
     row->setContentsMargins(0, 0, 0, 0);
     m_editButton = new QToolButton(bar);
     m_editButton->setText(tr("&Edit"));
+    m_editButton->setObjectName(QStringLiteral("editMetadata"));
     m_editButton->setCheckable(true);
-    m_editButton->setToolTip(tr("Edit the metadata: values, keys, array elements, the chat template. Nothing is "
-                                "written until you save."));
+    m_editTip = tr("Edit the metadata: values, keys, array elements, the chat template. Nothing is "
+                   "written until you save.");
+    m_editButton->setToolTip(m_editTip);
     connect(m_editButton, &QToolButton::toggled, this, &MetadataPage::setEditing);
     row->addWidget(m_editButton);
 

@@ -40,6 +40,8 @@ void ValueGridModel::setTensor(std::shared_ptr<const gguf::GgufFile> file, const
     m_firstRow = m_firstColumn = 0;
     m_rows = m_columns = 0;
     m_problem.clear();
+    m_held = gguf::ByteLease();
+    m_fetchFailed = false;
     if (m_tensor) {
         const gguf::TypeTraits &traits = gguf::typeTraits(m_tensor->typeId);
         m_columns = m_tensor->ne[0];
@@ -77,6 +79,7 @@ void ValueGridModel::showPage(quint64 row, quint64 column)
     if (first == m_firstRow && firstColumn == m_firstColumn)
         return;
     beginResetModel();
+    m_fetchFailed = false;
     m_firstRow = first;
     m_firstColumn = firstColumn;
     endResetModel();
@@ -112,8 +115,34 @@ int ValueGridModel::columnCount(const QModelIndex &parent) const
     return static_cast<int>(std::min(m_pageColumns, m_columns - m_firstColumn));
 }
 
-const float *ValueGridModel::valueAt(quint64 row, quint64 column) const
+void ValueGridModel::holdBytes(gguf::ByteLease bytes)
 {
+    m_fetchFailed = !bytes;
+    m_held = std::move(bytes);
+    if (rowCount() > 0 && columnCount() > 0)
+        emit dataChanged(index(0, 0), index(rowCount() - 1, columnCount() - 1));
+}
+
+void ValueGridModel::want(quint64 begin, quint64 end) const
+{
+    m_want =
+        m_wantQueued ? std::pair(std::min(m_want.first, begin), std::max(m_want.second, end)) : std::pair(begin, end);
+    if (m_wantQueued)
+        return;
+    m_wantQueued = true;
+    // once the view has asked for every cell it paints: one fetch for all of them
+    QMetaObject::invokeMethod(
+        const_cast<ValueGridModel *>(this),
+        [this] {
+            m_wantQueued = false;
+            emit const_cast<ValueGridModel *>(this)->bytesWanted(m_want.first, m_want.second - m_want.first);
+        },
+        Qt::QueuedConnection);
+}
+
+const float *ValueGridModel::valueAt(quint64 row, quint64 column, bool &pending) const
+{
+    pending = false;
     const quint64 chunksPerRow = (m_columns + m_chunk - 1) / m_chunk;
     const quint64 k = column / m_chunk;
     const quint64 key = row * chunksPerRow + k;
@@ -125,7 +154,24 @@ const float *ValueGridModel::valueAt(quint64 row, quint64 column) const
         chunk.key = key;
         const quint64 firstColumn = k * m_chunk;
         chunk.values.resize(static_cast<size_t>(std::min(m_chunk, m_columns - firstColumn)));
-        // Only the blocks holding this chunk are read.
+        // Only the blocks holding this chunk are read; a remote file's once they have arrived.
+        const gguf::TypeTraits &traits = gguf::typeTraits(m_tensor->typeId);
+        const quint64 firstElement = row * m_columns + firstColumn, block = std::max<quint64>(1, traits.blockSize);
+        const quint64 begin = m_tensor->fileOffset + firstElement / block * traits.typeSize;
+        const quint64 end =
+            m_tensor->fileOffset + (firstElement + chunk.values.size() + block - 1) / block * traits.typeSize;
+        const gguf::ByteLease held = m_file->peek(begin, end - begin);
+        // I2_S: every value is scaled by the one f32 after the codes, at the tensor's end
+        const bool tailScale = traits.rule == gguf::SizeRule::BitNetI2S;
+        const quint64 tail = m_tensor->fileOffset + m_tensor->byteSize;
+        const gguf::ByteLease scale = tailScale ? m_file->peek(tail - 4, 4) : gguf::ByteLease({}, nullptr);
+        if ((!held && held.error().code == "not_fetched") || (!scale && scale.error().code == "not_fetched")) {
+            if (m_fetchFailed)
+                return nullptr;
+            want(begin, tailScale ? tail : end);
+            pending = true;
+            return nullptr;
+        }
         chunk.ok = gguf::dequantizeRange(m_tensor->typeId, m_file->tensorBytes(*m_tensor), m_tensor->elements,
                                          row * m_columns + firstColumn, chunk.values, m_file->byteSwapped());
         ++m_decoded;
@@ -174,7 +220,12 @@ QVariant ValueGridModel::data(const QModelIndex &index, int role) const
     case Qt::DisplayRole:
     case ValueRole:
     case Qt::ToolTipRole: {
-        const float *value = valueAt(row, column);
+        bool pending = false;
+        const float *value = valueAt(row, column, pending);
+        if (pending)
+            return role == Qt::DisplayRole   ? QVariant(QStringLiteral("…"))
+                   : role == Qt::ToolTipRole ? QVariant(tr("Fetching…"))
+                                             : QVariant();
         if (!value)
             return role == Qt::DisplayRole ? QVariant(tr("?")) : QVariant();
         if (role == ValueRole)

@@ -1,6 +1,8 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 #pragma once
 
+#include "core/format/byte_source.h"
+
 #include <QAbstractTableModel>
 
 #include <list>
@@ -37,6 +39,7 @@ public:
     /// Shows the values of `tensor` of `file` (null: nothing). The file is kept alive while shown.
     void setTensor(std::shared_ptr<const gguf::GgufFile> file, const gguf::TensorInfo *tensor);
     const gguf::TensorInfo *tensor() const { return m_tensor; }
+    const std::shared_ptr<const gguf::GgufFile> &file() const { return m_file; }
     /// Smaller pages (for tests); the page shown starts over at the top left.
     void setPageSize(quint64 rows, quint64 columns);
 
@@ -57,6 +60,10 @@ public:
     /// Shows the page whose top left cell holds (row, column), both rounded down to a page.
     void showPage(quint64 row, quint64 column);
 
+    /// Keeps `bytes` (fetched for bytesWanted) readable while they are shown, and repaints; a
+    /// failed fetch (an empty lease) shows "?" where bytes are missing until the page changes.
+    void holdBytes(gguf::ByteLease bytes);
+
     /// Chunks decoded since setTensor (a cell in a cached chunk decodes nothing).
     quint64 decodedChunks() const { return m_decoded; }
     size_t cachedChunks() const { return m_cache.size(); }
@@ -69,6 +76,9 @@ public:
 signals:
     /// Another page is shown.
     void pageChanged();
+    /// Cells on screen need bytes [offset, offset+size) of a remote file that have not arrived:
+    /// fetch them, then holdBytes(). Said once per screenful, after the cells were asked for.
+    void bytesWanted(quint64 offset, quint64 size);
 
 private:
     struct Chunk {
@@ -76,8 +86,10 @@ private:
         std::vector<float> values;
         bool ok = false;
     };
-    /// The value at tensor cell (row, column); nullptr when it cannot be decoded.
-    const float *valueAt(quint64 row, quint64 column) const;
+    /// The value at tensor cell (row, column); nullptr when it cannot be decoded, or (`pending`)
+    /// when a remote file's bytes have not arrived.
+    const float *valueAt(quint64 row, quint64 column, bool &pending) const;
+    void want(quint64 begin, quint64 end) const;
     QString cellText(float value) const;
     QString indexText(quint64 row, quint64 column) const;
 
@@ -94,4 +106,9 @@ private:
     mutable std::list<Chunk> m_cache;
     mutable std::unordered_map<quint64, std::list<Chunk>::iterator> m_index;
     mutable quint64 m_decoded = 0;
+
+    gguf::ByteLease m_held;                     ///< a remote file's bytes on screen
+    mutable std::pair<quint64, quint64> m_want; ///< bytes asked for since the last bytesWanted
+    mutable bool m_wantQueued = false;
+    bool m_fetchFailed = false; ///< not asked again until another page or tensor
 };

@@ -19,6 +19,7 @@ namespace {
 struct HeatmapResult {
     gguf::StatsStatus status = gguf::StatsStatus::NoData;
     gguf::Heatmap heatmap;
+    QString error; ///< why a remote file's bytes could not be fetched
 };
 
 } // namespace
@@ -130,12 +131,20 @@ void HeatmapPanel::refresh()
             options.rows = cells;
             options.cols = cells;
             options.progress = progress;
-            result.status = gguf::computeHeatmap(tensor.data(), tensor.columns(), options, result.heatmap);
+            // a remote tensor is fetched first (the progress shows the download)
+            const gguf::TensorData bytes = tensor.data(progress);
+            if (!bytes.lease) {
+                result.error = QString::fromStdString(bytes.lease.error().message);
+                return result;
+            }
+            result.status = gguf::computeHeatmap(bytes, tensor.columns(), options, result.heatmap);
             return result;
         },
         [this](const HeatmapResult &result) {
             if (result.status != gguf::StatsStatus::Ok) {
-                m_plot->showMessage(tr("No heatmap: %1.").arg(WeightJobs::statusText(result.status)));
+                m_plot->showMessage(
+                    tr("No heatmap: %1.")
+                        .arg(result.error.isEmpty() ? WeightJobs::statusText(result.status) : result.error));
                 return;
             }
             m_plot->setHeatmap(result.heatmap, static_cast<gguf::TileMeasure>(m_measure->currentIndex()));

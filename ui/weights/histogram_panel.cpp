@@ -212,7 +212,9 @@ void HistogramPanel::computeStatistics()
         },
         [this, bins](const WeightJobs::Statistics &result) {
             if (result.status != gguf::StatsStatus::Ok) {
-                m_plot->showMessage(tr("No histogram: %1.").arg(WeightJobs::statusText(result.status)));
+                m_plot->showMessage(
+                    tr("No histogram: %1.")
+                        .arg(result.error.isEmpty() ? WeightJobs::statusText(result.status) : result.error));
                 return;
             }
             m_stats = result.stats;
@@ -239,7 +241,9 @@ void HistogramPanel::refineStatistics(uint32_t bins)
         },
         [this](const WeightJobs::Statistics &result) {
             if (result.status != gguf::StatsStatus::Ok) {
-                m_plot->showMessage(tr("No histogram: %1.").arg(WeightJobs::statusText(result.status)));
+                m_plot->showMessage(
+                    tr("No histogram: %1.")
+                        .arg(result.error.isEmpty() ? WeightJobs::statusText(result.status) : result.error));
                 return;
             }
             // exact percentiles, and the exact histogram over [min, max]
@@ -273,7 +277,9 @@ void HistogramPanel::computeHistogram()
         },
         [this](const WeightJobs::Statistics &result) {
             if (result.status != gguf::StatsStatus::Ok) {
-                m_plot->showMessage(tr("No histogram: %1.").arg(WeightJobs::statusText(result.status)));
+                m_plot->showMessage(
+                    tr("No histogram: %1.")
+                        .arg(result.error.isEmpty() ? WeightJobs::statusText(result.status) : result.error));
                 return;
             }
             draw(result.stats.histogram);

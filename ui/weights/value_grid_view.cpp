@@ -2,6 +2,7 @@
 #include "ui/weights/value_grid_view.h"
 
 #include "core/format/gguf_file.h"
+#include "ui/job_tracker.h"
 #include "ui/models/value_grid_model.h"
 
 #include <QHBoxLayout>
@@ -12,6 +13,7 @@
 #include <QPushButton>
 #include <QRegularExpression>
 #include <QTableView>
+#include <QThreadPool>
 #include <QToolButton>
 #include <QVBoxLayout>
 
@@ -39,8 +41,26 @@ ValueGridView::ValueGridView(QWidget *parent)
       m_previousRows(arrowButton(Qt::UpArrow, tr("Previous page of rows"), this)),
       m_nextRows(arrowButton(Qt::DownArrow, tr("Next page of rows"), this)),
       m_previousColumns(arrowButton(Qt::LeftArrow, tr("Previous page of columns"), this)),
-      m_nextColumns(arrowButton(Qt::RightArrow, tr("Next page of columns"), this))
+      m_nextColumns(arrowButton(Qt::RightArrow, tr("Next page of columns"), this)),
+      m_fetch(new JobTracker(this, QThreadPool::globalInstance()))
 {
+    // a remote file's cells arrive on a worker; the grid shows "…" until then
+    connect(m_model, &ValueGridModel::bytesWanted, this, [this](quint64 offset, quint64 size) {
+        const auto file = m_model->file();
+        if (!file)
+            return;
+        m_fetch->start(
+            tr("Fetching values"),
+            [file, offset, size](const gguf::ProgressFn &progress) { return file->acquire(offset, size, progress); },
+            [this, file](gguf::ByteLease bytes) {
+                if (file != m_model->file())
+                    return;
+                if (bytes || bytes.error().kind != gguf::ErrorKind::Cancelled)
+                    m_model->holdBytes(bytes);
+                if (!bytes && bytes.error().kind != gguf::ErrorKind::Cancelled)
+                    m_page->setText(QString::fromStdString(bytes.error().message));
+            });
+    });
     m_view->setModel(m_model);
     m_view->setWordWrap(false);
     m_view->setCornerButtonEnabled(false);

@@ -10,6 +10,7 @@ class QLabel;
 class QLineEdit;
 class QTableView;
 class QToolButton;
+class JobTracker;
 class ValueGridModel;
 
 /// The dequantized values of the current tensor as a table of rows × ne[0] columns, a page at a
@@ -42,4 +43,5 @@ private:
     QToolButton *m_nextRows;
     QToolButton *m_previousColumns;
     QToolButton *m_nextColumns;
+    JobTracker *m_fetch; ///< fetches the cells on screen of a remote file
 };

@@ -27,6 +27,17 @@ std::pair<double, double> RangeChoice::rangeFor(const gguf::TensorStatistics &st
 
 namespace {
 
+// True (with the status and message set) when a remote tensor's bytes could not be fetched.
+bool failedToFetch(const gguf::TensorData &data, Statistics &result)
+{
+    if (data.lease)
+        return false;
+    const gguf::Error &e = data.lease.error();
+    result.status = e.kind == gguf::ErrorKind::Cancelled ? gguf::StatsStatus::Cancelled : gguf::StatsStatus::NoData;
+    result.error = QString::fromStdString(e.message);
+    return true;
+}
+
 gguf::StatsOptions optionsFor(uint32_t bins, const gguf::ProgressFn &progress)
 {
     gguf::StatsOptions options;
@@ -48,7 +59,10 @@ Statistics statistics(const TensorHandle &tensor, uint32_t bins, std::optional<s
     if (range && !(range->second > range->first))
         range = std::pair{range->first - 0.5, range->first + 0.5};
     options.range = range;
-    result.status = gguf::computeStatistics(tensor.data(), options, result.stats);
+    // a remote tensor is fetched first: the progress shows the download, then the pass
+    const gguf::TensorData data = tensor.data(progress);
+    if (!failedToFetch(data, result))
+        result.status = gguf::computeStatistics(data, options, result.stats);
     return result;
 }
 
@@ -59,7 +73,9 @@ Statistics refined(const TensorHandle &tensor, uint32_t bins, const gguf::Tensor
     if (!tensor.isValid())
         return result;
     result.stats = first;
-    result.status = gguf::refineStatistics(tensor.data(), optionsFor(bins, progress), result.stats);
+    const gguf::TensorData data = tensor.data(progress);
+    if (!failedToFetch(data, result))
+        result.status = gguf::refineStatistics(data, optionsFor(bins, progress), result.stats);
     return result;
 }
 

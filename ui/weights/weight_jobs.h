@@ -49,6 +49,7 @@ struct RangePreset {
 struct Statistics {
     gguf::StatsStatus status = gguf::StatsStatus::NoData;
     gguf::TensorStatistics stats;
+    QString error; ///< why a remote file's bytes could not be fetched (status NoData)
 };
 
 /// One pass of computeStatistics over `tensor` with `bins` bins over `range` (automatic when unset).

@@ -62,7 +62,13 @@ ExportResult writeValues(const TensorHandle &tensor, const QString &path, const 
     const std::span<const uint64_t> dims(info.ne.data(), std::clamp<uint32_t>(info.nDims, 1, 4));
     const auto format = path.endsWith(QLatin1String(".npy"), Qt::CaseInsensitive) ? gguf::ExportFormat::Npy
                                                                                   : gguf::ExportFormat::RawFloat32;
-    const gguf::StatsStatus status = gguf::exportFloat32(tensor.data(), dims, format, out, progress);
+    const gguf::TensorData data = tensor.data(progress); // a remote tensor is fetched first
+    if (!data.lease) {
+        std::fclose(out);
+        QFile::remove(partial);
+        return {false, QString::fromStdString(data.lease.error().message)};
+    }
+    const gguf::StatsStatus status = gguf::exportFloat32(data, dims, format, out, progress);
     const bool closed = std::fclose(out) == 0;
     if (status != gguf::StatsStatus::Ok || !closed) {
         QFile::remove(partial);

@@ -1,0 +1,160 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
+// gguf-inspect on a URL prints byte for byte what it prints on the local file (the path given is
+// the only difference), reading through a real HTTP server on 127.0.0.1; and a failing server
+// gives a one-line message and exit status 1.
+#include "tests/support/inspect_run.h"
+#include "tests/support/range_server/range_server.h"
+
+#include <QFile>
+#include <QTemporaryDir>
+#include <QTest>
+
+using gguf::test::inspect;
+using gguf::test::RangeServer;
+
+namespace {
+
+const QString kModel = QStringLiteral(GGUF_TEST_DATA_DIR "/real/tiny-llama-q4_k_m.gguf");
+const QString kVocab = QStringLiteral(GGUF_TEST_DATA_DIR "/real/ggml-vocab-gpt-2.gguf");
+
+} // namespace
+
+class TestInspectRemote : public QObject {
+    Q_OBJECT
+
+private slots:
+    void initTestCase();
+    void sameOutputAsLocal_data();
+    void sameOutputAsLocal();
+    void failuresAreOneLine_data();
+    void failuresAreOneLine();
+    void diffAgainstTheLocalCopy();
+    void dequantWritesTheSameValues();
+    void editingARemoteFileIsRefused();
+
+private:
+    RangeServer m_server;
+};
+
+void TestInspectRemote::initTestCase()
+{
+    qputenv("no_proxy", "127.0.0.1,localhost");
+    qputenv("NO_PROXY", "127.0.0.1,localhost");
+    // small blocks, so that the header takes several requests
+    qputenv("GGUF_BLOCK_KB", "64");
+    QVERIFY(m_server.start());
+    m_server.serve("/m/model.gguf", kModel.toStdString());
+    m_server.serve("/m/vocab.gguf", kVocab.toStdString());
+    m_server.setStatus("/m/missing.gguf", 404);
+    m_server.setStatus("/m/gated.gguf", 401);
+}
+
+void TestInspectRemote::sameOutputAsLocal_data()
+{
+    QTest::addColumn<QString>("local");
+    QTest::addColumn<QString>("path");
+    QTest::addColumn<QStringList>("args");
+    const QList<QStringList> commands = {{"info"},  {"info", "--json"},  {"tensors"},        {"tensors", "--json"},
+                                         {"dump"},  {"dump", "--json"},  {"validate"},       {"layout"},
+                                         {"stats"}, {"stats", "--json"}, {"stats", "--fast"}};
+    for (const QStringList &c : commands)
+        QTest::newRow(qPrintable("model: " + c.join(' '))) << kModel << "/m/model.gguf" << c;
+    for (const QStringList &c : QList<QStringList>{
+             {"info"}, {"dump", "--json", "--json-array"}, {"vocab"}, {"tokenize", "Hello world, héllo!"}})
+        QTest::newRow(qPrintable("vocabulary: " + c.join(' '))) << kVocab << "/m/vocab.gguf" << c;
+}
+
+void TestInspectRemote::sameOutputAsLocal()
+{
+    QFETCH(QString, local);
+    QFETCH(QString, path);
+    QFETCH(QStringList, args);
+    const QString url = QString::fromStdString(m_server.url(path.toStdString()));
+    QStringList localArgs = args, remoteArgs = args;
+    localArgs.insert(1, local);
+    remoteArgs.insert(1, url);
+    const auto a = inspect(localArgs), b = inspect(remoteArgs);
+    QVERIFY2(a.exitCode >= 0, a.err.constData());
+    QCOMPARE(b.exitCode, a.exitCode);
+    QByteArray expected = a.out;
+    expected.replace(local.toUtf8(), url.toUtf8());
+    if (b.out != expected) {
+        // show where they part
+        qsizetype at = 0;
+        while (at < b.out.size() && at < expected.size() && b.out[at] == expected[at])
+            ++at;
+        QFAIL(qPrintable(QStringLiteral("outputs differ at byte %1:\nlocal:  %2\nremote: %3")
+                             .arg(at)
+                             .arg(QString::fromUtf8(expected.mid(std::max<qsizetype>(0, at - 40), 120)),
+                                  QString::fromUtf8(b.out.mid(std::max<qsizetype>(0, at - 40), 120)))));
+    }
+    QVERIFY(!a.out.isEmpty());
+}
+
+void TestInspectRemote::failuresAreOneLine_data()
+{
+    QTest::addColumn<QString>("path");
+    QTest::addColumn<QString>("says");
+    QTest::newRow("404") << "/m/missing.gguf"
+                         << "no such file on the server (HTTP 404)";
+    QTest::newRow("401") << "/m/gated.gguf"
+                         << "HTTP 401 (login required)";
+    QTest::newRow("nothing listens") << "closed"
+                                     << "cannot connect to 127.0.0.1";
+}
+
+void TestInspectRemote::failuresAreOneLine()
+{
+    QFETCH(QString, path);
+    QFETCH(QString, says);
+    QString url = QString::fromStdString(m_server.url(path.toStdString()));
+    if (path == QLatin1String("closed")) {
+        RangeServer closed;
+        QVERIFY(closed.start());
+        url = QString::fromStdString(closed.url("/x.gguf"));
+    }
+    const auto run = inspect({QStringLiteral("info"), url});
+    QCOMPARE(run.exitCode, 1);
+    QVERIFY(run.out.isEmpty());
+    QCOMPARE(run.err.count('\n'), 1);
+    QVERIFY2(run.err.startsWith(("gguf-inspect: " + url + ": ").toUtf8()), run.err.constData());
+    QVERIFY2(run.err.contains(says.toUtf8()), run.err.constData());
+}
+
+void TestInspectRemote::diffAgainstTheLocalCopy()
+{
+    const QString url = QString::fromStdString(m_server.url("/m/model.gguf"));
+    const auto run = inspect({QStringLiteral("diff"), url, kModel, QStringLiteral("--values")});
+    QCOMPARE(run.exitCode, 0);
+    QVERIFY2(run.err.isEmpty(), run.err.constData());
+}
+
+void TestInspectRemote::dequantWritesTheSameValues()
+{
+    QTemporaryDir dir;
+    const QString url = QString::fromStdString(m_server.url("/m/model.gguf"));
+    const QString a = dir.filePath(QStringLiteral("local.npy")), b = dir.filePath(QStringLiteral("remote.npy"));
+    const auto runA = inspect({QStringLiteral("dequant"), kModel, QStringLiteral("blk.1.ffn_down.weight"), "-o", a});
+    const auto runB = inspect({QStringLiteral("dequant"), url, QStringLiteral("blk.1.ffn_down.weight"), "-o", b});
+    QCOMPARE(runA.exitCode, 0);
+    QCOMPARE(runB.exitCode, 0);
+    QFile fa(a), fb(b);
+    QVERIFY(fa.open(QIODevice::ReadOnly) && fb.open(QIODevice::ReadOnly));
+    const QByteArray x = fa.readAll(), y = fb.readAll();
+    QVERIFY(x.size() > 1000);
+    QVERIFY(x == y);
+}
+
+void TestInspectRemote::editingARemoteFileIsRefused()
+{
+    QTemporaryDir dir;
+    const QString url = QString::fromStdString(m_server.url("/m/model.gguf"));
+    const auto run = inspect({QStringLiteral("set"), url, QStringLiteral("general.name=x"), QStringLiteral("-o"),
+                              dir.filePath(QStringLiteral("out.gguf"))});
+    QCOMPARE(run.exitCode, 1);
+    QVERIFY2(run.err.contains("is remote; download it, then edit the copy"), run.err.constData());
+    QVERIFY(!QFile::exists(dir.filePath(QStringLiteral("out.gguf"))));
+}
+
+QTEST_GUILESS_MAIN(TestInspectRemote)
+#include "tst_inspect_remote.moc"

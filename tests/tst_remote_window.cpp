@@ -1,0 +1,255 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
+// The window on a URL served by a real HTTP server on 127.0.0.1: opening fills the pages, the
+// Bytes page and the value grid show dots until their bytes arrive and then the file's own bytes,
+// the statistics equal the local file's, the status bar counts what was fetched, editing is off,
+// a dropped link opens, and a file changed on the server or a missing one is said in the window.
+#include "app/explorer/main_window.h"
+#include "core/format/split_model.h"
+#include "core/net/remote_files.h"
+#include "core/quant/dequantize.h"
+#include "core/stats/tensor_stats.h"
+#include "tests/support/range_server/range_server.h"
+#include "tests/support/screenshots.h"
+#include "ui/document.h"
+#include "ui/hex/hex_page.h"
+#include "ui/hex/hex_text.h"
+#include "ui/message_bar.h"
+#include "ui/metadata/metadata_page.h"
+#include "ui/models/value_grid_model.h"
+#include "ui/open_url_dialog.h"
+#include "ui/remote_status.h"
+#include "ui/weights/histogram_panel.h"
+#include "ui/weights/value_grid_view.h"
+#include "ui/weights/weights_page.h"
+
+#include <QComboBox>
+#include <QFile>
+#include <QMimeData>
+#include <QStatusBar>
+#include <QTabWidget>
+#include <QTemporaryDir>
+#include <QToolButton>
+#include <QtTest>
+
+using gguf::test::RangeServer;
+
+namespace {
+
+const QString kSample = QStringLiteral(GGUF_SAMPLE_MODEL);
+
+bool openAndWait(MainWindow &window, const QString &path)
+{
+    QSignalSpy shown(&window, &MainWindow::modelShown);
+    window.openFile(path);
+    return shown.wait(15000);
+}
+
+// The Weights page in `mode`, showing `tensor` of the open model.
+WeightsPage *showWeights(MainWindow &window, WeightsPage::Mode mode, const QString &tensor)
+{
+    WeightsPage *weights = window.weightsPage();
+    window.pages()->setCurrentWidget(weights);
+    weights->setMode(mode);
+    weights->showTensor(TensorHandle::named(window.document()->model(), tensor));
+    return weights;
+}
+
+std::shared_ptr<const gguf::GgufFile> local()
+{
+    return gguf::GgufFile::open(kSample.toStdString()).file;
+}
+
+} // namespace
+
+class TestRemoteWindow : public QObject {
+    Q_OBJECT
+
+private slots:
+    void initTestCase();
+    void openingAUrlFillsThePages();
+    void bytesPageShowsTheFetchedBytes();
+    void statisticsEqualTheLocalFile();
+    void valueGridFetchesItsCells();
+    void droppedLinkOpens();
+    void changeOnTheServerIsSaid();
+    void missingFileIsSaid();
+    void dialogRefusesWhatIsNotAUrl();
+
+private:
+    RangeServer m_server;
+    QTemporaryDir m_dir;
+    QString m_url;
+};
+
+void TestRemoteWindow::initTestCase()
+{
+    QCoreApplication::setApplicationName(QStringLiteral("tst_remote_window"));
+    QSettings().clear();
+    qputenv("no_proxy", "127.0.0.1,localhost");
+    QVERIFY(m_server.start());
+    m_server.serve("/m/sample.gguf", kSample.toStdString());
+    m_url = QString::fromStdString(m_server.url("/m/sample.gguf"));
+    gguf::net::RemoteOptions options;
+    options.cache.blockBytes = 64 << 10;
+    // no block is kept once no lease holds it: a read outside a lease finds nothing (unleasedRead)
+    options.cache.cacheBytes = 0;
+    gguf::net::enableRemoteFiles(options);
+}
+
+void TestRemoteWindow::openingAUrlFillsThePages()
+{
+    MainWindow window;
+    window.show();
+    m_server.resetCounters();
+    QVERIFY(openAndWait(window, m_url));
+    const auto model = window.document()->model();
+    QVERIFY(model);
+    QVERIFY(model->primary().isRemote());
+    QCOMPARE(model->primary().tensors().size(), local()->tensors().size());
+    QVERIFY(window.windowTitle().contains(QStringLiteral("sample.gguf")));
+    // the status bar counts the bytes
+    auto *status = window.statusBar()->findChild<RemoteStatus *>();
+    QVERIFY(status);
+    QTRY_VERIFY(status->isVisible());
+    QVERIFY2(status->text().startsWith(QStringLiteral("Fetched ")), qPrintable(status->text()));
+    // a remote file is not edited
+    auto *edit = window.metadataPage()->findChild<QToolButton *>(QStringLiteral("editMetadata"));
+    QVERIFY(edit);
+    QVERIFY(!edit->isEnabled());
+    QVERIFY(edit->toolTip().contains(QStringLiteral("remote")));
+    QVERIFY(!model->primary().source().unleasedRead());
+}
+
+void TestRemoteWindow::bytesPageShowsTheFetchedBytes()
+{
+    MainWindow window;
+    window.show();
+    QVERIFY(openAndWait(window, m_url));
+    const auto file = window.document()->model()->primaryShared();
+    window.pages()->setCurrentWidget(window.hexPage());
+    // far into the tensor data: not fetched while opening
+    const quint64 at = file->fileSize() - 100000;
+    QVERIFY(!file->peek(at, 16));
+    window.hexPage()->showByteRange(at, 16);
+    const QString expected = HexText::toHex(local()->bytes(at, 16));
+    QTRY_COMPARE_WITH_TIMEOUT(window.hexPage()->copyText(HexPage::CopyFormat::Hex), expected, 10000);
+    QVERIFY(!file->source().unleasedRead());
+    QVERIFY(gguf::test::saveScreenshot(window, QStringLiteral("remote-bytes")));
+}
+
+void TestRemoteWindow::statisticsEqualTheLocalFile()
+{
+    MainWindow window;
+    window.show();
+    QVERIFY(openAndWait(window, m_url));
+    const auto model = window.document()->model();
+    WeightsPage *weights = showWeights(window, WeightsPage::Mode::Histogram, QStringLiteral("token_embd.weight"));
+    QTRY_VERIFY_WITH_TIMEOUT(weights->histogramPanel()->statistics().has_value() && !weights->isBusy(), 20000);
+    const auto l = local();
+    const gguf::TensorData data = gguf::tensorData(*l, *l->findTensor("token_embd.weight"));
+    gguf::TensorStatistics expected;
+    QCOMPARE(gguf::computeStatistics(data, {}, expected), gguf::StatsStatus::Ok);
+    const gguf::TensorStatistics &got = *weights->histogramPanel()->statistics();
+    QCOMPARE(got.count, expected.count);
+    QCOMPARE(got.min, expected.min);
+    QCOMPARE(got.max, expected.max);
+    QCOMPARE(got.mean, expected.mean);
+    QVERIFY(!model->primary().source().unleasedRead());
+}
+
+void TestRemoteWindow::valueGridFetchesItsCells()
+{
+    MainWindow window;
+    window.show();
+    QVERIFY(openAndWait(window, m_url));
+    const auto model = window.document()->model();
+    // the token embeddings: their last rows lie where nothing was fetched yet
+    WeightsPage *weights = showWeights(window, WeightsPage::Mode::Values, QStringLiteral("token_embd.weight"));
+    ValueGridModel *grid = weights->valueGrid()->model();
+    const gguf::TensorInfo *found = model->primary().findTensor("token_embd.weight");
+    QVERIFY(found);
+    const gguf::TensorInfo &t = *found;
+    const quint64 row = t.ne[1] - 1;
+    const QModelIndex cell = grid->locate(row, 5);
+    QVERIFY(cell.isValid());
+    QCOMPARE(cell.data().toString(), QStringLiteral("…"));
+    // the value once it arrived equals the local file's, decoded here
+    const auto l = local();
+    std::vector<float> value(1);
+    QVERIFY(gguf::dequantizeRange(t.typeId, l->tensorBytes(*l->findTensor("token_embd.weight")), t.elements,
+                                  row * t.ne[0] + 5, value, false));
+    QTRY_VERIFY_WITH_TIMEOUT(cell.data().toString() != QStringLiteral("…"), 10000);
+    QCOMPARE(cell.data(ValueGridModel::ValueRole).toDouble(), double(value[0]));
+    QVERIFY(gguf::test::saveScreenshot(window, QStringLiteral("remote-values")));
+    QVERIFY(!model->primary().source().unleasedRead());
+}
+
+void TestRemoteWindow::droppedLinkOpens()
+{
+    MainWindow window;
+    window.show();
+    QSignalSpy shown(&window, &MainWindow::modelShown);
+    QMimeData mime;
+    mime.setUrls({QUrl(m_url)});
+    const QPoint pos = window.rect().center();
+    QDragEnterEvent enter(pos, Qt::CopyAction, &mime, Qt::LeftButton, Qt::NoModifier);
+    QApplication::sendEvent(&window, &enter);
+    QVERIFY(enter.isAccepted());
+    QDropEvent dropEvent(QPointF(pos), Qt::CopyAction, &mime, Qt::LeftButton, Qt::NoModifier);
+    QApplication::sendEvent(&window, &dropEvent);
+    QVERIFY(shown.wait(15000));
+    QCOMPARE(window.document()->path(), m_url);
+}
+
+void TestRemoteWindow::changeOnTheServerIsSaid()
+{
+    const QString copy = m_dir.filePath(QStringLiteral("changing.gguf"));
+    QVERIFY(QFile::copy(kSample, copy));
+    m_server.serve("/m/changing.gguf", copy.toStdString());
+    MainWindow window;
+    window.show();
+    QVERIFY(openAndWait(window, QString::fromStdString(m_server.url("/m/changing.gguf"))));
+    {
+        QFile f(copy);
+        QVERIFY(f.open(QIODevice::ReadWrite));
+        QVERIFY(f.setFileTime(QDateTime::currentDateTime().addSecs(120), QFileDevice::FileModificationTime));
+    }
+    // the next fetch sees another ETag; the window says so in its bar, as for a local file
+    const auto file = window.document()->model()->primaryShared();
+    window.pages()->setCurrentWidget(window.hexPage());
+    window.hexPage()->showByteRange(file->fileSize() - 5000, 4);
+    QTRY_VERIFY_WITH_TIMEOUT(window.messageBar()->text().contains(QStringLiteral("changed on the server")), 10000);
+}
+
+void TestRemoteWindow::missingFileIsSaid()
+{
+    m_server.setStatus("/m/missing.gguf", 404);
+    MainWindow window;
+    window.show();
+    QSignalSpy failed(window.document(), &Document::loadFailed);
+    window.openFile(QString::fromStdString(m_server.url("/m/missing.gguf")));
+    QVERIFY(failed.wait(15000));
+    QVERIFY2(failed.at(0).at(1).toString().contains(QStringLiteral("no such file on the server (HTTP 404)")),
+             qPrintable(failed.at(0).at(1).toString()));
+    QTRY_VERIFY(window.messageBar()->text().contains(QStringLiteral("HTTP 404")));
+}
+
+void TestRemoteWindow::dialogRefusesWhatIsNotAUrl()
+{
+    OpenUrlDialog dialog;
+    auto *url = dialog.findChild<QComboBox *>();
+    QVERIFY(url);
+    for (const QString &bad :
+         {QStringLiteral("ftp://host/m.gguf"), QStringLiteral("hf:only-owner/m.gguf"), QString()}) {
+        url->setCurrentText(bad);
+        dialog.accept();
+        QVERIFY2(dialog.result() != QDialog::Accepted, qPrintable(bad));
+    }
+    url->setCurrentText(QStringLiteral("hf:owner/repo/model.gguf@v2"));
+    dialog.accept();
+    QCOMPARE(dialog.result(), int(QDialog::Accepted));
+    QCOMPARE(dialog.url(), QStringLiteral("hf:owner/repo/model.gguf@v2"));
+}
+
+QTEST_MAIN(TestRemoteWindow)
+#include "tst_remote_window.moc"
