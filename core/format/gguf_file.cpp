@@ -54,11 +54,20 @@ uint64_t valueEnd(const GgufFile &file, ValueType type, uint64_t offset, int dep
 
 } // namespace
 
+namespace {
+
+// A fetch while opening can be cancelled through the parse's progress callback.
+FetchProgress cancelOf(const OpenOptions &options)
+{
+    return [&options](uint64_t, uint64_t) { return !options.progress || options.progress(0, 0); };
+}
+
+} // namespace
+
 OpenResult GgufFile::open(const std::string &path, const OpenOptions &options)
 {
     OpenResult result;
-    const FetchProgress cancel = [&](uint64_t, uint64_t) { return !options.progress || options.progress(0, 0); };
-    auto source = openByteSource(path, result.error, cancel);
+    auto source = openByteSource(path, result.error, cancelOf(options));
     if (!source)
         return result;
     return openSource(std::move(source), options);
@@ -75,7 +84,7 @@ OpenResult GgufFile::openSource(std::shared_ptr<ByteSource> source, const OpenOp
     file->m_source = std::move(source);
     if (file->m_source->isRemote()) {
         // Grow the prefix one block at a time until the parser no longer runs out of bytes.
-        const FetchProgress cancel = [&](uint64_t, uint64_t) { return !options.progress || options.progress(0, 0); };
+        const FetchProgress cancel = cancelOf(options);
         const uint64_t total = file->m_source->size();
         const uint64_t block = std::max<uint64_t>(file->m_source->blockSize(), 4096);
         const auto wholeBlocks = [&](uint64_t n) { return std::min(total, (n + block - 1) / block * block); };
