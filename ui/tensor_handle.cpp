@@ -97,9 +97,9 @@ std::shared_ptr<const gguf::GgufFile> TensorHandle::fileShared() const
     return model->shards()[static_cast<size_t>(shard())].file;
 }
 
-gguf::TensorData TensorHandle::data(const gguf::FetchProgress &progress) const
+gguf::TensorData TensorHandle::data() const
 {
-    return gguf::tensorData(file(), info(), progress);
+    return gguf::tensorData(file(), info());
 }
 
 QString TensorHandle::name() const

@@ -36,9 +36,9 @@ struct TensorHandle {
     const gguf::GgufFile &file() const;
     std::shared_ptr<const gguf::GgufFile> fileShared() const;
     int shard() const;
-    /// The tensor's bytes; a remote file's are fetched first (with `progress`, which can cancel):
-    /// call it on a worker. An empty lease in the result says why they could not be had.
-    gguf::TensorData data(const gguf::FetchProgress &progress = {}) const;
+    /// The tensor's bytes; a remote file's are fetched by the passes that read them, chunk by
+    /// chunk, on their worker (gguf::readError then says why a chunk could not be had).
+    gguf::TensorData data() const;
     QString name() const;
     /// Columns are ne[0]; rows are all higher dims flattened.
     quint64 columns() const;

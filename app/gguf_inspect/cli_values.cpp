@@ -140,15 +140,13 @@ int runDequant(const CommandArgs &args)
     const std::span<const uint64_t> dims(t->ne.data(), std::min<uint32_t>(t->nDims, 4));
     ProgressPrinter progress("decoding " + std::string(t->name));
     const gguf::TensorData data = gguf::tensorData(*file, *t);
-    if (!data.lease) {
-        std::fprintf(stderr, "gguf-inspect: %s\n", data.lease.error().message.c_str());
-        if (out != stdout)
-            std::fclose(out);
-        return kExitBadFile;
-    }
     const gguf::StatsStatus status = gguf::exportFloat32(
         data, dims, npy ? gguf::ExportFormat::Npy : gguf::ExportFormat::RawFloat32, out, std::ref(progress));
     const bool closed = out == stdout ? std::fflush(out) == 0 : std::fclose(out) == 0;
+    if (const std::optional<gguf::Error> e = gguf::readError(data)) {
+        std::fprintf(stderr, "gguf-inspect: %s\n", e->message.c_str()); // a remote file's bytes
+        return kExitBadFile;
+    }
     if (status != gguf::StatsStatus::Ok || !closed) {
         std::fprintf(stderr, "gguf-inspect: writing %s failed\n", args.output.c_str());
         return kExitBadFile;
@@ -208,12 +206,12 @@ int runStats(const CommandArgs &args)
             ProgressPrinter progress("statistics of " + std::string(t->name));
             options.progress = std::ref(progress);
             const gguf::TensorData data = gguf::tensorData(*file, *t);
-            if (!data.lease)
-                why = data.lease.error().message; // a remote file's bytes could not be fetched
-            ok = why.empty() && gguf::computeStatistics(data, options, s) == gguf::StatsStatus::Ok;
+            ok = gguf::computeStatistics(data, options, s) == gguf::StatsStatus::Ok;
             // the same first pass as the window's, then its exact passes
             if (ok && !args.fast)
                 ok = gguf::refineStatistics(data, options, s) == gguf::StatsStatus::Ok;
+            if (const std::optional<gguf::Error> e = gguf::readError(data))
+                why = e->message; // a remote file's bytes could not be fetched
             if (ok)
                 worstRankError = std::max(worstRankError, s.percentileRankError);
         }

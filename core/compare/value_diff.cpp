@@ -156,6 +156,9 @@ StatsStatus forEachRun(const TensorData &a, const TensorData &b, const ValueDiff
             bufA.resize(kRun);
             bufB.resize(kRun);
             const uint64_t first = c * chunk, last = std::min(a.elements, first + chunk);
+            const ElementHold holdA(a, first, last), holdB(b, first, last); // remote chunks are fetched here
+            if (!holdA || !holdB)
+                return;
             for (uint64_t at = first; at < last && !failed; at += kRun) {
                 const size_t n = static_cast<size_t>(std::min(kRun, last - at));
                 if (!dequantizeRange(a.typeId, a.bytes, a.elements, at, std::span(bufA.data(), n), a.swapBytes) ||
@@ -167,10 +170,10 @@ StatsStatus forEachRun(const TensorData &a, const TensorData &b, const ValueDiff
             }
             if (chunkDone)
                 chunkDone(c, worker);
-            releaseElements(a, first, last);
-            releaseElements(b, first, last);
         },
-        options.progress);
+        watchedProgress(b, watchedProgress(a, options.progress)));
+    if (const std::optional<StatsStatus> fetch = fetchStatus(a) ? fetchStatus(a) : fetchStatus(b))
+        return *fetch;
     if (!finished)
         return StatsStatus::Cancelled;
     return failed ? StatsStatus::NoData : StatsStatus::Ok;
@@ -255,7 +258,9 @@ StatsStatus computeDiffHeatmap(const TensorData &a, const TensorData &b, uint64_
         return s;
     if (tensorCols == 0 || a.elements % tensorCols != 0)
         return StatsStatus::NoData;
-    return reduceToHeatmap(
+    HeatmapOptions watched = options;
+    watched.progress = watchedProgress(b, watchedProgress(a, options.progress));
+    const StatsStatus status = reduceToHeatmap(
         a.elements / tensorCols, tensorCols,
         [&](uint64_t y, std::span<float> row) {
             thread_local std::vector<float> other;
@@ -267,11 +272,16 @@ StatsStatus computeDiffHeatmap(const TensorData &a, const TensorData &b, uint64_
                 row[x] = static_cast<float>(double(row[x]) - double(other[x]));
             return true;
         },
-        options, out,
+        watched, out,
         [&](uint64_t first, uint64_t last) {
-            releaseElements(a, first * tensorCols, last * tensorCols);
-            releaseElements(b, first * tensorCols, last * tensorCols);
+            std::vector<ElementHold> holds;
+            holds.emplace_back(a, first * tensorCols, last * tensorCols);
+            holds.emplace_back(b, first * tensorCols, last * tensorCols);
+            return holds;
         });
+    if (const std::optional<StatsStatus> fetch = fetchStatus(a) ? fetchStatus(a) : fetchStatus(b))
+        return *fetch;
+    return status;
 }
 
 std::optional<bool> sameBytes(const TensorData &a, const TensorData &b, const ValueDiffOptions &options)
@@ -289,22 +299,18 @@ std::optional<bool> sameBytes(const TensorData &a, const TensorData &b, const Va
             if (differ.load(std::memory_order_relaxed))
                 return;
             const uint64_t at = c * kByteChunk, n = std::min(kByteChunk, size - at);
-            if (std::memcmp(a.bytes.data() + at, b.bytes.data() + at, static_cast<size_t>(n)) != 0)
+            const ElementHold holdA = ElementHold::ofBytes(a, at, at + n), holdB = ElementHold::ofBytes(b, at, at + n);
+            if (holdA && holdB && std::memcmp(a.bytes.data() + at, b.bytes.data() + at, static_cast<size_t>(n)) != 0)
                 differ = true;
-            for (const TensorData *t : {&a, &b})
-                if (t->source) {
-                    const uint64_t base = static_cast<uint64_t>(t->bytes.data() - t->source->data());
-                    t->source->releasePages(base + at, n);
-                }
         },
-        [&](uint64_t done, uint64_t total) {
-            if (differ)
-                return false; // decided: no need to read on
-            return !options.progress || options.progress(done, total);
-        });
+        watchedProgress(b, watchedProgress(a, [&](uint64_t done, uint64_t total) {
+                            if (differ)
+                                return false; // decided: no need to read on
+                            return !options.progress || options.progress(done, total);
+                        })));
     if (differ)
         return false;
-    if (!finished)
+    if (!finished || readError(a) || readError(b))
         return std::nullopt;
     return true;
 }

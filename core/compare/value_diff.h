@@ -68,7 +68,8 @@ StatsStatus computeDiffHeatmap(const TensorData &a, const TensorData &b, uint64_
                                const HeatmapOptions &options, Heatmap &out);
 
 /// True when the two byte ranges are equal, compared chunk by chunk on several threads (stops at
-/// the first difference). nullopt when cancelled.
+/// the first difference). nullopt when cancelled, or when a remote chunk could not be fetched
+/// (readError says why).
 std::optional<bool> sameBytes(const TensorData &a, const TensorData &b, const ValueDiffOptions &options);
 
 } // namespace gguf

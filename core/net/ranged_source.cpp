@@ -138,6 +138,7 @@ std::shared_ptr<RangedSource> RangedSource::open(std::string name, std::unique_p
             source->m_lru.push_back(i);
             b.lru = std::prev(source->m_lru.end());
         }
+        source->m_peakResident = source->m_resident;
     }
     return source;
 }
@@ -267,6 +268,7 @@ bool RangedSource::fetchRun(uint32_t first, uint32_t last, const FetchProgress &
         m_blocks[i].state = State::Resident;
         m_resident += blockEnd(i) - uint64_t(i) * m_block;
     }
+    m_peakResident = std::max(m_peakResident, m_resident);
     m_arrived.notify_all();
     return true;
 }
@@ -413,6 +415,12 @@ uint64_t RangedSource::cachedBytes() const
 {
     std::lock_guard lock(m_mutex);
     return m_resident;
+}
+
+uint64_t RangedSource::peakCachedBytes() const
+{
+    std::lock_guard lock(m_mutex);
+    return m_peakResident;
 }
 
 } // namespace gguf::net

@@ -48,6 +48,8 @@ public:
 
     /// Bytes of blocks now in the cache (held by leases or kept for later).
     uint64_t cachedBytes() const;
+    /// The most cachedBytes() ever was (leases can pin blocks beyond the cap while they live).
+    uint64_t peakCachedBytes() const;
     /// The largest single lease: a request for more is refused rather than filling memory.
     static constexpr uint64_t kMaxLease = uint64_t(4) << 30;
 
@@ -84,6 +86,7 @@ private:
     mutable std::vector<Block> m_blocks;
     mutable std::list<uint32_t> m_lru; ///< resident, unpinned blocks, least recently used first
     mutable uint64_t m_resident = 0;   ///< bytes of resident blocks
+    mutable uint64_t m_peakResident = 0;
     mutable bool m_changed = false;
 };
 

@@ -72,6 +72,9 @@ bool forEachPiece(const TensorData &data, const StatsOptions &options, uint64_t 
         [&](uint64_t c, unsigned worker) {
             std::vector<float> &buffer = buffers[worker];
             const uint64_t last = std::min(data.elements, (c + 1) * chunk);
+            const ElementHold hold(data, c * chunk, last); // a remote chunk is fetched here
+            if (!hold)
+                return;
             for (uint64_t at = c * chunk; at < last && !failed; at += kPiece) {
                 const size_t n = static_cast<size_t>(std::min(kPiece, last - at));
                 const std::span<float> piece(buffer.data(), n);
@@ -81,11 +84,9 @@ bool forEachPiece(const TensorData &data, const StatsOptions &options, uint64_t 
                 }
                 scan(worker, piece);
             }
-            if (data.source)
-                releaseElements(data, c * chunk, last);
         },
-        progress);
-    return finished && !failed;
+        watchedProgress(data, progress));
+    return finished && !failed && !readError(data);
 }
 
 /// Percentile `level` of `count` sorted values by NumPy's default (method "linear"; docs/FORMAT.md
@@ -146,7 +147,7 @@ StatsStatus refineStatistics(const TensorData &data, const StatsOptions &options
                     ++binCounts[w][histogramBin(x, lo, hi, bins)];
             }
         }))
-        return StatsStatus::Cancelled;
+        return fetchStatus(data).value_or(StatsStatus::Cancelled);
     std::vector<uint64_t> high(kKeyCount, 0);
     for (unsigned w = 0; w < highCounts.size(); ++w)
         for (size_t k = 0; k < kKeyCount; ++k)
@@ -202,7 +203,7 @@ StatsStatus refineStatistics(const TensorData &data, const StatsOptions &options
                     ++low[static_cast<size_t>(slot) * 0x10000 + (bits & 0xffffu)];
             }
         }))
-        return StatsStatus::Cancelled;
+        return fetchStatus(data).value_or(StatsStatus::Cancelled);
     const auto valueAtRank = [&](uint64_t rank) {
         const auto w = std::find_if(wanted.begin(), wanted.end(), [rank](const Wanted &x) { return x.rank == rank; });
         const size_t slot = static_cast<size_t>(slotOf[w->key]);

@@ -27,17 +27,24 @@ StatsStatus computeHeatmap(const TensorData &data, uint64_t tensorCols, const He
         return StatsStatus::Unsupported;
     if (tensorCols == 0 || data.elements == 0 || data.elements % tensorCols != 0 || data.bytes.empty())
         return StatsStatus::NoData;
-    return reduceToHeatmap(
+    HeatmapOptions watched = options;
+    watched.progress = watchedProgress(data, options.progress);
+    const StatsStatus status = reduceToHeatmap(
         data.elements / tensorCols, tensorCols,
         [&](uint64_t y, std::span<float> row) {
             return dequantizeRange(data.typeId, data.bytes, data.elements, y * tensorCols, row, data.swapBytes);
         },
-        options, out,
-        [&](uint64_t first, uint64_t last) { releaseElements(data, first * tensorCols, last * tensorCols); });
+        watched, out,
+        [&](uint64_t first, uint64_t last) {
+            std::vector<ElementHold> holds;
+            holds.emplace_back(data, first * tensorCols, last * tensorCols);
+            return holds;
+        });
+    return fetchStatus(data).value_or(status);
 }
 
 StatsStatus reduceToHeatmap(uint64_t tensorRows, uint64_t tensorCols, const HeatmapRowSource &source,
-                            const HeatmapOptions &options, Heatmap &out, const HeatmapBandDone &bandDone)
+                            const HeatmapOptions &options, Heatmap &out, const HeatmapBandHold &bandHold)
 {
     out = Heatmap{};
     if (tensorCols == 0 || tensorRows == 0)
@@ -67,6 +74,10 @@ StatsStatus reduceToHeatmap(uint64_t tensorRows, uint64_t tensorCols, const Heat
             std::vector<double> sum(out.gridCols, 0), sumAbs(out.gridCols, 0), sumSq(out.gridCols, 0);
             std::vector<float> maxAbs(out.gridCols, 0);
             std::vector<uint64_t> n(out.gridCols, 0);
+            const std::vector<ElementHold> holds =
+                bandHold ? bandHold(out.rowStart(r), out.rowStart(r + 1)) : std::vector<ElementHold>();
+            if (!std::all_of(holds.begin(), holds.end(), [](const ElementHold &h) { return bool(h); }))
+                return; // the band's bytes could not be fetched (the caller's data says why)
             for (uint64_t y = out.rowStart(r); y < out.rowStart(r + 1); ++y) {
                 if (!source(y, row)) {
                     failed = true;
@@ -84,8 +95,6 @@ StatsStatus reduceToHeatmap(uint64_t tensorRows, uint64_t tensorCols, const Heat
                     ++n[c];
                 }
             }
-            if (bandDone)
-                bandDone(out.rowStart(r), out.rowStart(r + 1));
             for (uint32_t c = 0; c < out.gridCols; ++c) {
                 const size_t i = size_t(r) * out.gridCols + c;
                 if (n[c] == 0)

@@ -42,12 +42,14 @@ StatsStatus computeHeatmap(const TensorData &data, uint64_t tensorCols, const He
 /// Fills `out` (tensorCols values) with row `row`; false when it cannot (the reduction then stops
 /// with NoData). Called from several threads at once, each with its own `out`.
 using HeatmapRowSource = std::function<bool(uint64_t row, std::span<float> out)>;
-/// Called after each band of rows [first, last) was reduced (to release its pages).
-using HeatmapBandDone = std::function<void(uint64_t first, uint64_t last)>;
+/// Called before a band of rows [first, last) is read: holds its bytes while the band is read
+/// (fetching a remote tensor's; releasing the pages after). A false hold skips the band, and the
+/// caller's data says why (readError).
+using HeatmapBandHold = std::function<std::vector<ElementHold>(uint64_t first, uint64_t last)>;
 
 /// The reduction behind computeHeatmap over any rows: `tensorRows` × `tensorCols` values given
 /// row by row by `source` (a difference of two tensors, for one).
 StatsStatus reduceToHeatmap(uint64_t tensorRows, uint64_t tensorCols, const HeatmapRowSource &source,
-                            const HeatmapOptions &options, Heatmap &out, const HeatmapBandDone &bandDone = {});
+                            const HeatmapOptions &options, Heatmap &out, const HeatmapBandHold &bandHold = {});
 
 } // namespace gguf

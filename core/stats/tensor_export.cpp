@@ -44,12 +44,14 @@ StatsStatus exportFloat32(const TensorData &data, std::span<const uint64_t> dims
     for (uint64_t p = 0; p < pieces; ++p) {
         const uint64_t first = p * kPiece;
         const size_t n = static_cast<size_t>(std::min(kPiece, data.elements - first));
+        const ElementHold hold(data, first, first + n); // a remote piece is fetched here
+        if (!hold)
+            return fetchStatus(data).value_or(StatsStatus::NoData);
         if (!dequantizeRange(data.typeId, data.bytes, data.elements, first, std::span<float>(buffer.data(), n),
                              data.swapBytes))
             return StatsStatus::NoData;
         if (std::fwrite(buffer.data(), sizeof(float), n, out) != n)
             return StatsStatus::NoData;
-        releaseElements(data, first, first + n);
         if (progress && !progress(p + 1, pieces))
             return StatsStatus::Cancelled;
     }

@@ -277,32 +277,6 @@ uint32_t keySampleStride(uint64_t elements, uint64_t exactKeyElements)
     return stride;
 }
 
-void releaseElements(const TensorData &data, uint64_t first, uint64_t last)
-{
-    const TypeTraits &t = typeTraits(data.typeId);
-    if (!data.source || t.blockSize == 0 || data.bytes.empty())
-        return;
-    const uint64_t begin = first / t.blockSize * t.typeSize;
-    const uint64_t end = std::min<uint64_t>(data.bytes.size(), (last + t.blockSize - 1) / t.blockSize * t.typeSize);
-    const uint64_t base = static_cast<uint64_t>(data.bytes.data() - data.source->data());
-    if (end > begin)
-        data.source->releasePages(base + begin, end - begin);
-}
-
-TensorData tensorData(const GgufFile &file, const TensorInfo &tensor, const FetchProgress &progress)
-{
-    TensorData d;
-    d.typeId = tensor.typeId;
-    d.elements = tensor.elements;
-    d.swapBytes = file.byteSwapped();
-    d.source = &file.source();
-    if (tensor.dataInFile) {
-        d.lease = file.acquire(tensor.fileOffset, tensor.byteSize, progress);
-        d.bytes = d.lease.bytes();
-    }
-    return d;
-}
-
 StatsStatus computeStatistics(const TensorData &data, const StatsOptions &options, TensorStatistics &out)
 {
     out = TensorStatistics{};
@@ -342,6 +316,9 @@ StatsStatus computeStatistics(const TensorData &data, const StatsOptions &option
             Worker &w = workers[wi];
             const uint64_t first = c * chunk;
             const uint64_t last = std::min(data.elements, first + chunk);
+            const ElementHold hold(data, first, last); // a remote chunk is fetched here
+            if (!hold)
+                return;
             Partial acc;
             for (uint64_t at = first; at < last; at += kPiece) {
                 const size_t n = static_cast<size_t>(std::min(kPiece, last - at));
@@ -373,10 +350,10 @@ StatsStatus computeStatistics(const TensorData &data, const StatsOptions &option
                 acc.merge(p);
             }
             partials[static_cast<size_t>(c)] = acc;
-            if (data.source)
-                releaseElements(data, first, last);
         },
-        options.progress);
+        watchedProgress(data, options.progress));
+    if (const std::optional<StatsStatus> fetch = fetchStatus(data))
+        return *fetch;
     if (!finished)
         return StatsStatus::Cancelled;
     if (decodeFailed)

@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 #pragma once
 
-#include "core/format/byte_source.h"
+#include "core/stats/tensor_data.h"
 #include "core/util/parallel_chunks.h"
 
 #include <algorithm>
@@ -13,27 +13,6 @@
 #include <vector>
 
 namespace gguf {
-
-class GgufFile;
-struct TensorInfo;
-
-/// The bytes of one tensor and how to read them.
-struct TensorData {
-    uint32_t typeId = 0;
-    std::span<const uint8_t> bytes; ///< exactly the tensor's data range
-    uint64_t elements = 0;
-    bool swapBytes = false;             ///< big-endian file
-    const ByteSource *source = nullptr; ///< when set, pages already scanned are released
-    ByteLease lease;                    ///< keeps a remote file's bytes readable (empty: an error)
-};
-
-/// The data of `tensor` in `file`; empty bytes when the data is not inside the file, or when a
-/// remote file's bytes could not be fetched (then `lease.error()` says why). For a remote file
-/// this fetches the whole tensor (with `progress`, which can cancel): call it on a worker.
-TensorData tensorData(const GgufFile &file, const TensorInfo &tensor, const FetchProgress &progress = {});
-
-/// Releases the pages holding elements [first, last) of `data` (see ByteSource::releasePages).
-void releaseElements(const TensorData &data, uint64_t first, uint64_t last);
 
 struct StatsOptions {
     uint32_t bins = 64;                             ///< histogram bins (1–65536)
@@ -99,8 +78,6 @@ struct TensorStatistics {
     bool percentilesExact = false;
     Histogram histogram;
 };
-
-enum class StatsStatus : uint8_t { Ok, Cancelled, Unsupported, NoData };
 
 /// Computes the statistics in one streaming pass: the tensor is decoded chunk by chunk on several
 /// threads into small per-thread buffers (memory independent of the tensor size), and per-chunk

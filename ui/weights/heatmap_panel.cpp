@@ -131,13 +131,11 @@ void HeatmapPanel::refresh()
             options.rows = cells;
             options.cols = cells;
             options.progress = progress;
-            // a remote tensor is fetched first (the progress shows the download)
-            const gguf::TensorData bytes = tensor.data(progress);
-            if (!bytes.lease) {
-                result.error = QString::fromStdString(bytes.lease.error().message);
-                return result;
-            }
+            // a remote tensor is fetched band by band as the pass reads it
+            const gguf::TensorData bytes = tensor.data();
             result.status = gguf::computeHeatmap(bytes, tensor.columns(), options, result.heatmap);
+            if (const std::optional<gguf::Error> e = gguf::readError(bytes); e && e->kind != gguf::ErrorKind::Cancelled)
+                result.error = QString::fromStdString(e->message);
             return result;
         },
         [this](const HeatmapResult &result) {

@@ -27,15 +27,12 @@ std::pair<double, double> RangeChoice::rangeFor(const gguf::TensorStatistics &st
 
 namespace {
 
-// True (with the status and message set) when a remote tensor's bytes could not be fetched.
-bool failedToFetch(const gguf::TensorData &data, Statistics &result)
+// A pass's status, with the message when a remote tensor's bytes could not be fetched.
+void setOutcome(const gguf::TensorData &data, gguf::StatsStatus status, Statistics &result)
 {
-    if (data.lease)
-        return false;
-    const gguf::Error &e = data.lease.error();
-    result.status = e.kind == gguf::ErrorKind::Cancelled ? gguf::StatsStatus::Cancelled : gguf::StatsStatus::NoData;
-    result.error = QString::fromStdString(e.message);
-    return true;
+    result.status = gguf::fetchStatus(data).value_or(status);
+    if (const std::optional<gguf::Error> e = gguf::readError(data); e && e->kind != gguf::ErrorKind::Cancelled)
+        result.error = QString::fromStdString(e->message);
 }
 
 gguf::StatsOptions optionsFor(uint32_t bins, const gguf::ProgressFn &progress)
@@ -59,10 +56,9 @@ Statistics statistics(const TensorHandle &tensor, uint32_t bins, std::optional<s
     if (range && !(range->second > range->first))
         range = std::pair{range->first - 0.5, range->first + 0.5};
     options.range = range;
-    // a remote tensor is fetched first: the progress shows the download, then the pass
-    const gguf::TensorData data = tensor.data(progress);
-    if (!failedToFetch(data, result))
-        result.status = gguf::computeStatistics(data, options, result.stats);
+    // a remote tensor is fetched chunk by chunk as the pass reads it
+    const gguf::TensorData data = tensor.data();
+    setOutcome(data, gguf::computeStatistics(data, options, result.stats), result);
     return result;
 }
 
@@ -73,9 +69,8 @@ Statistics refined(const TensorHandle &tensor, uint32_t bins, const gguf::Tensor
     if (!tensor.isValid())
         return result;
     result.stats = first;
-    const gguf::TensorData data = tensor.data(progress);
-    if (!failedToFetch(data, result))
-        result.status = gguf::refineStatistics(data, optionsFor(bins, progress), result.stats);
+    const gguf::TensorData data = tensor.data();
+    setOutcome(data, gguf::refineStatistics(data, optionsFor(bins, progress), result.stats), result);
     return result;
 }
 

@@ -62,16 +62,13 @@ ExportResult writeValues(const TensorHandle &tensor, const QString &path, const 
     const std::span<const uint64_t> dims(info.ne.data(), std::clamp<uint32_t>(info.nDims, 1, 4));
     const auto format = path.endsWith(QLatin1String(".npy"), Qt::CaseInsensitive) ? gguf::ExportFormat::Npy
                                                                                   : gguf::ExportFormat::RawFloat32;
-    const gguf::TensorData data = tensor.data(progress); // a remote tensor is fetched first
-    if (!data.lease) {
-        std::fclose(out);
-        QFile::remove(partial);
-        return {false, QString::fromStdString(data.lease.error().message)};
-    }
+    const gguf::TensorData data = tensor.data(); // a remote tensor is fetched piece by piece
     const gguf::StatsStatus status = gguf::exportFloat32(data, dims, format, out, progress);
     const bool closed = std::fclose(out) == 0;
     if (status != gguf::StatsStatus::Ok || !closed) {
         QFile::remove(partial);
+        if (const std::optional<gguf::Error> e = gguf::readError(data); e && e->kind != gguf::ErrorKind::Cancelled)
+            return {false, QString::fromStdString(e->message)};
         return {false, status == gguf::StatsStatus::Ok ? WeightsPage::tr("the file could not be written")
                                                        : WeightJobs::statusText(status)};
     }

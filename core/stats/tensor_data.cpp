@@ -1,0 +1,196 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
+#include "core/stats/tensor_data.h"
+
+#include "core/format/ggml_types.h"
+#include "core/format/gguf_file.h"
+
+#include <algorithm>
+#include <atomic>
+#include <mutex>
+#include <utility>
+
+namespace gguf {
+
+/// The state a remote tensor's passes share: where the tensor lies, the first failure, and a stop
+/// that cancels the fetches under way.
+struct ChunkedRead {
+    uint64_t offset = 0; ///< of the tensor's data in the source
+    std::atomic<bool> stop{false};
+    std::atomic<bool> failed{false};
+    std::mutex mutex;
+    Error error; ///< the first failure (under mutex)
+
+    void fail(Error e)
+    {
+        {
+            std::lock_guard lock(mutex);
+            if (failed.load())
+                return;
+            error = std::move(e);
+        }
+        failed = true;
+    }
+};
+
+namespace {
+
+// Bytes [begin, end) of the tensor's data that hold elements [first, last): whole blocks.
+std::pair<uint64_t, uint64_t> bytesOfElements(const TensorData &data, uint64_t first, uint64_t last)
+{
+    const TypeTraits &t = typeTraits(data.typeId);
+    if (t.blockSize == 0 || last <= first)
+        return {0, 0};
+    const uint64_t begin = first / t.blockSize * t.typeSize;
+    const uint64_t end = std::min<uint64_t>(data.bytes.size(), (last + t.blockSize - 1) / t.blockSize * t.typeSize);
+    return {std::min(begin, end), end};
+}
+
+} // namespace
+
+TensorData tensorData(const GgufFile &file, const TensorInfo &tensor)
+{
+    TensorData d;
+    d.typeId = tensor.typeId;
+    d.elements = tensor.elements;
+    d.swapBytes = file.byteSwapped();
+    d.source = &file.source();
+    if (!tensor.dataInFile)
+        return d;
+    if (file.isRemote()) {
+        d.chunked = std::make_shared<ChunkedRead>();
+        d.chunked->offset = tensor.fileOffset;
+        d.bytes = std::span<const uint8_t>(file.source().data() + tensor.fileOffset, tensor.byteSize);
+    } else {
+        d.lease = file.acquire(tensor.fileOffset, tensor.byteSize);
+        d.bytes = d.lease.bytes();
+    }
+    return d;
+}
+
+std::optional<Error> readError(const TensorData &data)
+{
+    if (!data.lease)
+        return data.lease.error();
+    if (data.chunked && data.chunked->failed) {
+        std::lock_guard lock(data.chunked->mutex);
+        return data.chunked->error;
+    }
+    return std::nullopt;
+}
+
+std::optional<StatsStatus> fetchStatus(const TensorData &data)
+{
+    const std::optional<Error> e = readError(data);
+    if (!e)
+        return std::nullopt;
+    return e->kind == ErrorKind::Cancelled ? StatsStatus::Cancelled : StatsStatus::NoData;
+}
+
+ProgressFn watchedProgress(const TensorData &data, const ProgressFn &outer)
+{
+    if (!data.chunked)
+        return outer;
+    return [read = data.chunked, outer](uint64_t done, uint64_t total) {
+        if (read->failed)
+            return false;
+        if (outer && !outer(done, total)) {
+            read->stop = true;
+            return false;
+        }
+        return true;
+    };
+}
+
+ElementHold::ElementHold(const TensorData &data, uint64_t first, uint64_t last) : m_data(&data)
+{
+    std::tie(m_begin, m_end) = bytesOfElements(data, first, last);
+    hold();
+}
+
+ElementHold ElementHold::ofBytes(const TensorData &data, uint64_t begin, uint64_t end)
+{
+    ElementHold h;
+    h.m_data = &data;
+    h.m_end = std::min<uint64_t>(end, data.bytes.size());
+    h.m_begin = std::min(begin, h.m_end);
+    h.hold();
+    return h;
+}
+
+void ElementHold::hold()
+{
+    const std::shared_ptr<ChunkedRead> &read = m_data->chunked;
+    if (!read || m_end <= m_begin)
+        return;
+    if (read->failed || read->stop) {
+        m_ok = false;
+        if (read->stop)
+            read->fail(Error{ErrorKind::Cancelled, "cancelled", read->offset + m_begin, "cancelled"});
+        return;
+    }
+    const FetchProgress stop = [read](uint64_t, uint64_t) { return !read->stop.load(); };
+    m_lease = m_data->source->acquire(read->offset + m_begin, m_end - m_begin, stop);
+    const TypeTraits &t = typeTraits(m_data->typeId);
+    if (m_lease && t.rule == SizeRule::BitNetI2S) {
+        // every I2_S value is scaled by the one f32 after the code blocks, at the tensor's end
+        const uint64_t codes = m_data->elements / t.blockSize * t.typeSize;
+        m_scale = m_data->source->acquire(read->offset + codes, sizeof(float), stop);
+    }
+    for (const ByteLease *l : {&m_lease, &m_scale})
+        if (!*l) {
+            m_ok = false;
+            read->fail(l->error());
+            return;
+        }
+}
+
+void ElementHold::release()
+{
+    if (!m_data)
+        return;
+    // unpinned first: a remote file's cache only reorders blocks no lease holds
+    m_lease = ByteLease();
+    m_scale = ByteLease();
+    if (m_data->source && m_end > m_begin && !m_data->bytes.empty()) {
+        const uint64_t base = static_cast<uint64_t>(m_data->bytes.data() - m_data->source->data());
+        m_data->source->releasePages(base + m_begin, m_end - m_begin);
+    }
+    m_data = nullptr;
+}
+
+ElementHold::ElementHold(ElementHold &&other) noexcept
+    : m_data(std::exchange(other.m_data, nullptr)), m_begin(other.m_begin), m_end(other.m_end),
+      m_lease(std::move(other.m_lease)), m_scale(std::move(other.m_scale)), m_ok(other.m_ok)
+{
+}
+
+ElementHold &ElementHold::operator=(ElementHold &&other) noexcept
+{
+    if (this != &other) {
+        release();
+        m_data = std::exchange(other.m_data, nullptr);
+        m_begin = other.m_begin;
+        m_end = other.m_end;
+        m_lease = std::move(other.m_lease);
+        m_scale = std::move(other.m_scale);
+        m_ok = other.m_ok;
+    }
+    return *this;
+}
+
+ElementHold::~ElementHold()
+{
+    release();
+}
+
+void releaseElements(const TensorData &data, uint64_t first, uint64_t last)
+{
+    if (!data.source || data.bytes.empty())
+        return;
+    const auto [begin, end] = bytesOfElements(data, first, last);
+    const uint64_t base = static_cast<uint64_t>(data.bytes.data() - data.source->data());
+    if (end > begin)
+        data.source->releasePages(base + begin, end - begin);
+}
+
+} // namespace gguf
