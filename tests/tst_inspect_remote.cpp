@@ -6,6 +6,9 @@
 #include "tests/support/range_server/range_server.h"
 
 #include <QFile>
+#include <QJsonArray>
+#include <QJsonDocument>
+#include <QJsonObject>
 #include <QTemporaryDir>
 #include <QTest>
 
@@ -30,6 +33,7 @@ private slots:
     void failuresAreOneLine();
     void diffAgainstTheLocalCopy();
     void dequantWritesTheSameValues();
+    void sampledStatisticsFetchLess();
     void editingARemoteFileIsRefused();
 
 private:
@@ -143,6 +147,40 @@ void TestInspectRemote::dequantWritesTheSameValues()
     const QByteArray x = fa.readAll(), y = fb.readAll();
     QVERIFY(x.size() > 1000);
     QVERIFY(x == y);
+}
+
+void TestInspectRemote::sampledStatisticsFetchLess()
+{
+    // the two 6.7 and 4.6 MB tensors, 1 MiB of each: 16 blocks of 64 KiB
+    const QString url = QString::fromStdString(m_server.url("/m/model.gguf"));
+    const QStringList tensors = {QStringLiteral("output.weight"), QStringLiteral("token_embd.weight")};
+    m_server.resetCounters();
+    const auto sampled =
+        inspect(QStringList{QStringLiteral("stats"), url} + tensors +
+                QStringList{QStringLiteral("--sample"), QStringLiteral("1"), QStringLiteral("--json")});
+    QCOMPARE(sampled.exitCode, 0);
+    const uint64_t sampledBytes = m_server.bodyBytesSent();
+    const QJsonArray entries = QJsonDocument::fromJson(sampled.out).array();
+    QCOMPARE(entries.size(), 2);
+    for (const QJsonValue &e : entries) {
+        const double read = e[QStringLiteral("sampled_elements")].toDouble();
+        QVERIFY(read > 0);
+        QVERIFY(read < e[QStringLiteral("count")].toDouble() / 3);
+    }
+    // the header (under 1 MB) and 32 blocks, where the whole tensors are 11.3 MB
+    QVERIFY2(sampledBytes < 1000000 + 32 * 65536, QByteArray::number(qulonglong(sampledBytes)).constData());
+    // without --sample the output keeps its shape: no sampled_elements
+    const auto whole = inspect({QStringLiteral("stats"), url, tensors[0], QStringLiteral("--json")});
+    QCOMPARE(whole.exitCode, 0);
+    QVERIFY(!whole.out.contains("sampled_elements"));
+    QVERIFY(m_server.bodyBytesSent() - sampledBytes > 6700000);
+    // the text table says what was read
+    const auto text =
+        inspect({QStringLiteral("stats"), url, tensors[0], QStringLiteral("--sample"), QStringLiteral("1")});
+    QVERIFY2(text.out.contains("(--sample: tensors over 1 MiB were read in evenly spaced blocks"),
+             text.out.constData());
+    const auto wrong = inspect({QStringLiteral("info"), url, QStringLiteral("--sample"), QStringLiteral("1")});
+    QCOMPARE(wrong.exitCode, 2);
 }
 
 void TestInspectRemote::editingARemoteFileIsRefused()

@@ -7,6 +7,7 @@
 #include "core/format/gguf_file.h"
 #include "core/net/ranged_source.h"
 #include "core/net/remote_files.h"
+#include "core/quant/dequantize.h"
 #include "core/stats/heatmap.h"
 #include "core/stats/tensor_export.h"
 #include "core/stats/tensor_stats.h"
@@ -15,6 +16,7 @@
 #include <QTemporaryDir>
 #include <QTest>
 
+#include <cmath>
 #include <cstdio>
 #include <fstream>
 #include <iterator>
@@ -68,6 +70,7 @@ private slots:
     void passesReadWithinTheCache();
     void failureInThePassSaysWhy();
     void cancelStopsThePass();
+    void sampledStatisticsFetchOnlyTheirBlocks();
     void unresolvableHostIsOneClearError();
 
 private:
@@ -241,6 +244,74 @@ void TestRemotePasses::cancelStopsThePass()
     QCOMPARE(computeStatistics(again, chunkedOptions(), s), StatsStatus::Ok);
     QCOMPARE(s.count, t->elements);
     QVERIFY(!r.file->source().unleasedRead());
+}
+
+void TestRemotePasses::sampledStatisticsFetchOnlyTheirBlocks()
+{
+    const OpenResult r = GgufFile::open(m_server.url("/sample.gguf"));
+    QVERIFY2(r.file, r.error.message.c_str());
+    const TensorInfo *t = r.file->findTensor("output.weight"); // Q6_K: 256 values in 210 bytes
+    QVERIFY(t);
+    const TensorData data = tensorData(*r.file, *t);
+    constexpr uint64_t kSampleBytes = 8 * kBlock;
+    const std::vector<ElementRange> runs = sampleRuns(data, kSampleBytes);
+    QCOMPARE(runs.size(), size_t(8));
+    // each run is whole Q6_K blocks inside one block of the cache, and they are spread out
+    uint64_t read = 0;
+    for (size_t i = 0; i < runs.size(); ++i) {
+        const uint64_t begin = t->fileOffset + runs[i].first / 256 * 210,
+                       end = t->fileOffset + runs[i].last / 256 * 210;
+        QCOMPARE(runs[i].first % 256, uint64_t(0));
+        QCOMPARE(runs[i].last % 256, uint64_t(0));
+        QVERIFY(end > begin);
+        QCOMPARE(begin / kBlock, (end - 1) / kBlock);
+        if (i > 0)
+            QVERIFY(runs[i].first >= runs[i - 1].last + 8 * 65536 / 210 * 256); // ≥ 8 blocks apart
+        read += runs[i].last - runs[i].first;
+    }
+    QVERIFY(runs.back().last > t->elements * 3 / 4);
+
+    const uint64_t bytesBefore = r.file->source().bytesFetched();
+    m_server.resetCounters();
+    StatsOptions options;
+    options.sampleBytes = kSampleBytes;
+    TensorStatistics s;
+    QCOMPARE(computeStatistics(data, options, s), StatsStatus::Ok);
+    QCOMPARE(s.count, t->elements);
+    QCOMPARE(s.sampledElements, read);
+    QVERIFY(m_server.requestCount() <= runs.size());
+    QVERIFY(r.file->source().bytesFetched() - bytesBefore <= runs.size() * kBlock);
+    QCOMPARE(refineStatistics(data, options, s), StatsStatus::Unsupported);
+
+    // the figures are those of the values in the runs, decoded here from the local file
+    const TensorData local = tensorData(*m_local, *m_local->findTensor(t->name));
+    double sum = 0, lo = INFINITY, hi = -INFINITY;
+    uint64_t zeros = 0;
+    std::vector<float> values;
+    for (const ElementRange &run : runs) {
+        values.resize(run.last - run.first);
+        QVERIFY(dequantizeRange(local.typeId, local.bytes, local.elements, run.first, values));
+        for (const float v : values) {
+            sum += v;
+            lo = std::min<double>(lo, v);
+            hi = std::max<double>(hi, v);
+            zeros += v == 0.0f;
+        }
+    }
+    QCOMPARE(s.finite, read);
+    QCOMPARE(s.min, lo);
+    QCOMPARE(s.max, hi);
+    QCOMPARE(s.zeros, zeros);
+    QVERIFY(std::abs(s.mean - sum / double(read)) <= 1e-12 * std::max(1.0, std::abs(s.mean)));
+    QVERIFY(!r.file->source().unleasedRead());
+
+    // a tensor no larger than the sample is read whole
+    const TensorInfo *small = r.file->findTensor("blk.0.attn_k.weight");
+    QVERIFY(small);
+    const TensorData smallData = tensorData(*r.file, *small);
+    QVERIFY(sampleRuns(smallData, kSampleBytes).empty());
+    QCOMPARE(computeStatistics(smallData, options, s), StatsStatus::Ok);
+    QCOMPARE(s.sampledElements, uint64_t(0));
 }
 
 void TestRemotePasses::unresolvableHostIsOneClearError()

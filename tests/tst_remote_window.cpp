@@ -8,6 +8,7 @@
 #include "core/net/remote_files.h"
 #include "core/quant/dequantize.h"
 #include "core/stats/tensor_stats.h"
+#include "tests/support/gguf_builder.h"
 #include "tests/support/range_server/range_server.h"
 #include "tests/support/screenshots.h"
 #include "ui/document.h"
@@ -19,12 +20,14 @@
 #include "ui/open_url_dialog.h"
 #include "ui/remote_status.h"
 #include "ui/weights/histogram_panel.h"
+#include "ui/weights/stats_table.h"
 #include "ui/weights/value_grid_view.h"
 #include "ui/weights/weights_page.h"
 
 #include <QComboBox>
 #include <QFile>
 #include <QMimeData>
+#include <QPushButton>
 #include <QStatusBar>
 #include <QTabWidget>
 #include <QTemporaryDir>
@@ -70,6 +73,7 @@ private slots:
     void bytesPageShowsTheFetchedBytes();
     void statisticsEqualTheLocalFile();
     void valueGridFetchesItsCells();
+    void largeTensorIsSampledFirst();
     void droppedLinkOpens();
     void changeOnTheServerIsSaid();
     void missingFileIsSaid();
@@ -154,6 +158,56 @@ void TestRemoteWindow::statisticsEqualTheLocalFile()
     QCOMPARE(got.min, expected.min);
     QCOMPARE(got.max, expected.max);
     QCOMPARE(got.mean, expected.mean);
+    QVERIFY(!model->primary().source().unleasedRead());
+}
+
+void TestRemoteWindow::largeTensorIsSampledFirst()
+{
+    // an 80 MiB F32 tensor, zeros but for 1 at its first value and -2 at its last
+    constexpr uint64_t kCols = 4096, kRows = 5120;
+    const gguf::test::BuiltFile built =
+        gguf::test::GgufBuilder().tensor("big.weight", {kCols, kRows}, 0 /* F32 */).build();
+    const uint64_t data = built.layout().tensors.front().dataOffset;
+    std::vector<uint8_t> bytes = built.bytes();
+    bytes.resize(std::max<size_t>(bytes.size(), data + kCols * kRows * 4)); // the zeros, when left out
+    const float one = 1.0f, minusTwo = -2.0f;
+    std::memcpy(bytes.data() + data, &one, 4);
+    std::memcpy(bytes.data() + data + (kCols * kRows - 1) * 4, &minusTwo, 4);
+    const QString path = m_dir.filePath(QStringLiteral("big.gguf"));
+    QFile out(path);
+    QVERIFY(out.open(QIODevice::WriteOnly));
+    QCOMPARE(out.write(reinterpret_cast<const char *>(bytes.data()), qint64(bytes.size())), qint64(bytes.size()));
+    out.close();
+    bytes = {};
+    m_server.serve("/m/big.gguf", path.toStdString());
+
+    MainWindow window;
+    window.show();
+    QVERIFY(openAndWait(window, QString::fromStdString(m_server.url("/m/big.gguf"))));
+    const auto model = window.document()->model();
+    WeightsPage *weights = showWeights(window, WeightsPage::Mode::Histogram, QStringLiteral("big.weight"));
+    HistogramPanel *panel = weights->histogramPanel();
+    QTRY_VERIFY_WITH_TIMEOUT(panel->statistics().has_value() && !weights->isBusy(), 30000);
+    // a sample first: estimates, said in a bar, and far less than the tensor fetched
+    QVERIFY(panel->statistics()->sampledElements > 0);
+    QVERIFY(panel->statistics()->sampledElements < kCols * kRows / 2);
+    QCOMPARE(panel->statistics()->count, kCols * kRows);
+    QVERIFY(panel->sampleBar()->isVisible());
+    QVERIFY(model->primary().source().bytesFetched() < kCols * kRows * 4 / 2);
+    QVERIFY(panel->statsTable()->valueText(StatsTable::Row::Mean).startsWith(QStringLiteral("≈")));
+    QVERIFY(gguf::test::saveScreenshot(window, QStringLiteral("remote-sampled-statistics")));
+
+    // then the whole tensor when asked for: its last value is in no sample
+    auto *readWhole = panel->findChild<QPushButton *>(QStringLiteral("readWholeTensor"));
+    QVERIFY(readWhole);
+    QTest::mouseClick(readWhole, Qt::LeftButton);
+    QTRY_VERIFY_WITH_TIMEOUT(panel->statistics().has_value() && panel->statistics()->sampledElements == 0 &&
+                                 panel->statistics()->percentilesExact && !weights->isBusy(),
+                             60000);
+    QCOMPARE(panel->statistics()->min, -2.0);
+    QCOMPARE(panel->statistics()->max, 1.0);
+    QCOMPARE(panel->statistics()->zeros, kCols * kRows - 2);
+    QVERIFY(!panel->sampleBar()->isVisible());
     QVERIFY(!model->primary().source().unleasedRead());
 }
 

@@ -94,6 +94,32 @@ void benchRemote(const std::string &dir)
                 mb(chosen->byteSize), mb(statsBytes), static_cast<unsigned long long>(statsRequests), mb(goal),
                 statsBytes <= goal ? "met" : "MISSED", statsSeconds * 1e3, mb(statsBytes) / statsSeconds,
                 localStatsSeconds * 1e3);
+
+    // the largest tensor, sampled: only the sampled blocks are fetched
+    const gguf::TensorInfo *largest = &remote.file->tensors().front();
+    for (const gguf::TensorInfo &t : remote.file->tensors())
+        if (t.dataInFile && t.byteSize > largest->byteSize)
+            largest = &t;
+    constexpr uint64_t kSample = uint64_t(16) << 20;
+    const uint64_t beforeBytes = source->bytesFetched(), beforeRequests = source->requestCount();
+    t0 = now();
+    gguf::StatsOptions sampled;
+    sampled.sampleBytes = kSample;
+    gguf::TensorStatistics s;
+    const bool sampledOk =
+        gguf::computeStatistics(gguf::tensorData(*remote.file, *largest), sampled, s) == gguf::StatsStatus::Ok;
+    const double sampledSeconds = now() - t0;
+    const uint64_t sampledBytes = source->bytesFetched() - beforeBytes,
+                   sampledRequests = source->requestCount() - beforeRequests;
+    const uint64_t sampleGoal = (kSample + block - 1) / block * block;
+    std::printf(
+        "| sampled statistics (--sample 16) of `%.*s` (%s, %.1f MB, %llu of %llu values read) | %.1f MB | %llu | "
+        "≤ 16 MiB in whole blocks = %.1f MB: %s | %.0f ms | |\n",
+        static_cast<int>(largest->name.size()), largest->name.data(),
+        sampledOk && s.sampledElements > 0 ? "ok" : "FAILED", mb(largest->byteSize),
+        static_cast<unsigned long long>(s.sampledElements), static_cast<unsigned long long>(s.count), mb(sampledBytes),
+        static_cast<unsigned long long>(sampledRequests), mb(sampleGoal), sampledBytes <= sampleGoal ? "met" : "MISSED",
+        sampledSeconds * 1e3);
     std::fflush(stdout);
     std::filesystem::remove(path);
 }

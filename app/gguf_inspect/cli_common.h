@@ -42,6 +42,7 @@ struct CommandArgs {
     bool jsonArray = false;
     std::string output;                             ///< dequant: -o OUT
     long long bins = 64;                            ///< stats: --bins N
+    long long sampleMiB = 0;                        ///< stats: --sample MIB (0: read every value)
     bool fast = false;                              ///< stats: --fast (one pass: estimated histogram and percentiles)
     std::optional<std::pair<double, double>> range; ///< stats: --range LO HI
     bool addSpecial = false;                        ///< tokenize: --add-special

@@ -93,6 +93,10 @@ void writeStatsJson(JsonWriter &json, const gguf::TensorInfo &t, const gguf::Ten
     json.key("exact");
     json.boolean(s && s->histogram.exact);
     json.endObject();
+    if (s && s->sampledElements > 0) { // --sample, on a tensor larger than the sample
+        json.key("sampled_elements");
+        json.unsignedInteger(s->sampledElements);
+    }
     json.endObject();
 }
 
@@ -194,7 +198,8 @@ int runStats(const CommandArgs &args)
                      {"zeros", TextTable::Align::Right},
                      {"nan", TextTable::Align::Right},
                      {"inf", TextTable::Align::Right}});
-    double worstRankError = 0; // of the tensors whose keys were sampled
+    double worstRankError = 0;               // of the tensors whose keys were sampled
+    uint64_t sampledRead = 0, sampledOf = 0; // --sample: elements read, of the sampled tensors' elements
     for (const gguf::TensorInfo *t : chosen) {
         gguf::TensorStatistics s;
         std::string why = whyNotDecodable(*t);
@@ -203,6 +208,7 @@ int runStats(const CommandArgs &args)
             gguf::StatsOptions options;
             options.bins = static_cast<uint32_t>(args.bins);
             options.range = args.range;
+            options.sampleBytes = static_cast<uint64_t>(args.sampleMiB) << 20;
             ProgressPrinter progress("statistics of " + std::string(t->name));
             options.progress = std::ref(progress);
             const gguf::TensorData data = gguf::tensorData(*file, *t);
@@ -214,6 +220,10 @@ int runStats(const CommandArgs &args)
                 why = e->message; // a remote file's bytes could not be fetched
             if (ok)
                 worstRankError = std::max(worstRankError, s.percentileRankError);
+            if (ok && s.sampledElements > 0) {
+                sampledRead += s.sampledElements;
+                sampledOf += s.count;
+            }
         }
         if (!ok) {
             std::fprintf(stderr, "gguf-inspect: %s: tensor '%s': %s\n", args.file.c_str(),
@@ -244,6 +254,10 @@ int runStats(const CommandArgs &args)
             print("(exact: percentiles as NumPy's np.percentile gives them, the histogram counted value by value)\n");
         else
             print("(--fast: percentiles are estimates within 2^-7 of the value; see the README)\n");
+        if (sampledOf > 0)
+            std::printf("(--sample: tensors over %lld MiB were read in evenly spaced blocks, %s of their %s "
+                        "elements; every figure of those is of the values read)\n",
+                        args.sampleMiB, groupDigits(sampledRead).c_str(), groupDigits(sampledOf).c_str());
         if (args.fast && worstRankError > 0)
             std::printf("(tensors over %llu elements: percentiles of a random sample, rank within ±%.3f points "
                         "with probability 1 - 1e-6)\n",

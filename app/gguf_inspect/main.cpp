@@ -37,9 +37,10 @@ constexpr Command kCommands[] = {
     {"dequant", "dequant FILE TENSOR -o OUT",
      "the tensor's values as float32: raw little-endian, or NumPy when OUT ends in .npy ('-': stdout)", cli::runDequant,
      true},
-    {"stats", "stats FILE [TENSOR...] [--bins N] [--range LO HI] [--fast] [--json]",
+    {"stats", "stats FILE [TENSOR...] [--bins N] [--range LO HI] [--fast] [--sample MIB] [--json]",
      "count, min, max, mean, std, zeros, NaN, Inf, percentiles and a histogram (every tensor when none is named); "
-     "exact unless --fast asks for the one-pass estimates",
+     "exact unless --fast asks for the one-pass estimates, or --sample for estimates from about MIB MiB of each "
+     "larger tensor (a remote file fetches only those blocks)",
      cli::runStats, true},
     {"tokenize", "tokenize FILE [TEXT | --file F] [--add-special] [--parse-special] [--json]",
      "the token ids of TEXT (or of file F, or of standard input) as llama.cpp gives them, on one line; "
@@ -131,6 +132,11 @@ int main(int argc, char *argv[])
                                         QStringLiteral("N"), QStringLiteral("64"));
     const QCommandLineOption fastOption(QStringLiteral("fast"),
                                         QStringLiteral("stats: one pass, with estimated percentiles and histogram."));
+    const QCommandLineOption sampleOption(
+        QStringLiteral("sample"),
+        QStringLiteral(
+            "stats: estimates from evenly spaced blocks, about MIB MiB of each larger tensor (implies --fast)."),
+        QStringLiteral("MIB"));
     // `--range LO HI` takes two values (either may be negative), which QCommandLineParser cannot
     // express: it is taken out of the arguments before they are parsed, and listed here for --help
     const QCommandLineOption rangeHelp(QStringLiteral("range"),
@@ -200,6 +206,7 @@ int main(int argc, char *argv[])
     parser.addOption(outputOption);
     parser.addOption(binsOption);
     parser.addOption(fastOption);
+    parser.addOption(sampleOption);
     parser.addOption(rangeHelp);
     parser.addPositionalArgument(QStringLiteral("command"), QStringLiteral("One of the commands above (optional)."),
                                  QStringLiteral("[command]"));
@@ -248,8 +255,8 @@ int main(int argc, char *argv[])
     if (parser.isSet(jsonArrayOption) && (!command || QLatin1String(command->name) != QLatin1String("dump")))
         return usageError(QStringLiteral("--json-array belongs to the dump command"));
     const bool stats = command && QLatin1String(command->name) == QLatin1String("stats");
-    if ((range || parser.isSet(fastOption)) && !stats)
-        return usageError(QStringLiteral("--range and --fast belong to the stats command"));
+    if ((range || parser.isSet(fastOption) || parser.isSet(sampleOption)) && !stats)
+        return usageError(QStringLiteral("--range, --fast and --sample belong to the stats command"));
 
     const bool tokenize = command && QLatin1String(command->name) == QLatin1String("tokenize");
     if ((parser.isSet(addSpecialOption) || parser.isSet(parseSpecialOption) || parser.isSet(textFileOption)) &&
@@ -298,7 +305,13 @@ int main(int argc, char *argv[])
         args.rest.push_back(rawArgument(positional[i], rawArgs));
     if (parser.isSet(outputOption))
         args.output = rawArgument(parser.value(outputOption), rawArgs);
-    args.fast = parser.isSet(fastOption);
+    args.fast = parser.isSet(fastOption) || parser.isSet(sampleOption);
+    if (parser.isSet(sampleOption)) {
+        bool ok = false;
+        args.sampleMiB = parser.value(sampleOption).toLongLong(&ok);
+        if (!ok || args.sampleMiB < 1 || args.sampleMiB > (1 << 20))
+            return usageError(QStringLiteral("--sample needs a number of MiB from 1 to 1048576"));
+    }
     args.addSpecial = parser.isSet(addSpecialOption);
     args.parseSpecial = parser.isSet(parseSpecialOption);
     if (parser.isSet(textFileOption))

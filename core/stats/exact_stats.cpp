@@ -107,6 +107,8 @@ template <typename ValueAt> double numpyPercentile(uint64_t count, double level,
 
 StatsStatus refineStatistics(const TensorData &data, const StatsOptions &options, TensorStatistics &stats)
 {
+    if (stats.sampledElements > 0)
+        return StatsStatus::Unsupported; // exact figures of a sample are not what anyone asks for
     if (stats.finite == 0) {
         stats.percentilesExact = true;
         stats.histogram.exact = true;

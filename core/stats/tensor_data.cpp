@@ -183,6 +183,40 @@ ElementHold::~ElementHold()
     release();
 }
 
+uint64_t sampleRunBytes(const TensorData &data)
+{
+    const uint64_t block = data.chunked && data.source ? data.source->blockSize() : 0;
+    return block > 0 ? block : uint64_t(1) << 20;
+}
+
+std::vector<ElementRange> sampleRuns(const TensorData &data, uint64_t sampleBytes)
+{
+    const TypeTraits &t = typeTraits(data.typeId);
+    const uint64_t size = data.bytes.size();
+    if (sampleBytes == 0 || size <= sampleBytes || t.blockSize == 0 || t.typeSize == 0 || !data.source)
+        return {};
+    const uint64_t run = sampleRunBytes(data);
+    // the tensor's place in the file: runs follow the file's blocks, not the tensor's
+    const uint64_t base = static_cast<uint64_t>(data.bytes.data() - data.source->data());
+    const uint64_t codes = data.elements / t.blockSize * t.typeSize; // I2_S's scale trailer is not data
+    std::vector<ElementRange> whole;
+    for (uint64_t b = base / run; b * run < base + codes; ++b) {
+        const uint64_t lo = std::max(b * run, base) - base, hi = std::min((b + 1) * run, base + codes) - base;
+        // the ggml blocks wholly inside this file block
+        const uint64_t first = (lo + t.typeSize - 1) / t.typeSize, last = hi / t.typeSize;
+        if (last > first)
+            whole.push_back({first * t.blockSize, std::min(data.elements, last * t.blockSize)});
+    }
+    const uint64_t wanted = (sampleBytes + run - 1) / run;
+    if (wanted >= whole.size())
+        return {};
+    std::vector<ElementRange> runs;
+    runs.reserve(static_cast<size_t>(wanted));
+    for (uint64_t k = 0; k < wanted; ++k)
+        runs.push_back(whole[static_cast<size_t>(k * whole.size() / wanted)]);
+    return runs;
+}
+
 void releaseElements(const TensorData &data, uint64_t first, uint64_t last)
 {
     if (!data.source || data.bytes.empty())

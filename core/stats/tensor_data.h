@@ -8,6 +8,7 @@
 #include <memory>
 #include <optional>
 #include <span>
+#include <vector>
 
 namespace gguf {
 
@@ -70,6 +71,22 @@ private:
     ByteLease m_lease, m_scale;
     bool m_ok = true;
 };
+
+/// Elements [first, last) of a tensor.
+struct ElementRange {
+    uint64_t first = 0, last = 0;
+    bool operator==(const ElementRange &) const = default;
+};
+
+/// The block size of a sample: a remote file's cache block (each run is fetched in one), else 1 MiB.
+uint64_t sampleRunBytes(const TensorData &data);
+
+/// Evenly spaced runs of whole ggml blocks, about `sampleBytes` of data in all, for statistics that
+/// read a sample of a large tensor: the blocks of sampleRunBytes() that lie wholly inside the
+/// tensor (counted in the file, so each run of a remote tensor is one block of its cache), the
+/// k-th of n taken at floor(k · n / wanted). Empty when that would not read less than the whole
+/// tensor (a small tensor, or sampleBytes 0).
+std::vector<ElementRange> sampleRuns(const TensorData &data, uint64_t sampleBytes);
 
 /// Releases the pages holding elements [first, last) of `data` (see ByteSource::releasePages).
 void releaseElements(const TensorData &data, uint64_t first, uint64_t last);

@@ -286,10 +286,22 @@ StatsStatus computeStatistics(const TensorData &data, const StatsOptions &option
         return StatsStatus::NoData;
     const uint32_t bins = std::clamp<uint32_t>(options.bins, 1, 65536);
     const uint64_t chunk = std::max<uint64_t>(256, statsChunkElements(data, options) / 256 * 256);
-    const uint64_t chunkCount = (data.elements + chunk - 1) / chunk;
+    // a sample of runs of blocks, each one work unit; or every chunk of the tensor
+    const std::vector<ElementRange> sample = sampleRuns(data, options.sampleBytes);
+    uint64_t read = data.elements;
+    if (!sample.empty()) {
+        read = 0;
+        for (const ElementRange &r : sample)
+            read += r.last - r.first;
+    }
+    const uint64_t chunkCount = sample.empty() ? (data.elements + chunk - 1) / chunk : sample.size();
+    const auto rangeOf = [&](uint64_t c) {
+        return sample.empty() ? ElementRange{c * chunk, std::min(data.elements, c * chunk + chunk)}
+                              : sample[static_cast<size_t>(c)];
+    };
     const unsigned nWorkers = workerCount(options.threads, chunkCount);
     const double lo = options.range ? options.range->first : 0.0;
-    const uint32_t stride = keySampleStride(data.elements, options.exactKeyElements);
+    const uint32_t stride = keySampleStride(read, options.exactKeyElements);
     // Large tensors of some types are reduced from their integer codes (all keys are not needed,
     // and no chosen-range histogram asks for every value)
     const bool inPlace = stride > 1 && !options.range && !data.swapBytes && options.fused;
@@ -314,8 +326,7 @@ StatsStatus computeStatistics(const TensorData &data, const StatsOptions &option
         chunkCount, options.threads,
         [&](uint64_t c, unsigned wi) {
             Worker &w = workers[wi];
-            const uint64_t first = c * chunk;
-            const uint64_t last = std::min(data.elements, first + chunk);
+            const auto [first, last] = rangeOf(c);
             const ElementHold hold(data, first, last); // a remote chunk is fetched here
             if (!hold)
                 return;
@@ -378,6 +389,7 @@ StatsStatus computeStatistics(const TensorData &data, const StatsOptions &option
         out.histogram.above += w.above;
     }
     out.count = data.elements;
+    out.sampledElements = sample.empty() ? 0 : read;
     out.keySampleStride = stride;
     out.keysCounted = keys.total;
     out.percentileRankError = stride > 1 ? 100.0 * sampledRankBound(keys.total) : 0.0;

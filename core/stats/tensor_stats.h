@@ -28,6 +28,10 @@ struct StatsOptions {
     /// codes, without decoding every value, and those of F32, F16 and BF16 are scanned in place, without a decode
     /// buffer (same results; off only to compare with the float path).
     bool fused = true;
+    /// 0: read every value. Else, when the tensor's data is larger, read only evenly spaced runs of
+    /// whole blocks, about this many bytes in all (sampleRuns: for a remote file, whole blocks of its
+    /// cache, so only those are fetched); every figure is then of the values read.
+    uint64_t sampleBytes = 0;
 };
 
 /// The chunk size the statistics passes use for `data`: options.chunkElements when set, else 4 MiB
@@ -60,6 +64,9 @@ struct Histogram {
 /// percentiles and the histogram.
 struct TensorStatistics {
     uint64_t count = 0; ///< all elements
+    /// 0: every value was read. Else the values read (StatsOptions::sampleBytes): finite, zeros, NaN,
+    /// ±Inf, min, max, mean, std, percentiles and histogram are of these, so all are estimates.
+    uint64_t sampledElements = 0;
     uint64_t finite = 0;
     double min = 0, max = 0, mean = 0, std = 0; ///< of the finite values (population std)
     uint64_t zeros = 0, nan = 0, posInf = 0, negInf = 0;
@@ -98,6 +105,7 @@ StatsStatus computeStatistics(const TensorData &data, const StatsOptions &option
 /// the values whose upper bits hold a wanted rank, which pins each wanted value's float32 bit
 /// pattern. Progress runs over both passes; memory stays bounded (two 64 Ki-entry count tables per
 /// thread at most).
+/// Unsupported for statistics of a sample (sampledElements > 0).
 StatsStatus refineStatistics(const TensorData &data, const StatsOptions &options, TensorStatistics &stats);
 
 /// The bin of a finite x in a histogram of `bins` bins over [lo, hi]: floor((x - lo) / (hi - lo) *

@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 #include "ui/weights/histogram_panel.h"
 
+#include "core/format/gguf_file.h"
 #include "ui/job_progress.h"
 #include "ui/job_tracker.h"
 #include "ui/plots/histogram_plot.h"
@@ -12,6 +13,7 @@
 #include <QHBoxLayout>
 #include <QLabel>
 #include <QLineEdit>
+#include <QLocale>
 #include <QPushButton>
 #include <QSpinBox>
 #include <QSplitter>
@@ -47,7 +49,7 @@ HistogramPanel::HistogramPanel(QWidget *parent)
     : QWidget(parent), m_bins(new QSpinBox(this)), m_range(new QComboBox(this)), m_lo(new QLineEdit(this)),
       m_hi(new QLineEdit(this)), m_log(new QCheckBox(tr("&Log counts"), this)), m_plot(new HistogramPlot(this)),
       m_table(new StatsTable(this)), m_tracker(new JobTracker(this)), m_progress(new JobProgress(this)),
-      m_debounce(new QTimer(this))
+      m_debounce(new QTimer(this)), m_sampleBar(new QWidget(this)), m_sampleText(new QLabel(m_sampleBar))
 {
     m_bins->setRange(16, 4096);
     m_bins->setValue(256);
@@ -88,8 +90,19 @@ HistogramPanel::HistogramPanel(QWidget *parent)
     split->addWidget(m_table);
     split->setStretchFactor(0, 3);
     split->setStretchFactor(1, 1);
+    auto *readWhole = new QPushButton(tr("Read the &whole tensor"), m_sampleBar);
+    readWhole->setObjectName(QStringLiteral("readWholeTensor"));
+    m_sampleText->setWordWrap(true);
+    auto *sampleRow = new QHBoxLayout(m_sampleBar);
+    sampleRow->setContentsMargins(0, 0, 0, 0);
+    sampleRow->addWidget(m_sampleText, 1);
+    sampleRow->addWidget(readWhole);
+    m_sampleBar->hide();
+    connect(readWhole, &QPushButton::clicked, this, &HistogramPanel::readWholeTensor);
+
     auto *layout = new QVBoxLayout(this);
     layout->addLayout(controls);
+    layout->addWidget(m_sampleBar);
     layout->addWidget(split, 1);
     layout->addWidget(m_progress);
     m_progress->track(m_tracker);
@@ -122,6 +135,8 @@ void HistogramPanel::setTensor(const TensorHandle &tensor)
     m_tensor = tensor;
     m_stats.reset();
     m_histogram.reset();
+    m_readWhole = false;
+    m_sampleBar->hide();
     m_tracker->drop();
     m_table->clearStatistics();
     m_plot->showMessage(m_tensor.isValid() ? QString() : tr("Select a tensor to see its histogram."));
@@ -200,15 +215,25 @@ void HistogramPanel::refresh()
         computeHistogram();
 }
 
+void HistogramPanel::readWholeTensor()
+{
+    m_readWhole = true;
+    m_stats.reset();
+    m_histogram.reset();
+    m_sampleBar->hide();
+    refresh();
+}
+
 void HistogramPanel::computeStatistics()
 {
     const TensorHandle tensor = m_tensor;
     const uint32_t bins = static_cast<uint32_t>(m_bins->value());
+    const uint64_t sample = m_readWhole ? 0 : WeightJobs::sampleBytesFor(tensor);
     m_plot->showMessage(tr("Computing the statistics of %1…").arg(tensor.name()));
     m_tracker->start(
-        tr("Statistics of %1").arg(tensor.name()),
-        [tensor, bins](const gguf::ProgressFn &progress) {
-            return WeightJobs::statistics(tensor, bins, std::nullopt, progress);
+        sample ? tr("Statistics of a sample of %1").arg(tensor.name()) : tr("Statistics of %1").arg(tensor.name()),
+        [tensor, bins, sample](const gguf::ProgressFn &progress) {
+            return WeightJobs::statistics(tensor, bins, std::nullopt, progress, sample);
         },
         [this, bins](const WeightJobs::Statistics &result) {
             if (result.status != gguf::StatsStatus::Ok) {
@@ -226,6 +251,20 @@ void HistogramPanel::computeStatistics()
             // The first pass's histogram is shown at once; the exact one replaces it.
             if (result.stats.histogram.hi > result.stats.histogram.lo)
                 draw(result.stats.histogram);
+            if (m_stats->sampledElements > 0) {
+                // a sample stays a sample: its histogram is counted over it, and the whole
+                // tensor is read only when asked for
+                const QLocale locale;
+                m_sampleText->setText(
+                    tr("Estimates from a sample: evenly spaced blocks holding %1 of the tensor's %2 values were "
+                       "fetched, not all %3.")
+                        .arg(locale.toString(static_cast<qulonglong>(m_stats->sampledElements)),
+                             locale.toString(static_cast<qulonglong>(m_stats->count)),
+                             locale.formattedDataSize(static_cast<qint64>(m_tensor.info().byteSize))));
+                m_sampleBar->show();
+                computeHistogram();
+                return;
+            }
             refineStatistics(bins);
         });
 }
@@ -270,10 +309,11 @@ void HistogramPanel::computeHistogram()
         return;
     }
     const TensorHandle tensor = m_tensor;
+    const uint64_t sample = m_stats->sampledElements > 0 ? WeightJobs::sampleBytesFor(tensor) : 0;
     m_tracker->start(
         tr("Histogram of %1").arg(tensor.name()),
-        [tensor, bins, range](const gguf::ProgressFn &progress) {
-            return WeightJobs::statistics(tensor, bins, range, progress);
+        [tensor, bins, range, sample](const gguf::ProgressFn &progress) {
+            return WeightJobs::statistics(tensor, bins, range, progress, sample);
         },
         [this](const WeightJobs::Statistics &result) {
             if (result.status != gguf::StatsStatus::Ok) {
@@ -290,7 +330,9 @@ void HistogramPanel::draw(const gguf::Histogram &histogram)
 {
     m_histogram = histogram;
     m_table->setStatistics(*m_stats, &*m_histogram);
-    const QString name = histogram.exact ? m_tensor.name() : tr("%1 (estimated)").arg(m_tensor.name());
+    const QString name = m_stats && m_stats->sampledElements > 0 ? tr("%1 (sample)").arg(m_tensor.name())
+                         : histogram.exact                       ? m_tensor.name()
+                                                                 : tr("%1 (estimated)").arg(m_tensor.name());
     m_plot->setSeries({HistogramPlot::Series{name, histogram.lo, histogram.hi, countsOf(histogram)}},
                       HistogramPlot::Scale::Counts);
 }

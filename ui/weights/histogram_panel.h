@@ -15,6 +15,7 @@ class JobProgress;
 class JobTracker;
 class QCheckBox;
 class QComboBox;
+class QLabel;
 class QLineEdit;
 class QSpinBox;
 class QTimer;
@@ -52,6 +53,11 @@ public:
 
     /// Starts the computations the current tensor and settings still need.
     void refresh();
+    /// Reads the whole tensor instead of a sample (the bar's button): a large remote tensor's
+    /// statistics come first from a sample of its blocks (WeightJobs::sampleBytesFor).
+    void readWholeTensor();
+    /// The bar that says the figures are of a sample, with its button.
+    QWidget *sampleBar() const { return m_sampleBar; }
 
 protected:
     void showEvent(QShowEvent *event) override;
@@ -67,6 +73,7 @@ private:
     std::optional<gguf::TensorStatistics> m_stats;
     std::optional<gguf::Histogram> m_histogram;
     bool m_dirty = false;
+    bool m_readWhole = false; ///< the user asked for the whole tensor, not a sample
 
     QSpinBox *m_bins;
     QComboBox *m_range;
@@ -78,4 +85,6 @@ private:
     JobTracker *m_tracker;
     JobProgress *m_progress;
     QTimer *m_debounce;
+    QWidget *m_sampleBar;
+    QLabel *m_sampleText;
 };

@@ -73,21 +73,38 @@ void StatsTable::setStatistics(const gguf::TensorStatistics &stats, const gguf::
 {
     const QLocale locale;
     const bool any = stats.finite > 0;
-    set(Row::Count, locale.toString(static_cast<qulonglong>(stats.count)));
-    set(Row::Finite, count(stats.finite, stats.count));
-    set(Row::Min, any ? number(stats.min) : QString());
-    set(Row::Max, any ? number(stats.max) : QString());
-    set(Row::Mean, any ? number(stats.mean) : QString());
-    set(Row::Std, any ? number(stats.std) : QString());
-    set(Row::Zeros, count(stats.zeros, stats.count));
-    set(Row::NaN, count(stats.nan, stats.count));
-    set(Row::PosInf, count(stats.posInf, stats.count));
-    set(Row::NegInf, count(stats.negInf, stats.count));
+    // statistics of a sample of blocks: every figure is of the values read
+    const bool sampled = stats.sampledElements > 0;
+    const uint64_t read = sampled ? stats.sampledElements : stats.count;
+    const QString ofSample = sampled ? tr("Of the %1 values in the sampled blocks, not of the whole tensor.")
+                                           .arg(locale.toString(static_cast<qulonglong>(read)))
+                                     : QString();
+    const auto figure = [&](double v) {
+        return !any ? QString() : sampled ? QStringLiteral("≈ %1").arg(number(v)) : number(v);
+    };
+    set(Row::Count,
+        sampled ? tr("%1 (%2 read)")
+                      .arg(locale.toString(static_cast<qulonglong>(stats.count)),
+                           locale.toString(static_cast<qulonglong>(read)))
+                : locale.toString(static_cast<qulonglong>(stats.count)),
+        sampled ? tr("Only evenly spaced blocks of the tensor were read (a sample); the figures below are of those.")
+                : QString());
+    set(Row::Finite, count(stats.finite, read), ofSample);
+    set(Row::Min, figure(stats.min), ofSample);
+    set(Row::Max, figure(stats.max), ofSample);
+    set(Row::Mean, figure(stats.mean), ofSample);
+    set(Row::Std, figure(stats.std), ofSample);
+    set(Row::Zeros, count(stats.zeros, read), ofSample);
+    set(Row::NaN, count(stats.nan, read), ofSample);
+    set(Row::PosInf, count(stats.posInf, read), ofSample);
+    set(Row::NegInf, count(stats.negInf, read), ofSample);
     for (size_t i = 0; i < gguf::kPercentileLevels.size(); ++i) {
         const Row row = static_cast<Row>(static_cast<int>(Row::FirstPercentile) + static_cast<int>(i));
         const double error = stats.percentileError[i];
         if (!any) {
             set(row, QString());
+        } else if (sampled) {
+            set(row, QStringLiteral("≈ %1").arg(number(stats.percentiles[i])), ofSample);
         } else if (error > 0) {
             const double level = gguf::kPercentileLevels[i];
             const double rank = stats.percentileRankError;
@@ -112,11 +129,14 @@ void StatsTable::setStatistics(const gguf::TensorStatistics &stats, const gguf::
         set(Row::Outside, tr("%1 below, %2 above")
                               .arg(locale.toString(static_cast<qulonglong>(histogram->below)),
                                    locale.toString(static_cast<qulonglong>(histogram->above))));
-        set(Row::Bins,
-            histogram->exact ? tr("%1, exact counts").arg(histogram->counts.size())
-                             : tr("%1, estimated").arg(histogram->counts.size()),
-            histogram->exact ? QString()
-                             : tr("Binned from the 16-bit key histogram of the first pass; exact counts follow."));
+        if (sampled)
+            set(Row::Bins, tr("%1, of the sample").arg(histogram->counts.size()), ofSample);
+        else
+            set(Row::Bins,
+                histogram->exact ? tr("%1, exact counts").arg(histogram->counts.size())
+                                 : tr("%1, estimated").arg(histogram->counts.size()),
+                histogram->exact ? QString()
+                                 : tr("Binned from the 16-bit key histogram of the first pass; exact counts follow."));
     } else {
         set(Row::Range, QString());
         set(Row::Outside, QString());

@@ -45,8 +45,15 @@ gguf::StatsOptions optionsFor(uint32_t bins, const gguf::ProgressFn &progress)
 
 } // namespace
 
+uint64_t sampleBytesFor(const TensorHandle &tensor)
+{
+    return tensor.isValid() && tensor.file().isRemote() && tensor.info().byteSize > kRemoteWholeLimit
+               ? kRemoteSampleBytes
+               : 0;
+}
+
 Statistics statistics(const TensorHandle &tensor, uint32_t bins, std::optional<std::pair<double, double>> range,
-                      const gguf::ProgressFn &progress)
+                      const gguf::ProgressFn &progress, uint64_t sampleBytes)
 {
     Statistics result;
     if (!tensor.isValid())
@@ -56,6 +63,7 @@ Statistics statistics(const TensorHandle &tensor, uint32_t bins, std::optional<s
     if (range && !(range->second > range->first))
         range = std::pair{range->first - 0.5, range->first + 0.5};
     options.range = range;
+    options.sampleBytes = sampleBytes;
     // a remote tensor is fetched chunk by chunk as the pass reads it
     const gguf::TensorData data = tensor.data();
     setOutcome(data, gguf::computeStatistics(data, options, result.stats), result);

@@ -52,9 +52,17 @@ struct Statistics {
     QString error; ///< why a remote file's bytes could not be fetched (status NoData)
 };
 
-/// One pass of computeStatistics over `tensor` with `bins` bins over `range` (automatic when unset).
+/// One pass of computeStatistics over `tensor` with `bins` bins over `range` (automatic when unset);
+/// of a sample of about `sampleBytes` of its blocks when that is set (StatsOptions::sampleBytes).
 Statistics statistics(const TensorHandle &tensor, uint32_t bins, std::optional<std::pair<double, double>> range,
-                      const gguf::ProgressFn &progress);
+                      const gguf::ProgressFn &progress, uint64_t sampleBytes = 0);
+
+/// Remote tensors larger than this have their statistics computed first from a sample.
+inline constexpr uint64_t kRemoteWholeLimit = uint64_t(64) << 20;
+/// How much of such a tensor the sample reads (fetches).
+inline constexpr uint64_t kRemoteSampleBytes = uint64_t(16) << 20;
+/// kRemoteSampleBytes for a remote tensor over kRemoteWholeLimit, else 0 (read it whole).
+uint64_t sampleBytesFor(const TensorHandle &tensor);
 
 /// `first` (what statistics() gave with `bins` and no range) made exact by refineStatistics: the
 /// percentiles, and the histogram over [min, max]; the same passes as `gguf-inspect stats`.
