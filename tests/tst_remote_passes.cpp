@@ -3,8 +3,10 @@
 // a real HTTP server on 127.0.0.1: they fetch and hold one chunk at a time, so a tensor several
 // times the block cache's cap is read within it, with the same results as the local file's; a
 // network failure in the middle of a pass says what failed, and a cancel stops the fetches.
+#include "core/compare/tensor_diff.h"
 #include "core/compare/value_diff.h"
 #include "core/format/gguf_file.h"
+#include "core/format/split_model.h"
 #include "core/net/ranged_source.h"
 #include "core/net/remote_files.h"
 #include "core/quant/dequantize.h"
@@ -218,6 +220,17 @@ void TestRemotePasses::failureInThePassSaysWhy()
         ValueDiff diff;
         check(data, compareValues(local, data, {}, diff));
         QVERIFY(!readError(local));
+    }
+    {
+        // the Compare page's pair: its problem is the message
+        const auto a = SplitModel::single(m_local), b = SplitModel::single(r.file);
+        std::vector<TensorPair> pairs = matchTensors(*a, *b);
+        const auto pair =
+            std::find_if(pairs.begin(), pairs.end(), [](const TensorPair &p) { return p.name == "output.weight"; });
+        QVERIFY(pair != pairs.end());
+        QCOMPARE(compareTensorData(*a, *b, *pair), StatsStatus::NoData);
+        QVERIFY2(pair->problem.starts_with(url + ": "), pair->problem.c_str());
+        QVERIFY(!pair->valuesCompared);
     }
     QVERIFY(!r.file->source().unleasedRead());
 }

@@ -28,6 +28,21 @@ bool byteSwapped(const SplitModel &model, int position)
     return model.shards()[ref.shard].file->byteSwapped();
 }
 
+// When a remote tensor's bytes could not be fetched: the pair's problem says why (the message
+// names the URL), and the status is NoData (Cancelled for a cancelled fetch).
+std::optional<StatsStatus> fetchFailed(const TensorData &da, const TensorData &db, TensorPair &pair)
+{
+    std::optional<Error> e = readError(da);
+    if (!e)
+        e = readError(db);
+    if (!e)
+        return std::nullopt;
+    if (e->kind == ErrorKind::Cancelled)
+        return StatsStatus::Cancelled;
+    pair.problem = e->message;
+    return StatsStatus::NoData;
+}
+
 } // namespace
 
 std::string_view tensorDiffStatusName(TensorDiffStatus status)
@@ -121,7 +136,7 @@ StatsStatus compareTensorData(const SplitModel &a, const SplitModel &b, TensorPa
     if (sameEncoding && da.bytes.size() == db.bytes.size()) {
         const std::optional<bool> same = sameBytes(da, db, options);
         if (!same)
-            return StatsStatus::Cancelled;
+            return fetchFailed(da, db, pair).value_or(StatsStatus::Cancelled);
         if (*same) {
             pair.status = TensorDiffStatus::SameBytes;
             pair.valuesCompared = false;
@@ -133,6 +148,8 @@ StatsStatus compareTensorData(const SplitModel &a, const SplitModel &b, TensorPa
     const StatsStatus status = compareValues(da, db, options, values);
     if (status == StatsStatus::Cancelled)
         return status;
+    if (const std::optional<StatsStatus> failed = fetchFailed(da, db, pair))
+        return *failed;
     if (status != StatsStatus::Ok) {
         if (pair.status == TensorDiffStatus::NotCompared && sameEncoding)
             pair.status = TensorDiffStatus::Changed; // the bytes differ

@@ -25,6 +25,8 @@ std::optional<std::vector<DirectionNorm>> directionNorms(const GgufFile &file, c
             continue;
         n.tensor = std::string(d.tensor->name);
         const ByteLease lease = file.tensorLease(*d.tensor);
+        if (!lease)
+            n.error = lease.error().message;
         const auto bytes = lease.bytes();
         const uint64_t elements = d.tensor->elements;
         if (bytes.empty() || !canDequantize(d.tensor->typeId))

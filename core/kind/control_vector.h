@@ -23,6 +23,7 @@ struct DirectionNorm {
     double norm = 0;    ///< L2 norm of the direction
     double maxAbs = 0;  ///< the largest |element|
     bool ok = false;    ///< false when its data could not be decoded
+    std::string error;  ///< why a remote file's bytes could not be fetched
 };
 
 /// The norm of every direction of `facts` (from describeKind of `file`), decoding each tensor;

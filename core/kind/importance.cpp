@@ -22,6 +22,7 @@ constexpr double kActiveThreshold = 1e-5; // llama.cpp's threshold for "% Active
 /// The entry's in_sum2 and counts bytes when both are F32 of the shapes llama.cpp's loader reads.
 struct EntryData {
     ByteLease sum2Lease, countsLease; ///< keep a remote file's bytes readable
+    std::string fetchError;           ///< why a remote file's bytes could not be fetched
     std::span<const uint8_t> sum2, counts;
     uint64_t channels = 0, matrices = 0;
     bool swap = false;
@@ -50,6 +51,9 @@ EntryData entryData(const GgufFile &f, const ImatrixEntry &e)
         return d;
     d.sum2Lease = f.tensorLease(*e.sum2);
     d.countsLease = f.tensorLease(*e.counts);
+    for (const ByteLease *l : {&d.sum2Lease, &d.countsLease})
+        if (!*l && d.fetchError.empty())
+            d.fetchError = l->error().message;
     const auto sum2 = d.sum2Lease.bytes();
     const auto counts = d.countsLease.bytes();
     if (sum2.size() / 4 < e.sum2->elements || counts.size() / 4 < matrices)
@@ -168,7 +172,9 @@ std::optional<ImportanceReport> computeImportance(const GgufFile &file, const Im
             ImportanceStats &s = report.tensors[static_cast<size_t>(i)];
             const EntryData d = entryData(file, facts.entries[static_cast<size_t>(i)]);
             if (!d.ok()) {
-                s.problem = "in_sum2 and counts are not both F32 of matching shapes inside the file";
+                s.problem = d.fetchError.empty()
+                                ? "in_sum2 and counts are not both F32 of matching shapes inside the file"
+                                : d.fetchError;
                 return;
             }
             s.channels = d.channels;

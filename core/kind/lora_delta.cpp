@@ -26,9 +26,13 @@ bool wellFormed(const TensorInfo &t)
     return product == t.elements;
 }
 
-bool decode(const GgufFile &file, const TensorInfo &t, std::vector<float> &out)
+// False with `why` set when a remote file's bytes could not be fetched; false alone when the
+// tensor does not decode.
+bool decode(const GgufFile &file, const TensorInfo &t, std::vector<float> &out, std::string &why)
 {
     const ByteLease lease = file.tensorLease(t);
+    if (!lease)
+        why = lease.error().message;
     const auto bytes = lease.bytes();
     if (bytes.empty() || !canDequantize(t.typeId))
         return false;
@@ -115,8 +119,9 @@ LoraDelta::LoraDelta(const GgufFile &file, const LoraPair &pair, double scale) :
         return;
     }
     std::vector<float> av, bv;
-    if (!decode(file, a, av) || !decode(file, b, bv)) {
-        m_error = "lora_a or lora_b cannot be decoded (type or data outside the file)";
+    std::string why;
+    if (!decode(file, a, av, why) || !decode(file, b, bv, why)) {
+        m_error = why.empty() ? "lora_a or lora_b cannot be decoded (type or data outside the file)" : why;
         return;
     }
     if (!m_embedding) {

@@ -45,6 +45,20 @@ ValueBatch compareValues(const std::shared_ptr<const gguf::SplitModel> &a,
     return batch;
 }
 
+namespace {
+
+// Why a remote tensor of the pair could not be fetched (empty when nothing failed, or when the
+// fetch was cancelled).
+QString fetchError(const gguf::TensorData &a, const gguf::TensorData &b)
+{
+    for (const gguf::TensorData *d : {&a, &b})
+        if (const std::optional<gguf::Error> e = gguf::readError(*d); e && e->kind != gguf::ErrorKind::Cancelled)
+            return QString::fromStdString(e->message);
+    return {};
+}
+
+} // namespace
+
 PairDetail pairDetail(const TensorHandle &a, const TensorHandle &b, double maxAbsDifference, uint32_t bins,
                       uint32_t gridCells, const gguf::ProgressFn &progress)
 {
@@ -62,13 +76,21 @@ PairDetail pairDetail(const TensorHandle &a, const TensorHandle &b, double maxAb
     options.progress = WeightJobs::partOf(progress, 2 * kPart, kPart, kParts);
     // symmetric around 0, so that a bias of B shows as a shifted peak
     const double m = maxAbsDifference > 0 && std::isfinite(maxAbsDifference) ? maxAbsDifference : 0.5;
-    detail.differenceStatus = gguf::computeDiffHistogram(a.data(), b.data(), -m, m, bins, options, detail.difference);
+    {
+        const gguf::TensorData da = a.data(), db = b.data();
+        detail.differenceStatus = gguf::computeDiffHistogram(da, db, -m, m, bins, options, detail.difference);
+        detail.differenceError = fetchError(da, db);
+    }
     if (detail.differenceStatus == gguf::StatsStatus::Cancelled)
         return detail;
     gguf::HeatmapOptions heat;
     heat.rows = heat.cols = gridCells;
     heat.progress = WeightJobs::partOf(progress, 3 * kPart, kPart, kParts);
-    detail.heatmapStatus = gguf::computeDiffHeatmap(a.data(), b.data(), a.columns(), heat, detail.heatmap);
+    {
+        const gguf::TensorData da = a.data(), db = b.data();
+        detail.heatmapStatus = gguf::computeDiffHeatmap(da, db, a.columns(), heat, detail.heatmap);
+        detail.heatmapError = fetchError(da, db);
+    }
     if (detail.heatmapStatus == gguf::StatsStatus::Cancelled)
         return detail;
     detail.complete = true;

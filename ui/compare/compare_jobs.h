@@ -50,6 +50,7 @@ struct PairDetail {
     gguf::Histogram difference;
     gguf::StatsStatus heatmapStatus = gguf::StatsStatus::NoData;
     gguf::Heatmap heatmap;
+    QString differenceError, heatmapError; ///< why a remote tensor's bytes could not be fetched
 };
 PairDetail pairDetail(const TensorHandle &a, const TensorHandle &b, double maxAbsDifference, uint32_t bins,
                       uint32_t gridCells, const gguf::ProgressFn &progress);

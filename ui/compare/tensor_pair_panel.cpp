@@ -230,13 +230,17 @@ void TensorPairPanel::show(const CompareJobs::PairDetail &detail)
         else
             m_difference->setSeries({series}, HistogramPlot::Scale::Counts);
     } else {
-        m_difference->showMessage(
-            tr("The difference could not be computed: %1.").arg(WeightJobs::statusText(detail.differenceStatus)));
+        m_difference->showMessage(tr("The difference could not be computed: %1.")
+                                      .arg(detail.differenceError.isEmpty()
+                                               ? WeightJobs::statusText(detail.differenceStatus)
+                                               : detail.differenceError));
     }
     if (detail.heatmapStatus == gguf::StatsStatus::Ok)
         m_heatmap->setHeatmap(detail.heatmap, gguf::TileMeasure::MeanAbs);
     else
-        m_heatmap->showMessage(tr("No heatmap: %1.").arg(WeightJobs::statusText(detail.heatmapStatus)));
+        m_heatmap->showMessage(tr("No heatmap: %1.")
+                                   .arg(detail.heatmapError.isEmpty() ? WeightJobs::statusText(detail.heatmapStatus)
+                                                                      : detail.heatmapError));
 }
 
 void TensorPairPanel::showTile(int row, int column)

@@ -218,13 +218,18 @@ void KindPanel::computeNorms()
         },
         [this](const std::optional<std::vector<gguf::DirectionNorm>> &norms) {
             QVector<LayerChart::Point> points;
+            QString fetchError; // a remote file's bytes that could not be fetched
             if (norms)
-                for (const gguf::DirectionNorm &n : *norms)
+                for (const gguf::DirectionNorm &n : *norms) {
                     if (n.ok)
                         points.push_back({int(n.layer), n.norm, QString::fromStdString(n.tensor)});
+                    else if (fetchError.isEmpty() && !n.error.empty())
+                        fetchError = QString::fromStdString(n.error);
+                }
             std::sort(points.begin(), points.end(), [](const auto &a, const auto &b) { return a.layer < b.layer; });
             if (points.isEmpty())
-                m_norms->showMessage(tr("No direction could be decoded."));
+                m_norms->showMessage(fetchError.isEmpty() ? tr("No direction could be decoded.")
+                                                          : tr("No direction could be read: %1").arg(fetchError));
             else
                 m_norms->setPoints(points, tr("‖direction‖ (L2)"));
             emit normsShown();

@@ -241,7 +241,8 @@ void ComparePanel::draw()
     QStringList problems;
     for (const WeightJobs::Series &s : m_result.series) {
         if (s.status != gguf::StatsStatus::Ok || s.histogram.counts.empty()) {
-            problems << QStringLiteral("%1: %2").arg(s.name, WeightJobs::statusText(s.status));
+            problems << QStringLiteral("%1: %2").arg(s.name,
+                                                     s.error.isEmpty() ? WeightJobs::statusText(s.status) : s.error);
             continue;
         }
         // Normalised: the percentage of the tensor's own finite values in each bin.

@@ -164,7 +164,8 @@ void LayerPanel::draw()
         if (p.status == gguf::StatsStatus::Ok && (p.stats.finite > 0 || statistic == Statistic::NonFinite))
             points << LayerChart::Point{p.layer, valueOf(p.stats, statistic), p.name};
         else
-            skipped << QStringLiteral("%1: %2").arg(p.name, WeightJobs::statusText(p.status));
+            skipped << QStringLiteral("%1: %2").arg(p.name,
+                                                    p.error.isEmpty() ? WeightJobs::statusText(p.status) : p.error);
     }
     if (points.isEmpty())
         m_chart->showMessage(tr("No values: %1").arg(skipped.join(QStringLiteral("; "))));

@@ -129,12 +129,14 @@ Comparison compare(const QVector<TensorHandle> &tensors, uint32_t bins, const Ra
         Series series;
         series.name = tensors[i].name();
         series.status = first[i].status;
+        series.error = first[i].error;
         series.finite = first[i].stats.finite;
         if (first[i].status == gguf::StatsStatus::Ok) {
             Statistics s = statistics(tensors[i], bins, std::pair{lo, hi}, partOf(progress, done, weight, sum));
             if (s.status == gguf::StatsStatus::Cancelled)
                 return result;
             series.status = s.status;
+            series.error = s.error;
             series.histogram = std::move(s.stats.histogram);
         }
         done += weight;
@@ -157,7 +159,7 @@ LayerSeries layerStatistics(const QVector<TensorHandle> &tensors, const gguf::Pr
         done += weight;
         if (s.status == gguf::StatsStatus::Cancelled)
             return result;
-        result.points.append(LayerPoint{t.info().layer, t.name(), s.status, std::move(s.stats)});
+        result.points.append(LayerPoint{t.info().layer, t.name(), s.status, std::move(s.stats), s.error});
     }
     result.complete = true;
     return result;

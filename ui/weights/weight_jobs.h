@@ -75,6 +75,7 @@ struct Series {
     gguf::StatsStatus status = gguf::StatsStatus::NoData;
     uint64_t finite = 0; ///< finite values of the whole tensor (the normalisation)
     gguf::Histogram histogram;
+    QString error; ///< why a remote tensor's bytes could not be fetched
 };
 
 struct Comparison {
@@ -93,6 +94,7 @@ struct LayerPoint {
     QString name;
     gguf::StatsStatus status = gguf::StatsStatus::NoData;
     gguf::TensorStatistics stats;
+    QString error; ///< why a remote tensor's bytes could not be fetched
 };
 
 struct LayerSeries {
