@@ -4,6 +4,7 @@
 #include "app/gguf_bench/bench_files.h"
 #include "app/gguf_bench/bench_util.h"
 #include "core/format/gguf_file.h"
+#include "core/net/ranged_source.h"
 #include "core/net/remote_files.h"
 #include "core/stats/tensor_stats.h"
 #include "tests/support/range_server/range_server.h"
@@ -18,6 +19,55 @@ namespace {
 double mb(uint64_t bytes)
 {
     return static_cast<double>(bytes) / 1e6;
+}
+
+// A 1 GiB Q4_K tensor over the loopback server: its statistics read it within the cache's cap, and a
+// sample of 16 MiB fetches only the sampled blocks.
+void benchRemoteTensor(const std::string &dir, gguf::test::RangeServer &server, const gguf::net::RemoteOptions &options)
+{
+    const std::string path = dir + "/bench-remote-tensor.gguf";
+    constexpr uint32_t kQ4K = 12;
+    writeSingleTensorFile(path, kQ4K, uint64_t(1) << 30);
+    server.serve("/tensor.gguf", path);
+    gguf::Error error;
+    const auto source = gguf::net::openRemote(server.url("/tensor.gguf"), options, error);
+    const gguf::OpenResult remote = source ? gguf::GgufFile::openSource(source) : gguf::OpenResult{};
+    if (!remote.file || remote.file->tensors().empty()) {
+        std::printf("| a 1 GiB tensor | (failed: %s) |\n",
+                    source ? remote.error.message.c_str() : error.message.c_str());
+        std::filesystem::remove(path);
+        return;
+    }
+    const gguf::TensorInfo &t = remote.file->tensors().front();
+    const uint64_t block = options.cache.blockBytes, cap = options.cache.cacheBytes;
+    const auto step = [&](const char *what, uint64_t sampleBytes, uint64_t goal, const char *goalText) {
+        const uint64_t bytes0 = source->bytesFetched(), requests0 = source->requestCount();
+        const double t0 = now();
+        gguf::StatsOptions o;
+        o.sampleBytes = sampleBytes;
+        gguf::TensorStatistics s;
+        const bool ok = gguf::computeStatistics(gguf::tensorData(*remote.file, t), o, s) == gguf::StatsStatus::Ok &&
+                        (sampleBytes == 0) == (s.sampledElements == 0);
+        const double seconds = now() - t0;
+        const uint64_t bytes = source->bytesFetched() - bytes0, requests = source->requestCount() - requests0;
+        std::printf("| %s of a 1 GiB Q4_K tensor (%s; %llu of %llu values read) | %.1f MB | %llu | %s = %.1f MB: %s | "
+                    "%.0f ms (%.0f MB/s) | |\n",
+                    what, ok ? "ok" : "FAILED",
+                    static_cast<unsigned long long>(s.sampledElements ? s.sampledElements : s.count),
+                    static_cast<unsigned long long>(s.count), mb(bytes), static_cast<unsigned long long>(requests),
+                    goalText, mb(goal), bytes <= goal ? "met" : "MISSED", seconds * 1e3, mb(bytes) / seconds);
+    };
+    constexpr uint64_t kSample = uint64_t(16) << 20;
+    step("sampled statistics (`--sample 16`)", kSample, (kSample + block - 1) / block * block,
+         "≤ 16 MiB in whole blocks");
+    step("statistics", 0, t.byteSize + 2 * block, "≤ its blocks");
+    std::printf(
+        "| the block cache while it was read | peak %.1f MB | | ≤ cap %.1f MB + the chunks two workers hold: %s | "
+        "| |\n",
+        mb(source->peakCachedBytes()), mb(cap),
+        source->peakCachedBytes() <= cap + 4 * (uint64_t(4) << 20) + 4 * block ? "met" : "MISSED");
+    std::fflush(stdout);
+    std::filesystem::remove(path);
 }
 
 } // namespace
@@ -95,33 +145,9 @@ void benchRemote(const std::string &dir)
                 statsBytes <= goal ? "met" : "MISSED", statsSeconds * 1e3, mb(statsBytes) / statsSeconds,
                 localStatsSeconds * 1e3);
 
-    // the largest tensor, sampled: only the sampled blocks are fetched
-    const gguf::TensorInfo *largest = &remote.file->tensors().front();
-    for (const gguf::TensorInfo &t : remote.file->tensors())
-        if (t.dataInFile && t.byteSize > largest->byteSize)
-            largest = &t;
-    constexpr uint64_t kSample = uint64_t(16) << 20;
-    const uint64_t beforeBytes = source->bytesFetched(), beforeRequests = source->requestCount();
-    t0 = now();
-    gguf::StatsOptions sampled;
-    sampled.sampleBytes = kSample;
-    gguf::TensorStatistics s;
-    const bool sampledOk =
-        gguf::computeStatistics(gguf::tensorData(*remote.file, *largest), sampled, s) == gguf::StatsStatus::Ok;
-    const double sampledSeconds = now() - t0;
-    const uint64_t sampledBytes = source->bytesFetched() - beforeBytes,
-                   sampledRequests = source->requestCount() - beforeRequests;
-    const uint64_t sampleGoal = (kSample + block - 1) / block * block;
-    std::printf(
-        "| sampled statistics (--sample 16) of `%.*s` (%s, %.1f MB, %llu of %llu values read) | %.1f MB | %llu | "
-        "≤ 16 MiB in whole blocks = %.1f MB: %s | %.0f ms | |\n",
-        static_cast<int>(largest->name.size()), largest->name.data(),
-        sampledOk && s.sampledElements > 0 ? "ok" : "FAILED", mb(largest->byteSize),
-        static_cast<unsigned long long>(s.sampledElements), static_cast<unsigned long long>(s.count), mb(sampledBytes),
-        static_cast<unsigned long long>(sampledRequests), mb(sampleGoal), sampledBytes <= sampleGoal ? "met" : "MISSED",
-        sampledSeconds * 1e3);
     std::fflush(stdout);
     std::filesystem::remove(path);
+    benchRemoteTensor(dir, server, options);
 }
 
 } // namespace bench
