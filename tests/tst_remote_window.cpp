@@ -134,9 +134,15 @@ void TestRemoteWindow::bytesPageShowsTheFetchedBytes()
     // far into the tensor data: not fetched while opening
     const quint64 at = file->fileSize() - 100000;
     QVERIFY(!file->peek(at, 16));
+    // a slow answer: a copy asked for before it comes says so, and the message goes when it comes
+    m_server.addFault("/m/sample.gguf", gguf::test::Fault::slow(400), 3);
     window.hexPage()->showByteRange(at, 16);
+    QCOMPARE(window.hexPage()->copyText(HexPage::CopyFormat::Hex), QString());
+    QCOMPARE(window.hexPage()->messageText(), HexPage::notArrivedText());
     const QString expected = HexText::toHex(local()->bytes(at, 16));
     QTRY_COMPARE_WITH_TIMEOUT(window.hexPage()->copyText(HexPage::CopyFormat::Hex), expected, 10000);
+    QTRY_COMPARE(window.hexPage()->messageText(), QString());
+    m_server.clearFaults("/m/sample.gguf");
     QVERIFY(!file->source().unleasedRead());
     QVERIFY(gguf::test::saveScreenshot(window, QStringLiteral("remote-bytes")));
 }

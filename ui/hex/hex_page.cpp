@@ -398,6 +398,8 @@ void HexPage::fetchBytes(quint64 begin, quint64 end)
                 return;
             if (!bytes && bytes.error().kind != gguf::ErrorKind::Cancelled)
                 showMessage(true, QString::fromStdString(bytes.error().message));
+            else if (bytes && messageText() == notArrivedText())
+                m_message->hide(); // what was asked for has come
             m_view->holdBytes(std::move(bytes));
             cursorMoved(m_view->cursorOffset());
         });
@@ -421,7 +423,7 @@ QString HexPage::copyText(CopyFormat format)
     }
     const gguf::ByteLease held = file->peek(begin, end - begin);
     if (!held) {
-        showMessage(true, tr("These bytes of the remote file have not arrived yet; copy again in a moment."));
+        showMessage(true, notArrivedText());
         return {};
     }
     const std::span<const uint8_t> bytes = held.bytes();
@@ -444,6 +446,11 @@ bool HexPage::focusFind()
 {
     m_bar->focusFind();
     return true;
+}
+
+QString HexPage::notArrivedText()
+{
+    return tr("These bytes of the remote file have not arrived yet; copy again in a moment.");
 }
 
 void HexPage::showMessage(bool problem, const QString &text)

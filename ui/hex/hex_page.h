@@ -77,6 +77,8 @@ public:
     MessageBar *messageBar() const { return m_message; }
     /// The inline message shown, or an empty string.
     QString messageText() const;
+    /// The message a copy of bytes that have not arrived shows (gone once they arrive).
+    static QString notArrivedText();
 
 signals:
     /// The user clicked a byte of metadata pair `index` of the primary file.
