@@ -2,7 +2,8 @@
 // The window on a URL served by a real HTTP server on 127.0.0.1: opening fills the pages, the
 // Bytes page and the value grid show dots until their bytes arrive and then the file's own bytes,
 // the statistics equal the local file's, the status bar counts what was fetched, editing is off,
-// a dropped link opens, and a file changed on the server or a missing one is said in the window.
+// a dropped link opens, a large tensor's statistics and layer chart come from a sample until the
+// whole tensor is asked for, and a file changed on the server or a missing one is said in the window.
 #include "app/explorer/main_window.h"
 #include "core/format/split_model.h"
 #include "core/net/remote_files.h"
@@ -18,8 +19,10 @@
 #include "ui/metadata/metadata_page.h"
 #include "ui/models/value_grid_model.h"
 #include "ui/open_url_dialog.h"
+#include "ui/plots/layer_chart.h"
 #include "ui/remote_status.h"
 #include "ui/weights/histogram_panel.h"
+#include "ui/weights/layer_panel.h"
 #include "ui/weights/stats_table.h"
 #include "ui/weights/value_grid_view.h"
 #include "ui/weights/weights_page.h"
@@ -33,6 +36,7 @@
 #include <QTemporaryDir>
 #include <QToolButton>
 #include <QtTest>
+#include <qcustomplot.h>
 
 using gguf::test::RangeServer;
 
@@ -169,16 +173,20 @@ void TestRemoteWindow::statisticsEqualTheLocalFile()
 
 void TestRemoteWindow::largeTensorIsSampledFirst()
 {
-    // an 80 MiB F32 tensor, zeros but for 1 at its first value and -2 at its last
-    constexpr uint64_t kCols = 4096, kRows = 5120;
-    const gguf::test::BuiltFile built =
-        gguf::test::GgufBuilder().tensor("big.weight", {kCols, kRows}, 0 /* F32 */).build();
+    // two layers of a 68 MiB F32 tensor, zeros but for 1 at the first value and -2 at the last of
+    // layer 0
+    constexpr uint64_t kCols = 4096, kRows = 4352, kValues = kCols * kRows;
+    const gguf::test::BuiltFile built = gguf::test::GgufBuilder()
+                                            .tensor("blk.0.ffn_up.weight", {kCols, kRows}, 0 /* F32 */)
+                                            .tensor("blk.1.ffn_up.weight", {kCols, kRows}, 0)
+                                            .build();
     const uint64_t data = built.layout().tensors.front().dataOffset;
     std::vector<uint8_t> bytes = built.bytes();
-    bytes.resize(std::max<size_t>(bytes.size(), data + kCols * kRows * 4)); // the zeros, when left out
+    // the zeros, when the builder left them out
+    bytes.resize(std::max<size_t>(bytes.size(), built.layout().tensors.back().dataOffset + kValues * 4));
     const float one = 1.0f, minusTwo = -2.0f;
     std::memcpy(bytes.data() + data, &one, 4);
-    std::memcpy(bytes.data() + data + (kCols * kRows - 1) * 4, &minusTwo, 4);
+    std::memcpy(bytes.data() + data + (kValues - 1) * 4, &minusTwo, 4);
     const QString path = m_dir.filePath(QStringLiteral("big.gguf"));
     QFile out(path);
     QVERIFY(out.open(QIODevice::WriteOnly));
@@ -191,19 +199,29 @@ void TestRemoteWindow::largeTensorIsSampledFirst()
     window.show();
     QVERIFY(openAndWait(window, QString::fromStdString(m_server.url("/m/big.gguf"))));
     const auto model = window.document()->model();
-    WeightsPage *weights = showWeights(window, WeightsPage::Mode::Histogram, QStringLiteral("big.weight"));
+    const gguf::ByteSource &source = model->primary().source();
+    WeightsPage *weights = showWeights(window, WeightsPage::Mode::Histogram, QStringLiteral("blk.0.ffn_up.weight"));
     HistogramPanel *panel = weights->histogramPanel();
     QTRY_VERIFY_WITH_TIMEOUT(panel->statistics().has_value() && !weights->isBusy(), 30000);
     // a sample first: estimates, said in a bar, and far less than the tensor fetched
     QVERIFY(panel->statistics()->sampledElements > 0);
-    QVERIFY(panel->statistics()->sampledElements < kCols * kRows / 2);
-    QCOMPARE(panel->statistics()->count, kCols * kRows);
+    QVERIFY(panel->statistics()->sampledElements < kValues / 2);
+    QCOMPARE(panel->statistics()->count, kValues);
     QVERIFY(panel->sampleBar()->isVisible());
-    QVERIFY(model->primary().source().bytesFetched() < kCols * kRows * 4 / 2);
+    QVERIFY(source.bytesFetched() < kValues * 4 / 2);
     QVERIFY(panel->statsTable()->valueText(StatsTable::Row::Mean).startsWith(QStringLiteral("≈")));
     QVERIFY(gguf::test::saveScreenshot(window, QStringLiteral("remote-sampled-statistics")));
 
+    // the chart across layers samples each layer's tensor too
+    const uint64_t beforeLayers = source.bytesFetched();
+    weights->setMode(WeightsPage::Mode::Layers);
+    LayerPanel *layers = weights->layerPanel();
+    QTRY_COMPARE_WITH_TIMEOUT(layers->chart()->pointCount(), 2, 30000);
+    QVERIFY(layers->chart()->plot()->yAxis->label().contains(QStringLiteral("sampled")));
+    QVERIFY(source.bytesFetched() - beforeLayers < kValues * 4);
+
     // then the whole tensor when asked for: its last value is in no sample
+    weights->setMode(WeightsPage::Mode::Histogram);
     auto *readWhole = panel->findChild<QPushButton *>(QStringLiteral("readWholeTensor"));
     QVERIFY(readWhole);
     QTest::mouseClick(readWhole, Qt::LeftButton);
@@ -212,9 +230,9 @@ void TestRemoteWindow::largeTensorIsSampledFirst()
                              60000);
     QCOMPARE(panel->statistics()->min, -2.0);
     QCOMPARE(panel->statistics()->max, 1.0);
-    QCOMPARE(panel->statistics()->zeros, kCols * kRows - 2);
+    QCOMPARE(panel->statistics()->zeros, kValues - 2);
     QVERIFY(!panel->sampleBar()->isVisible());
-    QVERIFY(!model->primary().source().unleasedRead());
+    QVERIFY(!source.unleasedRead());
 }
 
 void TestRemoteWindow::valueGridFetchesItsCells()

@@ -160,7 +160,9 @@ void LayerPanel::draw()
     const auto statistic = static_cast<Statistic>(m_statistic->currentIndex());
     QVector<LayerChart::Point> points;
     QStringList skipped;
+    bool sampled = false;
     for (const WeightJobs::LayerPoint &p : m_result.points) {
+        sampled = sampled || p.stats.sampledElements > 0;
         if (p.status == gguf::StatsStatus::Ok && (p.stats.finite > 0 || statistic == Statistic::NonFinite))
             points << LayerChart::Point{p.layer, valueOf(p.stats, statistic), p.name};
         else
@@ -170,7 +172,11 @@ void LayerPanel::draw()
     if (points.isEmpty())
         m_chart->showMessage(tr("No values: %1").arg(skipped.join(QStringLiteral("; "))));
     else
-        m_chart->setPoints(points, QStringLiteral("%1 — %2").arg(m_statistic->currentText(), m_resultRole));
+        m_chart->setPoints(
+            points,
+            sampled
+                ? tr("%1 — %2 (≈: remote tensors over 64 MiB sampled)").arg(m_statistic->currentText(), m_resultRole)
+                : QStringLiteral("%1 — %2").arg(m_statistic->currentText(), m_resultRole));
     m_chart->setToolTip(skipped.join(u'\n'));
 }
 

@@ -155,7 +155,9 @@ LayerSeries layerStatistics(const QVector<TensorHandle> &tensors, const gguf::Pr
     uint64_t done = 0;
     for (const TensorHandle &t : tensors) {
         const uint64_t weight = std::max<uint64_t>(1, t.info().elements);
-        Statistics s = statistics(t, 1, std::nullopt, partOf(progress, done, weight, sum));
+        // a large remote tensor is sampled: a chart over the layers of a remote model must not
+        // download all of them
+        Statistics s = statistics(t, 1, std::nullopt, partOf(progress, done, weight, sum), sampleBytesFor(t));
         done += weight;
         if (s.status == gguf::StatsStatus::Cancelled)
             return result;
