@@ -13,6 +13,7 @@
 #include "core/stats/heatmap.h"
 #include "core/stats/tensor_export.h"
 #include "core/stats/tensor_stats.h"
+#include "tests/support/gguf_builder.h"
 #include "tests/support/range_server/range_server.h"
 
 #include <QTemporaryDir>
@@ -20,8 +21,10 @@
 
 #include <cmath>
 #include <cstdio>
+#include <cstring>
 #include <fstream>
 #include <iterator>
+#include <random>
 
 using namespace gguf;
 using gguf::test::Fault;
@@ -73,6 +76,8 @@ private slots:
     void failureInThePassSaysWhy();
     void cancelStopsThePass();
     void sampledStatisticsFetchOnlyTheirBlocks();
+    void sampledHalvesStayInTheirBlocks();
+    void changedTensorsAreCompared();
     void unresolvableHostIsOneClearError();
 
 private:
@@ -327,9 +332,101 @@ void TestRemotePasses::sampledStatisticsFetchOnlyTheirBlocks()
     QCOMPARE(s.sampledElements, uint64_t(0));
 }
 
+void TestRemotePasses::sampledHalvesStayInTheirBlocks()
+{
+    // F16 values read in place with sampled keys: the runs end on block boundaries, and the
+    // scan must not read past them (a read outside a hold is marked by unleasedRead)
+    constexpr uint64_t kValues = uint64_t(1) << 20;
+    std::vector<uint8_t> halves(kValues * 2);
+    std::mt19937 random(11);
+    for (uint64_t i = 0; i < kValues; ++i) {
+        const uint16_t h = static_cast<uint16_t>(0x3000 + random() % 0x1000); // finite, 2^-3 … 2^-1
+        std::memcpy(halves.data() + 2 * i, &h, 2);
+    }
+    const gguf::test::BuiltFile built =
+        gguf::test::GgufBuilder().tensor("halves", {1024, kValues / 1024}, 1 /* F16 */, halves).build();
+    const QString path = m_dir.filePath(QStringLiteral("halves.gguf"));
+    {
+        std::ofstream out(path.toStdString(), std::ios::binary);
+        out.write(reinterpret_cast<const char *>(built.bytes().data()), std::streamsize(built.size()));
+    }
+    m_server.serve("/halves.gguf", path.toStdString());
+    const OpenResult r = GgufFile::open(m_server.url("/halves.gguf"));
+    QVERIFY2(r.file, r.error.message.c_str());
+    const OpenResult l = GgufFile::open(path.toStdString());
+    QVERIFY(l.file);
+    const TensorData remote = tensorData(*r.file, r.file->tensors().front());
+    StatsOptions options;
+    options.sampleBytes = 12 * kBlock;         // 12 runs of 32,768 values
+    options.exactKeyElements = 12 * 32768 / 2; // every second key sampled: the in-place scan
+    TensorStatistics s;
+    QCOMPARE(computeStatistics(remote, options, s), StatsStatus::Ok);
+    QVERIFY(s.sampledElements > 0);
+    QCOMPARE(s.keySampleStride, uint32_t(2));
+    QVERIFY(!r.file->source().unleasedRead());
+    // the whole tensor the same way: the figures equal the local file's
+    options.sampleBytes = 0;
+    TensorStatistics whole, local;
+    QCOMPARE(computeStatistics(remote, options, whole), StatsStatus::Ok);
+    QCOMPARE(computeStatistics(tensorData(*l.file, l.file->tensors().front()), options, local), StatsStatus::Ok);
+    QCOMPARE(whole.mean, local.mean);
+    QCOMPARE(whole.percentiles, local.percentiles);
+    QVERIFY(!r.file->source().unleasedRead());
+}
+
+void TestRemotePasses::changedTensorsAreCompared()
+{
+    // two layers' tensors of one type and shape, whose bytes differ: the byte comparison finds it,
+    // then the values are measured on the same data
+    const OpenResult r = GgufFile::open(m_server.url("/sample.gguf"));
+    QVERIFY2(r.file, r.error.message.c_str());
+    const TensorInfo *a = r.file->findTensor("blk.0.ffn_down.weight");
+    const TensorInfo *b = r.file->findTensor("blk.1.ffn_down.weight");
+    QVERIFY(a && b);
+    QCOMPARE(a->typeId, b->typeId);
+    const TensorData da = tensorData(*r.file, *a), db = tensorData(*r.file, *b);
+    ValueDiffOptions d;
+    d.threads = 2;
+    QCOMPARE(sameBytes(da, db, d), std::optional<bool>(false));
+    ValueDiff remote;
+    QCOMPARE(compareValues(da, db, d, remote), StatsStatus::Ok);
+    ValueDiff local;
+    QCOMPARE(compareValues(tensorData(*m_local, *m_local->findTensor(a->name)),
+                           tensorData(*m_local, *m_local->findTensor(b->name)), d, local),
+             StatsStatus::Ok);
+    QVERIFY(remote.differing > 0);
+    QCOMPARE(remote.differing, local.differing);
+    QCOMPARE(remote.sumSqDiff, local.sumSqDiff);
+    // and through the Compare page's function, model against model
+    const auto ma = SplitModel::single(r.file), mb = SplitModel::single(m_local);
+    std::vector<TensorPair> pairs = matchTensors(*ma, *mb);
+    TensorPair pair = pairs.front();
+    pair.positionB = static_cast<int>(
+        std::distance(mb->tensors().begin(),
+                      std::find_if(mb->tensors().begin(), mb->tensors().end(), [](const SplitModel::TensorRef &t) {
+                          return t.info->name == "blk.1.ffn_down.weight";
+                      })));
+    pair.positionA = static_cast<int>(
+        std::distance(ma->tensors().begin(),
+                      std::find_if(ma->tensors().begin(), ma->tensors().end(), [](const SplitModel::TensorRef &t) {
+                          return t.info->name == "blk.0.ffn_down.weight";
+                      })));
+    pair.a = a;
+    pair.b = m_local->findTensor("blk.1.ffn_down.weight");
+    pair.status = TensorDiffStatus::NotCompared;
+    QCOMPARE(compareTensorData(*ma, *mb, pair), StatsStatus::Ok);
+    QCOMPARE(pair.status, TensorDiffStatus::Changed);
+    QVERIFY(pair.valuesCompared);
+    QCOMPARE(pair.values.differing, local.differing);
+    QVERIFY(!r.file->source().unleasedRead());
+}
+
 void TestRemotePasses::unresolvableHostIsOneClearError()
 {
-    // ".invalid" never resolves (RFC 6761 §6.4): a DNS failure is not tried again
+    // ".invalid" never resolves (RFC 6761 §6.4): a DNS failure is not tried again (and no proxy
+    // from the environment stands in the way)
+    for (const char *proxy : {"http_proxy", "HTTP_PROXY", "https_proxy", "HTTPS_PROXY", "all_proxy", "ALL_PROXY"})
+        qunsetenv(proxy);
     const std::string url = "http://gguf-explorer-test.invalid/model.gguf";
     const OpenResult r = GgufFile::open(url);
     QVERIFY(!r.file);

@@ -149,6 +149,8 @@ int runDequant(const CommandArgs &args)
     const bool closed = out == stdout ? std::fflush(out) == 0 : std::fclose(out) == 0;
     if (const std::optional<gguf::Error> e = gguf::readError(data)) {
         std::fprintf(stderr, "gguf-inspect: %s\n", e->message.c_str()); // a remote file's bytes
+        if (out != stdout)
+            std::remove(args.output.c_str()); // no half-written file left behind
         return kExitBadFile;
     }
     if (status != gguf::StatsStatus::Ok || !closed) {

@@ -303,11 +303,10 @@ std::optional<bool> sameBytes(const TensorData &a, const TensorData &b, const Va
             if (holdA && holdB && std::memcmp(a.bytes.data() + at, b.bytes.data() + at, static_cast<size_t>(n)) != 0)
                 differ = true;
         },
-        watchedProgress(b, watchedProgress(a, [&](uint64_t done, uint64_t total) {
-                            if (differ)
-                                return false; // decided: no need to read on
-                            return !options.progress || options.progress(done, total);
-                        })));
+        [&, watched = watchedProgress(b, watchedProgress(a, options.progress))](uint64_t done, uint64_t total) {
+            // decided: no need to read on (and no cancel of the data: compareValues reads it next)
+            return !differ && (!watched || watched(done, total));
+        });
     if (differ)
         return false;
     if (!finished || readError(a) || readError(b))

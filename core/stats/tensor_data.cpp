@@ -90,6 +90,7 @@ ProgressFn watchedProgress(const TensorData &data, const ProgressFn &outer)
 {
     if (!data.chunked)
         return outer;
+    data.chunked->stop = false; // a new pass: an earlier one's cancel does not stop it
     return [read = data.chunked, outer](uint64_t done, uint64_t total) {
         if (read->failed)
             return false;

@@ -93,6 +93,7 @@ void releaseElements(const TensorData &data, uint64_t first, uint64_t last);
 
 /// The progress a pass over `data` hands to runChunks: `outer`, and when `data` is read in chunks,
 /// also false once a chunk failed (so no more start), and a cancel that reaches the fetches under way.
+/// Called once as a pass starts: it clears an earlier pass's cancel (a failed fetch stays).
 ProgressFn watchedProgress(const TensorData &data, const ProgressFn &outer);
 
 /// The result of a pass over `data` when a chunk could not be fetched: Cancelled when the user

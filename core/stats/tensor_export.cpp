@@ -38,6 +38,7 @@ StatsStatus exportFloat32(const TensorData &data, std::span<const uint64_t> dims
         if (std::fwrite(header.data(), 1, header.size(), out) != header.size())
             return StatsStatus::NoData;
     }
+    const ProgressFn watched = watchedProgress(data, progress);
     constexpr uint64_t kPiece = uint64_t(1) << 20;
     std::vector<float> buffer(static_cast<size_t>(std::min<uint64_t>(kPiece, std::max<uint64_t>(data.elements, 1))));
     const uint64_t pieces = (data.elements + kPiece - 1) / kPiece;
@@ -52,8 +53,8 @@ StatsStatus exportFloat32(const TensorData &data, std::span<const uint64_t> dims
             return StatsStatus::NoData;
         if (std::fwrite(buffer.data(), sizeof(float), n, out) != n)
             return StatsStatus::NoData;
-        if (progress && !progress(p + 1, pieces))
-            return StatsStatus::Cancelled;
+        if (watched && !watched(p + 1, pieces))
+            return fetchStatus(data).value_or(StatsStatus::Cancelled);
     }
     return StatsStatus::Ok;
 }

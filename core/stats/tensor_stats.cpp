@@ -234,6 +234,18 @@ bool scanDirectPiece(Source source, const TensorData &data, uint64_t first, size
     return false;
 }
 
+// `data` cut after element `last` (rounded up to whole blocks) when only that much is held (a
+// remote tensor); `data` itself when every byte is readable.
+TensorData heldPart(const TensorData &data, uint64_t last)
+{
+    TensorData part = data;
+    const TypeTraits &t = typeTraits(data.typeId);
+    if (data.chunked && t.blockSize > 0)
+        part.bytes = data.bytes.first(static_cast<size_t>(
+            std::min<uint64_t>(data.bytes.size(), (last + t.blockSize - 1) / t.blockSize * t.typeSize)));
+    return part;
+}
+
 // Accumulates one decoded piece (elements [first, first + n) of the tensor): counts, min/max,
 // mean/M2, the key histogram and the chosen-range histogram.
 template <typename Decode>
@@ -330,19 +342,22 @@ StatsStatus computeStatistics(const TensorData &data, const StatsOptions &option
             const ElementHold hold(data, first, last); // a remote chunk is fetched here
             if (!hold)
                 return;
+            // the in-place scans may read a few bytes past a piece (32-bit gathers): within the
+            // held chunk only, for a remote tensor
+            const TensorData held = heldPart(data, last);
             Partial acc;
             for (uint64_t at = first; at < last; at += kPiece) {
                 const size_t n = static_cast<size_t>(std::min(kPiece, last - at));
                 if (fusedBlock && at % fusedBlock == 0 && n % fusedBlock == 0) {
                     Partial p;
-                    if (scanFusedPiece(data, at, n, stride, w, p)) {
+                    if (scanFusedPiece(held, at, n, stride, w, p)) {
                         acc.merge(p);
                         continue;
                     }
                 }
                 if (direct) {
                     Partial p;
-                    if (scanDirectPiece(*direct, data, at, n, stride, w, p)) {
+                    if (scanDirectPiece(*direct, held, at, n, stride, w, p)) {
                         acc.merge(p);
                         continue;
                     }

@@ -243,15 +243,8 @@ void HistogramPanel::computeStatistics()
                 return;
             }
             m_stats = result.stats;
-            if (m_stats->finite == 0) {
-                m_table->setStatistics(*m_stats, nullptr);
-                m_plot->showMessage(tr("This tensor has no finite values."));
-                return;
-            }
-            // The first pass's histogram is shown at once; the exact one replaces it.
-            if (result.stats.histogram.hi > result.stats.histogram.lo)
-                draw(result.stats.histogram);
-            if (m_stats->sampledElements > 0) {
+            const bool sampled = m_stats->sampledElements > 0;
+            if (sampled) {
                 // a sample stays a sample: its histogram is counted over it, and the whole
                 // tensor is read only when asked for
                 const QLocale locale;
@@ -262,6 +255,17 @@ void HistogramPanel::computeStatistics()
                              locale.toString(static_cast<qulonglong>(m_stats->count)),
                              locale.formattedDataSize(static_cast<qint64>(m_tensor.info().byteSize))));
                 m_sampleBar->show();
+            }
+            if (m_stats->finite == 0) {
+                m_table->setStatistics(*m_stats, nullptr);
+                m_plot->showMessage(sampled ? tr("The sample has no finite values.")
+                                            : tr("This tensor has no finite values."));
+                return;
+            }
+            // The first pass's histogram is shown at once; the exact one replaces it.
+            if (result.stats.histogram.hi > result.stats.histogram.lo)
+                draw(result.stats.histogram);
+            if (sampled) {
                 computeHistogram();
                 return;
             }

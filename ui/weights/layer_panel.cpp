@@ -114,9 +114,15 @@ double LayerPanel::valueOf(const gguf::TensorStatistics &s, Statistic statistic)
     case Statistic::MaxAbs: return std::max(std::abs(s.min), std::abs(s.max));
     case Statistic::P1: return s.percentiles.front();
     case Statistic::P99: return s.percentiles.back();
-    case Statistic::ZerosShare:
-        return s.count ? 100.0 * static_cast<double>(s.zeros) / static_cast<double>(s.count) : 0.0;
-    case Statistic::NonFinite: return static_cast<double>(s.nan + s.posInf + s.negInf);
+    // the counts of a sample are of the values read: a share of those, a count scaled to the tensor
+    case Statistic::ZerosShare: {
+        const uint64_t read = s.sampledElements ? s.sampledElements : s.count;
+        return read ? 100.0 * static_cast<double>(s.zeros) / static_cast<double>(read) : 0.0;
+    }
+    case Statistic::NonFinite: {
+        const double n = static_cast<double>(s.nan + s.posInf + s.negInf);
+        return s.sampledElements ? n * static_cast<double>(s.count) / static_cast<double>(s.sampledElements) : n;
+    }
     case Statistic::Count: break;
     }
     return 0;
