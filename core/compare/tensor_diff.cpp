@@ -32,9 +32,7 @@ bool byteSwapped(const SplitModel &model, int position)
 // names the URL), and the status is NoData (Cancelled for a cancelled fetch).
 std::optional<StatsStatus> fetchFailed(const TensorData &da, const TensorData &db, TensorPair &pair)
 {
-    std::optional<Error> e = readError(da);
-    if (!e)
-        e = readError(db);
+    const std::optional<Error> e = readError(da, db);
     if (!e)
         return std::nullopt;
     if (e->kind == ErrorKind::Cancelled)

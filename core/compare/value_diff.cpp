@@ -172,7 +172,7 @@ StatsStatus forEachRun(const TensorData &a, const TensorData &b, const ValueDiff
                 chunkDone(c, worker);
         },
         watchedProgress(b, watchedProgress(a, options.progress)));
-    if (const std::optional<StatsStatus> fetch = fetchStatus(a) ? fetchStatus(a) : fetchStatus(b))
+    if (const std::optional<StatsStatus> fetch = fetchStatus(a, b))
         return *fetch;
     if (!finished)
         return StatsStatus::Cancelled;
@@ -279,7 +279,7 @@ StatsStatus computeDiffHeatmap(const TensorData &a, const TensorData &b, uint64_
             holds.emplace_back(b, first * tensorCols, last * tensorCols);
             return holds;
         });
-    if (const std::optional<StatsStatus> fetch = fetchStatus(a) ? fetchStatus(a) : fetchStatus(b))
+    if (const std::optional<StatsStatus> fetch = fetchStatus(a, b))
         return *fetch;
     return status;
 }
@@ -309,7 +309,7 @@ std::optional<bool> sameBytes(const TensorData &a, const TensorData &b, const Va
         });
     if (differ)
         return false;
-    if (!finished || readError(a) || readError(b))
+    if (!finished || readError(a, b))
         return std::nullopt;
     return true;
 }

@@ -14,7 +14,6 @@ namespace gguf {
 /// The state a remote tensor's passes share: where the tensor lies, the first failure, and a stop
 /// that cancels the fetches under way.
 struct ChunkedRead {
-    uint64_t offset = 0; ///< of the tensor's data in the source
     std::atomic<bool> stop{false};
     std::atomic<bool> failed{false};
     std::mutex mutex;
@@ -34,7 +33,14 @@ struct ChunkedRead {
 
 namespace {
 
-// Bytes [begin, end) of the tensor's data that hold elements [first, last): whole blocks.
+// Where the tensor's data starts in its source.
+uint64_t baseOf(const TensorData &data)
+{
+    return static_cast<uint64_t>(data.bytes.data() - data.source->data());
+}
+
+} // namespace
+
 std::pair<uint64_t, uint64_t> bytesOfElements(const TensorData &data, uint64_t first, uint64_t last)
 {
     const TypeTraits &t = typeTraits(data.typeId);
@@ -44,8 +50,6 @@ std::pair<uint64_t, uint64_t> bytesOfElements(const TensorData &data, uint64_t f
     const uint64_t end = std::min<uint64_t>(data.bytes.size(), (last + t.blockSize - 1) / t.blockSize * t.typeSize);
     return {std::min(begin, end), end};
 }
-
-} // namespace
 
 TensorData tensorData(const GgufFile &file, const TensorInfo &tensor)
 {
@@ -58,7 +62,6 @@ TensorData tensorData(const GgufFile &file, const TensorInfo &tensor)
         return d;
     if (file.isRemote()) {
         d.chunked = std::make_shared<ChunkedRead>();
-        d.chunked->offset = tensor.fileOffset;
         d.bytes = std::span<const uint8_t>(file.source().data() + tensor.fileOffset, tensor.byteSize);
     } else {
         d.lease = file.acquire(tensor.fileOffset, tensor.byteSize);
@@ -78,12 +81,31 @@ std::optional<Error> readError(const TensorData &data)
     return std::nullopt;
 }
 
-std::optional<StatsStatus> fetchStatus(const TensorData &data)
+std::optional<Error> readError(const TensorData &a, const TensorData &b)
 {
-    const std::optional<Error> e = readError(data);
+    std::optional<Error> e = readError(a);
+    return e ? e : readError(b);
+}
+
+namespace {
+
+std::optional<StatsStatus> statusOf(const std::optional<Error> &e)
+{
     if (!e)
         return std::nullopt;
     return e->kind == ErrorKind::Cancelled ? StatsStatus::Cancelled : StatsStatus::NoData;
+}
+
+} // namespace
+
+std::optional<StatsStatus> fetchStatus(const TensorData &data)
+{
+    return statusOf(readError(data));
+}
+
+std::optional<StatsStatus> fetchStatus(const TensorData &a, const TensorData &b)
+{
+    return statusOf(readError(a, b));
 }
 
 ProgressFn watchedProgress(const TensorData &data, const ProgressFn &outer)
@@ -126,16 +148,17 @@ void ElementHold::hold()
     if (read->failed || read->stop) {
         m_ok = false;
         if (read->stop)
-            read->fail(Error{ErrorKind::Cancelled, "cancelled", read->offset + m_begin, "cancelled"});
+            read->fail(Error{ErrorKind::Cancelled, "cancelled", baseOf(*m_data) + m_begin, "cancelled"});
         return;
     }
     const FetchProgress stop = [read](uint64_t, uint64_t) { return !read->stop.load(); };
-    m_lease = m_data->source->acquire(read->offset + m_begin, m_end - m_begin, stop);
+    const uint64_t base = baseOf(*m_data);
+    m_lease = m_data->source->acquire(base + m_begin, m_end - m_begin, stop);
     const TypeTraits &t = typeTraits(m_data->typeId);
     if (m_lease && t.rule == SizeRule::BitNetI2S) {
         // every I2_S value is scaled by the one f32 after the code blocks, at the tensor's end
         const uint64_t codes = m_data->elements / t.blockSize * t.typeSize;
-        m_scale = m_data->source->acquire(read->offset + codes, sizeof(float), stop);
+        m_scale = m_data->source->acquire(base + codes, sizeof(float), stop);
     }
     for (const ByteLease *l : {&m_lease, &m_scale})
         if (!*l) {
@@ -152,10 +175,8 @@ void ElementHold::release()
     // unpinned first: a remote file's cache only reorders blocks no lease holds
     m_lease = ByteLease();
     m_scale = ByteLease();
-    if (m_data->source && m_end > m_begin && !m_data->bytes.empty()) {
-        const uint64_t base = static_cast<uint64_t>(m_data->bytes.data() - m_data->source->data());
-        m_data->source->releasePages(base + m_begin, m_end - m_begin);
-    }
+    if (m_data->source && m_end > m_begin && !m_data->bytes.empty())
+        m_data->source->releasePages(baseOf(*m_data) + m_begin, m_end - m_begin);
     m_data = nullptr;
 }
 
@@ -198,7 +219,7 @@ std::vector<ElementRange> sampleRuns(const TensorData &data, uint64_t sampleByte
         return {};
     const uint64_t run = sampleRunBytes(data);
     // the tensor's place in the file: runs follow the file's blocks, not the tensor's
-    const uint64_t base = static_cast<uint64_t>(data.bytes.data() - data.source->data());
+    const uint64_t base = baseOf(data);
     const uint64_t codes = data.elements / t.blockSize * t.typeSize; // I2_S's scale trailer is not data
     std::vector<ElementRange> whole;
     for (uint64_t b = base / run; b * run < base + codes; ++b) {
@@ -216,16 +237,6 @@ std::vector<ElementRange> sampleRuns(const TensorData &data, uint64_t sampleByte
     for (uint64_t k = 0; k < wanted; ++k)
         runs.push_back(whole[static_cast<size_t>(k * whole.size() / wanted)]);
     return runs;
-}
-
-void releaseElements(const TensorData &data, uint64_t first, uint64_t last)
-{
-    if (!data.source || data.bytes.empty())
-        return;
-    const auto [begin, end] = bytesOfElements(data, first, last);
-    const uint64_t base = static_cast<uint64_t>(data.bytes.data() - data.source->data());
-    if (end > begin)
-        data.source->releasePages(base + begin, end - begin);
 }
 
 } // namespace gguf

@@ -8,6 +8,7 @@
 #include <memory>
 #include <optional>
 #include <span>
+#include <utility>
 #include <vector>
 
 namespace gguf {
@@ -42,6 +43,8 @@ TensorData tensorData(const GgufFile &file, const TensorInfo &tensor);
 /// Why the bytes of `data` could not be read: a failed lease, or the first failed chunk of a
 /// chunked read (a network error, or Cancelled). Empty when nothing failed.
 std::optional<Error> readError(const TensorData &data);
+/// The first of the two tensors' errors (a pass over a pair).
+std::optional<Error> readError(const TensorData &a, const TensorData &b);
 
 /// Keeps the bytes of elements [first, last) of `data` readable while it lives: a remote tensor's
 /// chunk is fetched (I2_S: with its tensor-wide scale), a mapped one needs nothing. When it goes,
@@ -88,8 +91,9 @@ uint64_t sampleRunBytes(const TensorData &data);
 /// tensor (a small tensor, or sampleBytes 0).
 std::vector<ElementRange> sampleRuns(const TensorData &data, uint64_t sampleBytes);
 
-/// Releases the pages holding elements [first, last) of `data` (see ByteSource::releasePages).
-void releaseElements(const TensorData &data, uint64_t first, uint64_t last);
+/// Bytes [begin, end) of the tensor's data that hold elements [first, last): whole ggml blocks,
+/// clipped to the data.
+std::pair<uint64_t, uint64_t> bytesOfElements(const TensorData &data, uint64_t first, uint64_t last);
 
 /// The progress a pass over `data` hands to runChunks: `outer`, and when `data` is read in chunks,
 /// also false once a chunk failed (so no more start), and a cancel that reaches the fetches under way.
@@ -99,5 +103,6 @@ ProgressFn watchedProgress(const TensorData &data, const ProgressFn &outer);
 /// The result of a pass over `data` when a chunk could not be fetched: Cancelled when the user
 /// cancelled the fetch, NoData for a network error (readError says which); empty when none failed.
 std::optional<StatsStatus> fetchStatus(const TensorData &data);
+std::optional<StatsStatus> fetchStatus(const TensorData &a, const TensorData &b);
 
 } // namespace gguf

@@ -239,10 +239,8 @@ bool scanDirectPiece(Source source, const TensorData &data, uint64_t first, size
 TensorData heldPart(const TensorData &data, uint64_t last)
 {
     TensorData part = data;
-    const TypeTraits &t = typeTraits(data.typeId);
-    if (data.chunked && t.blockSize > 0)
-        part.bytes = data.bytes.first(static_cast<size_t>(
-            std::min<uint64_t>(data.bytes.size(), (last + t.blockSize - 1) / t.blockSize * t.typeSize)));
+    if (data.chunked)
+        part.bytes = data.bytes.first(static_cast<size_t>(bytesOfElements(data, 0, last).second));
     return part;
 }
 

@@ -51,10 +51,8 @@ namespace {
 // fetch was cancelled).
 QString fetchError(const gguf::TensorData &a, const gguf::TensorData &b)
 {
-    for (const gguf::TensorData *d : {&a, &b})
-        if (const std::optional<gguf::Error> e = gguf::readError(*d); e && e->kind != gguf::ErrorKind::Cancelled)
-            return QString::fromStdString(e->message);
-    return {};
+    const std::optional<gguf::Error> e = gguf::readError(a, b);
+    return e && e->kind != gguf::ErrorKind::Cancelled ? QString::fromStdString(e->message) : QString();
 }
 
 } // namespace
