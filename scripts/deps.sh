@@ -6,10 +6,19 @@
 GGUF_PACKAGES=(
   cmake g++ make pkg-config
   qt6-base-dev qt6-base-dev-tools qt6-svg-dev libgl-dev
+  qt6-tools-dev qt6-l10n-tools
   libqcustomplot-dev libqcustomplot2.1-qt6
   libpcre2-dev
   libcurl4-openssl-dev
   fonts-dejavu-core
+  librsvg2-bin gzip
+)
+
+# What scripts/package.sh needs to make the Debian package, and scripts/test.sh to check it and
+# the files it ships (docs/PACKAGING.md).
+GGUF_PACKAGE_TOOLS=(
+  dpkg-dev file lintian appstream desktop-file-utils shared-mime-info
+  groff-base man-db bash-completion zsh
 )
 
 gguf_missing_packages() {

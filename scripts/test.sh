@@ -4,14 +4,15 @@
 # CTest under the offscreen Qt platform: first the normal configuration (then clang-tidy's checks
 # over it), then the core and gguf-inspect alone (-DGGUF_BUILD_GUI=OFF, with every GUI package
 # made unfindable), then the AddressSanitizer + UBSan configuration, then a 60-second libFuzzer
-# run over the read path (scripts/fuzz.sh).
+# run over the read path (scripts/fuzz.sh). After the normal configuration the Debian package is
+# built from it (scripts/package.sh) and checked with lintian.
 #   scripts/test.sh            all of it
 #   scripts/test.sh --quick    the formatting and the normal configuration only
 set -euo pipefail
 cd "$(dirname "$0")/.."
 # shellcheck source=scripts/deps.sh
 source scripts/deps.sh
-gguf_ensure_packages clang-format clang-tidy
+gguf_ensure_packages clang-format clang-tidy "${GGUF_PACKAGE_TOOLS[@]}"
 
 quick=0
 [ "${1:-}" = "--quick" ] && quick=1
@@ -34,6 +35,11 @@ echo "== format (clang-format $(clang-format --version | grep -o '[0-9][0-9.]*' 
 bash scripts/format.sh --check
 
 run_config build/test -DCMAKE_BUILD_TYPE=RelWithDebInfo
+echo "== package (scripts/package.sh, then lintian)"
+deb=$(bash scripts/package.sh --build-dir build/test --output build/test/package | tail -n 1)
+# errors fail the run; warnings and notes are printed for whoever reads the log
+lintian --fail-on error --display-info --tag-display-limit 0 "$deb"
+echo "lintian: no errors in $(basename "$deb")"
 if [ "$quick" -eq 0 ]; then
   echo "== clang-tidy (.clang-tidy checks over build/test)"
   bash scripts/tidy.sh build/test

@@ -5,6 +5,7 @@
 // byte at once; the sample's first rows read like an annotated walk through the format.
 #include "core/format/gguf_file.h"
 #include "core/format/split_model.h"
+#include "tests/support/contrast.h"
 #include "tests/support/hex_fixture.h"
 #include "tests/support/pending_events.h"
 #include "tests/support/screenshots.h"
@@ -448,14 +449,7 @@ private slots:
         page.showTensor({0, 1});
         page.goToTensorData();
         shot(QStringLiteral("q4k-data"));
-        QPalette dark;
-        dark.setColor(QPalette::Window, QColor(0x31, 0x36, 0x3b));
-        dark.setColor(QPalette::WindowText, QColor(0xfc, 0xfc, 0xfc));
-        dark.setColor(QPalette::Base, QColor(0x23, 0x26, 0x29));
-        dark.setColor(QPalette::Text, QColor(0xfc, 0xfc, 0xfc));
-        dark.setColor(QPalette::Button, QColor(0x31, 0x36, 0x3b));
-        dark.setColor(QPalette::ButtonText, QColor(0xfc, 0xfc, 0xfc));
-        page.setPalette(dark);
+        page.setPalette(gguf::test::breezeDarkPalette());
         QVERIFY(page.goTo(QStringLiteral("0")));
         shot(QStringLiteral("header-dark"));
     }

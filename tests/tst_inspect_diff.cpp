@@ -13,6 +13,7 @@
 #include <QJsonArray>
 #include <QJsonDocument>
 #include <QJsonObject>
+#include <QProcess>
 #include <QTemporaryDir>
 #include <QTest>
 
@@ -208,6 +209,19 @@ private slots:
             QVERIFY(run.out.isEmpty());
             QCOMPARE(inspect({"diff", bad, kQ4}).exitCode, 3);
         }
+    }
+
+    // A report that cannot be written is not a verdict: exit 3, not 1 ("the two differ").
+    void unwritableOutput()
+    {
+        if (!QFileInfo(QStringLiteral("/dev/full")).exists())
+            QSKIP("no /dev/full on this system");
+        QProcess process;
+        process.setStandardOutputFile(QStringLiteral("/dev/full"));
+        process.start(QStringLiteral(GGUF_INSPECT_PATH), {QStringLiteral("diff"), kQ4, kQ8, QStringLiteral("--json")});
+        QVERIFY(process.waitForFinished(120000));
+        QCOMPARE(process.exitCode(), 3);
+        QVERIFY(process.readAllStandardError().contains("cannot write to standard output"));
     }
 
     void strictJsonAndUncomparableData()

@@ -163,6 +163,8 @@ void TestInspectStats::usage_data()
     QTest::newRow("range upside down") << QStringList{"stats", q4, "--range", "1", "-1"};
     QTest::newRow("range of zero width") << QStringList{"stats", q4, "--range", "2", "2"};
     QTest::newRow("range outside stats") << QStringList{"info", q4, "--range", "0", "1"};
+    QTest::newRow("range as one option value") << QStringList{"stats", q4, "--range=1"};
+    QTest::newRow("range as one option value, then one") << QStringList{"stats", q4, "--range=-1", "1"};
     QTest::newRow("fast outside stats") << QStringList{"tensors", q4, "--fast"};
 }
 

@@ -1,12 +1,17 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 // JinjaHighlighter: what each character of a chat template is drawn as — delimiters with their
 // whitespace markers, keywords, strings, numbers, filters and comments, also across lines.
+#include "tests/support/contrast.h"
 #include "ui/tokenizer/jinja_highlighter.h"
 
+#include <QStyle>
+#include <QStyleFactory>
 #include <QTextBlock>
 #include <QTextDocument>
 #include <QTextLayout>
 #include <QtTest>
+
+#include <memory>
 
 using Kind = JinjaHighlighter::Kind;
 
@@ -95,6 +100,27 @@ private slots:
         QVERIFY(highlighter.format(Kind::Delimiter).fontWeight() == QFont::Bold);
         QVERIFY(highlighter.format(Kind::Comment).fontItalic());
         QVERIFY(highlighter.format(Kind::String) != highlighter.format(Kind::Keyword));
+    }
+
+    // Every kind stays readable on a light and on a dark base, 4.5:1 at least (#20), and
+    // switching the palette recolours the document.
+    void coloursKeepContrast()
+    {
+        const std::unique_ptr<QStyle> fusion(QStyleFactory::create(QStringLiteral("Fusion")));
+        QVERIFY(fusion);
+        QTextDocument document;
+        JinjaHighlighter highlighter(&document);
+        for (const QPalette &palette : {fusion->standardPalette(), gguf::test::breezeDarkPalette()}) {
+            highlighter.applyPalette(palette);
+            for (int k = 0; k < int(Kind::KindCount); ++k) {
+                const QColor colour = highlighter.format(Kind(k)).foreground().color();
+                const double ratio = gguf::test::contrastRatio(colour, palette.color(QPalette::Base));
+                QVERIFY2(ratio >= 4.5, qPrintable(QStringLiteral("kind %1: %2 on %3 is %4:1")
+                                                      .arg(k)
+                                                      .arg(colour.name(), palette.color(QPalette::Base).name())
+                                                      .arg(ratio, 0, 'f', 2)));
+            }
+        }
     }
 };
 

@@ -5,6 +5,7 @@
 #include "app/explorer/main_window.h"
 #include "app/explorer/screenshot_tour.h"
 #include "core/format/split_model.h"
+#include "tests/support/contrast.h"
 #include "tests/support/pending_events.h"
 #include "tests/support/screenshots.h"
 #include "ui/document.h"
@@ -22,13 +23,18 @@
 #include "ui/weights/weights_page.h"
 
 #include <QFile>
+#include <QMenu>
+#include <QMenuBar>
+#include <QMessageBox>
 #include <QMimeData>
+#include <QProcess>
 #include <QPushButton>
 #include <QRegularExpression>
 #include <QSettings>
 #include <QTabWidget>
 #include <QTemporaryDir>
 #include <QThreadPool>
+#include <QTimer>
 #include <QTreeView>
 #include <QtTest>
 
@@ -186,16 +192,7 @@ private slots:
     void followsTheDarkPalette()
     {
         const QPalette light = QApplication::palette();
-        QPalette dark;
-        dark.setColor(QPalette::Window, QColor(0x2a, 0x2e, 0x32));
-        dark.setColor(QPalette::WindowText, QColor(0xfc, 0xfc, 0xfc));
-        dark.setColor(QPalette::Base, QColor(0x1b, 0x1e, 0x20));
-        dark.setColor(QPalette::AlternateBase, QColor(0x23, 0x26, 0x29));
-        dark.setColor(QPalette::Text, QColor(0xfc, 0xfc, 0xfc));
-        dark.setColor(QPalette::Button, QColor(0x31, 0x36, 0x3b));
-        dark.setColor(QPalette::ButtonText, QColor(0xfc, 0xfc, 0xfc));
-        dark.setColor(QPalette::Highlight, QColor(0x3d, 0xae, 0xe9));
-        QApplication::setPalette(dark);
+        QApplication::setPalette(gguf::test::breezeDarkPalette());
         MainWindow window;
         window.resize(1100, 760);
         window.show();
@@ -210,6 +207,82 @@ private slots:
         saveScreenshots(window, QStringLiteral("dark"));
         QApplication::setPalette(light);
         QVERIFY2(luminance / samples < 0.4, "the window, chart included, must be drawn in the dark palette");
+    }
+
+    // View ▸ Colour Scheme recolours the open window at once, plots and Bytes page included, and
+    // is remembered (#20).
+    void colourSchemeMenuRecolours()
+    {
+        MainWindow window;
+        window.resize(1100, 760);
+        window.show();
+        QVERIFY(openAndWait(window, kSample));
+        auto *menu = window.findChild<QMenu *>(QStringLiteral("colorSchemeMenu"));
+        QVERIFY(menu);
+        auto choose = [&](const QString &name) {
+            for (QAction *action : menu->actions())
+                if (action->data().toString() == name)
+                    action->trigger();
+        };
+        // the mean grey level of the window's pixels, page by page
+        auto meanGrey = [&] {
+            double sum = 0;
+            int n = 0;
+            for (int page = 0; page < window.pages()->count(); ++page) {
+                window.pages()->setCurrentIndex(page);
+                const QImage image = window.grab().toImage();
+                for (int y = 0; y < image.height(); y += 7)
+                    for (int x = 0; x < image.width(); x += 7, ++n)
+                        sum += qGray(image.pixel(x, y)) / 255.0;
+            }
+            return sum / n;
+        };
+        const QPalette before = QApplication::palette();
+        choose(QStringLiteral("dark"));
+        QCOMPARE(QSettings().value(QStringLiteral("appearance/colorScheme")).toString(), QStringLiteral("dark"));
+        // the palette reaches the widgets through posted events
+        QTRY_COMPARE(window.palette().color(QPalette::Window), QApplication::palette().color(QPalette::Window));
+        const double dark = meanGrey();
+        choose(QStringLiteral("light"));
+        QTRY_COMPARE(window.palette().color(QPalette::Window), QApplication::palette().color(QPalette::Window));
+        const double light = meanGrey();
+        choose(QStringLiteral("system"));
+        QCOMPARE(QApplication::palette().color(QPalette::Window), before.color(QPalette::Window));
+        QVERIFY2(dark < 0.35, qPrintable(QString::number(dark)));
+        QVERIFY2(light > 0.7, qPrintable(QString::number(light)));
+    }
+
+    // Help ▸ About names the version and the git revision the program was built from (#20); the
+    // revision is read here from git itself.
+    void aboutShowsVersionAndRevision()
+    {
+        QProcess git;
+        git.start(QStringLiteral("git"),
+                  {QStringLiteral("-C"), QStringLiteral(GGUF_SOURCE_DIR), QStringLiteral("rev-parse"),
+                   QStringLiteral("--short=12"), QStringLiteral("HEAD")});
+        const bool inGit = git.waitForFinished(30000) && git.exitCode() == 0;
+        const QString revision =
+            inGit ? QString::fromLatin1(git.readAllStandardOutput().trimmed()) : QStringLiteral("unknown");
+        MainWindow window;
+        window.show();
+        QAction *about = nullptr;
+        for (QAction *menu : window.menuBar()->actions())
+            for (QAction *action : menu->menu() ? menu->menu()->actions() : QList<QAction *>{})
+                if (action->menuRole() == QAction::AboutRole)
+                    about = action;
+        QVERIFY(about);
+        QString shown;
+        QTimer::singleShot(0, &window, [&] {
+            auto *box = qobject_cast<QMessageBox *>(QApplication::activeModalWidget());
+            if (box && box->objectName() == QStringLiteral("aboutBox")) {
+                shown = box->text();
+                box->accept();
+            }
+        });
+        about->trigger();
+        QVERIFY2(shown.contains(QStringLiteral("GGUF Explorer " GGUF_VERSION)), qPrintable(shown));
+        QVERIFY2(shown.contains(QStringLiteral("<tt>") + revision), qPrintable(shown));
+        QVERIFY2(shown.contains(QStringLiteral(QT_VERSION_STR)), qPrintable(shown));
     }
 
     void vocabularyOnlyFile()

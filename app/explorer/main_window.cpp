@@ -1,8 +1,10 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 #include "app/explorer/main_window.h"
+#include "app/build_info/build_info.h"
 
 #include "core/edit/file_writer.h"
 #include "core/format/split_model.h"
+#include "ui/appearance.h"
 #include "ui/compare/compare_page.h"
 #include "ui/document.h"
 #include "ui/drop_paths.h"
@@ -24,6 +26,7 @@
 #include "ui/weights/weights_page.h"
 
 #include <QAction>
+#include <QActionGroup>
 #include <QApplication>
 #include <QCloseEvent>
 #include <QDir>
@@ -226,7 +229,9 @@ void MainWindow::createMenus()
         });
     openUrl->setShortcut(QKeySequence(Qt::CTRL | Qt::SHIFT | Qt::Key_O));
     openUrl->setToolTip(tr("Look inside a GGUF file on a web server or the Hugging Face hub without downloading it"));
-    m_recent = new RecentFiles(file->addMenu(tr("Open &Recent")), this);
+    QMenu *recentMenu = file->addMenu(tr("Open &Recent"));
+    recentMenu->setObjectName(QStringLiteral("recentMenu"));
+    m_recent = new RecentFiles(recentMenu, this);
     connect(m_recent, &RecentFiles::fileChosen, this, &MainWindow::openFile);
     QAction *compare = file->addAction(tr("Compare &With…"), this, &MainWindow::chooseCompareFile);
     compare->setShortcut(QKeySequence(Qt::CTRL | Qt::SHIFT | Qt::Key_D));
@@ -259,6 +264,25 @@ void MainWindow::createMenus()
         dynamic_cast<Page *>(list)->focusFind();
     });
     find->setShortcut(QKeySequence::Find);
+    view->addSeparator();
+    // the colour scheme: the system's, or light or dark whatever the desktop says (every window)
+    QMenu *scheme = view->addMenu(tr("Colour &Scheme"));
+    scheme->setObjectName(QStringLiteral("colorSchemeMenu"));
+    auto *schemes = new QActionGroup(scheme);
+    const std::pair<Appearance::Scheme, QString> choices[] = {{Appearance::Scheme::System, tr("Follow the &System")},
+                                                              {Appearance::Scheme::Light, tr("&Light")},
+                                                              {Appearance::Scheme::Dark, tr("&Dark")}};
+    for (const auto &entry : choices) {
+        const Appearance::Scheme value = entry.first;
+        QAction *choice = scheme->addAction(entry.second, this, [value] { Appearance::apply(value); });
+        choice->setCheckable(true);
+        choice->setData(Appearance::name(value));
+        schemes->addAction(choice);
+    }
+    connect(scheme, &QMenu::aboutToShow, scheme, [scheme] {
+        for (QAction *choice : scheme->actions())
+            choice->setChecked(choice->data().toString() == Appearance::name(Appearance::current()));
+    });
 
     QMenu *help = menuBar()->addMenu(tr("&Help"));
     help->addAction(tr("&About GGUF Explorer"), this, &MainWindow::showAbout)->setMenuRole(QAction::AboutRole);
@@ -473,14 +497,23 @@ void MainWindow::reloadDocument()
 
 void MainWindow::showAbout()
 {
-    QMessageBox::about(this, tr("About GGUF Explorer"),
-                       tr("<h3>GGUF Explorer %1</h3>"
-                          "<p>Looks inside GGUF model files (llama.cpp's format): header, metadata, "
-                          "tensors and validation. Files are only read, unless you edit their metadata and "
-                          "save.</p>"
-                          "<p>Licensed under the GNU General Public License, version 3 or later. "
-                          "Charts by QCustomPlot (GPL-3.0-or-later).</p>")
-                           .arg(QApplication::applicationVersion()));
+    QMessageBox box(QMessageBox::NoIcon, tr("About GGUF Explorer"), aboutText(), QMessageBox::Ok, this);
+    box.setObjectName(QStringLiteral("aboutBox"));
+    box.setIconPixmap(windowIcon().pixmap(64, 64));
+    box.exec();
+}
+
+QString MainWindow::aboutText()
+{
+    return tr("<h3>GGUF Explorer %1</h3>"
+              "<p>Built from git revision <tt>%2</tt> with Qt %3 (running on Qt %4).</p>"
+              "<p>Looks inside GGUF model files (llama.cpp's format): header, metadata, "
+              "tensors and validation. Files are only read, unless you edit their metadata and "
+              "save.</p>"
+              "<p>Licensed under the GNU General Public License, version 3 or later. "
+              "Charts by QCustomPlot (GPL-3.0-or-later).</p>")
+        .arg(QString::fromLatin1(gguf::build::version()), QString::fromLatin1(gguf::build::revision()),
+             QStringLiteral(QT_VERSION_STR), QString::fromLatin1(qVersion()));
 }
 
 void MainWindow::dragEnterEvent(QDragEnterEvent *event)

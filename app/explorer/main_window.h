@@ -30,6 +30,9 @@ public:
     explicit MainWindow(QWidget *parent = nullptr);
     ~MainWindow() override;
 
+    /// Help ▸ About's text: the version, the git revision built from, and the Qt versions.
+    static QString aboutText();
+
     /// Opens `paths`: the first model in this window, every further model in a window of its own
     /// (the shards of a split model count as one model).
     void openFiles(const QStringList &paths);

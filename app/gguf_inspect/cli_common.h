@@ -40,6 +40,7 @@ struct CommandArgs {
     std::vector<std::string> rest; ///< further positional arguments
     bool json = false;
     bool jsonArray = false;
+    bool names = false;                             ///< tensors: --names (one name per line)
     std::string output;                             ///< dequant: -o OUT
     long long bins = 64;                            ///< stats: --bins N
     long long sampleMiB = 0;                        ///< stats: --sample MIB (0: read every value)

@@ -74,7 +74,13 @@ int runTensors(const CommandArgs &args)
     const auto file = openFile(args.file, OpenMode::Complete);
     if (!file)
         return kExitBadFile;
-    if (args.json)
+    if (args.names) {
+        // raw bytes, as stored: what a shell completion or a script hands back to the other commands
+        for (const gguf::TensorInfo &t : file->tensors()) {
+            std::fwrite(t.name.data(), 1, t.name.size(), stdout);
+            std::fputc('\n', stdout);
+        }
+    } else if (args.json)
         writeJson(*file);
     else
         printTable(*file);

@@ -14,7 +14,7 @@ int runSummary(const CommandArgs &args);
 int runInfo(const CommandArgs &args);
 /// `dump FILE --json [--json-array]`: gguf_dump.py's document (tests/data/gguf-dump/README.md).
 int runDump(const CommandArgs &args);
-/// `tensors FILE [--json]`.
+/// `tensors FILE [--json | --names]`.
 int runTensors(const CommandArgs &args);
 /// `vocab FILE [--json]`.
 int runVocab(const CommandArgs &args);

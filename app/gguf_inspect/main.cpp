@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 // gguf-inspect: the command-line companion of GGUF Explorer (its commands, JSON keys and exit statuses are a stable
 // contract: README.md, `gguf-inspect`).
+#include "app/build_info/build_info.h"
 #include "app/gguf_inspect/commands.h"
 #include "core/net/remote_files.h"
 
@@ -28,7 +29,8 @@ constexpr Command kCommands[] = {
     {"info", "info FILE [--json]", "header, counts, architecture, parameter count, tensor types", cli::runInfo},
     {"dump", "dump FILE [--json [--json-array]]",
      "every key/value pair and tensor record; --json prints llama.cpp's gguf_dump.py --json document", cli::runDump},
-    {"tensors", "tensors FILE [--json]", "the tensor index: name, type, dims, elements, bytes, offsets",
+    {"tensors", "tensors FILE [--json | --names]",
+     "the tensor index: name, type, dims, elements, bytes, offsets; --names: only the names, one per line",
      cli::runTensors},
     {"vocab", "vocab FILE [--json]", "the tokenizer vocabulary: id, token, decoded text, type, score", cli::runVocab},
     {"validate", "validate FILE [--json]",
@@ -113,7 +115,7 @@ int main(int argc, char *argv[])
     // every FILE may be an http(s) URL or an hf: name (docs/REMOTE.md)
     gguf::net::enableRemoteFiles(gguf::net::remoteOptionsFromEnvironment());
     QCoreApplication::setApplicationName(QStringLiteral("gguf-inspect"));
-    QCoreApplication::setApplicationVersion(QStringLiteral(GGUF_EXPLORER_VERSION));
+    QCoreApplication::setApplicationVersion(QString::fromStdString(gguf::build::versionLine()));
     std::vector<std::pair<QString, std::string>> rawArgs;
     for (int i = 1; i < argc; ++i)
         rawArgs.emplace_back(QString::fromLocal8Bit(argv[i]), std::string(argv[i]));
@@ -149,7 +151,10 @@ int main(int argc, char *argv[])
     const QCommandLineOption textFileOption(QStringLiteral("file"),
                                             QStringLiteral("tokenize: the text to tokenize ('-': standard input)."),
                                             QStringLiteral("F"));
+    const QCommandLineOption namesOption(QStringLiteral("names"),
+                                         QStringLiteral("tensors: only the tensor names, one per line."));
     parser.addOption(jsonOption);
+    parser.addOption(namesOption);
     parser.addOption(addSpecialOption);
     parser.addOption(parseSpecialOption);
     parser.addOption(textFileOption);
@@ -227,6 +232,9 @@ int main(int argc, char *argv[])
     }
     if (!parser.parse(arguments))
         return usageError(parser.errorText());
+    // what is left of --range after the two-value form was taken out: "--range=LO" or a lone "--range"
+    if (parser.isSet(rangeHelp))
+        return usageError(QStringLiteral("--range needs two numbers: --range LO HI"));
     if (parser.isSet(helpOption)) {
         // "Usage: gguf-inspect …" rather than the full path the program was started by
         QString help = parser.helpText();
@@ -237,7 +245,7 @@ int main(int argc, char *argv[])
         return cli::kExitOk;
     }
     if (parser.isSet(versionOption)) {
-        std::printf("gguf-inspect %s\n", GGUF_EXPLORER_VERSION);
+        std::printf("gguf-inspect %s\n", gguf::build::versionLine().c_str());
         return cli::kExitOk;
     }
 
@@ -254,6 +262,10 @@ int main(int argc, char *argv[])
                               : QStringLiteral("unknown command '%1'").arg(positional.front()));
     if (parser.isSet(jsonArrayOption) && (!command || QLatin1String(command->name) != QLatin1String("dump")))
         return usageError(QStringLiteral("--json-array belongs to the dump command"));
+    if (parser.isSet(namesOption) && (!command || QLatin1String(command->name) != QLatin1String("tensors")))
+        return usageError(QStringLiteral("--names belongs to the tensors command"));
+    if (parser.isSet(namesOption) && parser.isSet(jsonOption))
+        return usageError(QStringLiteral("tensors: --names and --json cannot go together"));
     const bool stats = command && QLatin1String(command->name) == QLatin1String("stats");
     if ((range || parser.isSet(fastOption) || parser.isSet(sampleOption)) && !stats)
         return usageError(QStringLiteral("--range, --fast and --sample belong to the stats command"));
@@ -301,6 +313,7 @@ int main(int argc, char *argv[])
     args.file = rawArgument(positional[fileIndex], rawArgs);
     args.json = parser.isSet(jsonOption) || parser.isSet(jsonArrayOption);
     args.jsonArray = parser.isSet(jsonArrayOption);
+    args.names = parser.isSet(namesOption);
     for (qsizetype i = fileIndex + 1; i < positional.size(); ++i)
         args.rest.push_back(rawArgument(positional[i], rawArgs));
     if (parser.isSet(outputOption))
@@ -352,7 +365,8 @@ int main(int argc, char *argv[])
         status = args.json ? cli::runInfo(args) : cli::runSummary(args);
     if (std::fflush(stdout) != 0 || std::ferror(stdout)) {
         std::fputs("gguf-inspect: cannot write to standard output\n", stderr);
-        return cli::kExitBadFile;
+        // for diff, 1 would read as "the two differ"
+        return diff ? cli::kExitUnreadable : cli::kExitBadFile;
     }
     return status;
 }

@@ -1,6 +1,10 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 #include "ui/hex/hex_colors.h"
 
+#include <algorithm>
+#include <cmath>
+#include <vector>
+
 namespace {
 
 using Category = HexAnnotator::Category;
@@ -40,24 +44,74 @@ HexColors::HexColors(const QPalette &palette)
     : m_base(palette.color(QPalette::Base)), m_text(palette.color(QPalette::Text))
 {
     m_dark = m_base.lightnessF() < 0.5;
-    // halfway between text and base: readable, but clearly less important
-    m_dim = QColor::fromRgbF(float((m_text.redF() + m_base.redF()) / 2), float((m_text.greenF() + m_base.greenF()) / 2),
-                             float((m_text.blueF() + m_base.blueF()) / 2));
     m_selection = palette.color(QPalette::Highlight);
-    // light enough that the colours of the fields stay visible under a large selection
-    m_selection.setAlpha(m_dark ? 110 : 80);
+    // light enough that the colours of the fields stay visible under a large selection, and that
+    // light text on a dark palette keeps 4.5:1 on a selected field
+    m_selection.setAlpha(80);
     m_cursor = palette.color(QPalette::Highlight);
     // odd units are a little stronger than even ones; dark palettes need more colour to show it
     const double even = m_dark ? 0.30 : 0.20, odd = m_dark ? 0.42 : 0.32;
+    // on a dark base the hues are darker too, so that light text keeps its contrast on them
+    const int value = m_dark ? 190 : 235;
     for (int c = 0; c < HexAnnotator::kCategoryCount; ++c) {
         const Hue h = kCategoryHues[c];
-        const QColor hue = h.hue < 0 ? QColor(128, 128, 128) : QColor::fromHsv(h.hue, h.saturation, 235);
+        const QColor hue = h.hue < 0 ? QColor(128, 128, 128) : QColor::fromHsv(h.hue, h.saturation, value);
         m_categories[size_t(c)] = {tint(hue, h.hue < 0 ? even * 0.6 : even), tint(hue, h.hue < 0 ? odd * 0.6 : odd)};
     }
     for (int f = 0; f < kFieldHues; ++f) {
-        const QColor hue = QColor::fromHsv(kFieldPalette[f].hue, kFieldPalette[f].saturation, 235);
+        const QColor hue = QColor::fromHsv(kFieldPalette[f].hue, kFieldPalette[f].saturation, value);
         m_fields[size_t(f)] = {tint(hue, even), tint(hue, odd)};
     }
+    m_dim = dimmed(palette);
+}
+
+namespace {
+
+// WCAG 2 relative luminance and contrast ratio
+double luminance(const QColor &c)
+{
+    auto channel = [](double v) { return v <= 0.04045 ? v / 12.92 : std::pow((v + 0.055) / 1.055, 2.4); };
+    return 0.2126 * channel(c.redF()) + 0.7152 * channel(c.greenF()) + 0.0722 * channel(c.blueF());
+}
+
+double contrast(const QColor &a, const QColor &b)
+{
+    const double la = luminance(a), lb = luminance(b);
+    return (std::max(la, lb) + 0.05) / (std::min(la, lb) + 0.05);
+}
+
+QColor mixed(const QColor &from, const QColor &to, double amount)
+{
+    const auto mix = [amount](double a, double b) { return float(a + (b - a) * amount); };
+    return QColor::fromRgbF(mix(from.redF(), to.redF()), mix(from.greenF(), to.greenF()),
+                            mix(from.blueF(), to.blueF()));
+}
+
+} // namespace
+
+QColor HexColors::dimmed(const QPalette &palette) const
+{
+    // every background dimmed text can sit on (padding, bytes not yet fetched), also selected
+    std::vector<QColor> backgrounds{m_base};
+    auto add = [&](const QColor &background) {
+        backgrounds.push_back(background);
+        backgrounds.push_back(mixed(background, m_selection, m_selection.alphaF()));
+    };
+    for (const auto &pair : m_categories)
+        for (const QColor &c : pair)
+            add(c);
+    for (const auto &pair : m_fields)
+        for (const QColor &c : pair)
+            add(c);
+    // as far toward the base as keeps 4.5:1 (WCAG AA for text) on all of them, at most halfway
+    const QColor text = palette.color(QPalette::Text);
+    for (double amount = 0.5; amount > 0; amount -= 0.025) {
+        const QColor dim = mixed(text, m_base, amount);
+        if (std::all_of(backgrounds.begin(), backgrounds.end(),
+                        [&](const QColor &b) { return contrast(dim, b) >= 4.6; }))
+            return dim;
+    }
+    return text;
 }
 
 QColor HexColors::tint(QColor hue, double amount) const

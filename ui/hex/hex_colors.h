@@ -10,7 +10,8 @@
 
 /// The hex view's colour table: one hue per kind of byte, blended into the palette's base colour
 /// so the text stays readable in light and dark palettes. Tensor-data block fields get hues of
-/// their own; odd units (array elements, blocks) are a shade stronger than even ones.
+/// their own; odd units (array elements, blocks) are a shade stronger than even ones. Text keeps
+/// a contrast of at least 4.5:1 on all of them.
 class HexColors {
 public:
     explicit HexColors(const QPalette &palette = QPalette());
@@ -36,6 +37,9 @@ public:
 
 private:
     QColor tint(QColor hue, double amount) const;
+    /// The palette's text moved toward the base as far as keeps a contrast of 4.5:1 on every
+    /// background the view paints, selected or not (tst_hex_colors).
+    QColor dimmed(const QPalette &palette) const;
 
     bool m_dark = false;
     QColor m_base, m_text, m_dim, m_selection, m_cursor;

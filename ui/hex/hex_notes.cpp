@@ -7,6 +7,7 @@
 #include "ui/hex/hex_annotator.h"
 #include "ui/models/value_text.h"
 
+#include <QCoreApplication>
 #include <QStringList>
 
 #include <algorithm>
@@ -15,6 +16,12 @@ using gguf::Region;
 using gguf::RegionKind;
 
 namespace {
+
+// The notes' words, translated in the context "HexNotes"; the format's own field names
+// (tensor_count, kv_count, alignment, data_offset, n_dims) stay as the specification spells them.
+struct Text {
+    Q_DECLARE_TR_FUNCTIONS(HexNotes)
+};
 
 constexpr int kMaxNotes = 8;
 
@@ -32,17 +39,16 @@ QString regionNote(const HexAnnotator &a, const Region &r)
     const bool entry = r.item < md.size();
     const bool tensor = r.item < ts.size();
     switch (r.kind) {
-    case RegionKind::Magic: return QStringLiteral("magic");
-    case RegionKind::Version: return QStringLiteral("version %1").arg(f.version());
+    case RegionKind::Magic: return Text::tr("magic");
+    case RegionKind::Version: return Text::tr("version %1").arg(f.version());
     case RegionKind::TensorCount: return QStringLiteral("tensor_count %1").arg(f.declaredTensorCount());
     case RegionKind::KvCount: return QStringLiteral("kv_count %1").arg(f.declaredKvCount());
     case RegionKind::HeaderAlignment: return QStringLiteral("alignment %1").arg(f.alignment());
     case RegionKind::HeaderDataOffset: return QStringLiteral("data_offset 0x%1").arg(f.dataOffset(), 0, 16);
-    case RegionKind::KeyLength:
-        return QStringLiteral("key #%1 length %2").arg(r.item).arg(entry ? md[r.item].key.size() : 0);
+    case RegionKind::KeyLength: return Text::tr("key #%1 length %2").arg(r.item).arg(entry ? md[r.item].key.size() : 0);
     case RegionKind::Key: return entry ? QStringLiteral("\"%1\"").arg(text(md[r.item].key, 48)) : QString();
     case RegionKind::ValueType:
-        return entry ? QStringLiteral("type %1").arg(ValueText::typeName(md[r.item].value)) : QString();
+        return entry ? Text::tr("type %1").arg(ValueText::typeName(md[r.item].value)) : QString();
     case RegionKind::Value:
         if (!entry)
             return {};
@@ -50,12 +56,12 @@ QString regionNote(const HexAnnotator &a, const Region &r)
             return QStringLiteral("= \"%1\"").arg(text(md[r.item].value.toStringView(), 40));
         return QStringLiteral("= %1").arg(QString::fromStdString(md[r.item].value.toDisplayString(40)));
     case RegionKind::ArrayType:
-        return entry ? QStringLiteral("of %1").arg(
+        return entry ? Text::tr("of %1").arg(
                            QString::fromStdString(gguf::valueTypeName(md[r.item].value.array().elementType())))
                      : QString();
     case RegionKind::ArrayCount: return entry ? QStringLiteral("× %1").arg(md[r.item].value.array().size()) : QString();
     case RegionKind::ArrayElements: return {};
-    case RegionKind::TensorNameLength: return QStringLiteral("tensor info #%1").arg(r.item);
+    case RegionKind::TensorNameLength: return Text::tr("tensor info #%1").arg(r.item);
     case RegionKind::TensorName: return tensor ? QStringLiteral("\"%1\"").arg(text(ts[r.item].name, 64)) : QString();
     case RegionKind::TensorNDims: return tensor ? QStringLiteral("n_dims %1").arg(ts[r.item].nDims) : QString();
     case RegionKind::TensorDims: {
@@ -64,20 +70,19 @@ QString regionNote(const HexAnnotator &a, const Region &r)
         QStringList dims;
         for (uint32_t i = 0; i < std::min<uint32_t>(ts[r.item].nDims, 4); ++i)
             dims << QString::number(ts[r.item].ne[i]);
-        return QStringLiteral("dims [%1]").arg(dims.join(QStringLiteral(", ")));
+        return Text::tr("dims [%1]").arg(dims.join(QStringLiteral(", ")));
     }
     case RegionKind::TensorType:
-        return tensor ? QStringLiteral("type %1").arg(QString::fromStdString(gguf::typeName(ts[r.item].typeId)))
-                      : QString();
+        return tensor ? Text::tr("type %1").arg(QString::fromStdString(gguf::typeName(ts[r.item].typeId))) : QString();
     case RegionKind::TensorOffset:
-        return tensor ? QStringLiteral("offset 0x%1").arg(ts[r.item].relativeOffset, 0, 16) : QString();
-    case RegionKind::Padding: return QStringLiteral("padding (%1)").arg(r.size);
+        return tensor ? Text::tr("offset 0x%1").arg(ts[r.item].relativeOffset, 0, 16) : QString();
+    case RegionKind::Padding: return Text::tr("padding (%1)").arg(r.size);
     case RegionKind::TensorData:
-        return tensor ? QStringLiteral("data of \"%1\" (%2)")
+        return tensor ? Text::tr("data of \"%1\" (%2)")
                             .arg(text(ts[r.item].name, 64), QString::fromStdString(gguf::typeName(ts[r.item].typeId)))
                       : QString();
-    case RegionKind::Unused: return QStringLiteral("unclaimed (%1 bytes)").arg(r.size);
-    case RegionKind::Unparsed: return QStringLiteral("not parsed");
+    case RegionKind::Unused: return Text::tr("unclaimed (%1 bytes)").arg(r.size);
+    case RegionKind::Unparsed: return Text::tr("not parsed");
     }
     return {};
 }
@@ -116,12 +121,11 @@ void innerNotes(const HexAnnotator &a, const Region &r, uint64_t begin, uint64_t
     // the first unit that starts in the row
     const uint64_t first = (from + traits.typeSize - 1) / traits.typeSize;
     const uint64_t blocks = traits.blockSize == 0 ? 0 : t.elements / traits.blockSize;
-    const QString unit = traits.blockSize == 1 ? QStringLiteral("element") : QStringLiteral("block");
     if (first * traits.typeSize < to && first < blocks)
-        notes << QStringLiteral("%1 %2").arg(unit).arg(first);
+        notes << (traits.blockSize == 1 ? Text::tr("element %1") : Text::tr("block %1")).arg(first);
     else if (traits.rule == gguf::SizeRule::BitNetI2S && blocks * traits.typeSize >= from &&
              blocks * traits.typeSize < to)
-        notes << QStringLiteral("tensor scale");
+        notes << Text::tr("tensor scale");
 }
 
 } // namespace

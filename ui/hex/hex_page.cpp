@@ -37,6 +37,7 @@ HexPage::HexPage(QWidget *parent)
     m_message->clearMessage();
     m_shardLabel->setBuddy(m_shards);
     m_shardLabel->hide();
+    m_shards->setObjectName(QStringLiteral("hexShards"));
     m_shards->hide();
     connect(m_shards, &QComboBox::activated, this, &HexPage::showShard);
 

@@ -13,6 +13,7 @@
 #include <QCheckBox>
 #include <QClipboard>
 #include <QComboBox>
+#include <QEvent>
 #include <QFontDatabase>
 #include <QHBoxLayout>
 #include <QLabel>
@@ -260,4 +261,12 @@ QString ChatTemplateView::renderedText() const
 QString ChatTemplateView::renderNote() const
 {
     return m_renderNote->text();
+}
+
+void ChatTemplateView::changeEvent(QEvent *event)
+{
+    // a switch between light and dark palettes recolours the template's highlighting
+    if (event->type() == QEvent::PaletteChange)
+        m_highlighter->applyPalette(palette());
+    QWidget::changeEvent(event);
 }

@@ -61,6 +61,9 @@ signals:
     /// A rendering finished (or failed) and is on show.
     void rendered();
 
+protected:
+    void changeEvent(QEvent *event) override;
+
 private:
     void showCurrent();
     void renderCurrent();

@@ -2,6 +2,7 @@
 #include "ui/tokenizer/jinja_highlighter.h"
 
 #include <QColor>
+#include <QGuiApplication>
 #include <QSet>
 
 namespace {
@@ -46,18 +47,22 @@ const QSet<QString> &keywords()
 
 JinjaHighlighter::JinjaHighlighter(QTextDocument *document) : QSyntaxHighlighter(document)
 {
-    auto &delimiter = m_formats[static_cast<int>(Kind::Delimiter)];
-    delimiter.setForeground(QColor(0xb3, 0x4d, 0x00));
-    delimiter.setFontWeight(QFont::Bold);
-    auto &keyword = m_formats[static_cast<int>(Kind::Keyword)];
-    keyword.setForeground(QColor(0x00, 0x33, 0xb3));
-    keyword.setFontWeight(QFont::Bold);
-    m_formats[static_cast<int>(Kind::String)].setForeground(QColor(0x06, 0x7d, 0x17));
-    m_formats[static_cast<int>(Kind::Number)].setForeground(QColor(0x17, 0x50, 0xeb));
-    auto &comment = m_formats[static_cast<int>(Kind::Comment)];
-    comment.setForeground(QColor(0x8c, 0x8c, 0x8c));
-    comment.setFontItalic(true);
-    m_formats[static_cast<int>(Kind::Filter)].setForeground(QColor(0x87, 0x10, 0x94));
+    m_formats[static_cast<int>(Kind::Delimiter)].setFontWeight(QFont::Bold);
+    m_formats[static_cast<int>(Kind::Keyword)].setFontWeight(QFont::Bold);
+    m_formats[static_cast<int>(Kind::Comment)].setFontItalic(true);
+    applyPalette(QGuiApplication::palette());
+}
+
+void JinjaHighlighter::applyPalette(const QPalette &palette)
+{
+    // delimiter, keyword, string, number, comment, filter
+    static constexpr QRgb kLight[] = {0xb34d00, 0x0033b3, 0x067d17, 0x1750eb, 0x6e6e6e, 0x871094};
+    static constexpr QRgb kDark[] = {0xf0a35e, 0x82aaff, 0x8fd694, 0x79c6e8, 0xa0a0a0, 0xd69ef0};
+    const bool dark = palette.color(QPalette::Base).lightness() < 128;
+    for (int k = 0; k < static_cast<int>(Kind::KindCount); ++k)
+        m_formats[k].setForeground(QColor(dark ? kDark[k] : kLight[k]));
+    if (document())
+        rehighlight();
 }
 
 void JinjaHighlighter::highlightBlock(const QString &text)

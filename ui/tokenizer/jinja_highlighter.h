@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 #pragma once
 
+#include <QPalette>
 #include <QSyntaxHighlighter>
 #include <QTextCharFormat>
 
@@ -13,6 +14,10 @@ public:
     enum class Kind { Delimiter, Keyword, String, Number, Comment, Filter, KindCount };
 
     explicit JinjaHighlighter(QTextDocument *document);
+
+    /// Colours for `palette`'s base: darker hues on a light base, lighter ones on a dark base, each
+    /// with a contrast of at least 4.5:1 against it; highlights the document again.
+    void applyPalette(const QPalette &palette);
 
     /// The format used for `kind`.
     QTextCharFormat format(Kind kind) const { return m_formats[static_cast<int>(kind)]; }

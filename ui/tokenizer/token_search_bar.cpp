@@ -39,6 +39,7 @@ TokenSearchBar::TokenSearchBar(Target target, QWidget *parent)
     layout->addWidget(m_case);
     if (target == Target::Tokens) {
         m_type = new QComboBox(this);
+        m_type->setObjectName(QStringLiteral("tokenTypeFilter"));
         m_type->addItem(tr("All types"), TokenSearch::kAnyType);
         m_type->addItem(tr("Special tokens"), TokenSearch::kSpecialTokens);
         for (const gguf::TokenType t : {gguf::TokenType::Normal, gguf::TokenType::Unknown, gguf::TokenType::Control,

@@ -33,6 +33,7 @@ LayerPanel::LayerPanel(QWidget *parent)
     for (const char *name : kStatisticNames)
         m_statistic->addItem(tr(name));
     m_statistic->setCurrentIndex(static_cast<int>(Statistic::Std));
+    m_role->setObjectName(QStringLiteral("layerRole"));
     m_role->setSizeAdjustPolicy(QComboBox::AdjustToContents);
     auto *roleLabel = new QLabel(tr("&Tensor role:"), this);
     roleLabel->setBuddy(m_role);
