@@ -25,6 +25,8 @@ done
 
 if [ -z "$build_dir" ]; then
   build_dir=build/package
+  # every hardening feature dpkg-buildflags knows (Debian 12 gives bindnow only when asked)
+  export DEB_BUILD_MAINT_OPTIONS=hardening=+all
   # Debian's standard compiler and linker flags: fortify, stack protector, relro, now
   cmake -S . -B "$build_dir" -DCMAKE_BUILD_TYPE=Release -DGGUF_BUILD_TESTS=OFF \
     -DCMAKE_CXX_FLAGS="$(dpkg-buildflags --get CPPFLAGS) $(dpkg-buildflags --get CXXFLAGS)" \

@@ -78,6 +78,8 @@ private slots:
             }
         }
         check(colors.dimText(), colors.base(), QStringLiteral("offsets and notes"));
+        check(colors.textColor(), composite(colors.selection(), colors.base()), QStringLiteral("plain bytes selected"));
+        check(colors.dimText(), composite(colors.selection(), colors.base()), QStringLiteral("dots selected"));
         check(colors.notesText(), colors.base(), QStringLiteral("notes"));
         QVERIFY2(worst >= 4.5, qPrintable(QStringLiteral("contrast %1:1 at %2").arg(worst, 0, 'f', 2).arg(worstAt)));
     }

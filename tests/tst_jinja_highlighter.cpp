@@ -108,10 +108,17 @@ private slots:
     {
         const std::unique_ptr<QStyle> fusion(QStyleFactory::create(QStringLiteral("Fusion")));
         QVERIFY(fusion);
-        QTextDocument document;
+        QTextDocument document(QStringLiteral("{% for m in messages %}{{ m.content }}{% endfor %}"));
         JinjaHighlighter highlighter(&document);
         for (const QPalette &palette : {fusion->standardPalette(), gguf::test::breezeDarkPalette()}) {
             highlighter.applyPalette(palette);
+            // the text already highlighted takes the new colours
+            const QList<QTextLayout::FormatRange> ranges = document.firstBlock().layout()->formats();
+            QVERIFY(!ranges.isEmpty());
+            const QColor keyword = highlighter.format(Kind::Keyword).foreground().color();
+            QVERIFY(std::any_of(ranges.begin(), ranges.end(), [&](const QTextLayout::FormatRange &r) {
+                return r.format.foreground().color() == keyword;
+            }));
             for (int k = 0; k < int(Kind::KindCount); ++k) {
                 const QColor colour = highlighter.format(Kind(k)).foreground().color();
                 const double ratio = gguf::test::contrastRatio(colour, palette.color(QPalette::Base));

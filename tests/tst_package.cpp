@@ -71,6 +71,7 @@ private slots:
     void mimeTypeKnowsNameAndMagic();
     void icons();
     void compressedDocs();
+    void versionsAgree();
 
 private:
     QTemporaryDir m_dir;
@@ -277,6 +278,28 @@ void TestPackage::compressedDocs()
         QVERIFY(source.open(QIODevice::ReadOnly));
         QCOMPARE(unzipped.out, source.readAll());
     }
+}
+
+// The version is written in several places besides CMake's project(): the changelog's newest
+// entry, the metainfo's newest release and the man pages' title lines must all say it.
+void TestPackage::versionsAgree()
+{
+    const QString version = QStringLiteral(GGUF_VERSION);
+    auto read = [](const QString &relative) {
+        QFile f(QStringLiteral(GGUF_SOURCE_DIR "/") + relative);
+        return f.open(QIODevice::ReadOnly) ? QString::fromUtf8(f.readAll()) : QString();
+    };
+    QVERIFY(read(QStringLiteral("resources/debian/changelog"))
+                .startsWith(QStringLiteral("gguf-explorer (%1) ").arg(version)));
+    const QString metainfo = read(QStringLiteral("resources/%1.metainfo.xml").arg(kAppId));
+    const qsizetype release = metainfo.indexOf(QStringLiteral("<release "));
+    QVERIFY(release > 0);
+    QVERIFY2(metainfo.mid(release).startsWith(QStringLiteral("<release version=\"%1\"").arg(version)),
+             qPrintable(metainfo.mid(release, 60)));
+    for (const QString &page : {QStringLiteral("gguf-inspect.1"), QStringLiteral("gguf-explorer.1")})
+        QVERIFY2(
+            read(QStringLiteral("resources/man/") + page).contains(QStringLiteral("\"GGUF Explorer %1\"").arg(version)),
+            qPrintable(page));
 }
 
 QTEST_GUILESS_MAIN(TestPackage)

@@ -13,7 +13,7 @@ else()
                     OUTPUT_VARIABLE head OUTPUT_STRIP_TRAILING_WHITESPACE ERROR_QUIET RESULT_VARIABLE failed)
     if(NOT failed AND head)
       set(revision "${head}")
-      execute_process(COMMAND "${GIT_EXECUTABLE}" -C "${SOURCE_DIR}" status --porcelain --untracked-files=no
+      execute_process(COMMAND "${GIT_EXECUTABLE}" -C "${SOURCE_DIR}" --no-optional-locks status --porcelain --untracked-files=no
                       OUTPUT_VARIABLE changes ERROR_QUIET)
       if(changes)
         string(APPEND revision "-dirty")

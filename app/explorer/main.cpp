@@ -114,6 +114,7 @@ int main(int argc, char *argv[])
     if (asksHelpOrVersion(argc, argv)) {
         QCoreApplication app(argc, argv);
         setIdentity();
+        installTranslations(app);
         CommandLine commandLine;
         commandLine.parser.process(app); // prints and exits
         return 0;

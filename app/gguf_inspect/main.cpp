@@ -235,7 +235,9 @@ int main(int argc, char *argv[])
     // what is left of --range after the two-value form was taken out: "--range=LO" or a lone "--range"
     if (parser.isSet(rangeHelp))
         return usageError(QStringLiteral("--range needs two numbers: --range LO HI"));
-    if (parser.isSet(helpOption)) {
+    // --help-all (which addHelpOption adds) prints the same: a QCoreApplication has no Qt options
+    // worth listing
+    if (parser.isSet(helpOption) || parser.isSet(QStringLiteral("help-all"))) {
         // "Usage: gguf-inspect …" rather than the full path the program was started by
         QString help = parser.helpText();
         const QString program = QCoreApplication::arguments().constFirst();

@@ -92,11 +92,12 @@ QColor mixed(const QColor &from, const QColor &to, double amount)
 QColor HexColors::dimmed(const QPalette &palette) const
 {
     // every background dimmed text can sit on (padding, bytes not yet fetched), also selected
-    std::vector<QColor> backgrounds{m_base};
+    std::vector<QColor> backgrounds;
     auto add = [&](const QColor &background) {
         backgrounds.push_back(background);
         backgrounds.push_back(mixed(background, m_selection, m_selection.alphaF()));
     };
+    add(m_base); // bytes without an annotation (a file still being read)
     for (const auto &pair : m_categories)
         for (const QColor &c : pair)
             add(c);

@@ -89,6 +89,9 @@ signals:
     /// Something to tell the user in the window's message bar (an edit that was refused).
     void editMessage(const QString &text);
 
+protected:
+    void changeEvent(QEvent *event) override;
+
 private:
     void showDetails(const QModelIndex &proxyIndex);
     /// The token a source index names (a *_token_id key or a per-token array element), if any.

@@ -17,6 +17,7 @@
 #include <QComboBox>
 #include <QDialog>
 #include <QDialogButtonBox>
+#include <QEvent>
 #include <QFileDialog>
 #include <QFileInfo>
 #include <QFormLayout>
@@ -382,4 +383,12 @@ void MetadataPage::chooseSaveAs()
         this, tr("Save As"), info.dir().filePath(info.completeBaseName() + QStringLiteral("-edited.gguf")),
         tr("GGUF files (*.gguf);;All files (*)"));
     saveAs(path);
+}
+
+void MetadataPage::changeEvent(QEvent *event)
+{
+    // a switch between light and dark palettes recolours a chat template on show
+    if (event->type() == QEvent::PaletteChange && m_highlighter)
+        m_highlighter->applyPalette(palette());
+    QWidget::changeEvent(event);
 }
