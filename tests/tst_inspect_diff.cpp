@@ -214,8 +214,7 @@ private slots:
     // A report that cannot be written is not a verdict: exit 3, not 1 ("the two differ").
     void unwritableOutput()
     {
-        if (!QFileInfo(QStringLiteral("/dev/full")).exists())
-            QSKIP("no /dev/full on this system");
+        QVERIFY(QFileInfo(QStringLiteral("/dev/full")).exists()); // Linux's always-full device
         QProcess process;
         process.setStandardOutputFile(QStringLiteral("/dev/full"));
         process.start(QStringLiteral(GGUF_INSPECT_PATH), {QStringLiteral("diff"), kQ4, kQ8, QStringLiteral("--json")});

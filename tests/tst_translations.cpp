@@ -157,7 +157,7 @@ private slots:
         for (int page = 0; page < pages->count(); ++page) {
             pages->setCurrentIndex(page);
             check(pages->tabText(page), QStringLiteral("page tab"));
-            QTest::qWait(0);
+            QTRY_VERIFY(pages->widget(page)->isVisible());
             collect(pages->widget(page), check);
         }
         for (QAction *action : window.findChildren<QAction *>()) {
