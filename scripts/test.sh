@@ -3,9 +3,10 @@
 # Installs what is missing, checks the formatting, builds every target and runs every test with
 # CTest under the offscreen Qt platform: first the normal configuration (then clang-tidy's checks
 # over it), then the core and gguf-inspect alone (-DGGUF_BUILD_GUI=OFF, with every GUI package
-# made unfindable), then the AddressSanitizer + UBSan configuration, then a 60-second libFuzzer
-# run over the read path (scripts/fuzz.sh). After the normal configuration the Debian package is
-# built from it (scripts/package.sh) and checked with lintian.
+# made unfindable), then the AddressSanitizer + UBSan configuration and 60 seconds of the monkey
+# test in it (tests/monkey), then a 60-second libFuzzer run over the read path (scripts/fuzz.sh).
+# After the normal configuration the Debian package is built from it (scripts/package.sh) and
+# checked with lintian.
 #   scripts/test.sh            all of it
 #   scripts/test.sh --quick    the formatting and the normal configuration only
 set -euo pipefail
@@ -54,6 +55,9 @@ if [ "$quick" -eq 0 ]; then
   export ASAN_OPTIONS=detect_leaks=0:abort_on_error=1
   export UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1
   run_config build/asan -DCMAKE_BUILD_TYPE=Debug -DGGUF_SANITIZE=ON
+  # seeded random walks of user actions on the window under the sanitizers (tests/monkey)
+  echo "== monkey (60 s)"
+  build/asan/tests/monkey/gguf-monkey --seconds 60
   echo "== fuzz (60 s)"
   bash scripts/fuzz.sh 60
 fi

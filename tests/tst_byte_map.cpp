@@ -9,6 +9,7 @@
 
 #include <QtTest>
 
+#include <algorithm>
 #include <set>
 
 using namespace gguf;
@@ -230,14 +231,18 @@ void TestByteMap::truncated()
 {
     QFETCH(BuiltFile, built);
     const Layout &L = built.layout();
-    // where reading can stop: before the version, before the counts, after the counts (plain or
-    // extended header), before any pair or tensor info
-    std::set<uint64_t> boundaries{L.versionOffset, L.tensorCountOffset, L.kvCountOffset + L.lenSize, L.headerEnd,
-                                  L.metadataEnd};
-    for (const KvLayout &k : L.kvs)
-        boundaries.insert(k.offset);
+    // where a field starts: reading can only stop at one of these
+    // (a cut extended header, whose data offset then lies past the end, reads as a plain one: its
+    // first key would start right after the counts)
+    std::set<uint64_t> fields{L.versionOffset, L.tensorCountOffset, L.kvCountOffset, L.kvCountOffset + L.lenSize};
+    for (const KvLayout &k : L.kvs) {
+        fields.insert({k.offset, k.keyOffset, k.typeOffset, k.valueOffset});
+        if (k.type == static_cast<uint32_t>(ValueType::Array))
+            fields.insert({k.countOffset, k.elementsOffset});
+        fields.insert(k.elementOffsets.begin(), k.elementOffsets.end());
+    }
     for (const TensorLayout &t : L.tensors)
-        boundaries.insert(t.infoOffset);
+        fields.insert({t.infoOffset, t.nameOffset, t.nDimsOffset, t.dimsOffset, t.typeOffset});
     for (uint64_t size = 4; size < built.size(); ++size) {
         const std::vector<uint8_t> bytes(built.bytes().begin(),
                                          built.bytes().begin() + static_cast<std::ptrdiff_t>(size));
@@ -246,16 +251,73 @@ void TestByteMap::truncated()
         const ByteMap map(*r.file);
         const QByteArray at = "cut at " + QByteArray::number(qulonglong(size));
         verifyCoverage(map, size);
-        const Region &tail = map.regions().back();
+        const auto &regions = map.regions();
+        const Region &tail = regions.back();
         if (r.error) {
-            // the structure stops early: what could not be read is one unparsed tail (none when
-            // the cut falls exactly after the last item read)
-            if (tail.kind == RegionKind::Unparsed)
-                QVERIFY2(boundaries.count(tail.offset) == 1 && tail.offset < size, at.constData());
-            else
-                QVERIFY2(boundaries.count(size) == 1, at.constData());
-            for (size_t i = 0; i + 1 < map.regions().size(); ++i)
-                QVERIFY2(map.regions()[i].kind != RegionKind::Unparsed, at.constData());
+            // the structure stops early at a field: from there on, the field that broke (as far as
+            // the file has it), then at most one unparsed tail
+            const Breakage *broken = r.file->breakage();
+            QVERIFY2(broken && broken->fieldOffset == r.error.offset, at.constData());
+            // (inside an array of arrays, the builder records only the outer elements)
+            const bool nested = std::any_of(L.kvs.begin(), L.kvs.end(), [&](const KvLayout &k) {
+                return k.type == static_cast<uint32_t>(ValueType::Array) && k.elementsOffset <= r.error.offset &&
+                       r.error.offset < k.end;
+            });
+            QVERIFY2((fields.count(r.error.offset) == 1 || nested) && r.error.offset <= size,
+                     (at + " " + QByteArray::fromStdString(r.error.message)).constData());
+            size_t k = 0;
+            while (k < regions.size() && regions[k].offset < r.error.offset) {
+                QVERIFY2(regions[k].kind != RegionKind::Unparsed && regions[k].kind != RegionKind::Broken,
+                         at.constData());
+                ++k;
+            }
+            if (r.error.offset < size) {
+                QVERIFY2(k < regions.size() && regions[k].kind == RegionKind::Broken &&
+                             regions[k].offset == r.error.offset,
+                         at.constData());
+                // after it: the header fields read together with it (a count too large is only
+                // found once both counts are read), then at most one unparsed tail
+                for (size_t j = k + 1; j < regions.size(); ++j) {
+                    const RegionKind kind = regions[j].kind;
+                    const bool headerField = kind == RegionKind::KvCount || kind == RegionKind::HeaderAlignment ||
+                                             kind == RegionKind::HeaderDataOffset;
+                    QVERIFY2((headerField && broken->section == Breakage::Section::Header) ||
+                                 (kind == RegionKind::Unparsed && j + 1 == regions.size()),
+                             at.constData());
+                }
+            } else {
+                QVERIFY2(k == regions.size(), at.constData());
+            }
+            // what parsed is exactly what the prefix holds: the pairs and tensor infos that end
+            // inside it, each where the builder wrote it (the item being read is the next one)
+            const auto md = r.file->metadata();
+            QVERIFY2(md.size() <= L.kvs.size(), at.constData());
+            for (size_t i = 0; i < md.size(); ++i) {
+                QVERIFY2(md[i].offset == L.kvs[i].offset && md[i].key == L.kvs[i].key && L.kvs[i].end <= size,
+                         at.constData());
+                QVERIFY2(md[i].end() == L.kvs[i].end, at.constData());
+            }
+            const auto ts = r.file->tensors();
+            for (size_t i = 0; i < ts.size(); ++i)
+                QVERIFY2(ts[i].infoOffset == L.tensors[i].infoOffset && ts[i].name == L.tensors[i].name &&
+                             ts[i].infoEnd == L.tensors[i].infoEnd && L.tensors[i].infoEnd <= size,
+                         at.constData());
+            const bool sameLayout = (r.file->headerLayout() == HeaderLayout::Extended) == L.extendedHeader;
+            if (!sameLayout) {
+                QVERIFY2(md.empty() && ts.empty(), at.constData());
+            } else if (broken->section == Breakage::Section::Metadata) {
+                QVERIFY2(broken->index == md.size() && broken->offset == L.kvs[md.size()].offset &&
+                             L.kvs[md.size()].end > size,
+                         at.constData());
+                if (broken->nameRead())
+                    QVERIFY2(broken->entry.key == L.kvs[md.size()].key, at.constData());
+            } else if (broken->section == Breakage::Section::TensorInfos) {
+                QVERIFY2(md.size() == L.kvs.size() && broken->index == ts.size() &&
+                             broken->offset == L.tensors[ts.size()].infoOffset && L.tensors[ts.size()].infoEnd > size,
+                         at.constData());
+                if (broken->nameRead())
+                    QVERIFY2(broken->tensor.name == L.tensors[ts.size()].name, at.constData());
+            }
         } else {
             // only tensor data is missing: the tail is cut tensor data or padding
             QVERIFY2(size >= L.tensorInfoEnd, at.constData());

@@ -71,9 +71,6 @@ private slots:
         QTest::addColumn<quint64>("offset");
         QTest::newRow("png") << "image.png" << QByteArray("\x89PNG\r\n\x1a\n\0\0\0\rIHDR", 16) << "PNG" << quint64(0);
         QTest::newRow("empty") << "empty.gguf" << QByteArray() << "empty" << quint64(0);
-        QTest::newRow("truncated header") << "short.gguf" << sampleBytes(10) << "truncated" << quint64(8);
-        QTest::newRow("truncated metadata")
-            << "cut.gguf" << sampleBytes(5000) << "tokenizer.ggml.tokens" << quint64(151);
         QTest::newRow("directory") << "" << QByteArray() << "directory" << quint64(0);
         QTest::newRow("missing") << "-" << QByteArray() << "no such file" << quint64(0);
     }
@@ -111,6 +108,46 @@ private slots:
         QCOMPARE(document.path(), kSample);
         QCOMPARE(loaded.count(), 1);
         QVERIFY(!document.isLoading());
+    }
+
+    // A GGUF whose structure breaks off opens with what was read before the break (#21): the
+    // model is replaced, damagedShard() names the shard, and the error keeps its offset.
+    void damagedFilesOpen_data()
+    {
+        QTest::addColumn<QByteArray>("bytes");
+        QTest::addColumn<QString>("message");
+        QTest::addColumn<quint64>("offset");
+        QTest::addColumn<int>("pairs");
+        QTest::newRow("truncated header") << sampleBytes(10) << "truncated" << quint64(8) << 0;
+        QTest::newRow("truncated metadata") << sampleBytes(5000) << "tokenizer.ggml.tokens" << quint64(151) << 2;
+    }
+
+    void damagedFilesOpen()
+    {
+        QFETCH(QByteArray, bytes);
+        QFETCH(QString, message);
+        QFETCH(quint64, offset);
+        QFETCH(int, pairs);
+        QTemporaryDir dir;
+        const QString path = writeFile(dir, QStringLiteral("cut.gguf"), bytes);
+        QVERIFY(!path.isEmpty());
+        Document document;
+        QSignalSpy loaded(&document, &Document::loaded);
+        QSignalSpy failed(&document, &Document::loadFailed);
+        document.open(kSample);
+        QVERIFY(loaded.wait(10000));
+        QCOMPARE(document.damagedShard(), -1);
+        document.open(path);
+        QVERIFY(loaded.wait(10000));
+        QCOMPARE(failed.count(), 0);
+        QCOMPARE(document.path(), path);
+        QCOMPARE(document.damagedShard(), 0);
+        const gguf::GgufFile &file = document.model()->primary();
+        QVERIFY2(QString::fromStdString(file.error().message).contains(message), file.error().message.c_str());
+        QCOMPARE(file.error().offset, offset);
+        QCOMPARE(file.breakage()->fieldOffset, offset);
+        QCOMPARE(int(file.metadata().size()), pairs);
+        QCOMPARE(document.model()->tensors().size(), size_t(0));
     }
 
     void splitModels()

@@ -7,6 +7,8 @@
 #include "tests/support/json_compare.h"
 #include "tests/support/temp_files.h"
 
+#include <algorithm>
+
 #include <QDir>
 #include <QFile>
 #include <QFileInfo>
@@ -15,6 +17,7 @@
 #include <QTemporaryDir>
 #include <QTest>
 
+#include <algorithm>
 #include <cmath>
 #include <cstring>
 #include <vector>
@@ -449,27 +452,74 @@ void TestInspectCli::truncatedFile_data()
 {
     QTest::addColumn<int>("keep");
     QTest::addColumn<QString>("code");
-    QTest::newRow("counts without items") << 40 << "tensor_count_too_large";
-    QTest::newRow("inside a string length") << 100 << "truncated";
-    QTest::newRow("inside a string") << 150 << "string_past_end";
-    QTest::newRow("inside a tensor info") << 270 << "truncated";
+    QTest::addColumn<QString>("label"); // of the broken region, when checked
+    QTest::newRow("inside the tensor count") << 11 << "truncated"
+                                             << "broken: u64 tensor count: needs 8 bytes, 3 left";
+    QTest::newRow("counts without items") << 40 << "tensor_count_too_large"
+                                          << "";
+    QTest::newRow("inside a string length") << 100 << "truncated"
+                                            << "";
+    QTest::newRow("inside a string") << 150 << "string_past_end"
+                                     << "";
+    QTest::newRow("inside a tensor info") << 270 << "truncated"
+                                          << "";
 }
 
 void TestInspectCli::truncatedFile()
 {
     QFETCH(int, keep);
     QFETCH(QString, code);
+    QFETCH(QString, label);
     QVERIFY(m_tmp.isValid());
     const QString path = m_tmp.filePath(QStringLiteral("cut-%1.gguf").arg(keep));
     QFile out(path);
     QVERIFY(out.open(QIODevice::WriteOnly));
     out.write(readFile(fixture(QStringLiteral("q4_K.gguf"))).left(keep));
     out.close();
-    for (const char *command : {"info", "dump", "tensors", "vocab"}) {
+    for (const char *command : {"info", "vocab"}) {
         verifyOneLineFailure(inspect({QLatin1String(command), path, QStringLiteral("--json")}));
         if (QTest::currentTestFailed())
             return;
     }
+    // dump and tensors print what the prefix holds, then the error (#21). What the prefix holds
+    // comes from gguf_dump.py's dump of the whole file: a field is whole when the next one starts
+    // inside the prefix (the last pair ends where the first tensor info starts).
+    const auto golden = parsePythonJson(readFile(kDataDir + QStringLiteral("/gguf-dump/q4_K.json")));
+    QVERIFY(golden);
+    const auto &fields = (*golden)["metadata"].members();
+    const auto &goldenTensors = (*golden)["tensors"].members();
+    QVERIFY(!goldenTensors.empty());
+    const uint64_t firstInfo = goldenTensors.front().second["offset"].toUInt64().value_or(0);
+    std::vector<std::string> whole;
+    for (size_t i = 0; i < fields.size(); ++i) {
+        // the header fields: the version ends at 8, the two counts are shown once both are read (24)
+        const uint64_t end = i == 0                  ? 8
+                             : i < 3                 ? 24
+                             : i + 1 < fields.size() ? fields[i + 1].second["offset"].toUInt64().value_or(0)
+                                                     : firstInfo;
+        if (end <= uint64_t(keep))
+            whole.push_back(fields[i].first);
+    }
+    const Run dump = inspect({QStringLiteral("dump"), path, QStringLiteral("--json")});
+    QCOMPARE(dump.exitCode, 1);
+    QCOMPARE(dump.err.count('\n'), 1);
+    QVERIFY2(dump.err.startsWith("gguf-inspect: ") && dump.err.contains(path.toUtf8()), dump.err.constData());
+    const auto partial = parsePythonJson(dump.out);
+    QVERIFY2(partial, dump.out.left(300).constData());
+    const auto &got = (*partial)["metadata"].members();
+    QCOMPARE(got.size(), whole.size());
+    for (size_t i = 0; i < got.size(); ++i) {
+        QCOMPARE(got[i].first, whole[i]);
+        const QString diff = jsonDifference(got[i].second, (*golden)["metadata"][whole[i]]);
+        QVERIFY2(diff.isEmpty(), qPrintable(diff));
+    }
+    // every cut here falls before the end of the only tensor info
+    QCOMPARE((*partial)["tensors"].size(), size_t(0));
+    const Run tensors = inspect({QStringLiteral("tensors"), path, QStringLiteral("--json")});
+    QCOMPARE(tensors.exitCode, 1);
+    QCOMPARE(tensors.err.count('\n'), 1);
+    const auto tensorList = parsePythonJson(tensors.out);
+    QVERIFY2(tensorList && tensorList->isArray() && tensorList->size() == 0, tensors.out.left(300).constData());
     // validate and layout still print what was read
     const Run validate = inspect({QStringLiteral("validate"), path, QStringLiteral("--json")});
     QCOMPARE(validate.exitCode, 1);
@@ -483,9 +533,17 @@ void TestInspectCli::truncatedFile()
     QCOMPARE(layout.err.count('\n'), 1);
     const auto regions = parsePythonJson(layout.out);
     QVERIFY(regions && regions->size() >= 2);
+    // the field that broke (as far as the file has it), then what was not parsed
     const ExactJson &tail = regions->items().back();
-    QCOMPARE(tail["kind"].text(), std::string("unparsed"));
+    QVERIFY(tail["kind"].text() == "unparsed" || tail["kind"].text() == "broken");
     QCOMPARE(tail["offset"].toUInt64().value_or(0) + tail["size"].toUInt64().value_or(0), uint64_t(keep));
+    const auto broken = std::find_if(regions->items().begin(), regions->items().end(),
+                                     [](const ExactJson &r) { return r["kind"].text() == "broken"; });
+    QVERIFY(broken != regions->items().end());
+    QCOMPARE((*broken)["offset"].toUInt64(), last["offset"].toUInt64());
+    QVERIFY2((*broken)["label"].text().find("broken: ") == 0, (*broken)["label"].text().c_str());
+    if (!label.isEmpty())
+        QCOMPARE(QString::fromStdString((*broken)["label"].text()), label);
 }
 
 void TestInspectCli::usage_data()

@@ -53,8 +53,9 @@ QString describeProblems(const gguf::SplitModel &model)
                          .arg(cut)
                          .arg(shard.file->tensors().size());
     }
+    // (a damaged shard, whose structure broke off, gets the window's red bar instead)
     for (const auto &shard : model.shards())
-        if (shard.file && shard.file->error())
+        if (shard.file && shard.file->error() && !shard.file->breakage())
             lines << Document::tr("%1: reading stopped at byte %2: %3")
                          .arg(QString::fromStdString(shard.path))
                          .arg(shard.file->error().offset)
@@ -71,9 +72,10 @@ Document::LoadResult load(const QString &path, const gguf::ProgressFn &progress)
     auto model = gguf::SplitModel::open(QFile::encodeName(path).toStdString(), error, options);
     if (error.kind == gguf::ErrorKind::Cancelled) {
         result.cancelled = true;
-    } else if (!model || error) {
-        // Reading stopped early (truncated, malformed): the file is refused as a whole, so the
-        // document that is open stays; the message names the problem and its byte offset.
+    } else if (!model || (error && !model->primary().breakage())) {
+        // Not a GGUF, or not read at all: the file is refused as a whole, so the document that is
+        // open stays; the message names the problem and its byte offset. A damaged file (its
+        // structure broke off at a field) opens with what was read before the break.
         result.message = QString::fromStdString(error.message);
         result.offset = error.offset;
     } else {
@@ -122,6 +124,17 @@ void Document::open(const QString &path)
         [path](const gguf::ProgressFn &progress) { return load(path, progress); },
         [this, path](const LoadResult &result) { finish(path, result); });
     emit loadStarted(path);
+}
+
+int Document::damagedShard() const
+{
+    if (!m_model)
+        return -1;
+    const auto &shards = m_model->shards();
+    for (size_t i = 0; i < shards.size(); ++i)
+        if (shards[i].file && shards[i].file->breakage())
+            return int(i);
+    return -1;
 }
 
 void Document::reload()

@@ -60,7 +60,8 @@ MessageBar::MessageBar(QWidget *parent)
     layout->addWidget(m_close, 0, Qt::AlignTop);
     m_action->hide();
     connect(m_action, &QPushButton::clicked, this, [this] {
-        clearMessage();
+        if (m_closeOnAction)
+            clearMessage();
         emit actionTriggered();
     });
     connect(m_close, &QToolButton::clicked, this, [this] {
@@ -70,9 +71,10 @@ MessageBar::MessageBar(QWidget *parent)
     hide();
 }
 
-void MessageBar::showMessage(Kind kind, const QString &text, const QString &actionText)
+void MessageBar::showMessage(Kind kind, const QString &text, const QString &actionText, bool closeOnAction)
 {
     m_kind = kind;
+    m_closeOnAction = closeOnAction;
     m_text->setText(text);
     m_action->setText(actionText);
     m_action->setVisible(!actionText.isEmpty());

@@ -17,8 +17,8 @@ public:
     explicit MessageBar(QWidget *parent = nullptr);
 
     /// Shows `text` (plain text, may span lines) and makes the bar visible; with `actionText`, a
-    /// button that emits actionTriggered() (and closes the bar).
-    void showMessage(Kind kind, const QString &text, const QString &actionText = {});
+    /// button that emits actionTriggered() (and closes the bar, unless `closeOnAction` is false).
+    void showMessage(Kind kind, const QString &text, const QString &actionText = {}, bool closeOnAction = true);
     /// Hides the bar.
     void clearMessage();
 
@@ -36,6 +36,7 @@ protected:
 
 private:
     Kind m_kind = Kind::Information;
+    bool m_closeOnAction = true;
     QLabel *m_icon;
     QLabel *m_text;
     QPushButton *m_action;

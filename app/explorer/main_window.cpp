@@ -93,14 +93,20 @@ MainWindow::MainWindow(QWidget *parent)
     });
     connect(m_loadStatus, &LoadStatus::cancelClicked, m_document, &Document::cancel);
     connect(m_document, &Document::changedOnDisk, this, [this](const QString &description) {
+        m_barShowsBreak = false;
         m_messageBar->showMessage(MessageBar::Kind::Warning,
                                   tr("The open file changed on disk:\n%1\nWhat the pages show may no longer match "
                                      "it. Reload to read it again.")
                                       .arg(description),
                                   tr("&Reload"));
     });
-    // the only action the bar offers is the reload of a changed file
-    connect(m_messageBar, &MessageBar::actionTriggered, this, &MainWindow::reloadDocument);
+    // the bar offers two actions: the reload of a changed file, and the break of a damaged one
+    connect(m_messageBar, &MessageBar::actionTriggered, this, [this] {
+        if (m_barShowsBreak)
+            showBreak();
+        else
+            reloadDocument();
+    });
     auto *cancel = new QShortcut(QKeySequence(Qt::Key_Escape), this);
     connect(cancel, &QShortcut::activated, m_document, &Document::cancel);
     connect(cancel, &QShortcut::activated, m_other, &Document::cancel);
@@ -111,6 +117,8 @@ MainWindow::MainWindow(QWidget *parent)
                                      .arg(size));
     });
 
+    connect(m_tensors, &TensorsPage::bytesRequested, this, &MainWindow::showBytes);
+    connect(m_overview, &OverviewPage::bytesRequested, this, &MainWindow::showBytes);
     connect(m_tensors, &TensorsPage::tensorSelected, m_weights, qOverload<TensorRef>(&WeightsPage::showTensor));
     connect(m_importance, &ImportancePage::applicableChanged, this,
             [this](bool applicable) { m_tabs->setTabVisible(m_tabs->indexOf(m_importance), applicable); });
@@ -443,7 +451,23 @@ void MainWindow::showLoaded(const QString &path, const QString &warning)
     } else {
         m_messageBar->showMessage(MessageBar::Kind::Warning, warning);
     }
-    setWindowTitle(tr("%1 — GGUF Explorer").arg(QFileInfo(path).fileName()));
+    m_barShowsBreak = false;
+    const int damaged = m_document->damagedShard();
+    if (damaged >= 0) {
+        // a damaged file: what was read is shown; the bar names the break and leads to its bytes
+        const auto &shard = m_document->model()->shards()[size_t(damaged)];
+        const gguf::Error &error = shard.file->error();
+        QString text = tr("%1 is damaged: reading stopped at byte %2. %3\nThe pages show what was read before the "
+                          "break.")
+                           .arg(QFileInfo(QString::fromStdString(shard.path)).fileName(),
+                                TextFormat::offset(error.offset), QString::fromStdString(error.message));
+        if (!warning.isEmpty())
+            text += QLatin1Char('\n') + warning;
+        m_barShowsBreak = true;
+        m_messageBar->showMessage(MessageBar::Kind::Error, text, tr("Show in &Bytes"), false);
+    }
+    setWindowTitle(damaged >= 0 ? tr("%1 (damaged) — GGUF Explorer").arg(QFileInfo(path).fileName())
+                                : tr("%1 — GGUF Explorer").arg(QFileInfo(path).fileName()));
     setWindowFilePath(path);
     m_recent->add(path);
     statusBar()->showMessage(tr("Opened %1 in %2 ms").arg(QFileInfo(path).fileName()).arg(m_loadTimer.elapsed()), 5000);
@@ -465,6 +489,11 @@ void MainWindow::showModelOnNextPage(quint64 generation, const QString &path)
             m_tensors->selectTensor(again.ref());
     }
     m_reselectTensor.clear();
+    // the Bytes page of a damaged file waits at the break, its field selected
+    if (const int damaged = m_document->damagedShard(); damaged >= 0) {
+        const auto [offset, size] = model->shards()[size_t(damaged)].file->brokenBytes();
+        m_hex->showShardBytes(damaged, offset, size);
+    }
     m_shown = true;
     emit modelShown(path);
     if (m_whenShown && path == m_whenShownPath) {
@@ -484,6 +513,15 @@ void MainWindow::showFailure(const QString &path, const QString &message, quint6
     if (m_document->model())
         text += QLatin1Char('\n') + tr("Still showing %1.").arg(QFileInfo(m_document->path()).fileName());
     m_messageBar->showMessage(MessageBar::Kind::Error, text);
+}
+
+void MainWindow::showBreak()
+{
+    const int damaged = m_document->damagedShard();
+    if (damaged < 0)
+        return;
+    const auto [offset, size] = m_document->model()->shards()[size_t(damaged)].file->brokenBytes();
+    showBytes(damaged, offset, size);
 }
 
 void MainWindow::reloadDocument()

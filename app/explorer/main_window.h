@@ -95,6 +95,8 @@ private:
     /// Gives the document's model to the next page waiting for it, then queues the one after;
     /// stops when a newer load took over (`generation`).
     void showModelOnNextPage(quint64 generation, const QString &path);
+    /// The Bytes page at the field where the damaged document's reading stopped.
+    void showBreak();
     /// Opens the document's file again, keeping the tensor on show.
     void reloadDocument();
     /// True when the pending metadata edits may go (none, or the user said to discard them);
@@ -124,7 +126,8 @@ private:
     quint64 m_showGeneration = 0; ///< counts loads, so that an older one stops filling pages
     QString m_reselectTensor;     ///< shown before a reload of m_reselectPath: shown again after it
     QString m_reselectPath;
-    bool m_shown = false; ///< every page shows the document's model (modelShown was said)
+    bool m_barShowsBreak = false; ///< the message bar's action is showBreak(), not a reload
+    bool m_shown = false;         ///< every page shows the document's model (modelShown was said)
     std::function<void(MainWindow *)> m_whenShown;
     QString m_whenShownPath;
     QString m_savedNotice; ///< what the save that is being reloaded did

@@ -408,7 +408,8 @@ void startScreenshotTour(MainWindow &window, const QString &prefix, bool nothing
                 grabMemory(window, prefix, monitor, [&window, prefix, monitor, grabAndQuit] {
                     grabImportance(window, prefix, monitor, 0, [&window, prefix, monitor, grabAndQuit] {
                         grabKind(window, prefix, monitor, [&window, grabAndQuit] {
-                            if (window.hexPage())
+                            // (a damaged file's Bytes page stays at its break)
+                            if (window.hexPage() && window.document()->damagedShard() < 0)
                                 window.hexPage()->goTo(QStringLiteral("end-1"));
                             grabAndQuit();
                         });

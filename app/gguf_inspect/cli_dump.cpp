@@ -122,18 +122,23 @@ int dumpJson(const CommandArgs &args, const gguf::GgufFile &file)
     json.beginObject();
     // gguf-py's pseudo-fields for the header come first.
     const char *countType = file.v1() ? "UINT32" : "UINT64";
-    writeField(json, "GGUF.version", 0, "UINT32", file.versionOffset());
-    json.key("value");
-    json.unsignedInteger(file.version());
-    json.endObject();
-    writeField(json, "GGUF.tensor_count", 1, countType, file.tensorCountOffset());
-    json.key("value");
-    json.unsignedInteger(file.declaredTensorCount());
-    json.endObject();
-    writeField(json, "GGUF.kv_count", 2, countType, file.kvCountOffset());
-    json.key("value");
-    json.unsignedInteger(file.declaredKvCount());
-    json.endObject();
+    // (a damaged file: only the fields that were read)
+    if (file.version() != 0) {
+        writeField(json, "GGUF.version", 0, "UINT32", file.versionOffset());
+        json.key("value");
+        json.unsignedInteger(file.version());
+        json.endObject();
+    }
+    if (file.headerEnd() != 0) {
+        writeField(json, "GGUF.tensor_count", 1, countType, file.tensorCountOffset());
+        json.key("value");
+        json.unsignedInteger(file.declaredTensorCount());
+        json.endObject();
+        writeField(json, "GGUF.kv_count", 2, countType, file.kvCountOffset());
+        json.key("value");
+        json.unsignedInteger(file.declaredKvCount());
+        json.endObject();
+    }
 
     for (const gguf::MetadataEntry &e : file.metadata()) {
         writeField(json, e.key, 3 + uint64_t(e.index), gguf::valueTypeName(e.value.type()), e.offset);
@@ -206,12 +211,16 @@ int dumpText(const gguf::GgufFile &file)
                   {"count", TextTable::Align::Right},
                   {"key"},
                   {"value"}});
-    kv.addRow(
-        {"0", std::to_string(file.versionOffset()), "UINT32", "1", "GGUF.version", std::to_string(file.version())});
-    kv.addRow({"1", std::to_string(file.tensorCountOffset()), file.v1() ? "UINT32" : "UINT64", "1", "GGUF.tensor_count",
-               std::to_string(file.declaredTensorCount())});
-    kv.addRow({"2", std::to_string(file.kvCountOffset()), file.v1() ? "UINT32" : "UINT64", "1", "GGUF.kv_count",
-               std::to_string(file.declaredKvCount())});
+    // (a damaged file: only the fields that were read)
+    if (file.version() != 0)
+        kv.addRow(
+            {"0", std::to_string(file.versionOffset()), "UINT32", "1", "GGUF.version", std::to_string(file.version())});
+    if (file.headerEnd() != 0) {
+        kv.addRow({"1", std::to_string(file.tensorCountOffset()), file.v1() ? "UINT32" : "UINT64", "1",
+                   "GGUF.tensor_count", std::to_string(file.declaredTensorCount())});
+        kv.addRow({"2", std::to_string(file.kvCountOffset()), file.v1() ? "UINT32" : "UINT64", "1", "GGUF.kv_count",
+                   std::to_string(file.declaredKvCount())});
+    }
     for (const gguf::MetadataEntry &e : file.metadata()) {
         const bool isArray = e.value.type() == ValueType::Array;
         const std::string value = isArray ? arrayPreview(e.value.array()) : e.value.toDisplayString(60);
@@ -237,10 +246,16 @@ int dumpText(const gguf::GgufFile &file)
 
 int runDump(const CommandArgs &args)
 {
-    const auto file = openFile(args.file, OpenMode::Complete);
+    // a damaged file: what was read (the pairs and tensor infos before the break), then the error
+    const auto file = openFile(args.file, OpenMode::Partial);
     if (!file)
         return kExitBadFile;
-    return args.json ? dumpJson(args, *file) : dumpText(*file);
+    const int status = args.json ? dumpJson(args, *file) : dumpText(*file);
+    if (file->error()) {
+        reportError(args.file, file->error());
+        return kExitBadFile;
+    }
+    return status;
 }
 
 } // namespace cli

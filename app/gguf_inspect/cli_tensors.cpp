@@ -37,7 +37,11 @@ void writeJson(const gguf::GgufFile &file)
         json.key("offset");
         json.unsignedInteger(t.relativeOffset);
         json.key("file_offset");
-        json.unsignedInteger(t.fileOffset);
+        // unknown in a file whose tensor infos broke off: the data starts after their end
+        if (file.tensorInfoEnd() != 0)
+            json.unsignedInteger(t.fileOffset);
+        else
+            json.null();
         json.endObject();
     }
     json.endArray();
@@ -59,9 +63,17 @@ void printTable(const gguf::GgufFile &file)
         if (t.sizeInferred)
             bytes += " (inferred)";
         table.addRow({std::to_string(t.index), printable(t.name, 64), gguf::typeName(t.typeId), shapeText(t),
-                      groupDigits(t.elements), bytes, groupDigits(t.relativeOffset), groupDigits(t.fileOffset)});
+                      groupDigits(t.elements), bytes, groupDigits(t.relativeOffset),
+                      file.tensorInfoEnd() != 0 ? groupDigits(t.fileOffset) : "?"});
     }
     table.print();
+    if (file.tensorInfoEnd() == 0) {
+        // the tensor infos broke off: the error follows on stderr
+        print(std::to_string(file.tensors().size()) + " of " + std::to_string(file.declaredTensorCount()) +
+              " tensor infos read, " + groupDigits(file.parameterCount()) +
+              " elements; where the data starts is unknown\n");
+        return;
+    }
     print(std::to_string(file.tensors().size()) + " tensors, " + groupDigits(file.parameterCount()) + " elements, " +
           humanBytes(file.tensorDataBytes()) + " of data starting at offset " + std::to_string(file.dataOffset()) +
           "\n");
@@ -71,7 +83,8 @@ void printTable(const gguf::GgufFile &file)
 
 int runTensors(const CommandArgs &args)
 {
-    const auto file = openFile(args.file, OpenMode::Complete);
+    // a damaged file: the tensor infos that were read, then the error
+    const auto file = openFile(args.file, OpenMode::Partial);
     if (!file)
         return kExitBadFile;
     if (args.names) {
@@ -84,6 +97,10 @@ int runTensors(const CommandArgs &args)
         writeJson(*file);
     else
         printTable(*file);
+    if (file->error()) {
+        reportError(args.file, file->error());
+        return kExitBadFile;
+    }
     return kExitOk;
 }
 

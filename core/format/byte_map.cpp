@@ -35,6 +35,7 @@ std::string_view regionKindName(RegionKind kind)
     case RegionKind::TensorData: return "tensor_data";
     case RegionKind::Unused: return "unused";
     case RegionKind::Unparsed: return "unparsed";
+    case RegionKind::Broken: return "broken";
     }
     return "unknown";
 }
@@ -68,13 +69,20 @@ ByteMap::ByteMap(const GgufFile &file) : m_file(file)
 {
     const uint64_t lenSize = file.v1() ? 4 : 8;
     add(0, 4, RegionKind::Magic);
-    // header fields only as far as they were read: a file cut inside the header ends unparsed
+    // header fields only as far as they were read (a file cut inside the header ends unparsed), and
+    // not the one whose value stopped the reading: that is the broken region
+    const Breakage *broken = file.breakage();
+    const auto header = [&](uint64_t offset, uint64_t size, RegionKind kind) {
+        const bool isBroken = broken && broken->section == Breakage::Section::Header && broken->fieldOffset == offset;
+        add(offset, size, isBroken ? RegionKind::Broken : kind);
+    };
     if (file.version() != 0)
-        add(4, 4, RegionKind::Version);
-    if (file.headerEnd() != 0) {
-        add(file.tensorCountOffset(), lenSize, RegionKind::TensorCount);
-        add(file.kvCountOffset(), lenSize, RegionKind::KvCount);
-    }
+        header(4, 4, RegionKind::Version);
+    // the counts are read one after the other: reading can stop between them
+    if (file.headerEnd() != 0 || (broken && broken->fieldOffset > file.tensorCountOffset()))
+        header(file.tensorCountOffset(), lenSize, RegionKind::TensorCount);
+    if (file.headerEnd() != 0)
+        header(file.kvCountOffset(), lenSize, RegionKind::KvCount);
     if (file.headerLayout() == HeaderLayout::Extended) {
         const uint64_t at = file.kvCountOffset() + lenSize;
         add(at, 4, RegionKind::HeaderAlignment);
@@ -101,6 +109,8 @@ ByteMap::ByteMap(const GgufFile &file) : m_file(file)
         add(t.typeOffset, 4, RegionKind::TensorType, t.index);
         add(t.offsetFieldOffset, 8, RegionKind::TensorOffset, t.index);
     }
+    if (broken)
+        addBroken(*broken);
     // What was not parsed (a file cut short, or a peek) is one region up to the data.
     const uint64_t parsedEnd = file.complete() ? file.tensorInfoEnd() : file.fileSize();
     if (!file.complete()) {
@@ -129,6 +139,46 @@ ByteMap::ByteMap(const GgufFile &file) : m_file(file)
     }
 }
 
+void ByteMap::addBroken(const Breakage &b)
+{
+    const uint64_t lenSize = m_file.v1() ? 4 : 8;
+    const uint64_t stop = b.fieldOffset;
+    // a part was read when it lies before the field that broke (and was reached: offset 0 is "not")
+    const auto part = [&](uint64_t offset, uint64_t size, RegionKind kind) {
+        if (offset != 0 && offset + size <= stop)
+            add(offset, size, kind, static_cast<uint32_t>(b.index));
+    };
+    if (b.section == Breakage::Section::Metadata) {
+        const MetadataEntry &e = b.entry;
+        part(e.offset, lenSize, RegionKind::KeyLength);
+        part(e.keyOffset, e.key.size(), RegionKind::Key);
+        part(e.typeOffset, 4, RegionKind::ValueType);
+        const uint64_t valueAt = e.typeOffset + 4;
+        if (e.typeOffset != 0 && stop > valueAt) {
+            if (b.valueType == static_cast<uint32_t>(ValueType::Array)) {
+                part(valueAt, 4, RegionKind::ArrayType);
+                part(valueAt + 4, lenSize, RegionKind::ArrayCount);
+                part(valueAt + 4 + lenSize, stop - std::min(stop, valueAt + 4 + lenSize), RegionKind::ArrayElements);
+            } else {
+                part(valueAt, stop - valueAt, RegionKind::Value);
+            }
+        }
+    } else if (b.section == Breakage::Section::TensorInfos) {
+        const TensorInfo &t = b.tensor;
+        part(t.infoOffset, lenSize, RegionKind::TensorNameLength);
+        part(t.nameOffset, t.name.size(), RegionKind::TensorName);
+        part(t.nDimsOffset, 4, RegionKind::TensorNDims);
+        part(t.dimsOffset, uint64_t(t.nDims) * lenSize, RegionKind::TensorDims);
+    }
+    // the field itself, as far as the file has it (at least one byte, so it can be pointed at),
+    // unless it is a header field already mapped in its place
+    if (!m_regions.empty() && m_regions.back().end() > stop)
+        return;
+    const uint64_t size =
+        std::max<uint64_t>(1, std::min(b.fieldSize, m_file.fileSize() - std::min(stop, m_file.fileSize())));
+    add(stop, size, RegionKind::Broken, static_cast<uint32_t>(b.index));
+}
+
 const Region *ByteMap::regionAt(uint64_t offset) const
 {
     auto it = std::upper_bound(m_regions.begin(), m_regions.end(), offset,
@@ -141,14 +191,25 @@ const Region *ByteMap::regionAt(uint64_t offset) const
 
 std::string ByteMap::label(const Region &r) const
 {
+    // the item being read when a damaged file's reading stopped comes after the last one read
+    const Breakage *broken = m_file.breakage();
     const auto keyName = [&](uint32_t i) {
         const auto md = m_file.metadata();
-        return i < md.size() ? "key " + std::to_string(i) + " '" + std::string(md[i].key) + "'" : std::string("key ?");
+        if (i < md.size())
+            return "key " + std::to_string(i) + " '" + std::string(md[i].key) + "'";
+        if (broken && broken->section == Breakage::Section::Metadata && broken->index == i)
+            return "key " + std::to_string(i) +
+                   (broken->nameRead() ? " '" + std::string(broken->entry.key) + "'" : "") + " (broken)";
+        return std::string("key ?");
     };
     const auto tensorName = [&](uint32_t i) {
         const auto ts = m_file.tensors();
-        return i < ts.size() ? "tensor " + std::to_string(i) + " '" + std::string(ts[i].name) + "'"
-                             : std::string("tensor ?");
+        if (i < ts.size())
+            return "tensor " + std::to_string(i) + " '" + std::string(ts[i].name) + "'";
+        if (broken && broken->section == Breakage::Section::TensorInfos && broken->index == i)
+            return "tensor " + std::to_string(i) +
+                   (broken->nameRead() ? " '" + std::string(broken->tensor.name) + "'" : "") + " (broken)";
+        return std::string("tensor ?");
     };
     switch (r.kind) {
     case RegionKind::Magic: return "magic 'GGUF'";
@@ -161,7 +222,9 @@ std::string ByteMap::label(const Region &r) const
     case RegionKind::Key: return keyName(r.item) + ": key";
     case RegionKind::ValueType: {
         const auto md = m_file.metadata();
-        return keyName(r.item) + ": value type " + (r.item < md.size() ? valueTypeName(md[r.item].value.type()) : "");
+        if (r.item >= md.size())
+            return keyName(r.item) + ": value type " + (broken ? valueTypeName(broken->valueType) : "");
+        return keyName(r.item) + ": value type " + valueTypeName(md[r.item].value.type());
     }
     case RegionKind::Value: {
         const auto md = m_file.metadata();
@@ -187,6 +250,10 @@ std::string ByteMap::label(const Region &r) const
     }
     case RegionKind::Unused: return "bytes no tensor claims";
     case RegionKind::Unparsed: return "not parsed (the file could not be read past this point)";
+    case RegionKind::Broken: {
+        const Breakage *b = m_file.breakage();
+        return b ? "broken: " + b->expected : std::string("broken");
+    }
     }
     return {};
 }

@@ -9,6 +9,7 @@
 namespace gguf {
 
 class GgufFile;
+struct Breakage;
 
 /// What a run of bytes is.
 enum class RegionKind : uint8_t {
@@ -35,6 +36,7 @@ enum class RegionKind : uint8_t {
     TensorData,
     Unused,
     Unparsed,
+    Broken, ///< the field where reading stopped (GgufFile::breakage())
 };
 
 /// Stable lower-case name used by `gguf-inspect layout --json` ("key_length", "tensor_data", …).
@@ -66,6 +68,8 @@ public:
 
 private:
     void add(uint64_t offset, uint64_t size, RegionKind kind, uint32_t item = 0);
+    /// The parts of the item being read when reading stopped, then the field that broke.
+    void addBroken(const Breakage &broken);
 
     const GgufFile &m_file;
     std::vector<Region> m_regions;

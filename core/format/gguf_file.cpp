@@ -64,6 +64,15 @@ FetchProgress cancelOf(const OpenOptions &options)
 
 } // namespace
 
+std::pair<uint64_t, uint64_t> GgufFile::brokenBytes() const
+{
+    const uint64_t size = fileSize();
+    if (!m_breakage || size == 0)
+        return {0, 0};
+    const uint64_t offset = std::min(m_breakage->fieldOffset, size - 1);
+    return {offset, std::max<uint64_t>(1, std::min(m_breakage->fieldSize, size - offset))};
+}
+
 OpenResult GgufFile::open(const std::string &path, const OpenOptions &options)
 {
     OpenResult result;
@@ -129,10 +138,10 @@ OpenResult GgufFile::openSource(std::shared_ptr<ByteSource> source, const OpenOp
     }
     OpenResult result;
     result.error = file->m_error;
-    // Nothing worth showing when even the header could not be read.
+    // Nothing worth showing when the file is not a GGUF at all, or was not read; a GGUF of an unknown
+    // version is shown as far as its magic and version, like any other damaged file.
     const ErrorKind k = file->m_error.kind;
-    if (k == ErrorKind::InvalidMagic || k == ErrorKind::UnsupportedVersion || k == ErrorKind::Cancelled ||
-        k == ErrorKind::Network)
+    if (k == ErrorKind::InvalidMagic || k == ErrorKind::Cancelled || k == ErrorKind::Network)
         return result;
     result.file = std::move(file);
     return result;

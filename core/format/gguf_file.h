@@ -16,6 +16,7 @@
 #include <string>
 #include <string_view>
 #include <unordered_map>
+#include <utility>
 #include <vector>
 
 namespace gguf {
@@ -59,6 +60,26 @@ struct TensorInfo {
     bool dataInFile = false;     ///< the data range lies inside the file
     int32_t layer = -1;          ///< N of "blk.N." (or "layers.N."), else -1
     uint16_t shard = 0;          ///< index of the shard (split models), 0 for single files
+};
+
+/// Where reading stopped in a damaged file: the item that was being read, the parts of it that were
+/// read, and the field that could not be.
+struct Breakage {
+    enum class Section : uint8_t { Header, Metadata, TensorInfos };
+    Section section = Section::Header;
+    uint64_t index = 0;  ///< the key/value pair or tensor info being read (0 in the header)
+    uint64_t offset = 0; ///< where that item starts
+    /// The item as far as it was read: fields at offsets before fieldOffset hold what the file says,
+    /// the rest are zero. `entry` for Section::Metadata, `tensor` for Section::TensorInfos.
+    MetadataEntry entry;
+    TensorInfo tensor;
+    uint32_t valueType = UINT32_MAX; ///< the pair's value type when it was read
+    uint64_t fieldOffset = 0;        ///< start of the field that could not be read
+    uint64_t fieldSize = 0;          ///< bytes that field needs (or its size, when its value is wrong)
+    std::string field;               ///< what it is: "u64 tensor count", "key 'general.name': u32 value type"
+    std::string expected;            ///< the layout it needed: "u64 tensor count: needs 8 bytes, 3 left"
+    /// A key or tensor name was read (entry.key / tensor.name hold it).
+    bool nameRead() const { return section == Section::Metadata ? entry.keyOffset != 0 : tensor.nameOffset != 0; }
 };
 
 /// Options for opening.
@@ -152,6 +173,12 @@ public:
     const Finding *firstRefusal() const;
     /// Set when reading stopped early; the file still holds what was read before.
     const Error &error() const { return m_error; }
+    /// With a structural error (not a cancel or a network failure): the item and field where reading
+    /// stopped; null otherwise.
+    const Breakage *breakage() const { return m_breakage ? &*m_breakage : nullptr; }
+    /// The bytes [first, first + second) of the breakage()'s field as far as the file has them: at
+    /// least one byte (the file's last when it ends where the field should start); {0, 0} without.
+    std::pair<uint64_t, uint64_t> brokenBytes() const;
     bool complete() const { return !m_error && !m_metadataOnly; }
     bool metadataOnly() const { return m_metadataOnly; }
 
@@ -206,6 +233,7 @@ private:
     std::unordered_map<std::string_view, uint32_t> m_tensorIndex;
     std::vector<Finding> m_findings;
     Error m_error;
+    std::optional<Breakage> m_breakage;
 
     mutable std::mutex m_indexMutex;
     mutable std::unordered_map<uint64_t, std::unique_ptr<std::vector<uint64_t>>> m_arrayIndexes;

@@ -78,13 +78,30 @@ bool GgufParser::needMore(uint64_t end)
     return true;
 }
 
-void GgufParser::fatal(ErrorKind kind, std::string code, uint64_t offset, std::string message)
+void GgufParser::fatal(ErrorKind kind, std::string code, uint64_t offset, std::string message, FieldNote note)
 {
     if (m_file.m_error)
         return;
     m_file.m_error = Error{kind, code, offset, message};
-    if (kind != ErrorKind::Cancelled && kind != ErrorKind::NeedMore)
-        m_file.m_findings.push_back(Finding{Severity::Error, std::move(code), offset, std::move(message)});
+    if (kind == ErrorKind::Cancelled || kind == ErrorKind::NeedMore)
+        return;
+    if (kind != ErrorKind::InvalidMagic) {
+        Breakage b;
+        b.section = m_section;
+        b.index = m_itemIndex;
+        b.offset = m_itemOffset;
+        if (m_section == Breakage::Section::Metadata)
+            b.entry = m_entry;
+        else if (m_section == Breakage::Section::TensorInfos)
+            b.tensor = m_tensor;
+        b.valueType = m_valueType;
+        b.fieldOffset = offset;
+        b.fieldSize = note.size;
+        b.field = std::move(note.field);
+        b.expected = note.expected.empty() ? message : std::move(note.expected);
+        m_file.m_breakage = std::move(b);
+    }
+    m_file.m_findings.push_back(Finding{Severity::Error, std::move(code), offset, std::move(message)});
 }
 
 void GgufParser::finding(Severity severity, std::string code, uint64_t offset, std::string message)
@@ -98,7 +115,8 @@ bool GgufParser::needSlow(uint64_t n, const std::string &what)
         return false;
     fatal(ErrorKind::Malformed, "truncated", m_pos,
           "truncated: " + what + " needs " + std::to_string(n) + " bytes at offset " + formatOffset(m_pos) +
-              " but the file ends at " + formatOffset(m_fileSize));
+              " but the file ends at " + formatOffset(m_fileSize),
+          {n, what, what + ": needs " + std::to_string(n) + " bytes, " + std::to_string(fileLeft()) + " left"});
     return false;
 }
 
@@ -171,7 +189,7 @@ bool GgufParser::readHeader()
         return false;
     }
     m_pos = 4;
-    if (!need(4, [&] { return std::string("the version"); }))
+    if (!need(4, [&] { return std::string("u32 version"); }))
         return false;
     uint32_t version = readU32();
     // ggml's heuristic: a version whose low 16 bits are zero was written in the other byte order
@@ -184,7 +202,8 @@ bool GgufParser::readHeader()
     m_file.m_byteOrder = m_swap ? ByteOrder::Big : ByteOrder::Little;
     if (version == 0 || version > 3) {
         fatal(ErrorKind::UnsupportedVersion, "unsupported_version", 4,
-              "unsupported GGUF version " + std::to_string(version) + " at offset 4 (versions 1, 2 and 3 exist)");
+              "unsupported GGUF version " + std::to_string(version) + " at offset 4 (versions 1, 2 and 3 exist)",
+              {4, "u32 version", "u32 version: 1, 2 or 3; this file says " + std::to_string(version)});
         return false;
     }
     m_v1 = version == 1;
@@ -197,11 +216,12 @@ bool GgufParser::readHeader()
     if (m_v1)
         finding(Severity::Error, "version_1", 4, "GGUF version 1: ggml no longer reads version 1 files");
 
-    const uint64_t countSize = m_v1 ? 4 : 8;
-    if (!need(2 * countSize, [&] { return std::string("the tensor and key/value counts"); }))
+    if (!need(m_v1 ? 4 : 8, [&] { return lengthName() + std::string(" tensor count"); }))
         return false;
-    m_file.m_declaredTensors = m_v1 ? readU32() : readU64();
-    m_file.m_declaredKvs = m_v1 ? readU32() : readU64();
+    m_file.m_declaredTensors = readLength();
+    if (!need(m_v1 ? 4 : 8, [&] { return lengthName() + std::string(" key/value count"); }))
+        return false;
+    m_file.m_declaredKvs = readLength();
     m_file.m_headerEnd = m_pos;
     if (!m_v1 && !detectExtendedHeader())
         return false;
@@ -213,13 +233,20 @@ bool GgufParser::readHeader()
         m_file.m_declaredTensors > fileLeft() / minTensor) {
         fatal(ErrorKind::Malformed, "tensor_count_too_large", 8,
               "the header claims " + std::to_string(m_file.m_declaredTensors) + " tensors but only " +
-                  std::to_string(fileLeft()) + " bytes follow the header");
+                  std::to_string(fileLeft()) + " bytes follow the header",
+              {m_v1 ? 4u : 8u, lengthName() + std::string(" tensor count"),
+               lengthName() + std::string(" tensor count: each tensor info takes at least ") +
+                   std::to_string(minTensor) + " bytes, and " + std::to_string(fileLeft()) +
+                   " bytes follow the header"});
         return false;
     }
     if (m_file.m_declaredKvs > static_cast<uint64_t>(INT64_MAX) || m_file.m_declaredKvs > fileLeft() / minKv) {
         fatal(ErrorKind::Malformed, "kv_count_too_large", m_file.kvCountOffset(),
               "the header claims " + std::to_string(m_file.m_declaredKvs) + " key/value pairs but only " +
-                  std::to_string(fileLeft()) + " bytes follow the header");
+                  std::to_string(fileLeft()) + " bytes follow the header",
+              {m_v1 ? 4u : 8u, lengthName() + std::string(" key/value count"),
+               lengthName() + std::string(" key/value count: each pair takes at least ") + std::to_string(minKv) +
+                   " bytes, and " + std::to_string(fileLeft()) + " bytes follow the header"});
         return false;
     }
     m_itemsTotal = m_file.m_declaredKvs + (m_options.metadataOnly ? 0 : m_file.m_declaredTensors);
@@ -265,21 +292,25 @@ bool GgufParser::walkArray(int depth, const std::string &outer, int64_t element)
 {
     const auto where = [&] { return element < 0 ? outer : outer + " element " + std::to_string(element); };
     const uint64_t headerAt = m_pos;
-    if (!need(m_v1 ? 8 : 12, [&] { return std::string(where() + ": array header"); }))
+    if (!need(m_v1 ? 8 : 12, [&] { return where() + ": array header (u32 element type, " + lengthName() + " count)"; }))
         return false;
     const uint32_t elemType = readU32();
     const uint64_t count = readLength();
     if (elemType >= kValueTypeCount) {
         fatal(ErrorKind::UnsupportedType, "invalid_value_type", headerAt,
               where() + ": array element type " + std::to_string(elemType) + " at offset " + formatOffset(headerAt) +
-                  " is not a GGUF value type (0–12)");
+                  " is not a GGUF value type (0–12)",
+              {4, where() + ": u32 array element type",
+               "u32 array element type: 0–12 (a GGUF value type); this file says " + std::to_string(elemType)});
         return false;
     }
     const auto type = static_cast<ValueType>(elemType);
     if (type == ValueType::Array) {
         if (depth + 1 >= kMaxNesting) {
             fatal(ErrorKind::Malformed, "nesting_too_deep", headerAt,
-                  where() + ": arrays nested more than " + std::to_string(kMaxNesting) + " levels deep");
+                  where() + ": arrays nested more than " + std::to_string(kMaxNesting) + " levels deep",
+                  {4, where() + ": u32 array element type",
+                   "u32 array element type: arrays nest at most " + std::to_string(kMaxNesting) + " levels"});
             return false;
         }
         if (!m_reportedNested) {
@@ -295,7 +326,10 @@ bool GgufParser::walkArray(int depth, const std::string &outer, int64_t element)
     if (count > fileLeft() / minSize) {
         fatal(ErrorKind::Malformed, "array_count_too_large", headerAt + 4,
               where() + ": array claims " + std::to_string(count) + " elements of " + valueTypeName(type) +
-                  " but only " + std::to_string(fileLeft()) + " bytes are left");
+                  " but only " + std::to_string(fileLeft()) + " bytes are left",
+              {m_v1 ? 4u : 8u, where() + ": " + lengthName() + " array count",
+               lengthName() + std::string(" array count: ") + std::to_string(count) + " elements of at least " +
+                   std::to_string(minSize) + " bytes each, and " + std::to_string(fileLeft()) + " bytes are left"});
         return false;
     }
     const uint32_t fixed = valueTypeSize(type);
@@ -322,13 +356,16 @@ bool GgufParser::walkValue(ValueType type, int depth, const std::string &outer, 
     }
     if (type == ValueType::String) {
         const uint64_t at = m_pos;
-        if (!need(m_v1 ? 4 : 8, [&] { return std::string(where() + ": string length"); }))
+        if (!need(m_v1 ? 4 : 8, [&] { return where() + ": " + lengthName() + " string length"; }))
             return false;
         const uint64_t len = readLength();
         if (len > fileLeft()) {
             fatal(ErrorKind::Malformed, "string_past_end", at,
                   where() + ": string length " + std::to_string(len) + " at offset " + formatOffset(at) +
-                      " runs past the end of the file (" + std::to_string(fileLeft()) + " bytes left)");
+                      " runs past the end of the file (" + std::to_string(fileLeft()) + " bytes left)",
+                  {m_v1 ? 4u : 8u, where() + ": " + lengthName() + " string length",
+                   lengthName() + std::string(" string length: ") + std::to_string(len) + " bytes of text, and " +
+                       std::to_string(fileLeft()) + " bytes are left"});
             return false;
         }
         if (len > kMaxStringLength)
@@ -347,17 +384,25 @@ bool GgufParser::readMetadata()
     for (uint64_t i = 0; i < m_file.m_declaredKvs; ++i) {
         if (!reportProgress())
             return false;
-        MetadataEntry e;
+        m_entry = MetadataEntry{};
+        MetadataEntry &e = m_entry;
         e.index = static_cast<uint32_t>(i);
         e.offset = m_pos;
+        m_section = Breakage::Section::Metadata;
+        m_itemIndex = i;
+        m_itemOffset = e.offset;
+        m_valueType = UINT32_MAX;
         const auto where = [&] { return "key/value pair " + std::to_string(i); };
-        if (!need(m_v1 ? 4 : 8, [&] { return std::string(where() + ": key length"); }))
+        if (!need(m_v1 ? 4 : 8, [&] { return where() + ": " + lengthName() + " key length"; }))
             return false;
         const uint64_t keyLen = readLength();
         if (keyLen > fileLeft()) {
             fatal(ErrorKind::Malformed, "key_past_end", e.offset,
                   where() + ": key length " + std::to_string(keyLen) + " at offset " + formatOffset(e.offset) +
-                      " runs past the end of the file");
+                      " runs past the end of the file",
+                  {m_v1 ? 4u : 8u, where() + ": " + lengthName() + " key length",
+                   lengthName() + std::string(" key length: ") + std::to_string(keyLen) + " bytes of key, and " +
+                       std::to_string(fileLeft()) + " bytes are left"});
             return false;
         }
         if (needMore(m_pos + keyLen))
@@ -370,16 +415,19 @@ bool GgufParser::readMetadata()
             finding(Severity::Error, "key_too_long", e.offset, named() + ": key longer than 1 GiB");
         if (keyLen == 0)
             finding(Severity::Error, "empty_key", e.offset, where() + ": empty key");
-        if (!need(4, [&] { return std::string(named() + ": value type"); }))
+        if (!need(4, [&] { return named() + ": u32 value type"; }))
             return false;
         e.typeOffset = m_pos;
         const uint32_t type = readU32();
         if (type >= kValueTypeCount) {
             fatal(ErrorKind::UnsupportedType, "invalid_value_type", e.typeOffset,
                   named() + ": value type " + std::to_string(type) + " at offset " + formatOffset(e.typeOffset) +
-                      " is not a GGUF value type (0–12)");
+                      " is not a GGUF value type (0–12)",
+                  {4, named() + ": u32 value type",
+                   "u32 value type: 0–12 (a GGUF value type); this file says " + std::to_string(type)});
             return false;
         }
+        m_valueType = type;
         const uint64_t valueAt = m_pos;
         if (!walkValue(static_cast<ValueType>(type), 0, named(), -1))
             return false;
@@ -427,17 +475,24 @@ bool GgufParser::readTensorInfos()
     for (uint64_t i = 0; i < m_file.m_declaredTensors; ++i) {
         if (!reportProgress())
             return false;
-        TensorInfo t;
+        m_tensor = TensorInfo{};
+        TensorInfo &t = m_tensor;
         t.index = static_cast<uint32_t>(i);
         t.infoOffset = m_pos;
+        m_section = Breakage::Section::TensorInfos;
+        m_itemIndex = i;
+        m_itemOffset = t.infoOffset;
         const auto where = [&] { return "tensor info " + std::to_string(i); };
-        if (!need(m_v1 ? 4 : 8, [&] { return std::string(where() + ": name length"); }))
+        if (!need(m_v1 ? 4 : 8, [&] { return where() + ": " + lengthName() + " name length"; }))
             return false;
         const uint64_t nameLen = readLength();
         if (nameLen > fileLeft()) {
             fatal(ErrorKind::Malformed, "tensor_name_past_end", t.infoOffset,
                   where() + ": name length " + std::to_string(nameLen) + " at offset " + formatOffset(t.infoOffset) +
-                      " runs past the end of the file");
+                      " runs past the end of the file",
+                  {m_v1 ? 4u : 8u, where() + ": " + lengthName() + " name length",
+                   lengthName() + std::string(" name length: ") + std::to_string(nameLen) + " bytes of name, and " +
+                       std::to_string(fileLeft()) + " bytes are left"});
             return false;
         }
         if (needMore(m_pos + nameLen))
@@ -454,7 +509,7 @@ bool GgufParser::readTensorInfos()
             finding(Severity::Error, "duplicate_tensor_name", t.infoOffset,
                     named() + ": duplicate tensor name (first used by tensor " + std::to_string(it->second) + ")");
 
-        if (!need(4, [&] { return std::string(named() + ": number of dimensions"); }))
+        if (!need(4, [&] { return named() + ": u32 number of dimensions"; }))
             return false;
         t.nDimsOffset = m_pos;
         t.nDims = readU32();
@@ -463,7 +518,7 @@ bool GgufParser::readTensorInfos()
             finding(Severity::Error, "too_many_dims", t.nDimsOffset,
                     named() + ": " + std::to_string(t.nDims) + " dimensions; ggml allows at most 4");
         if (!need(uint64_t(t.nDims) * dimSize,
-                  [&] { return std::string(named() + ": " + std::to_string(t.nDims) + " dimensions"); }))
+                  [&] { return named() + ": " + std::to_string(t.nDims) + " × " + lengthName() + " dimensions"; }))
             return false;
         t.dimsOffset = m_pos;
         // check that all ne are non-negative (as int64) and that their product is representable
@@ -486,7 +541,7 @@ bool GgufParser::readTensorInfos()
             finding(Severity::Error, "dims_overflow", t.dimsOffset,
                     named() + ": the number of elements overflows int64");
 
-        if (!need(4 + 8, [&] { return std::string(named() + ": type and offset"); }))
+        if (!need(4 + 8, [&] { return named() + ": u32 type and u64 data offset"; }))
             return false;
         t.typeOffset = m_pos;
         t.typeId = readU32();

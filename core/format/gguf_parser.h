@@ -8,6 +8,13 @@
 
 namespace gguf {
 
+/// The field that could not be read, for the Breakage: its size, what it is, the layout it needed.
+struct FieldNote {
+    uint64_t size = 0;
+    std::string field;
+    std::string expected;
+};
+
 /// Walks a mapped file once, filling a GgufFile: every length is checked against the bytes left
 /// before it is used, every count against the smallest encoding its items can have, so nothing
 /// is allocated for a claim the file cannot back. Problems llama.cpp would refuse (docs/FORMAT.md §5)
@@ -47,7 +54,9 @@ private:
     bool needMore(uint64_t end);
     bool reportProgress();
 
-    void fatal(ErrorKind kind, std::string code, uint64_t offset, std::string message);
+    void fatal(ErrorKind kind, std::string code, uint64_t offset, std::string message, FieldNote note = {});
+    /// "u32" in version 1 files (lengths and counts), else "u64".
+    const char *lengthName() const { return m_v1 ? "u32" : "u64"; }
     void finding(Severity severity, std::string code, uint64_t offset, std::string message);
 
     GgufFile &m_file;
@@ -62,6 +71,13 @@ private:
     uint64_t m_itemsTotal = 0;
     bool m_reportedNested = false;
     int32_t m_splitNo = -1;
+    // The item being read, for the Breakage when reading stops inside it.
+    Breakage::Section m_section = Breakage::Section::Header;
+    uint64_t m_itemIndex = 0;
+    uint64_t m_itemOffset = 0;
+    MetadataEntry m_entry; ///< the pair being read (Section::Metadata)
+    TensorInfo m_tensor;   ///< the tensor info being read (Section::TensorInfos)
+    uint32_t m_valueType = UINT32_MAX;
 };
 
 /// "1234 (0x4d2)": how offsets are written in messages.

@@ -35,7 +35,7 @@ Case fatal(const BuiltFile &f, ErrorKind kind, std::string code, uint64_t offset
     c.expect.errorKind = kind;
     c.expect.errorCode = code;
     c.expect.errorOffset = offset;
-    c.expect.fileNull = kind == ErrorKind::InvalidMagic || kind == ErrorKind::UnsupportedVersion;
+    c.expect.fileNull = kind == ErrorKind::InvalidMagic;
     // a fatal problem is also the first refusal of the validation report
     c.expect.findings = std::move(also);
     c.expect.findings.emplace_back(std::move(code), offset);
@@ -155,6 +155,22 @@ void checkCase(const Case &c)
         covered = region.end();
     }
     QCOMPARE(covered, uint64_t(c.bytes.size()));
+
+    // A structural error names the item and the field where reading stopped, and the byte map
+    // marks that field (when the file still has a byte of it).
+    const bool structural = e.errorKind == ErrorKind::Malformed || e.errorKind == ErrorKind::UnsupportedType ||
+                            e.errorKind == ErrorKind::UnsupportedVersion;
+    QCOMPARE(file.breakage() != nullptr, structural);
+    if (!structural)
+        return;
+    const Breakage &broken = *file.breakage();
+    QCOMPARE(broken.fieldOffset, e.errorOffset);
+    QVERIFY(!broken.field.empty() && !broken.expected.empty());
+    QVERIFY(broken.offset <= broken.fieldOffset);
+    if (e.errorOffset < c.bytes.size()) {
+        const Region *at = map.regionAt(e.errorOffset);
+        QVERIFY(at && at->kind == RegionKind::Broken && at->offset == e.errorOffset);
+    }
 }
 
 } // namespace corruption_cases

@@ -58,6 +58,11 @@ std::vector<Refusal> dataPastEnd(const Layout &L, uint64_t fileSize);
 
 bool hasFinding(const GgufFile &file, const std::string &code, uint64_t offset);
 
+// The rows of the corruption matrix (corruption_matrix.cpp), as one column "testCase" of Case:
+// llama.cpp's handcrafted modes, and a file for every finding the reader reports.
+void addLlamaCppRows();
+void addFindingRows();
+
 // Runs one case: the error, the findings, llama.cpp's verdict, and a byte map that covers the file.
 void checkCase(const Case &c);
 

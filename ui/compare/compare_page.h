@@ -53,6 +53,8 @@ public:
     /// The model compared with (B), opened from `path`; null ends the comparison.
     void setOther(std::shared_ptr<const gguf::SplitModel> model, const QString &path);
     std::shared_ptr<const gguf::SplitModel> other() const { return m_b; }
+    /// The window's model (A).
+    std::shared_ptr<const gguf::SplitModel> model() const { return m_a; }
     QString otherPath() const { return m_pathB; }
     bool focusFind() override;
     QByteArray saveState() const override;

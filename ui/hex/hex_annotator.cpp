@@ -97,6 +97,7 @@ QString explanationOf(RegionKind kind, const gguf::GgufFile &file)
     case RegionKind::TensorData: return tr("Tensor data: rows of ne0 elements, each row a run of blocks.");
     case RegionKind::Unused: return tr("Bytes that no tensor claims.");
     case RegionKind::Unparsed: return tr("The reader stopped before this point; these bytes were not interpreted.");
+    case RegionKind::Broken: return tr("Reading stopped here: this field could not be read as the format needs.");
     }
     return {};
 }
@@ -129,6 +130,7 @@ HexAnnotator::Category HexAnnotator::categoryOf(RegionKind kind)
     case RegionKind::TensorData: return Category::TensorData;
     case RegionKind::Unused: return Category::Unused;
     case RegionKind::Unparsed: return Category::Unparsed;
+    case RegionKind::Broken: return Category::Broken;
     }
     return Category::Unused;
 }
@@ -138,7 +140,7 @@ QString HexAnnotator::categoryName(Category category)
     static const char *const names[kCategoryCount] = {
         "magic",         "version",      "counts",         "key length",  "key text",    "value type",
         "value",         "array header", "array elements", "tensor name", "tensor dims", "tensor type",
-        "tensor offset", "padding",      "tensor data",    "unused",      "unparsed"};
+        "tensor offset", "padding",      "tensor data",    "unused",      "unparsed",    "broken"};
     return tr(names[int(category)]);
 }
 
@@ -180,6 +182,10 @@ HexAnnotator::Description HexAnnotator::describe(uint64_t offset) const
     d.regionOffset = d.unitOffset = region->offset;
     d.regionSize = d.unitSize = region->size;
     d.explanation = explanationOf(region->kind, *m_file);
+    if (isBrokenItem(*region)) {
+        describeBroken(*region, offset, d);
+        return d;
+    }
     switch (region->kind) {
     case RegionKind::Magic: {
         const auto b = m_file->bytes(0, 4);
@@ -216,8 +222,74 @@ HexAnnotator::Description HexAnnotator::describe(uint64_t offset) const
     case RegionKind::Padding: d.label = tr("alignment padding (%1 bytes)").arg(region->size); break;
     case RegionKind::Unused: d.label = tr("unclaimed bytes (%1)").arg(region->size); break;
     case RegionKind::Unparsed: d.label = tr("not parsed (%1 bytes)").arg(region->size); break;
+    case RegionKind::Broken: break; // isBrokenItem
     }
     return d;
+}
+
+bool HexAnnotator::isBrokenItem(const Region &region) const
+{
+    const gguf::Breakage *b = m_file->breakage();
+    if (!b)
+        return false;
+    if (region.kind == RegionKind::Broken)
+        return true;
+    const bool metadataPart = region.kind >= RegionKind::KeyLength && region.kind <= RegionKind::ArrayElements;
+    const bool tensorPart = region.kind >= RegionKind::TensorNameLength && region.kind <= RegionKind::TensorOffset;
+    // the item being read is the one after the last that was read whole
+    if (metadataPart)
+        return b->section == gguf::Breakage::Section::Metadata && region.item >= m_file->metadata().size();
+    if (tensorPart)
+        return b->section == gguf::Breakage::Section::TensorInfos && region.item >= m_file->tensors().size();
+    return false;
+}
+
+void HexAnnotator::describeBroken(const Region &region, uint64_t offset, Description &d) const
+{
+    const gguf::Breakage &b = *m_file->breakage();
+    QString item;
+    switch (b.section) {
+    case gguf::Breakage::Section::Header: item = tr("the header"); break;
+    case gguf::Breakage::Section::Metadata:
+        item = b.nameRead() ? tr("key/value pair %1 `%2`").arg(b.index).arg(ValueText::oneLine(b.entry.key, 80))
+                            : tr("key/value pair %1").arg(b.index);
+        break;
+    case gguf::Breakage::Section::TensorInfos:
+        item = b.nameRead() ? tr("tensor info #%1 `%2`").arg(b.index).arg(ValueText::oneLine(b.tensor.name, 80))
+                            : tr("tensor info #%1").arg(b.index);
+        break;
+    }
+    const uint64_t lenSize = m_file->v1() ? 4 : 8;
+    switch (region.kind) {
+    case RegionKind::Broken:
+        d.label = tr("reading stopped here: %1").arg(QString::fromStdString(b.field));
+        d.explanation = tr("Expected %1. %2")
+                            .arg(QString::fromStdString(b.expected), QString::fromStdString(m_file->error().message));
+        return;
+    case RegionKind::KeyLength: d.label = tr("%1: key length = %2").arg(item).arg(b.entry.key.size()); break;
+    case RegionKind::Key: d.label = tr("%1: key text").arg(item); break;
+    case RegionKind::ValueType: d.label = tr("%1: value type = %2").arg(item).arg(b.valueType); break;
+    case RegionKind::Value: d.label = tr("%1: the part of the value before the break").arg(item); break;
+    case RegionKind::ArrayType:
+        d.label = tr("%1: array element type = %2").arg(item).arg(readUnsigned(*m_file, region.offset, 4));
+        break;
+    case RegionKind::ArrayCount:
+        d.label = tr("%1: array count = %2").arg(item).arg(readUnsigned(*m_file, region.offset, lenSize));
+        break;
+    case RegionKind::ArrayElements: d.label = tr("%1: the elements before the break").arg(item); break;
+    case RegionKind::TensorNameLength: d.label = tr("%1: name length = %2").arg(item).arg(b.tensor.name.size()); break;
+    case RegionKind::TensorName: d.label = tr("%1: name").arg(item); break;
+    case RegionKind::TensorNDims: d.label = tr("%1: n_dims = %2").arg(item).arg(b.tensor.nDims); break;
+    case RegionKind::TensorDims: {
+        const uint64_t dim = (offset - region.offset) / lenSize;
+        d.unitOffset = region.offset + dim * lenSize;
+        d.unitSize = lenSize;
+        d.label = tr("%1: dims[%2] = %3").arg(item).arg(dim).arg(readUnsigned(*m_file, d.unitOffset, lenSize));
+        break;
+    }
+    default: break;
+    }
+    d.label += tr(" (read before the break)");
 }
 
 void HexAnnotator::describeMetadata(const Region &region, uint64_t offset, Description &d) const

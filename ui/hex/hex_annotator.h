@@ -36,8 +36,9 @@ public:
         TensorData,
         Unused,
         Unparsed,
+        Broken, ///< the field where reading stopped
     };
-    static constexpr int kCategoryCount = int(Category::Unparsed) + 1;
+    static constexpr int kCategoryCount = int(Category::Broken) + 1;
     static Category categoryOf(gguf::RegionKind kind);
     static QString categoryName(Category category);
 
@@ -80,8 +81,12 @@ public:
     /// "key 3 `general.name`", "`blk.0.attn_q.weight`".
     QString keyName(uint32_t entry) const;
     QString tensorName(uint32_t tensor) const;
+    /// True for the region of the field where reading stopped, and for the parts of the item being
+    /// read then (a damaged file: GgufFile::breakage()).
+    bool isBrokenItem(const gguf::Region &region) const;
 
 private:
+    void describeBroken(const gguf::Region &region, uint64_t offset, Description &d) const;
     void describeMetadata(const gguf::Region &region, uint64_t offset, Description &d) const;
     void describeElement(const gguf::Region &region, uint64_t offset, Description &d) const;
     void describeTensorInfo(const gguf::Region &region, uint64_t offset, Description &d) const;

@@ -32,6 +32,7 @@ constexpr Hue kCategoryHues[HexAnnotator::kCategoryCount] = {
     {210, 120}, // tensor data (plain elements; block fields use kFieldPalette)
     {30, 70},   // unused
     {350, 160}, // unparsed
+    {0, 255},   // broken (a stronger tint than the others, see below)
 };
 // Block fields in order: often d, dmin/m, scales, qs, …; the last is the I2_S trailer.
 constexpr Hue kFieldPalette[HexColors::kFieldHues] = {
@@ -56,7 +57,9 @@ HexColors::HexColors(const QPalette &palette)
     for (int c = 0; c < HexAnnotator::kCategoryCount; ++c) {
         const Hue h = kCategoryHues[c];
         const QColor hue = h.hue < 0 ? QColor(128, 128, 128) : QColor::fromHsv(h.hue, h.saturation, value);
-        m_categories[size_t(c)] = {tint(hue, h.hue < 0 ? even * 0.6 : even), tint(hue, h.hue < 0 ? odd * 0.6 : odd)};
+        // the field where reading stopped stands out from everything else
+        const double strength = c == int(Category::Broken) ? 2.0 : h.hue < 0 ? 0.6 : 1.0;
+        m_categories[size_t(c)] = {tint(hue, even * strength), tint(hue, odd * strength)};
     }
     for (int f = 0; f < kFieldHues; ++f) {
         const QColor hue = QColor::fromHsv(kFieldPalette[f].hue, kFieldPalette[f].saturation, value);

@@ -38,6 +38,12 @@ QString regionNote(const HexAnnotator &a, const Region &r)
     const auto ts = f.tensors();
     const bool entry = r.item < md.size();
     const bool tensor = r.item < ts.size();
+    if (r.kind == RegionKind::Broken)
+        return Text::tr("✖ %1").arg(QString::fromStdString(f.breakage()->expected));
+    if (a.isBrokenItem(r))
+        return Text::tr("%1 of #%2, before the break")
+            .arg(QString::fromUtf8(gguf::regionKindName(r.kind).data()))
+            .arg(r.item);
     switch (r.kind) {
     case RegionKind::Magic: return Text::tr("magic");
     case RegionKind::Version: return Text::tr("version %1").arg(f.version());
@@ -83,6 +89,7 @@ QString regionNote(const HexAnnotator &a, const Region &r)
                       : QString();
     case RegionKind::Unused: return Text::tr("unclaimed (%1 bytes)").arg(r.size);
     case RegionKind::Unparsed: return Text::tr("not parsed");
+    case RegionKind::Broken: break; // above
     }
     return {};
 }

@@ -255,6 +255,14 @@ void HexPage::showShardBytes(int shard, quint64 offset, quint64 size)
         return;
     showShard(shard);
     m_message->clearMessage();
+    if (size == 0) {
+        const auto map = annotator();
+        const HexAnnotator::Description d = map ? map->describe(offset) : HexAnnotator::Description{};
+        if (d.unitSize > 0) {
+            m_view->select(d.unitOffset, d.unitOffset + d.unitSize);
+            return;
+        }
+    }
     m_view->select(offset, offset + std::max<quint64>(size, 1));
 }
 

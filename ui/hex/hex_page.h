@@ -50,7 +50,8 @@ public:
 
     /// Selects bytes [offset, offset + size) of the model's primary file (a metadata item).
     void showByteRange(quint64 offset, quint64 size);
-    /// Selects bytes [offset, offset + size) of shard `shard` (0-based) of a split model.
+    /// Selects bytes [offset, offset + size) of shard `shard` (0-based) of a split model; size 0
+    /// selects the field at `offset` (its byte alone until the byte map is built).
     void showShardBytes(int shard, quint64 offset, quint64 size);
     /// Selects the info record of tensor `index` of shard `shard`; goToTensorData() then shows its data.
     void showTensor(TensorRef tensor);

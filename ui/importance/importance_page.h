@@ -46,6 +46,8 @@ public:
 
     /// True when the open file is an importance matrix (the window shows the page only then).
     bool isApplicable() const { return m_applicable; }
+    /// The model shown (null: none).
+    const std::shared_ptr<const gguf::SplitModel> &model() const { return m_modelHolder; }
     /// Shows the weight `name` (selects its row); false when the file has no such entry.
     bool selectWeight(const QString &name);
     QString selectedWeight() const;

@@ -125,13 +125,16 @@ bool MetadataPage::focusFind()
 
 void MetadataPage::setFile(std::shared_ptr<const gguf::GgufFile> file)
 {
-    // a remote file is not edited here: the writer needs it on this machine (docs/REMOTE.md)
+    // a remote file is not edited here: the writer needs it on this machine (docs/REMOTE.md); nor is
+    // a damaged one: the writer copies the tensor data, which lies past the break
     const bool remote = file && file->isRemote();
-    if (remote && isEditing())
+    const bool damaged = file && file->breakage();
+    if ((remote || damaged) && isEditing())
         setEditing(false);
-    m_editButton->setEnabled(!remote);
-    m_editButton->setToolTip(remote ? tr("A remote file cannot be edited: download it, then open and edit the copy.")
-                                    : m_editTip);
+    m_editButton->setEnabled(!remote && !damaged);
+    m_editButton->setToolTip(remote    ? tr("A remote file cannot be edited: download it, then open and edit the copy.")
+                             : damaged ? tr("A damaged file cannot be edited: what follows the break is unknown.")
+                                       : m_editTip);
     m_editor->setFile(file); // a new file starts without changes
     m_model->setFile(std::move(file));
     updatePending();

@@ -26,6 +26,7 @@ struct MetadataTreeModel::Node {
     QString group;        // Group: the namespace
     uint32_t entry = 0;   // Entry, Element: index of the metadata pair
     std::string added;    // Entry: the key of a pending new pair (not in the file)
+    bool broken = false;  // Entry: the pair being read when a damaged file's reading stopped
     uint64_t element = 0; // Element: position in the parent array
     gguf::Value value;    // Entry, Element
     std::vector<std::unique_ptr<Node>> children;
@@ -84,18 +85,7 @@ void MetadataTreeModel::build()
                 c->kind == gguf::KeyChange::Kind::Set && !m_file->findMetadata(key))
                 keys.emplace_back(key, nullptr);
     for (const auto &[key, entry] : keys) {
-        const std::string_view ns = gguf::keyNamespace(key);
-        const QString name =
-            ns.empty() ? tr("(no namespace)") : QString::fromUtf8(ns.data(), static_cast<qsizetype>(ns.size()));
-        Node *&group = groups[name];
-        if (!group) {
-            auto node = std::make_unique<Node>();
-            node->parent = m_root.get();
-            node->row = static_cast<int>(m_root->children.size());
-            node->group = name;
-            group = node.get();
-            m_root->children.push_back(std::move(node));
-        }
+        Node *group = groupOf(groups, key);
         auto node = std::make_unique<Node>();
         node->kind = ItemKind::Entry;
         node->parent = group;
@@ -108,6 +98,87 @@ void MetadataTreeModel::build()
         }
         group->children.push_back(std::move(node));
     }
+    addBrokenEntry(groups);
+}
+
+namespace {
+
+QFont pendingFont(bool removed)
+{
+    QFont font;
+    font.setBold(!removed);
+    font.setStrikeOut(removed);
+    font.setItalic(removed);
+    return font;
+}
+
+} // namespace
+
+MetadataTreeModel::Node *MetadataTreeModel::groupNamed(QHash<QString, Node *> &groups, const QString &name)
+{
+    Node *&group = groups[name];
+    if (!group) {
+        auto node = std::make_unique<Node>();
+        node->parent = m_root.get();
+        node->row = static_cast<int>(m_root->children.size());
+        node->group = name;
+        group = node.get();
+        m_root->children.push_back(std::move(node));
+    }
+    return group;
+}
+
+MetadataTreeModel::Node *MetadataTreeModel::groupOf(QHash<QString, Node *> &groups, std::string_view key)
+{
+    const std::string_view ns = gguf::keyNamespace(key);
+    return groupNamed(groups, ns.empty() ? tr("(no namespace)")
+                                         : QString::fromUtf8(ns.data(), static_cast<qsizetype>(ns.size())));
+}
+
+void MetadataTreeModel::addBrokenEntry(QHash<QString, Node *> &groups)
+{
+    const gguf::Breakage *b = m_file->breakage();
+    if (!b || b->section != gguf::Breakage::Section::Metadata)
+        return;
+    // in its namespace when its key was read, else in a group of its own
+    Node *group = b->nameRead() ? groupOf(groups, b->entry.key) : groupNamed(groups, tr("(damaged)"));
+    auto node = std::make_unique<Node>();
+    node->kind = ItemKind::Entry;
+    node->parent = group;
+    node->row = static_cast<int>(group->children.size());
+    node->broken = true;
+    node->entry = static_cast<uint32_t>(b->index);
+    group->children.push_back(std::move(node));
+}
+
+QVariant MetadataTreeModel::brokenData(const QModelIndex &index, int role) const
+{
+    const gguf::Breakage &b = *m_file->breakage();
+    const QString key = b.nameRead() ? ValueText::fullText(b.entry.key) : tr("(pair %1: key not read)").arg(b.index);
+    const uint64_t end = std::min(b.fieldOffset + std::max<uint64_t>(b.fieldSize, 1), m_file->fileSize());
+    switch (role) {
+    case Qt::DisplayRole:
+        switch (index.column()) {
+        case KeyColumn: return key;
+        case TypeColumn: return tr("damaged");
+        case ValueColumn:
+            return tr("✖ reading stopped at byte %1: %2")
+                .arg(TextFormat::offset(b.fieldOffset), QString::fromStdString(b.expected));
+        }
+        return {};
+    case Qt::ToolTipRole:
+    case FullTextRole: return QString::fromStdString(m_file->error().message);
+    case KeyRole: return b.nameRead() ? key : QString();
+    case ByteOffsetRole: return QVariant::fromValue<quint64>(b.offset);
+    case ByteSizeRole: return QVariant::fromValue<quint64>(end > b.offset ? end - b.offset : 0);
+    case ItemKindRole: return static_cast<int>(ItemKind::Entry);
+    case PendingRole: return false;
+    case ElementIndexRole: return qint64(-1);
+    case BrokenRole: return true;
+    case Qt::FontRole: return pendingFont(false);
+    case Qt::BackgroundRole: return DiffColors::background(DiffColors::Shade::Red);
+    }
+    return {};
 }
 
 MetadataTreeModel::Item MetadataTreeModel::itemFor(const QModelIndex &index) const
@@ -135,6 +206,8 @@ QModelIndex MetadataTreeModel::indexOfNode(const Node *node) const
 
 QString MetadataTreeModel::keyOf(const Node *node) const
 {
+    if (node->broken)
+        return ValueText::fullText(m_file->breakage()->entry.key);
     return node->added.empty() ? ValueText::fullText(m_file->metadata()[node->entry].key)
                                : QString::fromStdString(node->added);
 }
@@ -144,7 +217,8 @@ QModelIndex MetadataTreeModel::indexOfKey(const QString &key) const
     const std::string wanted = key.toStdString();
     for (const auto &group : m_root->children)
         for (const auto &entry : group->children)
-            if (entry->added.empty() ? m_file->metadata()[entry->entry].key == wanted : entry->added == wanted)
+            if (!entry->broken &&
+                (entry->added.empty() ? m_file->metadata()[entry->entry].key == wanted : entry->added == wanted))
                 return indexOfNode(entry.get());
     return {};
 }
@@ -281,6 +355,10 @@ QVariant MetadataTreeModel::data(const QModelIndex &index, int role) const
             return item.node->group;
         return {};
     }
+    if (!item.leaf && item.node->broken)
+        return brokenData(index, role);
+    if (role == BrokenRole)
+        return false;
     if (!item.leaf && !item.node->added.empty())
         return addedData(*item.node, index, role);
     if (m_changes || role == Qt::EditRole || role == PendingRole || role == ElementIndexRole)
@@ -315,19 +393,6 @@ QVariant MetadataTreeModel::data(const QModelIndex &index, int role) const
     }
     return {};
 }
-
-namespace {
-
-QFont pendingFont(bool removed)
-{
-    QFont font;
-    font.setBold(!removed);
-    font.setStrikeOut(removed);
-    font.setItalic(removed);
-    return font;
-}
-
-} // namespace
 
 QVariant MetadataTreeModel::addedData(const Node &node, const QModelIndex &index, int role) const
 {
@@ -429,7 +494,7 @@ Qt::ItemFlags MetadataTreeModel::flags(const QModelIndex &index) const
         return f;
     const Item item = itemFor(index);
     const ItemKind kind = item.kind();
-    if (kind == ItemKind::Group)
+    if (kind == ItemKind::Group || (!item.leaf && item.node->broken))
         return f;
     const std::string key = index.data(KeyRole).toString().toStdString();
     if (gguf::isStructuralKey(key) || key == gguf::kPaddingKey)

@@ -2,9 +2,11 @@
 #pragma once
 
 #include <QAbstractItemModel>
+#include <QHash>
 
 #include <functional>
 #include <memory>
+#include <string_view>
 
 namespace gguf {
 class GgufFile;
@@ -29,6 +31,7 @@ public:
         ItemKindRole,                    ///< int(ItemKind)
         PendingRole,                     ///< bool: the item has a change not yet saved
         ElementIndexRole,                ///< qint64: an element's index in its array, -1 for other items
+        BrokenRole, ///< bool: the pair being read when a damaged file's reading stopped (shown, marked, last)
     };
     enum class ItemKind { Group, Entry, Element };
     /// Array elements made visible per fetchMore().
@@ -83,6 +86,12 @@ private:
     QVariant pendingData(const Item &item, const QModelIndex &index, int role) const;
     QVariant addedData(const Node &node, const QModelIndex &index, int role) const;
     QString keyOf(const Node *node) const;
+    /// The top-level group `name` (made when new), and the group of `key`'s namespace.
+    Node *groupNamed(QHash<QString, Node *> &groups, const QString &name);
+    Node *groupOf(QHash<QString, Node *> &groups, std::string_view key);
+    /// The pair being read when a damaged file's reading stopped, as the last entry of its group.
+    void addBrokenEntry(QHash<QString, Node *> &groups);
+    QVariant brokenData(const QModelIndex &index, int role) const;
 
     std::shared_ptr<const gguf::GgufFile> m_file;
     std::unique_ptr<gguf::Vocabulary> m_vocab;

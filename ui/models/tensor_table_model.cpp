@@ -185,6 +185,8 @@ QVariant TensorTableModel::tensorData(int tensor, int column, int role) const
     const auto &ref = m_model->tensors()[static_cast<size_t>(tensor)];
     const gguf::TensorInfo &info = *ref.info;
     const double bpw = bitsPerWeight(info.byteSize, info.elements);
+    // a damaged file whose tensor infos broke off: where the data region starts is unknown
+    const bool placed = m_model->shards()[ref.shard].file->tensorInfoEnd() != 0;
     switch (role) {
     case Qt::DisplayRole:
         switch (column) {
@@ -196,7 +198,7 @@ QVariant TensorTableModel::tensorData(int tensor, int column, int role) const
         case BytesColumn: return TextFormat::byteSize(info.byteSize);
         case BitsPerWeightColumn: return info.elements ? QString::number(bpw, 'f', 2) : QString();
         case OffsetColumn: return TextFormat::offset(info.relativeOffset);
-        case FileOffsetColumn: return TextFormat::offset(info.fileOffset);
+        case FileOffsetColumn: return placed ? TextFormat::offset(info.fileOffset) : tr("unknown");
         case LayerColumn: return info.layer < 0 ? QVariant() : QVariant(info.layer);
         case ShardColumn: return static_cast<int>(ref.shard) + 1;
         }
@@ -218,7 +220,10 @@ QVariant TensorTableModel::tensorData(int tensor, int column, int role) const
         return {};
     case Qt::ToolTipRole:
         switch (column) {
-        case NameColumn: return info.dataInFile ? QVariant() : tr("The data of this tensor lies outside the file");
+        case NameColumn:
+            if (!placed)
+                return tr("The tensor infos of this damaged file broke off, so where its data starts is unknown");
+            return info.dataInFile ? QVariant() : tr("The data of this tensor lies outside the file");
         case TypeColumn:
             return QString::fromUtf8(gguf::typeTraits(info.typeId).note.data(),
                                      static_cast<qsizetype>(gguf::typeTraits(info.typeId).note.size()));

@@ -54,7 +54,10 @@ void ValueGridModel::setTensor(std::shared_ptr<const gguf::GgufFile> file, const
             m_problem = tr("Values of type %1 cannot be decoded.")
                             .arg(QString::fromStdString(gguf::typeName(m_tensor->typeId)));
         else if (m_file->tensorBytes(*m_tensor).empty() && m_tensor->elements > 0)
-            m_problem = tr("The tensor's data is not inside the file.");
+            m_problem = m_file->breakage() && m_file->tensorInfoEnd() == 0
+                            ? tr("The file is damaged: its tensor infos broke off, so where this tensor's data starts "
+                                 "is unknown.")
+                            : tr("The tensor's data is not inside the file.");
         if (!m_problem.isEmpty())
             m_rows = m_columns = 0;
     }

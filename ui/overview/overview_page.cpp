@@ -5,6 +5,7 @@
 #include "core/format/split_model.h"
 #include "core/kind/file_kind.h"
 #include "core/vocab/well_known_keys.h"
+#include "ui/damage_text.h"
 #include "ui/job_tracker.h"
 #include "ui/models/text_format.h"
 #include "ui/models/value_text.h"
@@ -26,6 +27,9 @@
 #include <map>
 
 namespace {
+
+// where a finding's item keeps its shard (column 0) and byte offset (column 1)
+constexpr int kShardRole = Qt::UserRole + 1;
 
 QString count(std::optional<uint64_t> value)
 {
@@ -122,6 +126,12 @@ OverviewPage::OverviewPage(QWidget *parent)
     m_findings->setRootIsDecorated(false);
     m_findings->setAlternatingRowColors(true);
     m_findings->setMinimumHeight(120);
+    m_findings->setObjectName(QStringLiteral("findings"));
+    connect(m_findings, &QTreeWidget::itemActivated, this, [this](QTreeWidgetItem *item) {
+        const QVariant shard = item->data(0, kShardRole);
+        if (shard.isValid())
+            emit bytesRequested(shard.toInt(), item->data(1, kShardRole).value<quint64>(), 0);
+    });
     m_findings->header()->setStretchLastSection(true);
     auto *validationBox = new QGroupBox(tr("Validation"), this);
     auto *validationLayout = new QVBoxLayout(validationBox);
@@ -213,10 +223,17 @@ void OverviewPage::setModel(std::shared_ptr<const gguf::SplitModel> model)
         kindText += tr("; quantized with the importance matrix %1")
                         .arg(QString::fromStdString(m_kind.quantizedWith->file.empty() ? std::string("(unnamed)")
                                                                                        : m_kind.quantizedWith->file));
+    // a damaged file: what kind it is cannot be told from what was read before the break
+    const bool damaged = file.breakage() != nullptr;
+    if (damaged) {
+        m_title->setText(tr("%1 — damaged").arg(title.isEmpty() ? tr("unnamed") : title));
+        kindText = tr("unknown: the file is damaged (reading stopped in %1)").arg(DamageText::item(*file.breakage()));
+    }
     setField(Field::Kind, kindText);
     m_kindPanel->setReport(m_kind);
     // a memory estimate is for models: an adapter, a projector or a control vector runs inside one
-    m_memory->setVisible(m_kind.kind == gguf::FileKind::Model || m_kind.kind == gguf::FileKind::Vocabulary);
+    m_memory->setVisible(!damaged &&
+                         (m_kind.kind == gguf::FileKind::Model || m_kind.kind == gguf::FileKind::Vocabulary));
     setField(Field::Name, name.empty() ? QStringLiteral("—") : QString::fromStdString(name));
     setField(Field::Architecture, arch.empty() ? QStringLiteral("—") : QString::fromStdString(arch));
     setField(Field::Path, QString::fromStdString(file.path()));
@@ -236,9 +253,22 @@ void OverviewPage::setModel(std::shared_ptr<const gguf::SplitModel> model)
                                       ? tr("plain (as ggml writes it)")
                                       : tr("extended (alignment and data offset follow the counts)"));
     setField(Field::Alignment, QString::number(file.alignment()));
-    setField(Field::DataOffset, TextFormat::offsetAndDecimal(file.dataOffset()));
-    setField(Field::MetadataCount, QLocale().toString(static_cast<qulonglong>(file.metadata().size())));
-    setField(Field::TensorCount, QLocale().toString(static_cast<qulonglong>(m_model->tensors().size())));
+    const QLocale locale;
+    if (damaged) {
+        // the counts the header declares against the items read before the break
+        setField(Field::DataOffset, file.tensorInfoEnd() != 0 ? TextFormat::offsetAndDecimal(file.dataOffset())
+                                                              : tr("unknown (it follows the tensor infos)"));
+        setField(Field::MetadataCount, tr("%1 read of %2 declared")
+                                           .arg(locale.toString(static_cast<qulonglong>(file.metadata().size())),
+                                                locale.toString(static_cast<qulonglong>(file.declaredKvCount()))));
+        setField(Field::TensorCount, tr("%1 read of %2 declared")
+                                         .arg(locale.toString(static_cast<qulonglong>(file.tensors().size())),
+                                              locale.toString(static_cast<qulonglong>(file.declaredTensorCount()))));
+    } else {
+        setField(Field::DataOffset, TextFormat::offsetAndDecimal(file.dataOffset()));
+        setField(Field::MetadataCount, locale.toString(static_cast<qulonglong>(file.metadata().size())));
+        setField(Field::TensorCount, locale.toString(static_cast<qulonglong>(m_model->tensors().size())));
+    }
     const auto fileType = file.fileType();
     const auto fileTypeName = fileType ? gguf::fileTypeName(*fileType) : std::nullopt;
     setField(Field::FileType, !fileType      ? QStringLiteral("—")
@@ -317,6 +347,10 @@ void OverviewPage::showFindings(const gguf::SplitModel &model)
                 m_findings, {severityText(finding.severity), TextFormat::offset(finding.offset),
                              QString::fromStdString(finding.code), prefix + QString::fromStdString(finding.message)});
             item->setToolTip(3, item->text(3));
+            // activated (double-click, Enter): the Bytes page at the finding's field
+            item->setData(0, kShardRole, int(s));
+            item->setData(1, kShardRole, QVariant::fromValue<quint64>(finding.offset));
+            item->setToolTip(1, tr("Double-click to see these bytes"));
         }
     }
     // what the kind's own loader in llama.cpp would object to (docs/KINDS.md), the first 500
@@ -347,5 +381,6 @@ void OverviewPage::showTypeMix(const gguf::SplitModel &model)
     for (const auto &[type, bytes] : bytesPerType)
         bars.push_back({QString::fromStdString(gguf::typeName(type)), bytes});
     std::stable_sort(bars.begin(), bars.end(), [](const auto &a, const auto &b) { return a.bytes > b.bytes; });
-    m_plot->setBars(bars);
+    const bool damaged = model.primary().breakage() != nullptr;
+    m_plot->setBars(bars, damaged ? tr("No tensor infos were read: the file is damaged.") : QString());
 }

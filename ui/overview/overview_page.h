@@ -61,6 +61,8 @@ public:
     QString titleText() const;
     /// The kind, known at once; its facts and findings once kindShown() (read on a worker).
     const gguf::KindReport &kind() const { return m_kind; }
+    /// The model shown (null: none).
+    const std::shared_ptr<const gguf::SplitModel> &model() const { return m_model; }
     bool isKindShown() const { return m_kindShown; }
     int findingCount() const;
     const TypeMixPlot *typeMixPlot() const { return m_plot; }
@@ -70,6 +72,8 @@ public:
 signals:
     /// The kind's facts and findings are shown (after setModel, from a worker).
     void kindShown();
+    /// A finding was activated: the field at byte `offset` of shard `shard` (0-based).
+    void bytesRequested(int shard, quint64 offset, quint64 size);
 
 private:
     void showVerdict(const gguf::SplitModel &model);

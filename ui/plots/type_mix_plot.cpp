@@ -45,7 +45,7 @@ TypeMixPlot::TypeMixPlot(QWidget *parent)
     applyPalette();
 }
 
-void TypeMixPlot::setBars(const QVector<Bar> &bars)
+void TypeMixPlot::setBars(const QVector<Bar> &bars, const QString &emptyText)
 {
     m_bars = bars;
     double maxBytes = 0;
@@ -67,7 +67,7 @@ void TypeMixPlot::setBars(const QVector<Bar> &bars)
     m_plot->yAxis->setRange(0, maxBytes > 0 ? maxBytes / scale * 1.1 : 1);
     m_series->setData(keys, values);
     m_plot->replot();
-    m_empty->setText(tr("This file has no tensors."));
+    m_empty->setText(emptyText.isEmpty() ? tr("This file has no tensors.") : emptyText);
     m_stack->setCurrentWidget(bars.isEmpty() ? static_cast<QWidget *>(m_empty) : m_plot);
 }
 

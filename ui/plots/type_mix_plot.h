@@ -21,8 +21,9 @@ public:
 
     explicit TypeMixPlot(QWidget *parent = nullptr);
 
-    /// Replaces the bars (in the order given); an empty list shows "no tensors" instead of a chart.
-    void setBars(const QVector<Bar> &bars);
+    /// Replaces the bars (in the order given); an empty list shows `emptyText` (by default "no
+    /// tensors") instead of a chart.
+    void setBars(const QVector<Bar> &bars, const QString &emptyText = {});
     /// Shows nothing (no file).
     void clear();
     int barCount() const { return static_cast<int>(m_bars.size()); }

@@ -2,6 +2,8 @@
 #include "ui/tensors/tensors_page.h"
 
 #include "core/format/split_model.h"
+#include "ui/damage_text.h"
+#include "ui/message_bar.h"
 #include "ui/models/tensor_sort_filter_proxy.h"
 #include "ui/models/tensor_table_model.h"
 #include "ui/models/text_format.h"
@@ -9,6 +11,7 @@
 
 #include <QCheckBox>
 #include <QDataStream>
+#include <QFileInfo>
 #include <QHBoxLayout>
 #include <QHeaderView>
 #include <QLabel>
@@ -23,8 +26,9 @@ constexpr quint32 kStateVersion = 1;
 
 TensorsPage::TensorsPage(QWidget *parent)
     : QWidget(parent), m_model(new TensorTableModel(this)), m_proxy(new TensorSortFilterProxy(this)),
-      m_filter(new QLineEdit(this)), m_regex(new QCheckBox(tr("&Regular expression"), this)),
-      m_grouped(new QCheckBox(tr("&Group by layer"), this)), m_view(new QTreeView(this)), m_totals(new QLabel(this))
+      m_filter(new QLineEdit(this)), m_damage(new MessageBar(this)),
+      m_regex(new QCheckBox(tr("&Regular expression"), this)), m_grouped(new QCheckBox(tr("&Group by layer"), this)),
+      m_view(new QTreeView(this)), m_totals(new QLabel(this))
 {
     m_proxy->setSourceModel(m_model);
     m_filter->setPlaceholderText(tr("Filter by name or type…"));
@@ -60,7 +64,20 @@ TensorsPage::TensorsPage(QWidget *parent)
     bar->addWidget(m_filter, 1);
     bar->addWidget(m_regex);
     bar->addWidget(m_grouped);
+    m_damage->setObjectName(QStringLiteral("tensorsDamage"));
+    connect(m_damage, &MessageBar::actionTriggered, this, [this] {
+        const gguf::SplitModel *model = m_model->model();
+        if (!model)
+            return;
+        for (size_t s = 0; s < model->shards().size(); ++s)
+            if (const auto &file = model->shards()[s].file; file && file->breakage()) {
+                const auto [offset, size] = file->brokenBytes();
+                emit bytesRequested(int(s), offset, size);
+                return;
+            }
+    });
     auto *layout = new QVBoxLayout(this);
+    layout->addWidget(m_damage);
     layout->addLayout(bar);
     layout->addWidget(m_view, 1);
     layout->addWidget(m_totals);
@@ -79,6 +96,29 @@ void TensorsPage::setModel(std::shared_ptr<const gguf::SplitModel> model)
     if (m_model->isGroupedByLayer())
         m_view->expandAll();
     updateTotals();
+    showDamage();
+}
+
+void TensorsPage::showDamage()
+{
+    const gguf::SplitModel *model = m_model->model();
+    if (model)
+        for (const auto &shard : model->shards()) {
+            if (!shard.file || !shard.file->breakage())
+                continue;
+            const gguf::GgufFile &file = *shard.file;
+            const QString lead = file.breakage()->section == gguf::Breakage::Section::TensorInfos
+                                     ? QString()
+                                     : tr("No tensor infos were read.") + QLatin1Char(' ');
+            const QString who = model->isSplit()
+                                    ? QFileInfo(QString::fromStdString(shard.path)).fileName() + QStringLiteral(": ")
+                                    : QString();
+            m_damage->showMessage(MessageBar::Kind::Error,
+                                  who + lead + DamageText::where(file) + QLatin1Char('\n') + DamageText::missing(file),
+                                  tr("Show in &Bytes"), false);
+            return;
+        }
+    m_damage->clearMessage();
 }
 
 void TensorsPage::setFilter(const QString &pattern, bool regularExpression)

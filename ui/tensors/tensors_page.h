@@ -8,6 +8,7 @@
 
 #include <memory>
 
+class MessageBar;
 class QCheckBox;
 class QLabel;
 class QLineEdit;
@@ -49,14 +50,19 @@ public:
 signals:
     /// The tensor with info record `index` of shard `shard` (0-based) was selected.
     void tensorSelected(TensorRef tensor);
+    /// The damage bar's "Show in Bytes": bytes [offset, offset + size) of shard `shard`.
+    void bytesRequested(int shard, quint64 offset, quint64 size);
 
 private:
     void applyFilter();
     void updateTotals();
+    /// Names the tensor info being read when a damaged file's reading stopped (hidden otherwise).
+    void showDamage();
 
     TensorTableModel *m_model;
     TensorSortFilterProxy *m_proxy;
     QLineEdit *m_filter;
+    MessageBar *m_damage;
     QCheckBox *m_regex;
     QCheckBox *m_grouped;
     QTreeView *m_view;

@@ -4,6 +4,7 @@
 #include "core/format/gguf_file.h"
 #include "core/format/split_model.h"
 #include "core/vocab/vocabulary.h"
+#include "ui/damage_text.h"
 #include "ui/job_tracker.h"
 #include "ui/models/text_format.h"
 #include "ui/tokenizer/chat_template_view.h"
@@ -137,8 +138,15 @@ void TokenizerPage::setFile(std::shared_ptr<const gguf::GgufFile> file)
 void TokenizerPage::showSummary(const gguf::VocabularyStats *stats)
 {
     if (!m_vocab) {
-        m_summary->setText(m_file ? tr("No tokenizer vocabulary in this file (no tokenizer.ggml.tokens string array).")
-                                  : QString());
+        // a damaged file may have broken off before its tokenizer keys
+        const gguf::Breakage *broken = m_file ? m_file->breakage() : nullptr;
+        if (broken && broken->section != gguf::Breakage::Section::TensorInfos)
+            m_summary->setText(tr("No tokenizer vocabulary was read: the file is damaged. %1")
+                                   .arg(DamageText::where(*m_file).toHtmlEscaped()));
+        else
+            m_summary->setText(m_file
+                                   ? tr("No tokenizer vocabulary in this file (no tokenizer.ggml.tokens string array).")
+                                   : QString());
         return;
     }
     const QLocale locale;

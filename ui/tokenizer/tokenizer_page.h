@@ -50,6 +50,9 @@ public:
     TokenDetailsPanel *detailsPanel() const { return m_details; }
     MergesView *mergesView() const { return m_merges; }
     ChatTemplateView *chatTemplateView() const { return m_chatTemplate; }
+    /// The file whose tokenizer is shown, and its vocabulary (null: none).
+    const std::shared_ptr<const gguf::GgufFile> &file() const { return m_file; }
+    const std::shared_ptr<const gguf::Vocabulary> &vocabulary() const { return m_vocab; }
     TokenizeView *tokenizeView() const { return m_tokenize; }
 
 private:

@@ -7,6 +7,7 @@
 
 #include <QHBoxLayout>
 #include <QHeaderView>
+#include <QKeyEvent>
 #include <QLabel>
 #include <QLineEdit>
 #include <QLocale>
@@ -62,6 +63,10 @@ ValueGridView::ValueGridView(QWidget *parent)
             });
     });
     m_view->setModel(m_model);
+    // a typed character would start QAbstractItemView's type-ahead search, which reads the column's
+    // every row on the GUI thread (a page holds up to 2^20 rows: seconds of a frozen window, found
+    // by the monkey test, tests/monkey); Go to is the way to a value here
+    m_view->installEventFilter(this);
     m_view->setWordWrap(false);
     m_view->setCornerButtonEnabled(false);
     m_view->horizontalHeader()->setDefaultSectionSize(
@@ -106,6 +111,18 @@ ValueGridView::ValueGridView(QWidget *parent)
     connect(m_nextColumns, &QToolButton::clicked, this, [this] { stepPage(0, 1); });
     connect(m_model, &ValueGridModel::pageChanged, this, &ValueGridView::updatePageControls);
     updatePageControls();
+}
+
+bool ValueGridView::eventFilter(QObject *watched, QEvent *event)
+{
+    if (watched == m_view && event->type() == QEvent::KeyPress) {
+        const auto *key = static_cast<QKeyEvent *>(event);
+        const bool typed = !key->text().isEmpty() && key->text().at(0).isPrint() && !key->text().at(0).isSpace() &&
+                           !(key->modifiers() & (Qt::ControlModifier | Qt::AltModifier | Qt::MetaModifier));
+        if (typed)
+            return true;
+    }
+    return QWidget::eventFilter(watched, event);
 }
 
 void ValueGridView::setTensor(const TensorHandle &tensor)

@@ -29,6 +29,10 @@ public:
     QTableView *view() const { return m_view; }
     QString pageText() const;
 
+protected:
+    /// Keeps typed characters from the grid's type-ahead search (see the constructor).
+    bool eventFilter(QObject *watched, QEvent *event) override;
+
 private:
     void showPosition(const QModelIndex &index);
     void updatePageControls();

@@ -175,7 +175,8 @@ QString statusText(gguf::StatsStatus status)
     case gguf::StatsStatus::Unsupported:
         return QCoreApplication::translate("WeightJobs", "values of this type cannot be decoded");
     case gguf::StatsStatus::NoData:
-        return QCoreApplication::translate("WeightJobs", "the tensor's data is not inside the file");
+        return QCoreApplication::translate("WeightJobs", "the tensor's data is not inside the file (the file is cut "
+                                                         "short, or damaged before the end of its tensor infos)");
     }
     return {};
 }

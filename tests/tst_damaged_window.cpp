@@ -1,0 +1,270 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
+// Every file of the corruption matrix in the explorer window (#21): a damaged file opens with what
+// was read before the break, a red bar names the offset `gguf-inspect validate` names, its "Show in
+// Bytes" leads to the field that broke (highlighted, noted), and the Bytes page waits there; a file
+// that is wrong but parses opens with each finding linked to its bytes; a file that is not a GGUF
+// stays a plain error.
+#include "app/explorer/main_window.h"
+#include "core/format/byte_map.h"
+#include "core/format/split_model.h"
+#include "tests/support/corruption_cases.h"
+#include "tests/support/exact_json.h"
+#include "tests/support/inspect_run.h"
+#include "ui/document.h"
+#include "ui/hex/hex_annotator.h"
+#include "ui/hex/hex_notes.h"
+#include "ui/hex/hex_page.h"
+#include "ui/hex/hex_view.h"
+#include "ui/message_bar.h"
+#include "ui/metadata/metadata_page.h"
+#include "ui/models/metadata_tree_model.h"
+#include "ui/models/text_format.h"
+#include "ui/overview/overview_page.h"
+#include "ui/tensors/tensors_page.h"
+
+#include <QAbstractItemModel>
+#include <QFile>
+#include <QPushButton>
+#include <QTabWidget>
+#include <QTemporaryDir>
+#include <QTreeView>
+#include <QTreeWidget>
+#include <QtTest>
+
+using namespace corruption_cases;
+
+namespace {
+
+// Every index of `model` under `parent`, depth first.
+void collect(const QAbstractItemModel &model, const QModelIndex &parent, QList<QModelIndex> &out)
+{
+    for (int r = 0; r < model.rowCount(parent); ++r) {
+        const QModelIndex index = model.index(r, 0, parent);
+        out << index;
+        collect(model, index, out);
+    }
+}
+
+// What `gguf-inspect validate --json` names: (code, offset) of each finding.
+QList<std::pair<std::string, uint64_t>> validateFindings(const QString &path)
+{
+    const gguf::test::InspectRun run =
+        gguf::test::inspect({QStringLiteral("validate"), path, QStringLiteral("--json")});
+    QList<std::pair<std::string, uint64_t>> out;
+    const auto json = gguf::test::ExactJson::parse(run.out.toStdString());
+    if (!json || !json->isArray())
+        return out;
+    for (const gguf::test::ExactJson &f : json->items())
+        out.append({f["code"].text(), f["offset"].toUInt64().value_or(UINT64_MAX)});
+    return out;
+}
+
+} // namespace
+
+class TestDamagedWindow : public QObject {
+    Q_OBJECT
+
+private slots:
+    void initTestCase()
+    {
+        QVERIFY(m_dir.isValid());
+        m_window.resize(1200, 800);
+        m_window.show();
+        QVERIFY(QTest::qWaitForWindowExposed(&m_window));
+    }
+    void llamaCppHandcrafted_data() { addLlamaCppRows(); }
+    void llamaCppHandcrafted() { checkInWindow(); }
+    void findings_data() { addFindingRows(); }
+    void findings() { checkInWindow(); }
+    // a download cut short inside each field of the header: what the prefix holds, then the break
+    void cuts_data();
+    void cuts();
+
+private:
+    void checkInWindow();
+    void checkDamaged(const Case &c, const QString &path, uint64_t offset);
+    void checkFindingsLinked(const QString &path);
+
+    QTemporaryDir m_dir;
+    MainWindow m_window;
+    int m_files = 0;
+};
+
+void TestDamagedWindow::checkInWindow()
+{
+    QFETCH(Case, testCase);
+    const QString path = m_dir.filePath(QStringLiteral("case-%1.gguf").arg(++m_files));
+    QFile out(path);
+    QVERIFY(out.open(QIODevice::WriteOnly));
+    QCOMPARE(out.write(reinterpret_cast<const char *>(testCase.bytes.data()), qint64(testCase.bytes.size())),
+             qint64(testCase.bytes.size()));
+    out.close();
+
+    QSignalSpy shown(&m_window, &MainWindow::modelShown);
+    QSignalSpy failed(m_window.document(), &Document::loadFailed);
+    m_window.openFile(path);
+    QTRY_VERIFY_WITH_TIMEOUT(shown.count() + failed.count() > 0, 20000);
+    MessageBar *bar = m_window.messageBar();
+    const Expect &e = testCase.expect;
+    if (e.fileNull) {
+        // not a GGUF at all: a plain error, nothing opened
+        QCOMPARE(failed.count(), 1);
+        QVERIFY(bar->isVisible() && bar->kind() == MessageBar::Kind::Error);
+        QVERIFY2(bar->text().contains(QFileInfo(path).fileName()), qPrintable(bar->text()));
+        QVERIFY(!bar->actionButton()->isVisible());
+        return;
+    }
+    QCOMPARE(shown.count(), 1);
+    QCOMPARE(m_window.document()->path(), path);
+    const QList<std::pair<std::string, uint64_t>> named = validateFindings(path);
+    const bool structural = e.errorKind == gguf::ErrorKind::Malformed ||
+                            e.errorKind == gguf::ErrorKind::UnsupportedType ||
+                            e.errorKind == gguf::ErrorKind::UnsupportedVersion;
+    if (structural) {
+        // the offset validate gives the fatal finding
+        const auto fatal =
+            std::find_if(named.begin(), named.end(), [&](const auto &f) { return f.first == e.errorCode; });
+        QVERIFY2(fatal != named.end(), e.errorCode.c_str());
+        checkDamaged(testCase, path, fatal->second);
+        return;
+    }
+    QCOMPARE(m_window.document()->damagedShard(), -1);
+    QVERIFY(!m_window.windowTitle().contains(QStringLiteral("damaged")));
+    QVERIFY(!bar->isVisible() || bar->kind() != MessageBar::Kind::Error);
+    checkFindingsLinked(path);
+}
+
+void TestDamagedWindow::cuts_data()
+{
+    QTest::addColumn<Case>("testCase");
+    const BuiltFile full = base().build();
+    const Layout &L = full.layout();
+    std::vector<std::pair<std::string, uint64_t>> fields{
+        {"version", L.versionOffset}, {"tensor_count", L.tensorCountOffset}, {"kv_count", L.kvCountOffset}};
+    for (const KvLayout &k : L.kvs)
+        for (const auto &[what, at] : {std::pair<const char *, uint64_t>{"key_length", k.offset},
+                                       {"key", k.keyOffset},
+                                       {"value_type", k.typeOffset},
+                                       {"value", k.valueOffset}})
+            fields.emplace_back(k.key + " " + what, at);
+    for (const TensorLayout &t : L.tensors)
+        for (const auto &[what, at] : {std::pair<const char *, uint64_t>{"name_length", t.infoOffset},
+                                       {"name", t.nameOffset},
+                                       {"n_dims", t.nDimsOffset},
+                                       {"dims", t.dimsOffset},
+                                       {"type", t.typeOffset},
+                                       {"offset", t.offsetFieldOffset}})
+            fields.emplace_back(t.name + " " + what, at);
+    for (const auto &[what, at] : fields) {
+        Case c{cut(full, at + 1).bytes(), {}};
+        c.expect.errorKind = gguf::ErrorKind::Malformed; // the code and offset are validate's
+        QTest::addRow("inside %s (%llu)", what.c_str(), static_cast<unsigned long long>(at)) << c;
+    }
+}
+
+void TestDamagedWindow::cuts()
+{
+    QFETCH(Case, testCase);
+    const QString path = m_dir.filePath(QStringLiteral("cut-%1.gguf").arg(++m_files));
+    QFile out(path);
+    QVERIFY(out.open(QIODevice::WriteOnly));
+    out.write(reinterpret_cast<const char *>(testCase.bytes.data()), qint64(testCase.bytes.size()));
+    out.close();
+    // the fatal finding is the last one validate names
+    const QList<std::pair<std::string, uint64_t>> named = validateFindings(path);
+    QVERIFY(!named.isEmpty());
+    testCase.expect.errorCode = named.back().first;
+    testCase.expect.errorOffset = named.back().second;
+    QSignalSpy shown(&m_window, &MainWindow::modelShown);
+    m_window.openFile(path);
+    QVERIFY(shown.wait(20000));
+    checkDamaged(testCase, path, named.back().second);
+}
+
+void TestDamagedWindow::checkDamaged(const Case &c, const QString &path, uint64_t offset)
+{
+    const uint64_t size = c.bytes.size();
+    QCOMPARE(offset, c.expect.errorOffset);
+    QCOMPARE(m_window.document()->damagedShard(), 0);
+    const gguf::GgufFile &file = m_window.document()->model()->primary();
+    QVERIFY(file.breakage());
+    QVERIFY(m_window.windowTitle().contains(QStringLiteral("(damaged)")));
+
+    // the red bar: the error and its offset, and the way to its bytes
+    MessageBar *bar = m_window.messageBar();
+    QVERIFY(bar->isVisible());
+    QCOMPARE(bar->kind(), MessageBar::Kind::Error);
+    QVERIFY2(bar->text().contains(QFileInfo(path).fileName()), qPrintable(bar->text()));
+    QVERIFY2(bar->text().contains(TextFormat::offset(offset)), qPrintable(bar->text()));
+    QVERIFY(bar->actionButton()->isVisible());
+
+    // the Bytes page waits at the break, the field that broke selected; the button goes there too
+    const uint64_t first = std::min(offset, size - 1);
+    HexPage *hex = m_window.hexPage();
+    QCOMPARE(hex->view()->selection().first, first);
+    m_window.pages()->setCurrentWidget(m_window.overviewPage());
+    QTest::mouseClick(bar->actionButton(), Qt::LeftButton);
+    QCOMPARE(m_window.pages()->currentWidget(), hex);
+    QVERIFY(bar->isVisible()); // the bar stays while the file is damaged
+    const gguf::Breakage &broken = *file.breakage();
+    const auto [begin, end] = hex->view()->selection();
+    QCOMPARE(begin, first);
+    QVERIFY(end > begin && end <= size);
+    if (offset < size) {
+        // the field is its own region, coloured and noted as broken, with the layout it needed
+        QTRY_VERIFY_WITH_TIMEOUT(hex->annotator() != nullptr, 10000);
+        const HexAnnotator::Description d = hex->annotator()->describe(offset);
+        QCOMPARE(d.kind, gguf::RegionKind::Broken);
+        QCOMPARE(d.category, HexAnnotator::Category::Broken);
+        QCOMPARE(d.regionOffset, offset);
+        QVERIFY2(d.explanation.contains(QString::fromStdString(file.breakage()->expected)), qPrintable(d.explanation));
+        const QString notes = HexNotes::forRow(*hex->annotator(), offset, offset + 1, 1000);
+        QVERIFY2(notes.contains(QStringLiteral("✖ ") + QString::fromStdString(broken.expected).left(20)),
+                 qPrintable(notes));
+    }
+
+    // the Metadata page lists the pairs read, and the one being read when it broke, marked
+    QList<QModelIndex> rows;
+    const QAbstractItemModel &tree = *m_window.metadataPage()->model();
+    collect(tree, {}, rows);
+    const auto brokenRows = std::count_if(
+        rows.begin(), rows.end(), [](const QModelIndex &i) { return i.data(MetadataTreeModel::BrokenRole).toBool(); });
+    QCOMPARE(brokenRows, broken.section == gguf::Breakage::Section::Metadata ? 1 : 0);
+    const auto entries = std::count_if(rows.begin(), rows.end(), [](const QModelIndex &i) {
+        return i.data(MetadataTreeModel::ItemKindRole).toInt() == int(MetadataTreeModel::ItemKind::Entry) &&
+               !i.data(MetadataTreeModel::BrokenRole).toBool();
+    });
+    QCOMPARE(size_t(entries), file.metadata().size());
+
+    // the Tensors page says which tensor info broke, or that none was read
+    const MessageBar *damage = m_window.tensorsPage()->findChild<MessageBar *>(QStringLiteral("tensorsDamage"));
+    QVERIFY(damage && !damage->text().isEmpty());
+    QVERIFY2(damage->text().contains(TextFormat::offset(broken.fieldOffset)), qPrintable(damage->text()));
+}
+
+void TestDamagedWindow::checkFindingsLinked(const QString &path)
+{
+    // every finding validate names is listed on the Overview with its offset, and leads to its bytes
+    const QList<std::pair<std::string, uint64_t>> named = validateFindings(path);
+    auto *list = m_window.overviewPage()->findChild<QTreeWidget *>(QStringLiteral("findings"));
+    QVERIFY(list);
+    for (const auto &[code, offset] : named) {
+        QTreeWidgetItem *item = nullptr;
+        for (int i = 0; i < list->topLevelItemCount() && !item; ++i)
+            if (list->topLevelItem(i)->text(2) == QString::fromStdString(code) &&
+                list->topLevelItem(i)->text(1) == TextFormat::offset(offset))
+                item = list->topLevelItem(i);
+        QVERIFY2(item, code.c_str());
+        m_window.pages()->setCurrentWidget(m_window.overviewPage());
+        emit list->itemActivated(item, 0);
+        QCOMPARE(m_window.pages()->currentWidget(), m_window.hexPage());
+        // (a finding at the end of the file, such as a data region that would start there, is
+        // shown at its last byte)
+        const uint64_t at = std::min(offset, m_window.document()->model()->primary().fileSize() - 1);
+        const auto [begin, end] = m_window.hexPage()->view()->selection();
+        QVERIFY2(begin <= at && at < end, code.c_str());
+    }
+}
+
+QTEST_MAIN(TestDamagedWindow)
+#include "tst_damaged_window.moc"
