@@ -315,8 +315,11 @@ void TestByteMap::truncated()
                 QVERIFY2(md.size() == L.kvs.size() && broken->index == ts.size() &&
                              broken->offset == L.tensors[ts.size()].infoOffset && L.tensors[ts.size()].infoEnd > size,
                          at.constData());
-                if (broken->nameRead())
+                if (broken->nameRead()) {
                     QVERIFY2(broken->tensor.name == L.tensors[ts.size()].name, at.constData());
+                    // a name read before the break names no tensor
+                    QVERIFY2(r.file->findTensor(broken->tensor.name) == nullptr, at.constData());
+                }
             }
         } else {
             // only tensor data is missing: the tail is cut tensor data or padding

@@ -139,26 +139,51 @@ void TestDamagedWindow::cuts_data()
     QTest::addColumn<Case>("testCase");
     const BuiltFile full = base().build();
     const Layout &L = full.layout();
-    std::vector<std::pair<std::string, uint64_t>> fields{
-        {"version", L.versionOffset}, {"tensor_count", L.tensorCountOffset}, {"kv_count", L.kvCountOffset}};
-    for (const KvLayout &k : L.kvs)
-        for (const auto &[what, at] : {std::pair<const char *, uint64_t>{"key_length", k.offset},
-                                       {"key", k.keyOffset},
-                                       {"value_type", k.typeOffset},
-                                       {"value", k.valueOffset}})
-            fields.emplace_back(k.key + " " + what, at);
-    for (const TensorLayout &t : L.tensors)
-        for (const auto &[what, at] : {std::pair<const char *, uint64_t>{"name_length", t.infoOffset},
-                                       {"name", t.nameOffset},
-                                       {"n_dims", t.nDimsOffset},
-                                       {"dims", t.dimsOffset},
-                                       {"type", t.typeOffset},
-                                       {"offset", t.offsetFieldOffset}})
-            fields.emplace_back(t.name + " " + what, at);
-    for (const auto &[what, at] : fields) {
-        Case c{cut(full, at + 1).bytes(), {}};
-        c.expect.errorKind = gguf::ErrorKind::Malformed; // the code and offset are validate's
-        QTest::addRow("inside %s (%llu)", what.c_str(), static_cast<unsigned long long>(at)) << c;
+    // each field, and where reading stops when the file ends one byte into it (from the format's
+    // rules, not from the reader): a length whose text is cut off is itself what cannot be read;
+    // a tensor's type and offset are read together
+    struct Field {
+        std::string what;
+        uint64_t at;
+        std::string code;
+        uint64_t breaks;
+    };
+    std::vector<Field> fields{{"version", L.versionOffset, "truncated", L.versionOffset},
+                              {"tensor_count", L.tensorCountOffset, "truncated", L.tensorCountOffset},
+                              {"kv_count", L.kvCountOffset, "truncated", L.kvCountOffset}};
+    for (const KvLayout &k : L.kvs) {
+        fields.push_back({k.key + " key_length", k.offset, "truncated", k.offset});
+        fields.push_back({k.key + " key", k.keyOffset, "key_past_end", k.offset});
+        fields.push_back({k.key + " value_type", k.typeOffset, "truncated", k.typeOffset});
+        // (a one-byte value is whole at its end: then the next pair's key length is cut off)
+        fields.push_back(
+            {k.key + " value", k.valueOffset, "truncated", k.end - k.valueOffset == 1 ? k.end : k.valueOffset});
+    }
+    for (const TensorLayout &t : L.tensors) {
+        fields.push_back({t.name + " name_length", t.infoOffset, "truncated", t.infoOffset});
+        fields.push_back({t.name + " name", t.nameOffset, "tensor_name_past_end", t.infoOffset});
+        fields.push_back({t.name + " n_dims", t.nDimsOffset, "truncated", t.nDimsOffset});
+        fields.push_back({t.name + " dims", t.dimsOffset, "truncated", t.dimsOffset});
+        fields.push_back({t.name + " type", t.typeOffset, "truncated", t.typeOffset});
+        fields.push_back({t.name + " offset", t.offsetFieldOffset, "truncated", t.typeOffset});
+    }
+    // ...unless the counts already claim more items than the bytes after them can hold: each tensor
+    // info takes at least 24 bytes (v3), each pair 13 (docs/FORMAT.md §5, row 4)
+    const uint64_t afterCounts = L.kvCountOffset + L.lenSize;
+    for (const Field &f : fields) {
+        const uint64_t size = f.at + 1;
+        Case c{cut(full, size).bytes(), {}};
+        c.expect.errorKind = gguf::ErrorKind::Malformed;
+        c.expect.errorCode = f.code;
+        c.expect.errorOffset = f.breaks;
+        if (size >= afterCounts && (size - afterCounts) / 24 < L.tensors.size()) {
+            c.expect.errorCode = "tensor_count_too_large";
+            c.expect.errorOffset = L.tensorCountOffset;
+        } else if (size >= afterCounts && (size - afterCounts) / 13 < L.kvs.size()) {
+            c.expect.errorCode = "kv_count_too_large";
+            c.expect.errorOffset = L.kvCountOffset;
+        }
+        QTest::addRow("inside %s (%llu)", f.what.c_str(), static_cast<unsigned long long>(f.at)) << c;
     }
 }
 
@@ -170,11 +195,11 @@ void TestDamagedWindow::cuts()
     QVERIFY(out.open(QIODevice::WriteOnly));
     out.write(reinterpret_cast<const char *>(testCase.bytes.data()), qint64(testCase.bytes.size()));
     out.close();
-    // the fatal finding is the last one validate names
+    // validate names the break where the format's rules put it (its fatal finding is the last)
     const QList<std::pair<std::string, uint64_t>> named = validateFindings(path);
     QVERIFY(!named.isEmpty());
-    testCase.expect.errorCode = named.back().first;
-    testCase.expect.errorOffset = named.back().second;
+    QCOMPARE(named.back().first, testCase.expect.errorCode);
+    QCOMPARE(named.back().second, testCase.expect.errorOffset);
     QSignalSpy shown(&m_window, &MainWindow::modelShown);
     m_window.openFile(path);
     QVERIFY(shown.wait(20000));

@@ -172,6 +172,15 @@ private slots:
         QCOMPARE(document.model()->tensors().size(), size_t(2));
         QCOMPARE(document.model()->tensors()[1].shard, 1u);
         QCOMPARE(document.model()->primary().architecture(), std::string("llama"));
+        // A damaged second shard, opened itself: the model opens with it marked (#21).
+        const QByteArray whole = shardBytes(2);
+        QVERIFY(writeFile(dir, QStringLiteral("m-00002-of-00002.gguf"), whole.left(30)) == second);
+        document.open(second);
+        QVERIFY(loaded.wait(10000));
+        QCOMPARE(document.path(), second);
+        QCOMPARE(document.damagedShard(), 1);
+        QCOMPARE(document.model()->shards().size(), size_t(2));
+        QCOMPARE(document.model()->tensors().size(), size_t(1));
     }
 
     void newerOpenDropsTheOlderResult()

@@ -7,8 +7,6 @@
 #include "tests/support/json_compare.h"
 #include "tests/support/temp_files.h"
 
-#include <algorithm>
-
 #include <QDir>
 #include <QFile>
 #include <QFileInfo>

@@ -9,6 +9,7 @@
 #include "core/net/remote_files.h"
 #include "core/net/remote_url.h"
 #include "core/stats/tensor_stats.h"
+#include "tests/support/gguf_builder.h"
 #include "tests/support/range_server/range_server.h"
 
 #include <QDateTime>
@@ -122,6 +123,7 @@ private slots:
     void readWithoutALeaseGetsZerosAndIsMarked();
     void namesAndUrls();
     void hubTokenFromEnvironmentAndFile();
+    void damagedHeaderKeepsWhatWasRead();
 
 private:
     RangeServer m_server;
@@ -634,6 +636,32 @@ void TestRemoteFiles::hubTokenFromEnvironmentAndFile()
         qputenv("HF_TOKEN", saved);
     if (!hfHome.isEmpty())
         qputenv("HF_HOME", hfHome);
+}
+
+void TestRemoteFiles::damagedHeaderKeepsWhatWasRead()
+{
+    // a 100 kB string (its text skipped, not read, by the parse), then a pair whose key length the
+    // file ends inside: the break is found in the first 4 KiB block, and what was read before it —
+    // the string — must stay readable (#21)
+    using gguf::test::GgufBuilder;
+    using V = gguf::test::BuildValue;
+    const std::string text(100000, 'x');
+    const auto built = GgufBuilder().kv("long", V::str(text)).kv("next", V::u32(7)).build();
+    const uint64_t cut = built.layout().kvs[1].offset + 3;
+    QFile out(m_dir.filePath(QStringLiteral("damaged.gguf")));
+    QVERIFY(out.open(QIODevice::WriteOnly));
+    out.write(reinterpret_cast<const char *>(built.bytes().data()), qint64(cut));
+    out.close();
+    m_server.serve("/damaged.gguf", out.fileName().toStdString());
+    net::enableRemoteFiles(quickOptions(4096));
+    const OpenResult r = GgufFile::open(m_server.url("/damaged.gguf"));
+    QVERIFY(r.file);
+    QCOMPARE(r.error.code, std::string("truncated"));
+    QVERIFY(r.file->breakage());
+    QCOMPARE(r.file->breakage()->fieldOffset, built.layout().kvs[1].offset);
+    QCOMPARE(r.file->metadata().size(), size_t(1));
+    QCOMPARE(std::string(r.file->metadata()[0].value.toStringView()), text);
+    QVERIFY(!r.file->source().unleasedRead());
 }
 
 QTEST_GUILESS_MAIN(TestRemoteFiles)

@@ -63,6 +63,15 @@ QString describeProblems(const gguf::SplitModel &model)
     return lines.join(u'\n');
 }
 
+// True when `error` is where a shard's structure broke off (that shard then opens, damaged).
+bool isBreak(const gguf::SplitModel &model, const gguf::Error &error)
+{
+    return std::any_of(model.shards().begin(), model.shards().end(), [&](const gguf::SplitModel::Shard &shard) {
+        return shard.file && shard.file->breakage() && shard.file->error().offset == error.offset &&
+               shard.file->error().code == error.code;
+    });
+}
+
 Document::LoadResult load(const QString &path, const gguf::ProgressFn &progress)
 {
     gguf::OpenOptions options;
@@ -72,7 +81,7 @@ Document::LoadResult load(const QString &path, const gguf::ProgressFn &progress)
     auto model = gguf::SplitModel::open(QFile::encodeName(path).toStdString(), error, options);
     if (error.kind == gguf::ErrorKind::Cancelled) {
         result.cancelled = true;
-    } else if (!model || (error && !model->primary().breakage())) {
+    } else if (!model || (error && !isBreak(*model, error))) {
         // Not a GGUF, or not read at all: the file is refused as a whole, so the document that is
         // open stays; the message names the problem and its byte offset. A damaged file (its
         // structure broke off at a field) opens with what was read before the break.

@@ -6,6 +6,7 @@
 #include "core/format/split_model.h"
 #include "ui/appearance.h"
 #include "ui/compare/compare_page.h"
+#include "ui/damage_text.h"
 #include "ui/document.h"
 #include "ui/drop_paths.h"
 #include "ui/hex/hex_page.h"
@@ -169,8 +170,14 @@ MainWindow::MainWindow(QWidget *parent)
         statusBar()->clearMessage();
         m_compare->setOther(m_other->model(), path);
         m_tabs->setCurrentWidget(m_compare);
-        if (!warning.isEmpty())
-            m_messageBar->showMessage(MessageBar::Kind::Warning, tr("Compared with %1: %2").arg(path, warning));
+        // a damaged B is compared as far as it was read: what follows its break is not "only in A"
+        QString problems = warning;
+        if (const int damaged = m_other->damagedShard(); damaged >= 0)
+            problems = tr("it is damaged, so only what was read before the break is compared. %1")
+                           .arg(DamageText::where(*m_other->model()->shards()[size_t(damaged)].file)) +
+                       (warning.isEmpty() ? QString() : QLatin1Char('\n') + warning);
+        if (!problems.isEmpty())
+            m_messageBar->showMessage(MessageBar::Kind::Warning, tr("Compared with %1: %2").arg(path, problems));
     });
     connect(m_other, &Document::loadFailed, this, [this](const QString &path, const QString &message, quint64 offset) {
         statusBar()->clearMessage();
@@ -427,13 +434,14 @@ void MainWindow::showLoaded(const QString &path, const QString &warning)
     const QFileInfo edited(QString::fromStdString(m_document->model()->primary().path()));
     const QString backup = QString::fromStdString(gguf::headerBackupPath(
         (edited.canonicalFilePath().isEmpty() ? edited.filePath() : edited.canonicalFilePath()).toStdString()));
+    QString notice; // what the bar says beside the warning, kept when the file is damaged too
     if (QFileInfo::exists(backup)) {
-        m_messageBar->showMessage(
-            MessageBar::Kind::Warning,
+        notice =
             tr("An earlier save of this file did not finish: %1 holds the file's old header. If the file is not as "
                "it should be, restore it (docs/EDITING.md §3); otherwise remove the backup. Saving in place waits "
                "until then.")
-                .arg(QDir::toNativeSeparators(backup)));
+                .arg(QDir::toNativeSeparators(backup));
+        m_messageBar->showMessage(MessageBar::Kind::Warning, notice);
         m_savedNotice.clear();
     } else if (!m_savedNotice.isEmpty()) {
         // after a save: what llama.cpp's checks think of the file written
@@ -442,9 +450,9 @@ void MainWindow::showLoaded(const QString &path, const QString &warning)
         const QString verdict = refusal
                                     ? tr("llama.cpp would refuse it: %1").arg(QString::fromStdString(refusal->message))
                                     : tr("llama.cpp would load it.");
+        notice = m_savedNotice + QLatin1Char(' ') + verdict;
         m_messageBar->showMessage(refusal ? MessageBar::Kind::Warning : MessageBar::Kind::Information,
-                                  m_savedNotice + QLatin1Char(' ') + verdict +
-                                      (warning.isEmpty() ? QString() : QLatin1Char('\n') + warning));
+                                  notice + (warning.isEmpty() ? QString() : QLatin1Char('\n') + warning));
         m_savedNotice.clear();
     } else if (warning.isEmpty()) {
         m_messageBar->clearMessage();
@@ -461,8 +469,9 @@ void MainWindow::showLoaded(const QString &path, const QString &warning)
                           "break.")
                            .arg(QFileInfo(QString::fromStdString(shard.path)).fileName(),
                                 TextFormat::offset(error.offset), QString::fromStdString(error.message));
-        if (!warning.isEmpty())
-            text += QLatin1Char('\n') + warning;
+        for (const QString &more : {notice, warning})
+            if (!more.isEmpty())
+                text += QLatin1Char('\n') + more;
         m_barShowsBreak = true;
         m_messageBar->showMessage(MessageBar::Kind::Error, text, tr("Show in &Bytes"), false);
     }

@@ -68,10 +68,13 @@ void printTable(const gguf::GgufFile &file)
     }
     table.print();
     if (file.tensorInfoEnd() == 0) {
-        // the tensor infos broke off: the error follows on stderr
-        print(std::to_string(file.tensors().size()) + " of " + std::to_string(file.declaredTensorCount()) +
-              " tensor infos read, " + groupDigits(file.parameterCount()) +
-              " elements; where the data starts is unknown\n");
+        // the file broke off before the end of its tensor infos: the error follows on stderr
+        if (file.headerEnd() == 0)
+            print("no tensor infos read: the header broke off\n");
+        else
+            print(std::to_string(file.tensors().size()) + " of " + std::to_string(file.declaredTensorCount()) +
+                  " tensor infos read, " + groupDigits(file.parameterCount()) +
+                  " elements; where the data starts is unknown\n");
         return;
     }
     print(std::to_string(file.tensors().size()) + " tensors, " + groupDigits(file.parameterCount()) + " elements, " +

@@ -107,8 +107,12 @@ OpenResult GgufFile::openSource(std::shared_ptr<ByteSource> source, const OpenOp
             GgufParser parser(*file, options, prefix.bytes().size());
             parser.run();
             if (file->m_error.kind != ErrorKind::NeedMore) {
-                // the last value walked may be a string that was skipped, not read
-                const uint64_t end = std::max(file->m_metadataEnd, file->m_tensorInfoEnd);
+                // the last value walked may be a string that was skipped, not read; a damaged header
+                // keeps everything before its break and the bytes of the field that broke
+                uint64_t end = std::max(file->m_metadataEnd, file->m_tensorInfoEnd);
+                if (file->m_breakage)
+                    end = std::max(end, std::min(total, file->m_breakage->fieldOffset +
+                                                            std::min(file->m_breakage->fieldSize, total)));
                 if (end > prefix.bytes().size())
                     prefix = file->m_source->acquire(0, end, cancel);
                 if (!prefix)

@@ -504,8 +504,8 @@ bool GgufParser::readTensorInfos()
         if (nameLen >= kMaxTensorName)
             finding(Severity::Error, "tensor_name_too_long", t.infoOffset,
                     named() + ": name of " + std::to_string(nameLen) + " bytes; ggml allows at most 63");
-        const auto [it, inserted] = m_file.m_tensorIndex.emplace(t.name, t.index);
-        if (!inserted)
+        // (indexed only once the record is whole: a name read before a break names no tensor)
+        if (const auto it = m_file.m_tensorIndex.find(t.name); it != m_file.m_tensorIndex.end())
             finding(Severity::Error, "duplicate_tensor_name", t.infoOffset,
                     named() + ": duplicate tensor name (first used by tensor " + std::to_string(it->second) + ")");
 
@@ -574,6 +574,7 @@ bool GgufParser::readTensorInfos()
                 finding(Severity::Error, "tensor_size_overflow", t.dimsOffset,
                         named() + ": the byte size cannot be represented");
         }
+        m_file.m_tensorIndex.emplace(t.name, t.index); // the first of duplicated names counts
         tensors.push_back(t);
     }
     m_file.m_tensorInfoEnd = m_pos;

@@ -429,8 +429,10 @@ void HexAnnotator::describeTensorInfo(const Region &region, uint64_t offset, Des
         d.label = tr("%1: type = %2 (%3)").arg(who).arg(t.typeId).arg(QString::fromStdString(gguf::typeName(t.typeId)));
         break;
     case RegionKind::TensorOffset:
+        // (a damaged file whose tensor infos broke off: where the data region starts is unknown)
         d.label = tr("%1: offset = %2 (file offset %3)")
-                      .arg(who, TextFormat::offset(t.relativeOffset), TextFormat::offset(t.fileOffset));
+                      .arg(who, TextFormat::offset(t.relativeOffset),
+                           m_file->tensorInfoEnd() != 0 ? TextFormat::offset(t.fileOffset) : tr("unknown"));
         break;
     default: break;
     }

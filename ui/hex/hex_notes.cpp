@@ -42,7 +42,7 @@ QString regionNote(const HexAnnotator &a, const Region &r)
         return Text::tr("✖ %1").arg(QString::fromStdString(f.breakage()->expected));
     if (a.isBrokenItem(r))
         return Text::tr("%1 of #%2, before the break")
-            .arg(QString::fromUtf8(gguf::regionKindName(r.kind).data()))
+            .arg(HexAnnotator::categoryName(HexAnnotator::categoryOf(r.kind)))
             .arg(r.item);
     switch (r.kind) {
     case RegionKind::Magic: return Text::tr("magic");

@@ -303,6 +303,11 @@ void HexPage::goToTensorData()
         return;
     const gguf::TensorInfo &t = file->tensors()[size_t(m_lastTensor.index)];
     const QString name = QString::fromUtf8(t.name.data(), qsizetype(t.name.size()));
+    if (file->tensorInfoEnd() == 0) {
+        // a damaged file whose tensor infos broke off: the data region starts after their end
+        showMessage(true, tr("Where the data of %1 starts is unknown: the file's tensor infos broke off.").arg(name));
+        return;
+    }
     if (!t.dataInFile || t.fileOffset >= file->fileSize()) {
         showMessage(true, tr("The data of %1 would start at %2, past the end of the file.")
                               .arg(name, TextFormat::offset(t.fileOffset)));

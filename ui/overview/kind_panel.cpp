@@ -265,7 +265,8 @@ void KindPanel::checkAgainstBase(const QString &basePath)
             gguf::Error error;
             // a split base: every shard is opened, as llama.cpp loads them all
             const auto base = gguf::SplitModel::open(path, error, options);
-            if (!base)
+            // a base read only in part would make every tensor after its break look missing
+            if (!base || error)
                 r.error = QString::fromStdString(error.message);
             else
                 r.check = gguf::checkAdapterAgainstBase(*adapter, *report, *base);

@@ -258,12 +258,18 @@ void OverviewPage::setModel(std::shared_ptr<const gguf::SplitModel> model)
         // the counts the header declares against the items read before the break
         setField(Field::DataOffset, file.tensorInfoEnd() != 0 ? TextFormat::offsetAndDecimal(file.dataOffset())
                                                               : tr("unknown (it follows the tensor infos)"));
-        setField(Field::MetadataCount, tr("%1 read of %2 declared")
-                                           .arg(locale.toString(static_cast<qulonglong>(file.metadata().size())),
-                                                locale.toString(static_cast<qulonglong>(file.declaredKvCount()))));
-        setField(Field::TensorCount, tr("%1 read of %2 declared")
-                                         .arg(locale.toString(static_cast<qulonglong>(file.tensors().size())),
-                                              locale.toString(static_cast<qulonglong>(file.declaredTensorCount()))));
+        // (the counts themselves are read only when the header got that far)
+        const bool counted = file.headerEnd() != 0;
+        setField(Field::MetadataCount, counted
+                                           ? tr("%1 read of %2 declared")
+                                                 .arg(locale.toString(static_cast<qulonglong>(file.metadata().size())),
+                                                      locale.toString(static_cast<qulonglong>(file.declaredKvCount())))
+                                           : tr("not read"));
+        setField(Field::TensorCount,
+                 counted ? tr("%1 read of %2 declared")
+                               .arg(locale.toString(static_cast<qulonglong>(file.tensors().size())),
+                                    locale.toString(static_cast<qulonglong>(file.declaredTensorCount())))
+                         : tr("not read"));
     } else {
         setField(Field::DataOffset, TextFormat::offsetAndDecimal(file.dataOffset()));
         setField(Field::MetadataCount, locale.toString(static_cast<qulonglong>(file.metadata().size())));
