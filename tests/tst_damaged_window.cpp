@@ -18,6 +18,8 @@
 #include "ui/message_bar.h"
 #include "ui/metadata/metadata_page.h"
 #include "ui/models/metadata_tree_model.h"
+#include "ui/models/tensor_sort_filter_proxy.h"
+#include "ui/models/tensor_table_model.h"
 #include "ui/models/text_format.h"
 #include "ui/overview/overview_page.h"
 #include "ui/tensors/tensors_page.h"
@@ -261,7 +263,26 @@ void TestDamagedWindow::checkDamaged(const Case &c, const QString &path, uint64_
     });
     QCOMPARE(size_t(entries), file.metadata().size());
 
-    // the Tensors page says which tensor info broke, or that none was read
+    // the Tensors page lists the tensor infos read, and the one being read when it broke, marked,
+    // flat and grouped by layer; it is not counted as a tensor
+    TensorsPage *tensorsPage = m_window.tensorsPage();
+    for (const bool grouped : {false, true}) {
+        tensorsPage->setGroupedByLayer(grouped);
+        QList<QModelIndex> tensorRows;
+        collect(*tensorsPage->proxy(), {}, tensorRows);
+        const auto marked = std::count_if(tensorRows.begin(), tensorRows.end(), [](const QModelIndex &i) {
+            return i.data(TensorTableModel::BrokenRole).toBool();
+        });
+        QCOMPARE(marked, broken.section == gguf::Breakage::Section::TensorInfos ? 1 : 0);
+        const auto listed = std::count_if(tensorRows.begin(), tensorRows.end(), [](const QModelIndex &i) {
+            return !i.data(TensorTableModel::IsGroupRole).toBool() && !i.data(TensorTableModel::BrokenRole).toBool();
+        });
+        QCOMPARE(size_t(listed), file.tensors().size());
+        QVERIFY2(tensorsPage->totalsText().startsWith(QStringLiteral("%1 of %1 tensors").arg(file.tensors().size())),
+                 qPrintable(tensorsPage->totalsText()));
+    }
+    tensorsPage->setGroupedByLayer(false);
+    // ...and says which tensor info broke, or that none was read
     const MessageBar *damage = m_window.tensorsPage()->findChild<MessageBar *>(QStringLiteral("tensorsDamage"));
     QVERIFY(damage && !damage->text().isEmpty());
     QVERIFY2(damage->text().contains(TextFormat::offset(broken.fieldOffset)), qPrintable(damage->text()));

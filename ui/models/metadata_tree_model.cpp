@@ -160,7 +160,7 @@ QVariant MetadataTreeModel::brokenData(const QModelIndex &index, int role) const
     case Qt::DisplayRole:
         switch (index.column()) {
         case KeyColumn: return key;
-        case TypeColumn: return tr("damaged");
+        case TypeColumn: return tr("broken");
         case ValueColumn:
             return tr("✖ reading stopped at byte %1: %2")
                 .arg(TextFormat::offset(b.fieldOffset), QString::fromStdString(b.expected));

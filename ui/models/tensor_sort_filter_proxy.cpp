@@ -131,6 +131,8 @@ TensorSortFilterProxy::Totals TensorSortFilterProxy::visibleTotals() const
     };
     for (int row = 0; row < rowCount(); ++row) {
         const QModelIndex top = index(row, 0);
+        if (top.data(TensorTableModel::BrokenRole).toBool())
+            continue; // a damaged file's broken tensor info is not a tensor
         if (!top.data(TensorTableModel::IsGroupRole).toBool()) {
             add(top);
             continue;

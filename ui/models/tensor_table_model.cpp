@@ -3,10 +3,12 @@
 
 #include "core/format/ggml_types.h"
 #include "core/format/split_model.h"
+#include "ui/models/diff_colors.h"
 #include "ui/models/text_format.h"
 #include "ui/models/value_text.h"
 
 #include <QColor>
+#include <QFont>
 #include <QLocale>
 #include <QStringList>
 
@@ -15,7 +17,11 @@
 #include <set>
 
 // Internal id of an index: 0 for a top-level row (a tensor, or a group when grouped);
-// g + 1 for a tensor inside group g.
+// g + 1 for a tensor inside group g. A damaged file's broken tensor info is the last top-level row.
+
+namespace {
+constexpr int kBrokenRow = -2; ///< tensorRow() of the broken tensor info's row
+}
 
 TensorTableModel::TensorTableModel(QObject *parent) : QAbstractItemModel(parent) {}
 
@@ -26,6 +32,7 @@ void TensorTableModel::setModel(std::shared_ptr<const gguf::SplitModel> model)
     beginResetModel();
     m_model = std::move(model);
     buildGroups();
+    m_brokenShard = brokenShard();
     endResetModel();
 }
 
@@ -59,11 +66,31 @@ void TensorTableModel::buildGroups()
         m_groups.push_back(std::move(entry.second));
 }
 
+int TensorTableModel::brokenShard() const
+{
+    if (!m_model)
+        return -1;
+    const auto &shards = m_model->shards();
+    for (size_t s = 0; s < shards.size(); ++s)
+        if (shards[s].file && shards[s].file->breakage() &&
+            shards[s].file->breakage()->section == gguf::Breakage::Section::TensorInfos)
+            return static_cast<int>(s);
+    return -1;
+}
+
+int TensorTableModel::topLevelRows() const
+{
+    const size_t rows = m_grouped ? m_groups.size() : m_model->tensors().size();
+    return static_cast<int>(rows) + (m_brokenShard >= 0 ? 1 : 0);
+}
+
 int TensorTableModel::tensorRow(const QModelIndex &index) const
 {
     if (!index.isValid() || !m_model)
         return -1;
     const quintptr id = index.internalId();
+    if (id == 0 && m_brokenShard >= 0 && index.row() == topLevelRows() - 1)
+        return kBrokenRow;
     if (id == 0)
         return m_grouped ? -1 : index.row();
     return m_groups[id - 1].tensors[static_cast<size_t>(index.row())];
@@ -128,8 +155,8 @@ int TensorTableModel::rowCount(const QModelIndex &parent) const
     if (!m_model || parent.column() > 0)
         return 0;
     if (!parent.isValid())
-        return m_grouped ? static_cast<int>(m_groups.size()) : static_cast<int>(m_model->tensors().size());
-    if (m_grouped && parent.internalId() == 0)
+        return topLevelRows();
+    if (m_grouped && parent.internalId() == 0 && size_t(parent.row()) < m_groups.size())
         return static_cast<int>(m_groups[static_cast<size_t>(parent.row())].tensors.size());
     return 0;
 }
@@ -143,9 +170,14 @@ QVariant TensorTableModel::data(const QModelIndex &index, int role) const
 {
     if (!checkIndex(index, CheckIndexOption::IndexIsValid) || !m_model)
         return {};
+    const int row = tensorRow(index);
+    if (row == kBrokenRow)
+        return brokenData(index.column(), role);
     if (m_grouped && index.internalId() == 0)
         return groupData(m_groups[static_cast<size_t>(index.row())], index.column(), role);
-    return tensorData(tensorRow(index), index.column(), role);
+    if (role == BrokenRole)
+        return false;
+    return tensorData(row, index.column(), role);
 }
 
 namespace {
@@ -244,6 +276,50 @@ QVariant TensorTableModel::tensorData(int tensor, int column, int role) const
     case TensorRole: return tensor;
     case ElementsRole: return QVariant::fromValue<quint64>(info.elements);
     case BytesRole: return QVariant::fromValue<quint64>(info.byteSize);
+    }
+    return {};
+}
+
+QVariant TensorTableModel::brokenData(int column, int role) const
+{
+    const gguf::GgufFile &file = *m_model->shards()[size_t(m_brokenShard)].file;
+    const gguf::Breakage &b = *file.breakage();
+    const QString name = b.nameRead() ? ValueText::fullText(b.tensor.name) : tr("(name not read)");
+    // the number of dimensions and the dimensions themselves, once they were read
+    const bool dimsRead = b.tensor.dimsOffset != 0 && b.tensor.dimsOffset < b.fieldOffset;
+    switch (role) {
+    case Qt::DisplayRole:
+        switch (column) {
+        case IndexColumn: return QVariant::fromValue<quint64>(b.index);
+        case NameColumn: return name;
+        case TypeColumn: return tr("broken");
+        case ShapeColumn: return dimsRead ? TextFormat::dims(b.tensor) : QString();
+        case FileOffsetColumn: return tr("unknown");
+        case ShardColumn: return m_brokenShard + 1;
+        }
+        return {};
+    case SortRole:
+        switch (column) {
+        case IndexColumn: return QVariant::fromValue<quint64>((quint64(m_brokenShard) << 32) | b.index);
+        case NameColumn: return name;
+        case ShardColumn: return m_brokenShard;
+        }
+        return {};
+    case Qt::ToolTipRole:
+        return tr("Reading stopped in this tensor info at byte %1: %2")
+            .arg(TextFormat::offset(b.fieldOffset), QString::fromStdString(b.expected));
+    case Qt::FontRole: {
+        QFont bold;
+        bold.setBold(true);
+        return bold;
+    }
+    case Qt::BackgroundRole: return DiffColors::background(DiffColors::Shade::Red);
+    case Qt::TextAlignmentRole: return static_cast<int>(alignmentOf(column));
+    case IsGroupRole: return false;
+    case BrokenRole: return true;
+    case TensorRole: return INT_MAX; // after every tensor read, on equal keys
+    case ElementsRole:
+    case BytesRole: return QVariant::fromValue<quint64>(0);
     }
     return {};
 }

@@ -38,6 +38,7 @@ public:
         TensorRole,                  ///< int: position in SplitModel::tensors(); -1 for groups
         ElementsRole,                ///< quint64
         BytesRole,                   ///< quint64
+        BrokenRole, ///< bool: the tensor info being read when a damaged file's reading stopped (last row)
     };
 
     explicit TensorTableModel(QObject *parent = nullptr);
@@ -74,6 +75,11 @@ private:
         quint64 bytes = 0;
     };
     void buildGroups();
+    /// The shard whose tensor infos broke off (its breakage is in them), or -1: that tensor info is
+    /// shown, marked, as the last row (the last top-level row when grouped).
+    int brokenShard() const;
+    int topLevelRows() const;
+    QVariant brokenData(int column, int role) const;
     int tensorRow(const QModelIndex &index) const;
     QVariant tensorData(int tensor, int column, int role) const;
     QVariant groupData(const Group &group, int column, int role) const;
@@ -81,4 +87,5 @@ private:
     std::shared_ptr<const gguf::SplitModel> m_model;
     bool m_grouped = false;
     std::vector<Group> m_groups;
+    int m_brokenShard = -1;
 };
