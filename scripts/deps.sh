@@ -12,7 +12,12 @@ GGUF_PACKAGES=(
   libcurl4-openssl-dev
   fonts-dejavu-core
   librsvg2-bin gzip
+  ccache mold
 )
+
+# What scripts/test.sh needs besides: the formatting and lint checks, python3 for its helper
+# scripts. (ccache and mold above keep every build fast: cmake/build_speed.cmake, docs/BUILDING.md.)
+GGUF_BUILD_TOOLS=(clang-format clang-tidy python3)
 
 # What scripts/package.sh needs to make the Debian package, and scripts/test.sh to check it and
 # the files it ships (docs/PACKAGING.md).

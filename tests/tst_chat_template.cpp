@@ -3,6 +3,7 @@
 // (tests/data/chat-templates) against what Jinja2 itself produced for two conversations
 // (expected.json, made by make_expected.py), then errors, limits and hostile templates.
 #include "core/template/chat_template.h"
+#include "tests/support/test_paths.h"
 
 #include <QFile>
 #include <QJsonDocument>
@@ -13,7 +14,7 @@ using namespace gguf;
 
 namespace {
 
-const QString kDir = QStringLiteral(GGUF_TEST_DATA_DIR "/chat-templates/");
+const QString kDir = gguf::test::dataPath(u"chat-templates/");
 
 QByteArray readAll(const QString &path)
 {

@@ -6,6 +6,7 @@
 #include "core/format/gguf_file.h"
 #include "core/vocab/vocabulary.h"
 #include "tests/support/gguf_builder.h"
+#include "tests/support/test_paths.h"
 #include "ui/tokenizer/chat_template_view.h"
 #include "ui/tokenizer/tokenize_view.h"
 #include "ui/tokenizer/tokenizer_page.h"
@@ -28,12 +29,12 @@ namespace {
 
 std::shared_ptr<const GgufFile> openReal(const QString &name)
 {
-    return GgufFile::open((QStringLiteral(GGUF_TEST_DATA_DIR "/real/") + name).toStdString()).file;
+    return GgufFile::open((gguf::test::dataPath(u"real/") + name).toStdString()).file;
 }
 
 QString expectedRendering(const QString &templateFile)
 {
-    QFile f(QStringLiteral(GGUF_TEST_DATA_DIR "/chat-templates/expected.json"));
+    QFile f(gguf::test::dataPath(u"chat-templates/expected.json"));
     if (!f.open(QIODevice::ReadOnly))
         return {};
     return QJsonDocument::fromJson(f.readAll())

@@ -11,6 +11,7 @@
 #include "tests/support/gguf_builder.h"
 #include "tests/support/plain_diff.h"
 #include "tests/support/temp_files.h"
+#include "tests/support/test_paths.h"
 
 #include <QCryptographicHash>
 #include <QFile>
@@ -32,7 +33,7 @@ using namespace gguf::test;
 
 namespace {
 
-const QString kReal = QStringLiteral(GGUF_TEST_DATA_DIR "/real/");
+const QString kReal = gguf::test::dataPath(u"real/");
 
 void compareClose(double actual, double expected, double relative, const char *what)
 {
@@ -142,7 +143,7 @@ private slots:
 
 void TestCompare::quantizedTwoWaysMatchesPlainSums()
 {
-    const auto a = openReal(QStringLiteral(GGUF_SAMPLE_MODEL));
+    const auto a = openReal(gguf::test::sampleModel());
     const auto b = openReal(kReal + QStringLiteral("tiny-llama-tied-q8_0.gguf"));
     QVERIFY(a && b);
     const auto hashesA = referenceHashes(kReal + QStringLiteral("tiny-llama-tied-q4_k_m.stats.json"));
@@ -191,7 +192,7 @@ void TestCompare::quantizedTwoWaysMatchesPlainSums()
 
 void TestCompare::anotherModelIsMatchedByName()
 {
-    const auto a = openReal(QStringLiteral(GGUF_SAMPLE_MODEL));
+    const auto a = openReal(gguf::test::sampleModel());
     const auto b = openReal(kReal + QStringLiteral("tiny-llama-q4_k_m.gguf"));
     QVERIFY(a && b);
     std::vector<TensorPair> pairs = matchTensors(*a, *b);
@@ -218,8 +219,8 @@ void TestCompare::anotherModelIsMatchedByName()
 
 void TestCompare::fileWithItselfIsSameBytes()
 {
-    const auto a = openReal(QStringLiteral(GGUF_SAMPLE_MODEL));
-    const auto b = openReal(QStringLiteral(GGUF_SAMPLE_MODEL)); // opened twice: other mappings
+    const auto a = openReal(gguf::test::sampleModel());
+    const auto b = openReal(gguf::test::sampleModel()); // opened twice: other mappings
     QVERIFY(a && b);
     std::vector<TensorPair> pairs = matchTensors(*a, *b);
     QCOMPARE(pairs.size(), a->tensors().size());

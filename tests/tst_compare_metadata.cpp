@@ -7,6 +7,7 @@
 #include "core/compare/tokenizer_diff.h"
 #include "core/format/gguf_file.h"
 #include "tests/support/gguf_builder.h"
+#include "tests/support/test_paths.h"
 
 #include <QTest>
 
@@ -18,7 +19,7 @@ using namespace gguf::test;
 
 namespace {
 
-const QString kReal = QStringLiteral(GGUF_TEST_DATA_DIR "/real/");
+const QString kReal = gguf::test::dataPath(u"real/");
 
 std::shared_ptr<const GgufFile> built(const GgufBuilder &builder)
 {

@@ -9,6 +9,7 @@
 #include "tests/support/gguf_builder.h"
 #include "tests/support/plain_diff.h"
 #include "tests/support/temp_files.h"
+#include "tests/support/test_paths.h"
 #include "ui/compare/compare_page.h"
 #include "ui/compare/tensor_pair_panel.h"
 #include "ui/compare/text_diff_view.h"
@@ -37,9 +38,9 @@
 
 namespace {
 
-const QString kSample = QStringLiteral(GGUF_SAMPLE_MODEL); // tiny-llama-tied-q4_k_m.gguf
-const QString kQ8 = QStringLiteral(GGUF_TEST_DATA_DIR "/real/tiny-llama-tied-q8_0.gguf");
-const QString kOther = QStringLiteral(GGUF_TEST_DATA_DIR "/real/tiny-llama-q4_k_m.gguf");
+const QString kSample = gguf::test::sampleModel(); // tiny-llama-tied-q4_k_m.gguf
+const QString kQ8 = gguf::test::dataPath(u"real/tiny-llama-tied-q8_0.gguf");
+const QString kOther = gguf::test::dataPath(u"real/tiny-llama-q4_k_m.gguf");
 
 bool openAndWait(MainWindow &window, const QString &path)
 {
@@ -200,14 +201,14 @@ private slots:
         // two vocabularies: arrays with differing elements (child rows), added and removed ids
         MainWindow window;
         window.show();
-        QVERIFY(openAndWait(window, QStringLiteral(GGUF_TEST_DATA_DIR "/real/ggml-vocab-llama-spm.gguf")));
+        QVERIFY(openAndWait(window, gguf::test::dataPath(u"real/ggml-vocab-llama-spm.gguf")));
         ComparePage *page = window.comparePage();
         QAbstractItemModelTester metadata(page->metadataModel(),
                                           QAbstractItemModelTester::FailureReportingMode::QtTest);
         QAbstractItemModelTester tokens(page->tokenModel(), QAbstractItemModelTester::FailureReportingMode::QtTest);
         QAbstractItemModelTester tensors(page->tensorModel(), QAbstractItemModelTester::FailureReportingMode::QtTest);
         QAbstractItemModelTester proxy(page->tensorProxy(), QAbstractItemModelTester::FailureReportingMode::QtTest);
-        QVERIFY(compareAndWait(window, QStringLiteral(GGUF_TEST_DATA_DIR "/real/ggml-vocab-phi-3.gguf")));
+        QVERIFY(compareAndWait(window, gguf::test::dataPath(u"real/ggml-vocab-phi-3.gguf")));
         const QModelIndex scores = page->metadataModel()->indexOfKey(QStringLiteral("tokenizer.ggml.scores"));
         QVERIFY(scores.isValid());
         QCOMPARE(page->metadataModel()->rowCount(scores), 8); // the first eight differing elements

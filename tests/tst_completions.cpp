@@ -7,6 +7,7 @@
 #include "tests/support/gguf_builder.h"
 #include "tests/support/inspect_run.h"
 #include "tests/support/temp_files.h"
+#include "tests/support/test_paths.h"
 
 #include <QDir>
 #include <QElapsedTimer>
@@ -31,9 +32,9 @@ using gguf::test::inspect;
 
 namespace {
 
-const QString kCompletions = QStringLiteral(GGUF_RESOURCES_DIR "/completions");
-const QString kSample = QStringLiteral(GGUF_SAMPLE_MODEL);
-const QString kInspect = QStringLiteral(GGUF_INSPECT_PATH);
+const QString kCompletions = gguf::test::resourcesDir() + QStringLiteral("/completions");
+const QString kSample = gguf::test::sampleModel();
+const QString kInspect = gguf::test::inspectPath();
 const QString kBashCompletion = QStringLiteral("/usr/share/bash-completion/bash_completion");
 const QStringList kCommands{"info",  "dump",     "tensors",    "vocab", "validate", "layout", "dequant",
                             "stats", "tokenize", "detokenize", "diff",  "set",      "memory"};
@@ -326,7 +327,7 @@ void TestCompletions::complete_data()
     row(Both, "gguf-inspect from PATH", {"stats", kSample, "f"}, empty, {"fake.from.path"}, dir("fake"));
     row(Both, "command word is a path", {"stats", kSample, "output_"}, empty, {"output_norm.weight"}, dir("fake"),
         kInspect);
-#ifdef GGUF_EXPLORER_PATH
+#ifdef GGUF_HAS_EXPLORER
     const QString explorer = QStringLiteral("gguf-explorer");
     row(Both, "explorer: options", {"--"}, empty,
         {"--help", "--help-all", "--version", "--screenshot", "--compare", "--color-scheme"}, {}, explorer);
@@ -356,10 +357,10 @@ void TestCompletions::complete()
     // never the network: no connection to the URL on the line, and no wait for one
     QCOMPARE(m_port.takeConnections(), 0);
     QVERIFY2(c->ms < 20000, qPrintable(QStringLiteral("took %1 ms").arg(c->ms)));
-#ifdef GGUF_EXPLORER_PATH
+#ifdef GGUF_HAS_EXPLORER
     if (words.constFirst() == QLatin1String("gguf-explorer"))
         for (const QString &option : c->offered.filter(QRegularExpression(QStringLiteral("^-"))))
-            QVERIFY2(helpOptions(QStringLiteral(GGUF_EXPLORER_PATH)).contains(option), qPrintable(option));
+            QVERIFY2(helpOptions(gguf::test::explorerPath()).contains(option), qPrintable(option));
 #endif
 }
 

@@ -8,6 +8,7 @@
 #include "core/quant/dequantize.h"
 #include "core/stats/tensor_stats.h"
 #include "tests/support/ggml_reference.h"
+#include "tests/support/test_paths.h"
 
 #include <QTest>
 
@@ -190,7 +191,7 @@ void TestDequantizeBigEndian::converterFiles()
     const auto members = kMultiByteMembers.find(r->typeName);
     QVERIFY(members != kMultiByteMembers.end());
 
-    const QString bigPath = QStringLiteral(GGUF_TEST_DATA_DIR "/big-endian/") + type + QStringLiteral(".gguf");
+    const QString bigPath = gguf::test::dataPath(u"big-endian/") + type + QStringLiteral(".gguf");
     const QString littlePath = kGgmlReferenceDir + r->file + QStringLiteral(".gguf");
     const OpenResult big = GgufFile::open(bigPath.toStdString());
     const OpenResult little = GgufFile::open(littlePath.toStdString());

@@ -4,6 +4,7 @@
 #include "core/format/split_model.h"
 #include "tests/support/gguf_builder.h"
 #include "tests/support/pending_events.h"
+#include "tests/support/test_paths.h"
 #include "ui/document.h"
 
 #include <QFile>
@@ -13,8 +14,8 @@
 
 namespace {
 
-const QString kSample = QStringLiteral(GGUF_SAMPLE_MODEL);
-const QString kVocab = QStringLiteral(GGUF_TEST_DATA_DIR "/real/ggml-vocab-llama-spm.gguf");
+const QString kSample = gguf::test::sampleModel();
+const QString kVocab = gguf::test::dataPath(u"real/ggml-vocab-llama-spm.gguf");
 
 QString writeFile(const QTemporaryDir &dir, const QString &name, const QByteArray &bytes)
 {

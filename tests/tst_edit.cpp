@@ -8,6 +8,7 @@
 #include "core/format/gguf_file.h"
 #include "tests/support/gguf_builder.h"
 #include "tests/support/gguf_file_checks.h"
+#include "tests/support/test_paths.h"
 
 #include <QDirIterator>
 #include <QtTest>
@@ -81,7 +82,7 @@ void checkUntouched(const GgufFile &before, const GgufFile &after, const QString
 QStringList fixtureFiles()
 {
     QStringList out;
-    for (const QString &root : {QStringLiteral(GGUF_TEST_DATA_DIR), QStringLiteral(GGUF_SAMPLE_MODEL_DIR)}) {
+    for (const QString &root : {gguf::test::dataDir(), gguf::test::sampleModelDir()}) {
         QDirIterator it(root, {QStringLiteral("*.gguf")}, QDir::Files, QDirIterator::Subdirectories);
         while (it.hasNext())
             out << it.next();
@@ -540,7 +541,8 @@ void TestEdit::refusesStructuralAndBadChanges()
     // an alignment of 2^30 (a power of two, so ggml accepts it) would pad the header to a GiB in
     // memory: refused (the input the fuzzer found, tests/fuzz/regressions)
     const OpenResult huge = GgufFile::open(
-        GGUF_TEST_DATA_DIR "/../fuzz/regressions/header-alignment-1gib-7f73701042778ed7a31dcd4d073451ec06200531");
+        gguf::test::dataPath(u"../fuzz/regressions/header-alignment-1gib-7f73701042778ed7a31dcd4d073451ec06200531")
+            .toStdString());
     QVERIFY(huge.file && huge.file->complete());
     QCOMPARE(huge.file->alignment(), uint64_t(1) << 30);
     QVERIFY(!planHeader(*huge.file, {}, {}, error));

@@ -8,6 +8,7 @@
 #include "core/kind/file_kind.h"
 #include "tests/support/kind_samples.h"
 #include "tests/support/temp_files.h"
+#include "tests/support/test_paths.h"
 
 #include <QTemporaryDir>
 #include <QtTest>
@@ -56,10 +57,10 @@ class TestFileKind : public QObject {
 private slots:
     void modelAndVocabulary()
     {
-        const auto tiny = GgufFile::open(GGUF_TEST_DATA_DIR "/real/tiny-llama-tied-q8_0.gguf").file;
+        const auto tiny = GgufFile::open(gguf::test::dataPath(u"real/tiny-llama-tied-q8_0.gguf").toStdString()).file;
         QVERIFY(tiny);
         QCOMPARE(describeKind(*tiny).kind, FileKind::Model);
-        const auto vocab = GgufFile::open(GGUF_TEST_DATA_DIR "/real/ggml-vocab-gpt-2.gguf").file;
+        const auto vocab = GgufFile::open(gguf::test::dataPath(u"real/ggml-vocab-gpt-2.gguf").toStdString()).file;
         QVERIFY(vocab);
         const KindReport r = describeKind(*vocab);
         QCOMPARE(r.kind, FileKind::Vocabulary);

@@ -9,6 +9,7 @@
 #include "tests/support/hex_fixture.h"
 #include "tests/support/pending_events.h"
 #include "tests/support/screenshots.h"
+#include "tests/support/test_paths.h"
 #include "ui/hex/hex_annotator.h"
 #include "ui/hex/hex_colors.h"
 #include "ui/hex/hex_inspector.h"
@@ -177,8 +178,8 @@ private slots:
         QFETCH(uint64_t, fieldOffset);
         QFETCH(QString, field);
         const auto open = [](const QString &path) { return GgufFile::open(path.toStdString()).file; };
-        const auto little = open(QStringLiteral(GGUF_TEST_DATA_DIR "/ggml-reference/%1.gguf").arg(type));
-        const auto big = open(QStringLiteral(GGUF_TEST_DATA_DIR "/big-endian/%1.gguf").arg(type));
+        const auto little = open(gguf::test::dataPath(u"ggml-reference/%1.gguf").arg(type));
+        const auto big = open(gguf::test::dataPath(u"big-endian/%1.gguf").arg(type));
         QVERIFY(little && big && big->byteSwapped());
         const HexAnnotator littleNotes(little), bigNotes(big);
         const uint64_t blockBytes = typeTraits(little->tensors()[0].typeId).typeSize;
@@ -419,7 +420,7 @@ private slots:
 
     void sampleReadsLikeAnAnnotatedWalkThrough()
     {
-        const std::shared_ptr<const GgufFile> sample = GgufFile::open(GGUF_SAMPLE_MODEL).file;
+        const std::shared_ptr<const GgufFile> sample = GgufFile::open(gguf::test::sampleModel().toStdString()).file;
         QVERIFY(sample);
         HexPage page;
         page.resize(1200, 640);

@@ -9,6 +9,7 @@
 #include "core/format/split_model.h"
 #include "tests/support/kind_samples.h"
 #include "tests/support/temp_files.h"
+#include "tests/support/test_paths.h"
 #include "ui/importance/importance_model.h"
 #include "ui/importance/importance_page.h"
 #include "ui/plots/heatmap_plot.h"
@@ -130,7 +131,7 @@ private slots:
         QVERIFY(index >= 0);
         QVERIFY(!tabs->isTabVisible(index));
         QSignalSpy shown(&window, &MainWindow::modelShown);
-        window.openFile(QStringLiteral(GGUF_SAMPLE_MODEL));
+        window.openFile(gguf::test::sampleModel());
         QVERIFY(shown.wait(10000));
         QVERIFY(!tabs->isTabVisible(index));
         QVERIFY(!window.importancePage()->isApplicable());
@@ -141,7 +142,7 @@ private slots:
         tabs->setCurrentIndex(index);
         QVERIFY(report.wait(10000));
         QCOMPARE(window.importancePage()->tableModel()->rowCount(), 5);
-        window.openFile(QStringLiteral(GGUF_SAMPLE_MODEL));
+        window.openFile(gguf::test::sampleModel());
         QVERIFY(shown.wait(10000));
         QVERIFY(!tabs->isTabVisible(index));
     }

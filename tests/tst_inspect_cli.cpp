@@ -6,6 +6,7 @@
 #include "tests/support/inspect_run.h"
 #include "tests/support/json_compare.h"
 #include "tests/support/temp_files.h"
+#include "tests/support/test_paths.h"
 
 #include <QDir>
 #include <QFile>
@@ -27,7 +28,7 @@ using gguf::test::parsePythonJson;
 
 namespace {
 
-const QString kDataDir = QStringLiteral(GGUF_TEST_DATA_DIR);
+const QString kDataDir = gguf::test::dataDir();
 
 using Run = gguf::test::InspectRun;
 using gguf::test::inspect;

@@ -8,6 +8,7 @@
 #include "tests/support/inspect_run.h"
 #include "tests/support/plain_diff.h"
 #include "tests/support/temp_files.h"
+#include "tests/support/test_paths.h"
 
 #include <QFile>
 #include <QJsonArray>
@@ -23,8 +24,8 @@ using gguf::test::inspect;
 
 namespace {
 
-const QString kData = QStringLiteral(GGUF_TEST_DATA_DIR);
-const QString kQ4 = QStringLiteral(GGUF_SAMPLE_MODEL); // tiny-llama-tied-q4_k_m.gguf
+const QString kData = gguf::test::dataDir();
+const QString kQ4 = gguf::test::sampleModel(); // tiny-llama-tied-q4_k_m.gguf
 const QString kQ8 = kData + "/real/tiny-llama-tied-q8_0.gguf";
 const QString kOther = kData + "/real/tiny-llama-q4_k_m.gguf";
 
@@ -217,7 +218,7 @@ private slots:
         QVERIFY(QFileInfo(QStringLiteral("/dev/full")).exists()); // Linux's always-full device
         QProcess process;
         process.setStandardOutputFile(QStringLiteral("/dev/full"));
-        process.start(QStringLiteral(GGUF_INSPECT_PATH), {QStringLiteral("diff"), kQ4, kQ8, QStringLiteral("--json")});
+        process.start(gguf::test::inspectPath(), {QStringLiteral("diff"), kQ4, kQ8, QStringLiteral("--json")});
         QVERIFY(process.waitForFinished(120000));
         QCOMPARE(process.exitCode(), 3);
         QVERIFY(process.readAllStandardError().contains("cannot write to standard output"));

@@ -6,6 +6,7 @@
 #include "tests/support/gguf_builder.h"
 #include "tests/support/inspect_run.h"
 #include "tests/support/temp_files.h"
+#include "tests/support/test_paths.h"
 
 #include <QFile>
 #include <QJsonArray>
@@ -18,7 +19,7 @@ using namespace gguf::test;
 
 namespace {
 
-const QString kTiny = QStringLiteral(GGUF_TEST_DATA_DIR "/real/tiny-llama-tied-q8_0.gguf");
+const QString kTiny = gguf::test::dataPath(u"real/tiny-llama-tied-q8_0.gguf");
 constexpr double MiB = 1024.0 * 1024.0;
 
 QJsonObject memoryJson(QStringList args)

@@ -4,6 +4,7 @@
 // gives a one-line message and exit status 1.
 #include "tests/support/inspect_run.h"
 #include "tests/support/range_server/range_server.h"
+#include "tests/support/test_paths.h"
 
 #include <QFile>
 #include <QJsonArray>
@@ -17,8 +18,8 @@ using gguf::test::RangeServer;
 
 namespace {
 
-const QString kModel = QStringLiteral(GGUF_TEST_DATA_DIR "/real/tiny-llama-q4_k_m.gguf");
-const QString kVocab = QStringLiteral(GGUF_TEST_DATA_DIR "/real/ggml-vocab-gpt-2.gguf");
+const QString kModel = gguf::test::dataPath(u"real/tiny-llama-q4_k_m.gguf");
+const QString kVocab = gguf::test::dataPath(u"real/ggml-vocab-gpt-2.gguf");
 
 } // namespace
 

@@ -8,6 +8,7 @@
 #include "tests/support/inspect_run.h"
 #include "tests/support/json_compare.h"
 #include "tests/support/temp_files.h"
+#include "tests/support/test_paths.h"
 
 #include <QCryptographicHash>
 #include <QFile>
@@ -21,8 +22,8 @@ using gguf::test::inspect;
 
 namespace {
 
-const QString kData = QStringLiteral(GGUF_TEST_DATA_DIR);
-const QString kSample = QStringLiteral(GGUF_SAMPLE_MODEL);
+const QString kData = gguf::test::dataDir();
+const QString kSample = gguf::test::sampleModel();
 
 QByteArray readAll(const QString &path)
 {

@@ -6,6 +6,7 @@
 #include "tests/support/ggml_reference.h"
 #include "tests/support/inspect_run.h"
 #include "tests/support/json_compare.h"
+#include "tests/support/test_paths.h"
 
 #include <QTest>
 
@@ -17,8 +18,8 @@ using gguf::test::parsePythonJson;
 
 namespace {
 
-const QString kSample = QStringLiteral(GGUF_SAMPLE_MODEL);
-const QString kGolden = QStringLiteral(GGUF_TEST_DATA_DIR "/numpy-stats/golden.json");
+const QString kSample = gguf::test::sampleModel();
+const QString kGolden = gguf::test::dataPath(u"numpy-stats/golden.json");
 
 const char *const kLevels[] = {"p1", "p5", "p25", "p50", "p75", "p95", "p99"};
 

@@ -2,6 +2,7 @@
 // `gguf-inspect tokenize` and `detokenize`: the ids of llama.cpp's test vectors, the JSON shape,
 // the text sources and the exit statuses.
 #include "tests/support/inspect_run.h"
+#include "tests/support/test_paths.h"
 
 #include <QFile>
 #include <QJsonArray>
@@ -14,7 +15,7 @@ using gguf::test::inspect;
 
 namespace {
 
-const QString kData = QStringLiteral(GGUF_TEST_DATA_DIR);
+const QString kData = gguf::test::dataDir();
 const QString kSpm = kData + "/real/ggml-vocab-llama-spm.gguf";
 const QString kGpt2 = kData + "/real/ggml-vocab-gpt-2.gguf";
 
@@ -58,7 +59,7 @@ private slots:
         f.close();
         QCOMPARE(inspect({"tokenize", kGpt2, "--file", f.fileName()}).out, QByteArray("15496 995\n"));
         QProcess p;
-        p.start(QStringLiteral(GGUF_INSPECT_PATH), {"tokenize", kGpt2, "--file", "-"});
+        p.start(gguf::test::inspectPath(), {"tokenize", kGpt2, "--file", "-"});
         QVERIFY(p.waitForStarted());
         p.write("Hello world");
         p.closeWriteChannel();

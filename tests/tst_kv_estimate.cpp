@@ -7,6 +7,7 @@
 #include "core/format/gguf_file.h"
 #include "core/memory/kv_estimate.h"
 #include "tests/support/gguf_builder.h"
+#include "tests/support/test_paths.h"
 
 #include <QtTest>
 
@@ -20,7 +21,7 @@ constexpr uint32_t kF32 = 0, kQ4_0 = 2, kQ8_0 = 8;
 
 std::shared_ptr<const GgufFile> tinyLlama()
 {
-    return GgufFile::open(GGUF_TEST_DATA_DIR "/real/tiny-llama-tied-q8_0.gguf").file;
+    return GgufFile::open(gguf::test::dataPath(u"real/tiny-llama-tied-q8_0.gguf").toStdString()).file;
 }
 
 using V = BuildValue;

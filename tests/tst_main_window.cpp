@@ -8,6 +8,7 @@
 #include "tests/support/contrast.h"
 #include "tests/support/pending_events.h"
 #include "tests/support/screenshots.h"
+#include "tests/support/test_paths.h"
 #include "ui/document.h"
 #include "ui/load_status.h"
 #include "ui/message_bar.h"
@@ -45,8 +46,8 @@
 
 namespace {
 
-const QString kSample = QStringLiteral(GGUF_SAMPLE_MODEL);
-const QString kVocab = QStringLiteral(GGUF_TEST_DATA_DIR "/real/ggml-vocab-phi-3.gguf");
+const QString kSample = gguf::test::sampleModel();
+const QString kVocab = gguf::test::dataPath(u"real/ggml-vocab-phi-3.gguf");
 
 bool openAndWait(MainWindow &window, const QString &path)
 {
@@ -257,9 +258,8 @@ private slots:
     void aboutShowsVersionAndRevision()
     {
         QProcess git;
-        git.start(QStringLiteral("git"),
-                  {QStringLiteral("-C"), QStringLiteral(GGUF_SOURCE_DIR), QStringLiteral("rev-parse"),
-                   QStringLiteral("--short=12"), QStringLiteral("HEAD")});
+        git.start(QStringLiteral("git"), {QStringLiteral("-C"), gguf::test::sourceDir(), QStringLiteral("rev-parse"),
+                                          QStringLiteral("--short=12"), QStringLiteral("HEAD")});
         const bool inGit = git.waitForFinished(30000) && git.exitCode() == 0;
         const QString revision =
             inGit ? QString::fromLatin1(git.readAllStandardOutput().trimmed()) : QStringLiteral("unknown");

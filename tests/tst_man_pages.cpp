@@ -4,6 +4,7 @@
 // the top-level keys of the JSON gguf-inspect prints. The lists come from the programs, so a command,
 // option or key added without its documentation fails here.
 #include "tests/support/inspect_run.h"
+#include "tests/support/test_paths.h"
 
 #include <QFile>
 #include <QJsonArray>
@@ -19,11 +20,11 @@
 
 namespace {
 
-const QString kSample = QStringLiteral(GGUF_SAMPLE_MODEL);
+const QString kSample = gguf::test::sampleModel();
 
 QString pagePath(const QString &program)
 {
-    return QStringLiteral(GGUF_RESOURCES_DIR "/man/") + program + QStringLiteral(".1");
+    return gguf::test::resourcesDir() + QStringLiteral("/man/") + program + QStringLiteral(".1");
 }
 
 gguf::test::InspectRun run(const QString &program, const QStringList &args,
@@ -222,9 +223,9 @@ void TestManPages::documentsEveryOption_data()
     QTest::addColumn<QString>("help");
     QTest::addColumn<int>("minimum"); // options --help lists at least, so that a broken parse cannot pass
     QTest::newRow("gguf-inspect") << QStringLiteral("gguf-inspect") << inspectHelp() << 28;
-#ifdef GGUF_EXPLORER_PATH
+#ifdef GGUF_HAS_EXPLORER
     // answered without a display
-    const auto explorer = run(QStringLiteral(GGUF_EXPLORER_PATH), {QStringLiteral("--help")});
+    const auto explorer = run(gguf::test::explorerPath(), {QStringLiteral("--help")});
     QCOMPARE(explorer.exitCode, 0);
     QTest::newRow("gguf-explorer") << QStringLiteral("gguf-explorer") << QString::fromLocal8Bit(explorer.out) << 5;
 #endif

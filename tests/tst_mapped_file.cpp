@@ -3,6 +3,7 @@
 #include "core/format/gguf_file.h"
 #include "core/format/mapped_file.h"
 #include "core/stats/tensor_stats.h"
+#include "tests/support/test_paths.h"
 
 #include <QFile>
 #include <QTemporaryDir>
@@ -50,7 +51,7 @@ void TestMappedFile::statisticsSurviveTruncation()
 {
     QTemporaryDir dir;
     const QString path = dir.filePath(QStringLiteral("q8_0.gguf"));
-    QVERIFY(QFile::copy(QStringLiteral(GGUF_TEST_DATA_DIR "/ggml-reference/q8_0.gguf"), path));
+    QVERIFY(QFile::copy(gguf::test::dataPath(u"ggml-reference/q8_0.gguf"), path));
     QFile::setPermissions(path, QFile::ReadOwner | QFile::WriteOwner);
     const OpenResult r = GgufFile::open(path.toStdString());
     QVERIFY(r.file && r.file->complete());
@@ -67,7 +68,7 @@ void TestMappedFile::replacedAndDeletedAreNoticed()
 {
     QTemporaryDir dir;
     const QString path = dir.filePath(QStringLiteral("model.gguf"));
-    QVERIFY(QFile::copy(QStringLiteral(GGUF_TEST_DATA_DIR "/ggml-reference/q4_0.gguf"), path));
+    QVERIFY(QFile::copy(gguf::test::dataPath(u"ggml-reference/q4_0.gguf"), path));
     Error error;
     const auto mapped = MappedFile::open(path.toStdString(), error);
     QVERIFY(mapped);
@@ -76,7 +77,7 @@ void TestMappedFile::replacedAndDeletedAreNoticed()
     QVERIFY(QFile::remove(path));
     QVERIFY(mapped->changedOnDisk());
     QCOMPARE(mapped->data()[0], first); // a deleted file's pages stay readable
-    QVERIFY(QFile::copy(QStringLiteral(GGUF_TEST_DATA_DIR "/ggml-reference/q4_1.gguf"), path));
+    QVERIFY(QFile::copy(gguf::test::dataPath(u"ggml-reference/q4_1.gguf"), path));
     QVERIFY(mapped->changedOnDisk());
 }
 
@@ -84,9 +85,9 @@ void TestMappedFile::refusesWhatIsNotARegularFile_data()
 {
     QTest::addColumn<QString>("path");
     QTest::addColumn<int>("kind");
-    QTest::newRow("directory") << QStringLiteral(GGUF_TEST_DATA_DIR) << int(ErrorKind::Unreadable);
+    QTest::newRow("directory") << gguf::test::dataDir() << int(ErrorKind::Unreadable);
     QTest::newRow("character device") << QStringLiteral("/dev/null") << int(ErrorKind::Unreadable);
-    QTest::newRow("missing") << QStringLiteral(GGUF_TEST_DATA_DIR "/no-such-file.gguf") << int(ErrorKind::NotFound);
+    QTest::newRow("missing") << gguf::test::dataPath(u"no-such-file.gguf") << int(ErrorKind::NotFound);
 }
 
 void TestMappedFile::refusesWhatIsNotARegularFile()

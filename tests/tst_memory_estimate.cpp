@@ -9,6 +9,7 @@
 #include "core/memory/memory_estimate.h"
 #include "tests/support/gguf_builder.h"
 #include "tests/support/temp_files.h"
+#include "tests/support/test_paths.h"
 
 #include <QtTest>
 
@@ -22,7 +23,7 @@ using V = BuildValue;
 
 std::shared_ptr<const GgufFile> tinyLlama()
 {
-    return GgufFile::open(GGUF_TEST_DATA_DIR "/real/tiny-llama-tied-q8_0.gguf").file;
+    return GgufFile::open(gguf::test::dataPath(u"real/tiny-llama-tied-q8_0.gguf").toStdString()).file;
 }
 
 struct Sums {

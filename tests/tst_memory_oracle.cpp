@@ -9,6 +9,7 @@
 #include "core/format/ggml_types.h"
 #include "core/format/gguf_file.h"
 #include "core/memory/memory_estimate.h"
+#include "tests/support/test_paths.h"
 
 #include <QFile>
 #include <QFileInfo>
@@ -21,7 +22,7 @@ using namespace gguf;
 
 namespace {
 
-const QString kDir = QStringLiteral(GGUF_TEST_DATA_DIR "/memory-oracle");
+const QString kDir = gguf::test::dataPath(u"memory-oracle");
 
 struct Row {
     QHash<QString, QString> v;
@@ -51,7 +52,7 @@ QList<Row> readFigures()
 QString modelPath(const QString &name)
 {
     const QString own = kDir + QStringLiteral("/models/") + name + QStringLiteral(".gguf");
-    return QFileInfo::exists(own) ? own : QStringLiteral(GGUF_TEST_DATA_DIR "/real/") + name + QStringLiteral(".gguf");
+    return QFileInfo::exists(own) ? own : gguf::test::dataPath(u"real/") + name + QStringLiteral(".gguf");
 }
 
 QString mib(uint64_t bytes)

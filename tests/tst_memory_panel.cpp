@@ -6,6 +6,7 @@
 #include "core/format/gguf_file.h"
 #include "core/format/split_model.h"
 #include "tests/support/gguf_builder.h"
+#include "tests/support/test_paths.h"
 #include "ui/overview/memory_panel.h"
 #include "ui/overview/overview_page.h"
 #include "ui/plots/memory_bar_plot.h"
@@ -27,7 +28,7 @@ constexpr uint64_t MiB = uint64_t(1) << 20;
 std::shared_ptr<const SplitModel> tinyLlama()
 {
     Error error;
-    return SplitModel::open(GGUF_TEST_DATA_DIR "/real/tiny-llama-tied-q8_0.gguf", error);
+    return SplitModel::open(gguf::test::dataPath(u"real/tiny-llama-tied-q8_0.gguf").toStdString(), error);
 }
 
 template <typename T> T *child(const QWidget &w, const char *name)

@@ -3,6 +3,7 @@
 // halves, joined and decoded; rows from a search; a vocabulary without merges.
 #include "core/format/gguf_file.h"
 #include "core/vocab/vocabulary.h"
+#include "tests/support/test_paths.h"
 #include "ui/models/merges_model.h"
 
 #include <QAbstractItemModelTester>
@@ -14,7 +15,7 @@ namespace {
 
 std::shared_ptr<const Vocabulary> realVocabulary(const QString &name)
 {
-    return Vocabulary::shared(GgufFile::open((QStringLiteral(GGUF_TEST_DATA_DIR "/real/") + name).toStdString()).file);
+    return Vocabulary::shared(GgufFile::open((gguf::test::dataPath(u"real/") + name).toStdString()).file);
 }
 
 QStringList row(const QAbstractItemModel &model, int r)

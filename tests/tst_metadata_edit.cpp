@@ -4,6 +4,7 @@
 // detail pane with its live check, Save in place and Save As with the reload and the verdict.
 #include "app/explorer/main_window.h"
 #include "core/format/gguf_file.h"
+#include "tests/support/test_paths.h"
 #include "ui/document.h"
 #include "ui/message_bar.h"
 #include "ui/metadata/metadata_editor.h"
@@ -23,7 +24,7 @@
 
 namespace {
 
-const QString kSample = QStringLiteral(GGUF_SAMPLE_MODEL);
+const QString kSample = gguf::test::sampleModel();
 
 // The value column of `key` (or of its element `element`) as the page's view shows it.
 QModelIndex valueIndex(MetadataPage &page, const QString &key, int element = -1)

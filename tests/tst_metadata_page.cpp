@@ -2,6 +2,7 @@
 // MetadataPage: recursive filtering, the detail pane, copying key and value, the byte range of the
 // selection, and its saved state.
 #include "core/format/gguf_file.h"
+#include "tests/support/test_paths.h"
 #include "ui/metadata/metadata_page.h"
 #include "ui/models/metadata_filter_proxy.h"
 #include "ui/models/metadata_tree_model.h"
@@ -42,7 +43,7 @@ class TestMetadataPage : public QObject {
 private slots:
     void initTestCase()
     {
-        m_file = gguf::GgufFile::open(GGUF_SAMPLE_MODEL).file;
+        m_file = gguf::GgufFile::open(gguf::test::sampleModel().toStdString()).file;
         QVERIFY(m_file);
     }
 

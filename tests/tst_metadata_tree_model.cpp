@@ -3,6 +3,7 @@
 // elements that arrive lazily in chunks — always under QAbstractItemModelTester.
 #include "core/format/gguf_file.h"
 #include "tests/support/gguf_builder.h"
+#include "tests/support/test_paths.h"
 #include "ui/models/metadata_tree_model.h"
 
 #include <QAbstractItemModelTester>
@@ -39,7 +40,7 @@ class TestMetadataTreeModel : public QObject {
 private slots:
     void initTestCase()
     {
-        m_sample = openFile(QStringLiteral(GGUF_SAMPLE_MODEL));
+        m_sample = openFile(gguf::test::sampleModel());
         QVERIFY(m_sample);
     }
 
@@ -278,7 +279,7 @@ private slots:
 
     void longStringsInFull()
     {
-        const auto phi3 = openFile(QStringLiteral(GGUF_TEST_DATA_DIR "/real/ggml-vocab-phi-3.gguf"));
+        const auto phi3 = openFile(gguf::test::dataPath(u"real/ggml-vocab-phi-3.gguf"));
         QVERIFY(phi3);
         MetadataTreeModel model;
         QAbstractItemModelTester tester(&model, QAbstractItemModelTester::FailureReportingMode::QtTest);

@@ -4,6 +4,11 @@
 // the file list, the control fields (Depends against the packages that own the libraries the
 // built programs load), the programs and the sample model, the desktop entry, AppStream metadata,
 // the MIME type (read back through Qt's MIME database) and the icons.
+// When the environment variable GGUF_PACKAGE_DEB names an existing file, that .deb is checked
+// instead and package.sh is not run (scripts/test.sh builds the package of this build once and
+// passes it); it is used where it is, not copied, and unpacked all the same.
+
+#include "tests/support/test_paths.h"
 
 #include <QCryptographicHash>
 #include <QDir>
@@ -82,11 +87,17 @@ private:
 void TestPackage::initTestCase()
 {
     QVERIFY(m_dir.isValid());
-    const Run built = run(QStringLiteral("bash"),
-                          {QStringLiteral(GGUF_SOURCE_DIR "/scripts/package.sh"), QStringLiteral("--build-dir"),
-                           QStringLiteral(GGUF_BUILD_DIR), QStringLiteral("--output"), m_dir.path()});
-    QVERIFY2(built.exitCode == 0, built.err.constData());
-    m_deb = QString::fromLocal8Bit(built.out.trimmed().split('\n').constLast());
+    // a package made beforehand (scripts/test.sh), else one made here from this build
+    const QString given = qEnvironmentVariable("GGUF_PACKAGE_DEB");
+    if (!given.isEmpty() && QFileInfo(given).isFile()) {
+        m_deb = given;
+    } else {
+        const Run built =
+            run(QStringLiteral("bash"), {gguf::test::sourcePath(u"scripts/package.sh"), QStringLiteral("--build-dir"),
+                                         gguf::test::buildDir(), QStringLiteral("--output"), m_dir.path()});
+        QVERIFY2(built.exitCode == 0, built.err.constData());
+        m_deb = QString::fromLocal8Bit(built.out.trimmed().split('\n').constLast());
+    }
     QVERIFY2(QFileInfo(m_deb).isFile(), qPrintable(m_deb));
     m_root = m_dir.filePath(QStringLiteral("root"));
     const Run unpacked = run(QStringLiteral("dpkg"), {QStringLiteral("-x"), m_deb, m_root});
@@ -128,11 +139,11 @@ void TestPackage::dependsCoversLinkedLibraries()
     for (const QByteArray &item : depends.out.trimmed().split(','))
         named.insert(QString::fromLatin1(item.trimmed().split(' ').constFirst()));
     QSet<QString> needed;
-    for (const char *program : {GGUF_EXPLORER_PATH, GGUF_INSPECT_PATH}) {
+    for (const QString &program : {gguf::test::explorerPath(), gguf::test::inspectPath()}) {
         // the libraries the program names itself (its NEEDED entries), found where ldd finds them
-        const Run dynamic = run(QStringLiteral("readelf"), {QStringLiteral("-d"), QString::fromLocal8Bit(program)});
+        const Run dynamic = run(QStringLiteral("readelf"), {QStringLiteral("-d"), program});
         QCOMPARE(dynamic.exitCode, 0);
-        const Run ldd = run(QStringLiteral("ldd"), {QString::fromLocal8Bit(program)});
+        const Run ldd = run(QStringLiteral("ldd"), {program});
         QCOMPARE(ldd.exitCode, 0);
         static const QRegularExpression neededLine(QStringLiteral("\\(NEEDED\\)\\s+Shared library: \\[([^\\]]+)\\]"));
         for (auto it = neededLine.globalMatch(QString::fromLocal8Bit(dynamic.out)); it.hasNext();) {
@@ -194,7 +205,7 @@ void TestPackage::programsRunFromThePackage()
 {
     const QString inspect = m_root + QStringLiteral("/usr/bin/gguf-inspect");
     const QString sample = m_root + QStringLiteral("/usr/share/gguf-explorer/sample/tiny-llama-tied-q4_k_m.gguf");
-    QCOMPARE(sha256(sample), sha256(QStringLiteral(GGUF_SOURCE_DIR "/resources/sample/tiny-llama-tied-q4_k_m.gguf")));
+    QCOMPARE(sha256(sample), sha256(gguf::test::sourcePath(u"resources/sample/tiny-llama-tied-q4_k_m.gguf")));
     const Run version = run(inspect, {QStringLiteral("--version")});
     QCOMPARE(version.exitCode, 0);
     QVERIFY2(version.out.startsWith("gguf-inspect " GGUF_VERSION " (git "), version.out.constData());
@@ -274,7 +285,7 @@ void TestPackage::compressedDocs()
         const QStringList paths = pair.split(QLatin1Char('|'));
         const Run unzipped = run(QStringLiteral("gzip"), {QStringLiteral("-dc"), m_root + QLatin1Char('/') + paths[0]});
         QCOMPARE(unzipped.exitCode, 0);
-        QFile source(QStringLiteral(GGUF_SOURCE_DIR "/") + paths[1]);
+        QFile source(gguf::test::sourcePath(paths[1]));
         QVERIFY(source.open(QIODevice::ReadOnly));
         QCOMPARE(unzipped.out, source.readAll());
     }
@@ -286,7 +297,7 @@ void TestPackage::versionsAgree()
 {
     const QString version = QStringLiteral(GGUF_VERSION);
     auto read = [](const QString &relative) {
-        QFile f(QStringLiteral(GGUF_SOURCE_DIR "/") + relative);
+        QFile f(gguf::test::sourcePath(relative));
         return f.open(QIODevice::ReadOnly) ? QString::fromUtf8(f.readAll()) : QString();
     };
     QVERIFY(read(QStringLiteral("resources/debian/changelog"))

@@ -4,6 +4,7 @@
 #include "core/format/ggml_types.h"
 #include "core/format/gguf_file.h"
 #include "tests/support/exact_json.h"
+#include "tests/support/test_paths.h"
 #include "tests/support/test_printers.h"
 
 #include <QCryptographicHash>
@@ -25,7 +26,7 @@ namespace {
 
 QString dataDir(const char *sub)
 {
-    return QStringLiteral(GGUF_TEST_DATA_DIR "/") + QLatin1String(sub);
+    return gguf::test::dataPath(QString::fromLatin1(sub));
 }
 
 std::optional<ExactJson> readJson(const QString &path)

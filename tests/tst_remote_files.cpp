@@ -11,6 +11,7 @@
 #include "core/stats/tensor_stats.h"
 #include "tests/support/gguf_builder.h"
 #include "tests/support/range_server/range_server.h"
+#include "tests/support/test_paths.h"
 
 #include <QDateTime>
 #include <QDir>
@@ -29,8 +30,8 @@ using gguf::test::RangeServer;
 
 namespace {
 
-const std::string kSample = GGUF_TEST_DATA_DIR "/real/tiny-llama-q4_k_m.gguf";
-const std::string kVocab = GGUF_TEST_DATA_DIR "/real/ggml-vocab-deepseek-llm.gguf";
+const std::string kSample = gguf::test::dataPath(u"real/tiny-llama-q4_k_m.gguf").toStdString();
+const std::string kVocab = gguf::test::dataPath(u"real/ggml-vocab-deepseek-llm.gguf").toStdString();
 
 net::RemoteOptions quickOptions(uint64_t blockBytes = uint64_t(64) << 10, uint64_t cacheBytes = uint64_t(64) << 20)
 {

@@ -15,6 +15,7 @@
 #include "core/stats/tensor_stats.h"
 #include "tests/support/gguf_builder.h"
 #include "tests/support/range_server/range_server.h"
+#include "tests/support/test_paths.h"
 
 #include <QTemporaryDir>
 #include <QTest>
@@ -32,7 +33,7 @@ using gguf::test::RangeServer;
 
 namespace {
 
-const std::string kSample = GGUF_TEST_DATA_DIR "/real/tiny-llama-q4_k_m.gguf";
+const std::string kSample = gguf::test::dataPath(u"real/tiny-llama-q4_k_m.gguf").toStdString();
 constexpr uint64_t kBlock = uint64_t(64) << 10;
 constexpr uint64_t kCap = 4 * kBlock; // the sample's two large tensors are 70 and 103 blocks
 

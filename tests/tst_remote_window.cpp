@@ -12,6 +12,7 @@
 #include "tests/support/gguf_builder.h"
 #include "tests/support/range_server/range_server.h"
 #include "tests/support/screenshots.h"
+#include "tests/support/test_paths.h"
 #include "ui/document.h"
 #include "ui/hex/hex_page.h"
 #include "ui/hex/hex_text.h"
@@ -42,7 +43,7 @@ using gguf::test::RangeServer;
 
 namespace {
 
-const QString kSample = QStringLiteral(GGUF_SAMPLE_MODEL);
+const QString kSample = gguf::test::sampleModel();
 
 bool openAndWait(MainWindow &window, const QString &path)
 {

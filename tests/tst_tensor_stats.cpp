@@ -3,6 +3,7 @@
 #include "core/format/gguf_file.h"
 #include "core/stats/heatmap.h"
 #include "core/stats/tensor_stats.h"
+#include "tests/support/test_paths.h"
 
 #include <QFile>
 #include <QTest>
@@ -381,7 +382,7 @@ void TestTensorStats::cancelStopsTheJob()
 
 void TestTensorStats::quantizedTensorMatchesReferenceValues()
 {
-    const QString dir = QStringLiteral(GGUF_TEST_DATA_DIR "/ggml-reference/");
+    const QString dir = gguf::test::dataPath(u"ggml-reference/");
     const OpenResult r = GgufFile::open((dir + "q4_K.gguf").toStdString());
     QVERIFY(r.file);
     QFile ref(dir + "q4_K.f32");

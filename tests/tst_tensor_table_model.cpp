@@ -6,6 +6,7 @@
 #include "core/format/gguf_file.h"
 #include "core/format/split_model.h"
 #include "tests/support/gguf_builder.h"
+#include "tests/support/test_paths.h"
 #include "ui/models/tensor_sort_filter_proxy.h"
 #include "ui/models/tensor_table_model.h"
 
@@ -23,7 +24,7 @@ constexpr uint32_t kQ8_0 = 8;
 std::shared_ptr<const SplitModel> sample()
 {
     Error error;
-    return SplitModel::open(GGUF_SAMPLE_MODEL, error);
+    return SplitModel::open(gguf::test::sampleModel().toStdString(), error);
 }
 
 // Tensors whose names only sort right in natural order.

@@ -4,6 +4,7 @@
 // orders, merge rule searches and cancelling.
 #include "core/format/gguf_file.h"
 #include "core/vocab/vocabulary.h"
+#include "tests/support/test_paths.h"
 #include "ui/models/token_search.h"
 
 #include <QtTest>
@@ -22,7 +23,7 @@ namespace {
 
 std::shared_ptr<const GgufFile> openReal(const QString &name)
 {
-    return GgufFile::open((QStringLiteral(GGUF_TEST_DATA_DIR "/real/") + name).toStdString()).file;
+    return GgufFile::open((gguf::test::dataPath(u"real/") + name).toStdString()).file;
 }
 
 TokenSearch::Query query(Mode mode, const QString &text, Field field = Field::StoredOrDecoded,

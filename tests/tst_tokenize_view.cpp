@@ -4,6 +4,7 @@
 // counts, long texts on a worker, and files without a tokenizer.
 #include "core/format/gguf_file.h"
 #include "tests/support/screenshots.h"
+#include "tests/support/test_paths.h"
 #include "ui/tokenizer/token_chips.h"
 #include "ui/tokenizer/tokenize_view.h"
 #include "ui/tokenizer/tokenizer_page.h"
@@ -20,7 +21,7 @@ namespace {
 
 std::shared_ptr<const GgufFile> openData(const QString &name)
 {
-    return GgufFile::open((QStringLiteral(GGUF_TEST_DATA_DIR "/") + name).toStdString()).file;
+    return GgufFile::open(gguf::test::dataPath(name).toStdString()).file;
 }
 
 bool settled(const TokenizeView &view)

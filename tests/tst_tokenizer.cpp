@@ -3,6 +3,7 @@
 // with llama.cpp for the other vocabularies (tests/data/tokenizer-oracle), and round trips.
 #include "core/format/gguf_file.h"
 #include "core/vocab/tokenizer.h"
+#include "tests/support/test_paths.h"
 
 #include <QFile>
 #include <QJsonArray>
@@ -14,7 +15,7 @@ using namespace gguf;
 
 namespace {
 
-const QString kData = QStringLiteral(GGUF_TEST_DATA_DIR);
+const QString kData = gguf::test::dataDir();
 
 std::shared_ptr<const Tokenizer> tokenizerOf(const QString &vocab)
 {

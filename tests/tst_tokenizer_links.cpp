@@ -3,6 +3,7 @@
 // tokenizer.ggml.*_token_id key (Enter or a double click) or an element of tokenizer.ggml.tokens
 // shows the Tokenizer page with that token selected; other keys do nothing.
 #include "app/explorer/main_window.h"
+#include "tests/support/test_paths.h"
 #include "ui/document.h"
 #include "ui/metadata/metadata_page.h"
 #include "ui/models/metadata_filter_proxy.h"
@@ -20,7 +21,7 @@ namespace {
 
 QString realPath(const QString &name)
 {
-    return QStringLiteral(GGUF_TEST_DATA_DIR "/real/") + name;
+    return gguf::test::dataPath(u"real/") + name;
 }
 
 } // namespace

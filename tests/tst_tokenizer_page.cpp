@@ -6,6 +6,7 @@
 #include "core/format/gguf_file.h"
 #include "tests/support/gguf_builder.h"
 #include "tests/support/screenshots.h"
+#include "tests/support/test_paths.h"
 #include "ui/models/merges_model.h"
 #include "ui/models/vocabulary_model.h"
 #include "ui/tokenizer/chat_template_view.h"
@@ -31,7 +32,7 @@ namespace {
 
 std::shared_ptr<const GgufFile> openReal(const QString &name)
 {
-    return GgufFile::open((QStringLiteral(GGUF_TEST_DATA_DIR "/real/") + name).toStdString()).file;
+    return GgufFile::open((gguf::test::dataPath(u"real/") + name).toStdString()).file;
 }
 
 TokenSearch::Query query(TokenSearch::Mode mode, const QString &text,

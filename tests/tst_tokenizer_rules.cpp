@@ -6,6 +6,7 @@
 #include "core/vocab/tokenizer.h"
 #include "tests/support/gguf_builder.h"
 #include "tests/support/gguf_file_checks.h"
+#include "tests/support/test_paths.h"
 
 #include <QTest>
 
@@ -14,7 +15,7 @@ using namespace gguf::test;
 
 namespace {
 
-const QString kData = QStringLiteral(GGUF_TEST_DATA_DIR);
+const QString kData = gguf::test::dataDir();
 
 std::shared_ptr<const Tokenizer> realTokenizer(const char *vocab)
 {

@@ -8,6 +8,7 @@
 // and are left out by where they come from, never by what they say.
 
 #include "app/explorer/main_window.h"
+#include "tests/support/test_paths.h"
 
 #include <QAbstractButton>
 #include <QAbstractItemView>
@@ -118,12 +119,12 @@ private slots:
         QCoreApplication::setOrganizationName(QStringLiteral("gguf-explorer-tests"));
         QCoreApplication::setApplicationName(QStringLiteral("tst_translations"));
         const QString ts = m_dir.filePath(QStringLiteral("pseudo.ts"));
-        const int messages = writePseudoTranslation(QStringLiteral(GGUF_TS_TEMPLATE), ts);
+        const int messages = writePseudoTranslation(gguf::test::tsTemplate(), ts);
         // the template holds the explorer's texts: hundreds of them, in the pages' contexts
         QVERIFY2(messages > 800, qPrintable(QString::number(messages)));
         const QString qm = m_dir.filePath(QStringLiteral("pseudo.qm"));
         QProcess lrelease;
-        lrelease.start(QStringLiteral(GGUF_LRELEASE_PATH), {QStringLiteral("-silent"), ts, QStringLiteral("-qm"), qm});
+        lrelease.start(gguf::test::lreleasePath(), {QStringLiteral("-silent"), ts, QStringLiteral("-qm"), qm});
         QVERIFY(lrelease.waitForFinished(120000));
         QVERIFY2(lrelease.exitCode() == 0, lrelease.readAllStandardError().constData());
         QVERIFY(m_translator.load(qm));
@@ -132,7 +133,7 @@ private slots:
 
     void templateHasEveryPage()
     {
-        QFile ts(QStringLiteral(GGUF_TS_TEMPLATE));
+        QFile ts(gguf::test::tsTemplate());
         QVERIFY(ts.open(QIODevice::ReadOnly));
         const QByteArray text = ts.readAll();
         for (const char *context : {"MainWindow", "OverviewPage", "MetadataPage", "TensorsPage", "HexPage",
@@ -146,7 +147,7 @@ private slots:
         window.resize(1280, 860);
         window.show();
         QSignalSpy shown(&window, &MainWindow::modelShown);
-        window.openFile(QStringLiteral(GGUF_SAMPLE_MODEL));
+        window.openFile(gguf::test::sampleModel());
         QVERIFY(shown.wait(20000));
         QStringList untranslated;
         auto check = [&](const QString &text, const QString &where) {

@@ -6,6 +6,7 @@
 #include "core/format/gguf_file.h"
 #include "core/vocab/merge_index.h"
 #include "core/vocab/vocabulary.h"
+#include "tests/support/test_paths.h"
 
 #include <QtTest>
 
@@ -15,7 +16,7 @@ namespace {
 
 std::shared_ptr<const GgufFile> openReal(const QString &name)
 {
-    return GgufFile::open((QStringLiteral(GGUF_TEST_DATA_DIR "/real/") + name).toStdString()).file;
+    return GgufFile::open((gguf::test::dataPath(u"real/") + name).toStdString()).file;
 }
 
 QByteArray bytes(std::string_view s)

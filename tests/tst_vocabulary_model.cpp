@@ -4,6 +4,7 @@
 // and TokenText, which draws token bytes as visible text.
 #include "core/format/gguf_file.h"
 #include "core/vocab/vocabulary.h"
+#include "tests/support/test_paths.h"
 #include "ui/models/token_text.h"
 #include "ui/models/vocabulary_model.h"
 
@@ -19,7 +20,7 @@ namespace {
 // The vocabulary of a real file, holding the file alive.
 std::shared_ptr<const Vocabulary> realVocabulary(const QString &name)
 {
-    return Vocabulary::shared(GgufFile::open((QStringLiteral(GGUF_TEST_DATA_DIR "/real/") + name).toStdString()).file);
+    return Vocabulary::shared(GgufFile::open((gguf::test::dataPath(u"real/") + name).toStdString()).file);
 }
 
 QString cell(const QAbstractItemModel &model, int row, int column, int role = Qt::DisplayRole)

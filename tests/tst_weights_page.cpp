@@ -7,6 +7,7 @@
 #include "core/format/split_model.h"
 #include "core/stats/tensor_export.h"
 #include "tests/support/gguf_builder.h"
+#include "tests/support/test_paths.h"
 #include "ui/document.h"
 #include "ui/job_tracker.h"
 #include "ui/models/tensor_sort_filter_proxy.h"
@@ -326,7 +327,7 @@ private slots:
         window.resize(1100, 760);
         window.show();
         QSignalSpy shown(&window, &MainWindow::modelShown);
-        window.openFile(QStringLiteral(GGUF_SAMPLE_MODEL));
+        window.openFile(gguf::test::sampleModel());
         QVERIFY(shown.wait(10000));
         WeightsPage *page = window.weightsPage();
         QCOMPARE(window.pages()->tabText(window.pages()->indexOf(page)), QStringLiteral("&Weights"));

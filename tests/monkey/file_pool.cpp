@@ -4,6 +4,7 @@
 #include "core/format/ggml_types.h"
 #include "tests/support/gguf_builder.h"
 #include "tests/support/kind_samples.h"
+#include "tests/support/test_paths.h"
 
 #include <QBuffer>
 #include <QDir>
@@ -15,8 +16,8 @@ using gguf::test::V;
 
 namespace {
 
-const QString kSample = QStringLiteral(GGUF_SAMPLE_MODEL);
-const QString kData = QStringLiteral(GGUF_TEST_DATA_DIR);
+const QString kSample = gguf::test::sampleModel();
+const QString kData = gguf::test::dataDir();
 
 QByteArray bytesOf(const std::vector<uint8_t> &bytes)
 {

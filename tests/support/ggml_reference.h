@@ -4,6 +4,8 @@
 // The files of tests/data/ggml-reference/ (one GGUF per ggml type with the values ggml decoded
 // from it, see that folder's README.md) as the decoder tests read them, and bit-level comparison.
 
+#include "tests/support/test_paths.h"
+
 #include <QByteArray>
 #include <QFile>
 #include <QJsonArray>
@@ -19,7 +21,7 @@
 
 namespace gguf::test {
 
-inline const QString kGgmlReferenceDir = QStringLiteral(GGUF_TEST_DATA_DIR "/ggml-reference/");
+inline const QString kGgmlReferenceDir = dataPath(u"ggml-reference/");
 
 inline QByteArray readWholeFile(const QString &path)
 {

@@ -1,8 +1,10 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 #pragma once
 
-// Runs the built gguf-inspect (GGUF_INSPECT_PATH, defined by tests/CMakeLists.txt for the `cli`
-// tests) and keeps what it printed and its exit status.
+// Runs the built gguf-inspect (inspectPath(), tests/support/test_paths.h) and keeps what it printed
+// and its exit status.
+
+#include "tests/support/test_paths.h"
 
 #include <QByteArray>
 #include <QProcess>
@@ -22,7 +24,7 @@ inline InspectRun inspect(const QStringList &args, const QString &workDir = {})
     QProcess process;
     if (!workDir.isEmpty())
         process.setWorkingDirectory(workDir);
-    process.start(QStringLiteral(GGUF_INSPECT_PATH), args);
+    process.start(inspectPath(), args);
     InspectRun run;
     if (!process.waitForFinished(120000) || process.exitStatus() != QProcess::NormalExit)
         return run;

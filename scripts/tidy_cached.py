@@ -1,0 +1,168 @@
+#!/usr/bin/env python3
+# SPDX-License-Identifier: GPL-3.0-or-later
+"""clang-tidy over the project's sources, skipping the ones whose result is already known.
+
+Called by scripts/tidy.sh. A source is checked again unless a clean pass was recorded under the
+same key: a SHA-256 of clang-tidy's version, the .clang-tidy file, the source's compile command
+(paths made relative to the checkout and the build, so that every clone of the same commit has the
+same key), the source's text, and the text of every header it includes (read from the dependency
+file the compiler wrote beside its object). Only clean passes are recorded, so a finding is found
+again at every run until it is fixed; an empty cache gives a full pass.
+
+The compile commands come from the build, less the precompiled header (clang cannot read GCC's,
+and a source must stand without it): scripts/tidy.sh passes a build folder.
+"""
+
+import concurrent.futures
+import hashlib
+import json
+import os
+import shlex
+import subprocess
+import sys
+import time
+
+PCH_OPTIONS = {"-Winvalid-pch", "-fpch-preprocess"}
+
+
+def strip_pch(args):
+    """The compile arguments without CMake's precompiled header options."""
+    out = []
+    skip = False
+    for i, arg in enumerate(args):
+        if skip:
+            skip = False
+            continue
+        if arg in PCH_OPTIONS:
+            continue
+        if arg == "-include" and i + 1 < len(args) and "cmake_pch" in args[i + 1]:
+            skip = True
+            continue
+        if arg == "-Xclang" and i + 1 < len(args) and args[i + 1] in ("-include-pch", "-fno-pch-timestamp"):
+            skip = True
+            continue
+        out.append(arg)
+    return out
+
+
+def depfile_paths(directory, args):
+    """The files the compiler read for this object (its .d file), or None when there is none."""
+    if "-o" not in args:
+        return None
+    obj = os.path.join(directory, args[args.index("-o") + 1])
+    try:
+        with open(obj + ".d", encoding="utf-8", errors="replace") as f:
+            text = f.read().replace("\\\n", " ")
+    except OSError:
+        return None
+    _, _, deps = text.partition(":")
+    paths = []
+    for token in deps.split():
+        if token.endswith(":"):
+            break  # the next rule of a multi-rule file (-MP phony targets)
+        path = os.path.normpath(os.path.join(directory, token))
+        if "cmake_pch" in path or path.endswith(".gch"):
+            continue
+        paths.append(path)
+    return paths
+
+
+class Hasher:
+    def __init__(self):
+        self.memo = {}
+
+    def file(self, path):
+        digest = self.memo.get(path)
+        if digest is None:
+            try:
+                with open(path, "rb") as f:
+                    digest = hashlib.sha256(f.read()).hexdigest()
+            except OSError:
+                digest = "missing"
+            self.memo[path] = digest
+        return digest
+
+
+def main():
+    if len(sys.argv) != 5:
+        print("usage: tidy_cached.py SOURCE_DIR BUILD_DIR CACHE_DIR FILE_LIST", file=sys.stderr)
+        return 2
+    source_dir, build_dir, cache_dir = (os.path.realpath(p) for p in sys.argv[1:4])
+    with open(sys.argv[4], encoding="utf-8") as f:
+        wanted = {os.path.join(source_dir, line.strip()) for line in f if line.strip()}
+    with open(os.path.join(build_dir, "compile_commands.json"), encoding="utf-8") as f:
+        commands = json.load(f)
+    version = subprocess.run(["clang-tidy", "--version"], capture_output=True, text=True, check=True).stdout
+    with open(os.path.join(source_dir, ".clang-tidy"), "rb") as f:
+        config = f.read()
+
+    hasher = Hasher()
+    entries = []
+    seen = set()
+    for entry in commands:
+        path = os.path.realpath(entry["file"])
+        if path not in wanted or path in seen:
+            continue
+        seen.add(path)
+        args = entry.get("arguments") or shlex.split(entry["command"])
+        args = strip_pch(args)
+        deps = depfile_paths(entry["directory"], args)
+        key = None
+        if deps is not None:
+            h = hashlib.sha256()
+            h.update(version.encode())
+            h.update(config)
+
+            def portable(text):
+                return text.replace(build_dir, "<build>").replace(source_dir, "<source>")
+
+            h.update(portable(" ".join(args)).encode())
+            h.update(portable(os.path.relpath(entry["directory"], build_dir)).encode())
+            for dep in sorted(set(deps) | {path}):
+                h.update(portable(dep).encode())
+                h.update(hasher.file(dep).encode())
+            key = h.hexdigest()
+        entries.append({"directory": entry["directory"], "file": path, "arguments": args, "key": key})
+
+    missing = sorted(wanted - seen)
+    if missing:
+        print("tidy: not in compile_commands.json (is it built?): " + " ".join(missing), file=sys.stderr)
+        return 1
+
+    # the commands clang-tidy reads: the build's, without the precompiled header
+    tidy_dir = os.path.join(build_dir, "tidy")
+    os.makedirs(tidy_dir, exist_ok=True)
+    with open(os.path.join(tidy_dir, "compile_commands.json"), "w", encoding="utf-8") as f:
+        json.dump([{k: e[k] for k in ("directory", "file", "arguments")} for e in entries], f, indent=1)
+
+    os.makedirs(cache_dir, exist_ok=True)
+    todo = [e for e in entries if not (e["key"] and os.path.exists(os.path.join(cache_dir, e["key"])))]
+    print(f"clang-tidy: {len(entries)} sources, {len(entries) - len(todo)} unchanged since a clean pass, "
+          f"{len(todo)} to check", flush=True)
+
+    def check(e):
+        result = subprocess.run(["clang-tidy", "-p", tidy_dir, "--quiet", e["file"]],
+                                capture_output=True, text=True)
+        err = "\n".join(line for line in result.stderr.splitlines() if "warnings generated" not in line)
+        clean = result.returncode == 0 and "warning:" not in result.stdout and "error:" not in result.stdout
+        if clean and e["key"]:
+            with open(os.path.join(cache_dir, e["key"]), "w", encoding="utf-8") as stamp:
+                stamp.write(os.path.relpath(e["file"], source_dir) + f" {time.strftime('%Y-%m-%d %H:%M:%S')}\n")
+        return e, clean, result.stdout + (("\n" + err) if err.strip() else "")
+
+    failed = []
+    jobs = int(os.environ.get("GGUF_TIDY_JOBS", os.cpu_count() or 2))
+    with concurrent.futures.ThreadPoolExecutor(max_workers=jobs) as pool:
+        for e, clean, output in pool.map(check, todo):
+            if not clean:
+                failed.append(os.path.relpath(e["file"], source_dir))
+                sys.stdout.write(output)
+    if failed:
+        print(f"clang-tidy: findings in {len(failed)} file(s): " + " ".join(failed), file=sys.stderr)
+        return 1
+    print("clang-tidy: no findings")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
