@@ -23,10 +23,10 @@ case "${1:-}" in
     ;;
 esac
 if [ "$mode" = "check" ]; then
+  # one clang-format a file, on every core
   bad=()
-  for f in "${files[@]}"; do
-    clang-format --dry-run -Werror "$f" >/dev/null 2>&1 || bad+=("$f")
-  done
+  [ "${#files[@]}" -gt 0 ] && mapfile -t bad < <(printf '%s\0' "${files[@]}" | xargs -0 -r -P "$(nproc)" -n 16 sh -c \
+    'for f; do clang-format --dry-run -Werror "$f" >/dev/null 2>&1 || echo "$f"; done' sh)
   if [ "${#bad[@]}" -gt 0 ]; then
     printf 'not formatted: %s\n' "${bad[@]}" >&2
     echo "run scripts/format.sh to format them" >&2

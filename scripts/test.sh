@@ -116,7 +116,11 @@ package_build_test() {
   echo "lintian: no errors in $(basename "$deb")"
 }
 
-test_config=(-DCMAKE_BUILD_TYPE=RelWithDebInfo)
+# build/test and build/nogui keep line tables only (-g1: enough for a backtrace, and it compiles in
+# about two thirds of the time of -g, with objects a seventh the size); build/asan has full debug
+# information. The two share their flags, so build/nogui compiles from the cache of build/test.
+release_flags=(-DCMAKE_BUILD_TYPE=RelWithDebInfo "-DCMAKE_CXX_FLAGS_RELWITHDEBINFO=-O2 -g1 -DNDEBUG")
+test_config=("${release_flags[@]}")
 asan_config=(-DCMAKE_BUILD_TYPE=Debug -DGGUF_SANITIZE=ON)
 
 if [ "$mode" = "quick" ]; then
@@ -159,7 +163,7 @@ nogui=(--no-warn-unused-cli -DGGUF_BUILD_GUI=OFF)
 for p in Qt6Gui Qt6Widgets Qt6PrintSupport Qt6Svg Qt6Concurrent QCustomPlotQt6; do
   nogui+=("-DCMAKE_DISABLE_FIND_PACKAGE_$p=ON")
 done
-stage "build build/nogui" configure_and_build build/nogui -DCMAKE_BUILD_TYPE=RelWithDebInfo "${nogui[@]}"
+stage "build build/nogui" configure_and_build build/nogui "${release_flags[@]}" "${nogui[@]}"
 stage "test build/nogui (nogui)" run_tests build/nogui nogui -L nogui
 stage "build build/asan" configure_and_build build/asan "${asan_config[@]}"
 stage "test build/asan (all)" run_tests build/asan asan

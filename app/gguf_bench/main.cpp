@@ -32,6 +32,9 @@
 #include <thread>
 #include <vector>
 
+// the folder of the repository's real vocabularies (build/…/app/gguf_bench/bench_vocab_dir.cpp)
+extern const char *const kBenchVocabDir;
+
 namespace {
 
 using namespace bench;
@@ -265,7 +268,7 @@ int main(int argc, char **argv)
     if (phases.count("edit"))
         benchEdit(dir, quick);
     if (phases.count("tokenize"))
-        benchTokenize(GGUF_BENCH_VOCAB_DIR, quick);
+        benchTokenize(kBenchVocabDir, quick);
     if (phases.count("kinds"))
         benchKinds(dir, quick);
     if (phases.count("remote"))

@@ -15,7 +15,11 @@ enum class Flow : uint8_t { Normal, Break, Continue };
 
 class Evaluator {
 public:
-    Evaluator(const Dict &variables, const RenderLimits &limits) : m_limits(limits) { m_scopes.push_back(variables); }
+    Evaluator(const Dict &variables, const RenderLimits &limits)
+        : m_limits(limits), m_stackBase(reinterpret_cast<uintptr_t>(__builtin_frame_address(0)))
+    {
+        m_scopes.push_back(variables);
+    }
 
     Flow exec(const Body &body, std::string &out)
     {
@@ -29,12 +33,18 @@ public:
 
 private:
     // Bounds the evaluator's recursion as a whole (expressions within macros within expressions…),
-    // so no template can exhaust a worker's stack.
+    // so no template can exhaust a worker's stack: by levels, and by the stack the levels use, whose
+    // frames differ by build (an optimised build's 1500 levels take about 1 MiB; a sanitizer build's
+    // frames are ten times larger, and 1500 of them overflow an 8 MiB stack).
     struct Depth {
         Depth(Evaluator &e, size_t offset) : ev(e)
         {
-            if (++ev.m_recursion > kMaxRecursion)
-                throw RenderError{"the template recurses more than " + std::to_string(kMaxRecursion) + " levels deep",
+            // the frame address, not a local's: a sanitizer may keep locals off the stack
+            const auto here = reinterpret_cast<uintptr_t>(__builtin_frame_address(0));
+            const bool stackSpent = here < ev.m_stackBase && ev.m_stackBase - here > kMaxStackBytes;
+            if (++ev.m_recursion > kMaxRecursion || stackSpent)
+                throw RenderError{"the template recurses more than " + std::to_string(kMaxRecursion) +
+                                      " levels (or 4 MiB of stack) deep",
                                   offset};
         }
         ~Depth() { --ev.m_recursion; }
@@ -43,6 +53,7 @@ private:
         Evaluator &ev;
     };
     static constexpr int kMaxRecursion = 1500;
+    static constexpr uintptr_t kMaxStackBytes = uintptr_t(4) << 20;
 
     void step(size_t offset, uint64_t cost = 1)
     {
@@ -504,6 +515,7 @@ private:
     }
 
     const RenderLimits &m_limits;
+    uintptr_t m_stackBase; ///< the frame that made the evaluator: the stack grows down from about there
     std::vector<Dict> m_scopes;
     uint64_t m_steps = 0;
     int m_depth = 0;
