@@ -15,7 +15,8 @@ at run time (tests/data, resources, scripts). A program the linker made again fr
 objects has the same bytes, so only the tests whose code really changed run again.
 
 changed (--changed) maps source files to tests through the build: a program's link command names
-its objects and static libraries, each library's archive command its objects, and each object's
+its objects and static libraries, each library's archive command its objects (of which only those
+the linker took count: one of their strong symbols is in the program), and each object's
 dependency file the source and headers it was compiled from. A changed file that no program is built
 from but the tests read (tests/data, resources, scripts, cmake, a CMakeLists.txt) selects every test;
 documentation selects none.
@@ -158,21 +159,46 @@ def object_sources(obj):
     return paths
 
 
-def program_sources(program, commands, memo, seen=None):
+def defined_symbols(path, strong_globals):
+    """The symbols a file defines (nm): an object's strong global ones, or all of a program's (the
+    linker may make a program's symbols local)."""
+    out = subprocess.run(["nm", "--defined-only", *(["-g"] if strong_globals else []), path], capture_output=True,
+                         text=True).stdout
+    symbols = set()
+    for line in out.splitlines():
+        parts = line.split()
+        if len(parts) >= 3 and not (strong_globals and parts[1] in "VvWwu"):
+            symbols.add(parts[2])
+    return symbols
+
+
+def program_sources(program, commands, memo):
+    """The sources and headers a program is built from: its own objects, and the members of its
+    static libraries that the linker took (a member defines a strong symbol the program has)."""
     program = os.path.normpath(program)
     if program in memo:
         return memo[program]
-    seen = seen or set()
-    seen.add(program)
     sources = set()
     if program in commands:
         cwd, tokens = commands[program]
+        linked = None
         for token in tokens:
             path = os.path.normpath(os.path.join(cwd, token))
             if token.endswith(".o"):
                 sources |= object_sources(path)
-            elif token.endswith(".a") and path not in seen:
-                sources |= program_sources(path, commands, memo, seen)
+            elif token.endswith(".a") and path in commands:
+                if linked is None:
+                    linked = defined_symbols(program, False)
+                archive_cwd, archive_tokens = commands[path]
+                for member in archive_tokens:
+                    if member.endswith(".o"):
+                        obj = os.path.normpath(os.path.join(archive_cwd, member))
+                        if ("symbols", obj) not in memo:
+                            memo[("symbols", obj)] = defined_symbols(obj, True)
+                        strong = memo[("symbols", obj)]
+                        # a member with no strong symbol cannot be told apart: counted
+                        if not strong or strong & linked:
+                            sources |= object_sources(obj)
     memo[program] = sources
     return sources
 
@@ -195,6 +221,8 @@ def changed(build, files):
 
 
 def main():
+    if len(sys.argv) >= 3:
+        sys.argv[2] = os.path.abspath(sys.argv[2])
     if len(sys.argv) >= 3 and sys.argv[1] == "quick":
         quick(sys.argv[2])
     elif len(sys.argv) == 4 and sys.argv[1] == "record":

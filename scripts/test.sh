@@ -42,8 +42,9 @@ case "${1:-}" in
   *) echo "usage: scripts/test.sh [--quick | --changed [BASE]]" >&2; exit 2 ;;
 esac
 jobs=2
-werror=OFF
-[ "${CI:-}" = "true" ] && werror=ON
+# warnings are errors in every mode, as in CI, so that a loop's build is the one CI makes (and the
+# caches are shared); GGUF_WERROR=OFF scripts/test.sh … for a build that only warns
+werror=${GGUF_WERROR:-ON}
 export QT_QPA_PLATFORM=offscreen
 export ASAN_OPTIONS=detect_leaks=0:abort_on_error=1
 export UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1
@@ -81,10 +82,11 @@ stage() {
   return $rc
 }
 
+# (the functions a stage runs chain their steps with &&: `set -e` does not reach into them there)
 configure_and_build() {
   local dir=$1; shift
-  cmake -S . -B "$dir" -DGGUF_WERROR="$werror" -DGGUF_CACHE_DIR="$cache_dir" "$@" >/dev/null
-  cmake --build "$dir" -j"$jobs"
+  cmake -S . -B "$dir" -DGGUF_WERROR="$werror" -DGGUF_CACHE_DIR="$cache_dir" "$@" >/dev/null &&
+    cmake --build "$dir" -j"$jobs"
 }
 
 # run_tests DIR NAME [ctest options…]: CTest with a JUnit record for the closing table
@@ -109,11 +111,11 @@ run_selected() {
 # The package of build/test, made once: lintian checks it and tst_package unpacks the same file.
 package_build_test() {
   local deb
-  deb=$(bash scripts/package.sh --build-dir build/test --output build/test/package | tail -n 1)
-  echo "$deb" > "$run_dir/package-path"
-  # errors fail the run; warnings and notes are printed for whoever reads the log
-  lintian --fail-on error --display-info --tag-display-limit 0 "$deb"
-  echo "lintian: no errors in $(basename "$deb")"
+  deb=$(bash scripts/package.sh --build-dir build/test --output build/test/package | tail -n 1) &&
+    echo "$deb" > "$run_dir/package-path" &&
+    # errors fail the run; warnings and notes are printed for whoever reads the log
+    lintian --fail-on error --display-info --tag-display-limit 0 "$deb" &&
+    echo "lintian: no errors in $(basename "$deb")"
 }
 
 # build/test and build/nogui keep line tables only (-g1: enough for a backtrace, and it compiles in
@@ -156,6 +158,8 @@ stage "package and lintian" package_build_test
 GGUF_PACKAGE_DEB=$(cat "$run_dir/package-path")
 export GGUF_PACKAGE_DEB
 stage "test build/test (all but nogui)" run_tests build/test test -LE nogui
+# what passed here, so that a later --quick does not run it again unchanged
+python3 scripts/affected_tests.py record build/test "$run_dir/junit-test.xml" || true
 stage "clang-tidy" bash scripts/tidy.sh build/test
 # Without the explorer nothing may look for Qt Gui, Widgets, PrintSupport, Svg, Concurrent or
 # QCustomPlot: each is made unfindable, so a find_package of one fails the configuration.
