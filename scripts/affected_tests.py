@@ -31,6 +31,8 @@ import subprocess
 import sys
 import xml.etree.ElementTree as ET
 
+from depfile import read_depfile
+
 SOURCE_DIR = os.path.realpath(os.path.join(os.path.dirname(__file__), ".."))
 RUNTIME_INPUTS = ("tests/data", "tests/fuzz/regressions", "tests/fuzz/corpus", "resources", "scripts")
 
@@ -140,23 +142,11 @@ def link_commands(build):
 
 
 def object_sources(obj):
-    try:
-        with open(obj + ".d", encoding="utf-8", errors="replace") as f:
-            text = f.read().replace("\\\n", " ")
-    except OSError:
-        return set()
     # the object's folder is CMakeFiles/<target>.dir/…; the compiler ran in the target's folder
     cwd = obj
     while os.path.basename(cwd) != "CMakeFiles":
         cwd = os.path.dirname(cwd)
-    cwd = os.path.dirname(cwd)
-    _, _, deps = text.partition(":")
-    paths = set()
-    for token in deps.split():
-        if token.endswith(":"):
-            break
-        paths.add(os.path.realpath(os.path.join(cwd, token)))
-    return paths
+    return {os.path.realpath(p) for p in read_depfile(obj, os.path.dirname(cwd)) or []}
 
 
 def defined_symbols(path, strong_globals):

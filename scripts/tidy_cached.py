@@ -22,6 +22,8 @@ import subprocess
 import sys
 import time
 
+from depfile import read_depfile
+
 PCH_OPTIONS = {"-Winvalid-pch", "-fpch-preprocess"}
 
 
@@ -46,25 +48,13 @@ def strip_pch(args):
 
 
 def depfile_paths(directory, args):
-    """The files the compiler read for this object (its .d file), or None when there is none."""
+    """The files the compiler read for this object, less the precompiled header, or None."""
     if "-o" not in args:
         return None
-    obj = os.path.join(directory, args[args.index("-o") + 1])
-    try:
-        with open(obj + ".d", encoding="utf-8", errors="replace") as f:
-            text = f.read().replace("\\\n", " ")
-    except OSError:
+    paths = read_depfile(os.path.join(directory, args[args.index("-o") + 1]), directory)
+    if paths is None:
         return None
-    _, _, deps = text.partition(":")
-    paths = []
-    for token in deps.split():
-        if token.endswith(":"):
-            break  # the next rule of a multi-rule file (-MP phony targets)
-        path = os.path.normpath(os.path.join(directory, token))
-        if "cmake_pch" in path or path.endswith(".gch"):
-            continue
-        paths.append(path)
-    return paths
+    return [p for p in paths if "cmake_pch" not in p and not p.endswith(".gch")]
 
 
 class Hasher:
