@@ -7,7 +7,8 @@
 #   2. the core and gguf-inspect alone (build/nogui, -DGGUF_BUILD_GUI=OFF, with every GUI package
 #      made unfindable): configuring and building it proves they need no GUI package, and the tests
 #      labelled `nogui` (the ones that link only the core and the CLI) run there, not in build/test;
-#   3. the AddressSanitizer + UBSan configuration (build/asan, -O1 -g): every test again, then
+#   3. the AddressSanitizer + UBSan configuration (build/asan, -O1 -g, libraries compiled in unity
+#      batches): every test again, then
 #      60 seconds of the monkey test (tests/monkey) under LeakSanitizer;
 #   4. a 60-second libFuzzer run over the read path (scripts/fuzz.sh).
 # Compilations go through ccache (cmake/build_speed.cmake) and clang-tidy skips the sources it
@@ -123,7 +124,7 @@ package_build_test() {
 # information. The two share their flags, so build/nogui compiles from the cache of build/test.
 release_flags=(-DCMAKE_BUILD_TYPE=RelWithDebInfo "-DCMAKE_CXX_FLAGS_RELWITHDEBINFO=-O2 -g1 -DNDEBUG")
 test_config=("${release_flags[@]}")
-asan_config=(-DCMAKE_BUILD_TYPE=Debug -DGGUF_SANITIZE=ON)
+asan_config=(-DCMAKE_BUILD_TYPE=Debug -DGGUF_SANITIZE=ON -DGGUF_UNITY=ON)
 
 if [ "$mode" = "quick" ]; then
   mapfile -t touched < <({ git diff --name-only HEAD; git ls-files --others --exclude-standard; } | sort -u)

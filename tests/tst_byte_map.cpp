@@ -4,6 +4,7 @@
 #include "core/format/byte_map.h"
 #include "core/format/ggml_types.h"
 #include "core/format/gguf_file.h"
+#include "tests/support/built_file_metatype.h"
 #include "tests/support/gguf_builder.h"
 #include "tests/support/test_printers.h"
 
@@ -14,8 +15,6 @@
 
 using namespace gguf;
 using namespace gguf::test;
-
-Q_DECLARE_METATYPE(gguf::test::BuiltFile)
 
 namespace {
 

@@ -10,7 +10,7 @@
 namespace cli {
 namespace {
 
-void writeJson(const gguf::ByteMap &map)
+void writeLayoutJson(const gguf::ByteMap &map)
 {
     JsonWriter json(stdout);
     json.beginArray();
@@ -56,7 +56,7 @@ int runLayout(const CommandArgs &args)
         return kExitBadFile;
     const gguf::ByteMap map(*file);
     if (args.json)
-        writeJson(map);
+        writeLayoutJson(map);
     else
         printTable(map);
     if (file->error()) {

@@ -92,7 +92,7 @@ std::string readInputs(const MemoryOptions &o, gguf::MemoryInputs &in, std::opti
     return error;
 }
 
-void writeJson(const gguf::MemoryEstimate &e, std::optional<uint64_t> maxContext, std::optional<uint64_t> budget)
+void writeMemoryJson(const gguf::MemoryEstimate &e, std::optional<uint64_t> maxContext, std::optional<uint64_t> budget)
 {
     const gguf::MemoryInputs &in = e.inputs;
     JsonWriter json(stdout);
@@ -274,7 +274,7 @@ int runMemory(const CommandArgs &args)
     if (budget)
         maxContext = memory.maxContextForBudget(in, *budget);
     if (args.json)
-        writeJson(e, maxContext, budget);
+        writeMemoryJson(e, maxContext, budget);
     else
         printText(e, maxContext, budget, memory.shape().trainedContext);
     return kExitOk;

@@ -11,7 +11,7 @@
 namespace cli {
 namespace {
 
-void writeJson(const gguf::GgufFile &file)
+void writeTensorsJson(const gguf::GgufFile &file)
 {
     JsonWriter json(stdout);
     json.beginArray();
@@ -97,7 +97,7 @@ int runTensors(const CommandArgs &args)
             std::fputc('\n', stdout);
         }
     } else if (args.json)
-        writeJson(*file);
+        writeTensorsJson(*file);
     else
         printTable(*file);
     if (file->error()) {

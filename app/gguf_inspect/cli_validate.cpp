@@ -10,7 +10,7 @@
 namespace cli {
 namespace {
 
-void writeJson(const gguf::GgufFile &file)
+void writeValidationJson(const gguf::GgufFile &file)
 {
     JsonWriter json(stdout);
     json.beginArray();
@@ -62,7 +62,7 @@ int runValidate(const CommandArgs &args)
     if (!file)
         return kExitBadFile;
     if (args.json)
-        writeJson(*file);
+        writeValidationJson(*file);
     else
         printReport(*file);
     return file->llamaCppAccepts() ? kExitOk : kExitBadFile;

@@ -11,7 +11,7 @@
 namespace cli {
 namespace {
 
-void writeJson(const gguf::Vocabulary &vocab)
+void writeVocabJson(const gguf::Vocabulary &vocab)
 {
     JsonWriter json(stdout);
     json.beginArray();
@@ -100,7 +100,7 @@ int runVocab(const CommandArgs &args)
         return kExitBadFile;
     const gguf::Vocabulary vocab(*file);
     if (args.json) {
-        writeJson(vocab);
+        writeVocabJson(vocab);
     } else if (!vocab.isValid()) {
         print(printable(args.file) + " has no tokenizer vocabulary (no tokenizer.ggml.tokens string array)\n");
     } else {

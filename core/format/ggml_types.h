@@ -49,6 +49,12 @@ enum class GgmlType : uint32_t {
     Q2_0 = 42,
 };
 
+/// The id a tensor info stores for a type.
+constexpr uint32_t ggmlTypeId(GgmlType type)
+{
+    return static_cast<uint32_t>(type);
+}
+
 /// How a type's byte size is computed.
 enum class SizeRule : uint8_t {
     Blocks,    ///< elements / blockSize * typeSize; ne[0] must be a multiple of blockSize

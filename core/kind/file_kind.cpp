@@ -4,6 +4,7 @@
 // (tools/mtmd/clip-impl.h), control vectors (common/common.cpp); docs/KINDS.md.
 #include "core/kind/file_kind.h"
 
+#include "core/format/ggml_types.h"
 #include "core/format/gguf_file.h"
 #include "core/format/split_model.h"
 #include "core/util/byte_order.h"
@@ -19,7 +20,6 @@
 namespace gguf {
 namespace {
 
-constexpr uint32_t kF32 = 0;
 constexpr uint64_t kMaxCountsRead = 1 << 16;    // matrices per imatrix entry read (experts are at most a few hundred)
 constexpr uint64_t kMaxCountsTotal = 1 << 22;   // counts read over the whole file
 constexpr uint64_t kMaxUnusedExperts = 1 << 16; // unused experts listed
@@ -135,7 +135,7 @@ std::vector<double> readCounts(const GgufFile &f, const TensorInfo &t)
     const ByteLease lease = f.tensorLease(t);
     const auto bytes = lease.bytes();
     const uint64_t n = std::min<uint64_t>(t.elements, kMaxCountsRead);
-    if (t.typeId != kF32 || bytes.size() < n * 4)
+    if (t.typeId != ggmlTypeId(GgmlType::F32) || bytes.size() < n * 4)
         return out;
     out.reserve(n);
     for (uint64_t i = 0; i < n; ++i)
@@ -198,7 +198,8 @@ ImatrixFacts readImatrix(const GgufFile &f, std::vector<KindFinding> &findings)
         e.nIn = e.sum2->ne[0];
         e.nMat = e.sum2->ne[1];
         // the loader reads counts by element count: one per matrix
-        if (e.counts->elements != e.nMat || e.counts->typeId != kF32 || e.sum2->typeId != kF32) {
+        if (e.counts->elements != e.nMat || e.counts->typeId != ggmlTypeId(GgmlType::F32) ||
+            e.sum2->typeId != ggmlTypeId(GgmlType::F32)) {
             findings.push_back({"imatrix-counts-shape",
                                 "'" + e.weight + "': counts should be " + std::to_string(e.nMat) +
                                     " F32 values beside in_sum2 F32 [" + std::to_string(e.nIn) + ", " +
@@ -280,7 +281,8 @@ ControlVectorFacts readControlVector(const GgufFile &f, std::vector<KindFinding>
                  std::string(name), true});
             continue;
         }
-        if (t.typeId != kF32 || t.elements != t.ne[0]) { // ggml_n_dims: trailing dims of 1 do not count
+        if (t.typeId != ggmlTypeId(GgmlType::F32) ||
+            t.elements != t.ne[0]) { // ggml_n_dims: trailing dims of 1 do not count
             findings.push_back({"control-vector-tensor",
                                 "'" + std::string(name) + "' must be a 1-D F32 tensor for llama.cpp", std::string(name),
                                 true});

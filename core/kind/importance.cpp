@@ -4,6 +4,7 @@
 // kurtosis; docs/KINDS.md §imatrix. Sums run in double (llama.cpp's in float).
 #include "core/kind/importance.h"
 
+#include "core/format/ggml_types.h"
 #include "core/format/gguf_file.h"
 #include "core/kind/file_kind.h"
 #include "core/util/byte_order.h"
@@ -16,7 +17,6 @@
 namespace gguf {
 namespace {
 
-constexpr uint32_t kF32 = 0;
 constexpr double kActiveThreshold = 1e-5; // llama.cpp's threshold for "% Active"
 
 /// The entry's in_sum2 and counts bytes when both are F32 of the shapes llama.cpp's loader reads.
@@ -42,7 +42,8 @@ struct EntryData {
 EntryData entryData(const GgufFile &f, const ImatrixEntry &e)
 {
     EntryData d;
-    if (!e.sum2 || !e.counts || e.sum2->typeId != kF32 || e.counts->typeId != kF32)
+    if (!e.sum2 || !e.counts || e.sum2->typeId != ggmlTypeId(GgmlType::F32) ||
+        e.counts->typeId != ggmlTypeId(GgmlType::F32))
         return d;
     const uint64_t channels = e.sum2->ne[0], matrices = e.sum2->ne[1];
     uint64_t product = 0;

@@ -387,8 +387,8 @@ GGUF_AVX512_VNNI_KERNEL bool scanAvx512(const uint8_t *blocks, size_t nBlocks, s
 #endif
 
 template <typename Layout>
-bool scan(const uint8_t *blocks, size_t nBlocks, std::span<const uint8_t> tensor, std::span<const uint32_t> sampled,
-          float *values, LaneMoments &g)
+bool scanBlocksK16(const uint8_t *blocks, size_t nBlocks, std::span<const uint8_t> tensor,
+                   std::span<const uint32_t> sampled, float *values, LaneMoments &g)
 {
 #if GGUF_X86_KERNELS
     if (cpuHasAvx512Vnni())
@@ -402,19 +402,19 @@ bool scan(const uint8_t *blocks, size_t nBlocks, std::span<const uint8_t> tensor
 bool scanQ6_K(const uint8_t *blocks, size_t nBlocks, std::span<const uint8_t> tensor, std::span<const uint32_t> sampled,
               float *values, LaneMoments &g)
 {
-    return scan<Q6_KLayout>(blocks, nBlocks, tensor, sampled, values, g);
+    return scanBlocksK16<Q6_KLayout>(blocks, nBlocks, tensor, sampled, values, g);
 }
 
 bool scanQ3_K(const uint8_t *blocks, size_t nBlocks, std::span<const uint8_t> tensor, std::span<const uint32_t> sampled,
               float *values, LaneMoments &g)
 {
-    return scan<Q3_KLayout>(blocks, nBlocks, tensor, sampled, values, g);
+    return scanBlocksK16<Q3_KLayout>(blocks, nBlocks, tensor, sampled, values, g);
 }
 
 bool scanIQ4_XS(const uint8_t *blocks, size_t nBlocks, std::span<const uint8_t> tensor,
                 std::span<const uint32_t> sampled, float *values, LaneMoments &g)
 {
-    return scan<IQ4_XSLayout>(blocks, nBlocks, tensor, sampled, values, g);
+    return scanBlocksK16<IQ4_XSLayout>(blocks, nBlocks, tensor, sampled, values, g);
 }
 
 } // namespace gguf::detail

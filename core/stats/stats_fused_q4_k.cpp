@@ -420,8 +420,8 @@ GGUF_AVX512_VNNI_KERNEL bool scanPairsAvx512(const uint8_t *blocks, size_t nBloc
 #endif
 
 template <typename Layout>
-bool scan(const uint8_t *blocks, size_t nBlocks, std::span<const uint8_t> tensor, std::span<const uint32_t> sampled,
-          float *values, LaneMoments &g)
+bool scanBlocksQ4(const uint8_t *blocks, size_t nBlocks, std::span<const uint8_t> tensor,
+                  std::span<const uint32_t> sampled, float *values, LaneMoments &g)
 {
     // d1 and m1 of every block, for the sampled values
     thread_local std::vector<float> d1m1;
@@ -455,13 +455,13 @@ bool scan(const uint8_t *blocks, size_t nBlocks, std::span<const uint8_t> tensor
 bool scanQ4_K(const uint8_t *blocks, size_t nBlocks, std::span<const uint8_t> tensor, std::span<const uint32_t> sampled,
               float *values, LaneMoments &g)
 {
-    return scan<Q4_KLayout>(blocks, nBlocks, tensor, sampled, values, g);
+    return scanBlocksQ4<Q4_KLayout>(blocks, nBlocks, tensor, sampled, values, g);
 }
 
 bool scanQ5_K(const uint8_t *blocks, size_t nBlocks, std::span<const uint8_t> tensor, std::span<const uint32_t> sampled,
               float *values, LaneMoments &g)
 {
-    return scan<Q5_KLayout>(blocks, nBlocks, tensor, sampled, values, g);
+    return scanBlocksQ4<Q5_KLayout>(blocks, nBlocks, tensor, sampled, values, g);
 }
 
 } // namespace gguf::detail

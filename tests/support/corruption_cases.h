@@ -5,6 +5,7 @@
 // file the damage is done to, and the check that opens one case and compares.
 #include "core/format/ggml_types.h"
 #include "core/format/gguf_file.h"
+#include "tests/support/built_file_metatype.h"
 #include "tests/support/gguf_builder.h"
 
 #include <QtTest>
@@ -69,4 +70,3 @@ void checkCase(const Case &c);
 } // namespace corruption_cases
 
 Q_DECLARE_METATYPE(corruption_cases::Case)
-Q_DECLARE_METATYPE(gguf::test::BuiltFile)

@@ -5,6 +5,7 @@
 // that what the reader found is what the builder wrote, field by field and offset by offset.
 #include "core/format/ggml_types.h"
 #include "core/format/gguf_file.h"
+#include "tests/support/built_file_metatype.h"
 #include "tests/support/gguf_builder.h"
 
 #include <QString>
@@ -67,5 +68,4 @@ void verifyTensors(const GgufFile &file, const Layout &layout);
                                 .arg(gguf_file_checks::describe(act_), gguf_file_checks::describe(exp_))));            \
     } while (false)
 
-Q_DECLARE_METATYPE(gguf::test::BuiltFile)
 Q_DECLARE_METATYPE(gguf_file_checks::Encoding)

@@ -13,7 +13,7 @@
 
 namespace {
 
-QString number(double v)
+QString fiveDigits(double v)
 {
     return QString::number(v, 'g', 5);
 }
@@ -64,10 +64,10 @@ QVariant ImportanceModel::display(const gguf::ImportanceStats &s, int column) co
     if (!figures)
         return column == Sum ? QString::fromStdString(s.problem) : QString();
     switch (column) {
-    case Sum: return number(s.sum);
+    case Sum: return fiveDigits(s.sum);
     case Share: return percent(s.share);
-    case Mean: return number(s.mean);
-    case Std: return number(s.stddev);
+    case Mean: return fiveDigits(s.mean);
+    case Std: return fiveDigits(s.stddev);
     case Skewness: return QString::number(s.skewness, 'f', 2);
     case Kurtosis: return QString::number(s.kurtosis, 'f', 2);
     case Entropy: return percent(s.entropyNorm);

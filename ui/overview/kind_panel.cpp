@@ -26,7 +26,7 @@ QString optionalCount(const std::optional<uint64_t> &n)
     return n ? TextFormat::count(*n) : QStringLiteral("—");
 }
 
-QString number(double v)
+QString localeSixDigits(double v)
 {
     return QLocale().toString(v, 'g', 6);
 }
@@ -101,11 +101,11 @@ void KindPanel::showLora(const gguf::LoraFacts &lora)
     QStringList ranks, scales;
     for (const uint64_t r : lora.ranks) {
         ranks << TextFormat::count(r);
-        scales << tr("%1 (rank %2)").arg(number(lora.scale(r)), TextFormat::count(r));
+        scales << tr("%1 (rank %2)").arg(localeSixDigits(lora.scale(r)), TextFormat::count(r));
     }
     add(nullptr, tr("Adapter type"), QString::fromStdString(lora.adapterType));
     add(nullptr, tr("Rank"), ranks.isEmpty() ? QStringLiteral("—") : ranks.join(QStringLiteral(", ")));
-    add(nullptr, tr("Alpha"), lora.alpha ? number(*lora.alpha) : tr("— (applied unscaled)"));
+    add(nullptr, tr("Alpha"), lora.alpha ? localeSixDigits(*lora.alpha) : tr("— (applied unscaled)"));
     add(nullptr, tr("Scale"), scales.isEmpty() ? QStringLiteral("—") : scales.join(QStringLiteral(", ")))
         ->setToolTip(1, tr("alpha / rank, times the scale the user asks for (llama.cpp's --lora-scaled)"));
     if (!lora.taskName.empty())

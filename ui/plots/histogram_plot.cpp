@@ -16,7 +16,7 @@
 
 namespace {
 
-QString number(double v)
+QString sixDigits(double v)
 {
     return QString::number(v, 'g', 6);
 }
@@ -188,11 +188,11 @@ QString HistogramPlot::readoutAt(double x) const
         const double width = (s.hi - s.lo) / static_cast<double>(s.values.size());
         const double a = s.lo + static_cast<double>(b) * width;
         const bool last = b == s.values.size() - 1;
-        const QString range =
-            QStringLiteral("[%1, %2%3")
-                .arg(number(a), number(last ? s.hi : a + width), last ? QStringLiteral("]") : QStringLiteral(")"));
+        const QString range = QStringLiteral("[%1, %2%3")
+                                  .arg(sixDigits(a), sixDigits(last ? s.hi : a + width),
+                                       last ? QStringLiteral("]") : QStringLiteral(")"));
         const QString value = m_scale == Scale::Counts ? locale.toString(static_cast<qulonglong>(s.values[b]))
-                                                       : QStringLiteral("%1 %").arg(number(s.values[b]));
+                                                       : QStringLiteral("%1 %").arg(sixDigits(s.values[b]));
         if (m_series.size() == 1)
             parts << tr("Bin %1 of %2: %3 — %4 values").arg(b + 1).arg(s.values.size()).arg(range, value);
         else

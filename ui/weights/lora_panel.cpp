@@ -30,7 +30,7 @@ namespace {
 constexpr uint32_t kGrid = 512;
 constexpr uint32_t kBins = 200;
 
-QString number(double v)
+QString localeFiveDigits(double v)
 {
     return QLocale().toString(v, 'g', 5);
 }
@@ -238,15 +238,17 @@ void LoraPanel::show(Result r)
     const std::optional<double> &alpha = m_pair->alpha;
     const QString scale =
         tr("%1 = %2 × adapter scale %3")
-            .arg(number(d.scale()),
-                 alpha ? tr("alpha %1 / rank %2").arg(number(*alpha), TextFormat::count(d.rank())) : tr("1 (no alpha)"),
-                 number(m_scale->value()));
+            .arg(localeFiveDigits(d.scale()),
+                 alpha ? tr("alpha %1 / rank %2").arg(localeFiveDigits(*alpha), TextFormat::count(d.rank()))
+                       : tr("1 (no alpha)"),
+                 localeFiveDigits(m_scale->value()));
     m_summary->setText(tr("<b>ΔW = scale · B·A</b> of %1: %2, rank %3, scale %4.")
                            .arg(base, shape, TextFormat::count(d.rank()), scale) +
                        QLatin1Char(' ') +
                        tr("Frobenius norm %1 · mean %2 · std %3 · min %4 · max %5.")
-                           .arg(number(m_stats->frobenius), number(m_stats->mean), number(m_stats->std),
-                                number(m_stats->min), number(m_stats->max)));
+                           .arg(localeFiveDigits(m_stats->frobenius), localeFiveDigits(m_stats->mean),
+                                localeFiveDigits(m_stats->std), localeFiveDigits(m_stats->min),
+                                localeFiveDigits(m_stats->max)));
     QVector<double> counts;
     for (const uint64_t c : m_stats->histogram.counts)
         counts << static_cast<double>(c);
@@ -322,7 +324,7 @@ void LoraPanel::showRegion(quint64 firstRow, quint64 rows, quint64 firstColumn, 
     if (!m_delta)
         return;
     std::shared_ptr<const gguf::LoraDelta> delta = m_delta;
-    struct Region {
+    struct RegionResult {
         gguf::StatsStatus status = gguf::StatsStatus::NoData;
         gguf::Heatmap heatmap;
     };
@@ -331,7 +333,7 @@ void LoraPanel::showRegion(quint64 firstRow, quint64 rows, quint64 firstColumn, 
             .arg(TextFormat::count(firstRow), TextFormat::count(firstRow + rows - 1), TextFormat::count(firstColumn),
                  TextFormat::count(firstColumn + columns - 1)),
         [delta, firstRow, rows, firstColumn, columns](const gguf::ProgressFn &progress) {
-            Region r;
+            RegionResult r;
             gguf::HeatmapOptions options;
             options.rows = kGrid;
             options.cols = kGrid;
@@ -339,7 +341,7 @@ void LoraPanel::showRegion(quint64 firstRow, quint64 rows, quint64 firstColumn, 
             r.status = gguf::loraDeltaHeatmap(*delta, firstRow, rows, firstColumn, columns, options, r.heatmap);
             return r;
         },
-        [this](const Region &r) {
+        [this](const RegionResult &r) {
             if (r.status == gguf::StatsStatus::Ok) {
                 m_heatmap->setHeatmap(r.heatmap, static_cast<gguf::TileMeasure>(m_measure->currentIndex()));
                 m_settle->stop();

@@ -11,7 +11,7 @@
 
 namespace {
 
-QString number(double v)
+QString sevenDigits(double v)
 {
     return QString::number(v, 'g', 7);
 }
@@ -80,7 +80,7 @@ void StatsTable::setStatistics(const gguf::TensorStatistics &stats, const gguf::
                                            .arg(locale.toString(static_cast<qulonglong>(read)))
                                      : QString();
     const auto figure = [&](double v) {
-        return !any ? QString() : sampled ? QStringLiteral("≈ %1").arg(number(v)) : number(v);
+        return !any ? QString() : sampled ? QStringLiteral("≈ %1").arg(sevenDigits(v)) : sevenDigits(v);
     };
     set(Row::Count,
         sampled ? tr("%1 (%2 read)")
@@ -104,11 +104,11 @@ void StatsTable::setStatistics(const gguf::TensorStatistics &stats, const gguf::
         if (!any) {
             set(row, QString());
         } else if (sampled) {
-            set(row, QStringLiteral("≈ %1").arg(number(stats.percentiles[i])), ofSample);
+            set(row, QStringLiteral("≈ %1").arg(sevenDigits(stats.percentiles[i])), ofSample);
         } else if (error > 0) {
             const double level = gguf::kPercentileLevels[i];
             const double rank = stats.percentileRankError;
-            set(row, QStringLiteral("≈ %1").arg(number(stats.percentiles[i])),
+            set(row, QStringLiteral("≈ %1").arg(sevenDigits(stats.percentiles[i])),
                 stats.keySampleStride > 1
                     ? tr("Estimated from the 16-bit keys of a random sample of one value in %1 (%2 values): with "
                          "probability 1 − 10⁻⁶ the estimate lies between the true p%3 and p%4, widened by ±%5.")
@@ -116,16 +116,16 @@ void StatsTable::setStatistics(const gguf::TensorStatistics &stats, const gguf::
                           .arg(locale.toString(static_cast<qulonglong>(stats.keysCounted)))
                           .arg(std::max(0.0, level - rank), 0, 'g', 4)
                           .arg(std::min(100.0, level + rank), 0, 'g', 4)
-                          .arg(number(error))
+                          .arg(sevenDigits(error))
                     : tr("Estimated from the 16-bit key histogram; the true p%1 lies within ±%2 of it.")
                           .arg(level)
-                          .arg(number(error)));
+                          .arg(sevenDigits(error)));
         } else {
-            set(row, number(stats.percentiles[i]), tr("Exact"));
+            set(row, sevenDigits(stats.percentiles[i]), tr("Exact"));
         }
     }
     if (histogram && !histogram->counts.empty()) {
-        set(Row::Range, QStringLiteral("[%1, %2]").arg(number(histogram->lo), number(histogram->hi)));
+        set(Row::Range, QStringLiteral("[%1, %2]").arg(sevenDigits(histogram->lo), sevenDigits(histogram->hi)));
         set(Row::Outside, tr("%1 below, %2 above")
                               .arg(locale.toString(static_cast<qulonglong>(histogram->below)),
                                    locale.toString(static_cast<qulonglong>(histogram->above))));
