@@ -130,7 +130,7 @@ void TestDamagedWindow::checkInWindow()
         checkDamaged(testCase, path, fatal->second);
         return;
     }
-    QCOMPARE(m_window.document()->damagedShard(), -1);
+    QVERIFY(!m_window.document()->model()->firstBreak());
     QVERIFY(!m_window.windowTitle().contains(QStringLiteral("damaged")));
     QVERIFY(!bar->isVisible() || bar->kind() != MessageBar::Kind::Error);
     checkFindingsLinked(path);
@@ -212,7 +212,9 @@ void TestDamagedWindow::checkDamaged(const Case &c, const QString &path, uint64_
 {
     const uint64_t size = c.bytes.size();
     QCOMPARE(offset, c.expect.errorOffset);
-    QCOMPARE(m_window.document()->damagedShard(), 0);
+    const auto shardBreak = m_window.document()->model()->firstBreak();
+    QVERIFY(shardBreak);
+    QCOMPARE(shardBreak->shard, size_t(0));
     const gguf::GgufFile &file = m_window.document()->model()->primary();
     QVERIFY(file.breakage());
     QVERIFY(m_window.windowTitle().contains(QStringLiteral("(damaged)")));

@@ -112,7 +112,7 @@ private slots:
     }
 
     // A GGUF whose structure breaks off opens with what was read before the break (#21): the
-    // model is replaced, damagedShard() names the shard, and the error keeps its offset.
+    // model is replaced, SplitModel::firstBreak() names the shard, and the error keeps its offset.
     void damagedFilesOpen_data()
     {
         QTest::addColumn<QByteArray>("bytes");
@@ -137,12 +137,16 @@ private slots:
         QSignalSpy failed(&document, &Document::loadFailed);
         document.open(kSample);
         QVERIFY(loaded.wait(10000));
-        QCOMPARE(document.damagedShard(), -1);
+        QVERIFY(!document.model()->firstBreak());
         document.open(path);
         QVERIFY(loaded.wait(10000));
         QCOMPARE(failed.count(), 0);
         QCOMPARE(document.path(), path);
-        QCOMPARE(document.damagedShard(), 0);
+        const auto broken = document.model()->firstBreak();
+        QVERIFY(broken);
+        QCOMPARE(broken->shard, size_t(0));
+        QCOMPARE(broken->file, &document.model()->primary());
+        QCOMPARE(broken->breakage, document.model()->primary().breakage());
         const gguf::GgufFile &file = document.model()->primary();
         QVERIFY2(QString::fromStdString(file.error().message).contains(message), file.error().message.c_str());
         QCOMPARE(file.error().offset, offset);
@@ -179,7 +183,10 @@ private slots:
         document.open(second);
         QVERIFY(loaded.wait(10000));
         QCOMPARE(document.path(), second);
-        QCOMPARE(document.damagedShard(), 1);
+        const auto broken = document.model()->firstBreak();
+        QVERIFY(broken);
+        QCOMPARE(broken->shard, size_t(1));
+        QCOMPARE(broken->file, document.model()->shards()[1].file.get());
         QCOMPARE(document.model()->shards().size(), size_t(2));
         QCOMPARE(document.model()->tensors().size(), size_t(1));
     }

@@ -12,6 +12,7 @@
 #include <QCryptographicHash>
 #include <QDir>
 #include <QFile>
+#include <QFileInfo>
 #include <QTemporaryDir>
 #include <QtTest>
 
@@ -368,7 +369,15 @@ void TestEditSave::refusesAFileChangedSinceOpening()
 void TestEditSave::refusesWhileABackupIsThere()
 {
     const QString backup = QString::fromStdString(headerBackupPath(m_path.toStdString()));
+    QVERIFY(!leftoverHeaderBackup(m_path.toStdString()));
     QVERIFY(writeBytes(backup, {1, 2, 3}));
+    // what the window asks when it opens the file: the backup, found through a symbolic link too
+    const std::string real = QFileInfo(m_path).canonicalFilePath().toStdString();
+    QCOMPARE(leftoverHeaderBackup(m_path.toStdString()), std::optional(headerBackupPath(real)));
+    const QString link = m_path + QStringLiteral(".link.gguf");
+    QVERIFY(QFile::link(m_path, link));
+    QCOMPARE(leftoverHeaderBackup(link.toStdString()), std::optional(headerBackupPath(real)));
+    QVERIFY(QFile::remove(link));
     const auto f = openPath(m_path);
     MetadataChanges c;
     c.set("general.name", OwnedValue::string("x"));

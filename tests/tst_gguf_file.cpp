@@ -2,8 +2,10 @@
 // GgufFile on well-formed files: every value type, versions, byte orders, header layouts and alignments.
 #include "core/format/ggml_types.h"
 #include "core/format/gguf_file.h"
+#include "core/format/split_model.h"
 #include "tests/support/gguf_builder.h"
 #include "tests/support/gguf_file_checks.h"
+#include "tests/support/temp_files.h"
 #include "tests/support/test_printers.h"
 
 #include <QtTest>
@@ -84,6 +86,7 @@ private slots:
     void emptySections_data();
     void emptySections();
     void zeroSizeDimension();
+    void splitSetBreaks();
 };
 
 void TestGgufFile::valueRoundTrip_data()
@@ -313,6 +316,54 @@ void TestGgufFile::zeroSizeDimension()
     QCOMPARE(file->parameterCount(), uint64_t(8 + 1));
     COMPARE_REFUSALS(*file, std::vector<Refusal>{});
     QVERIFY(file->llamaCppAccepts());
+}
+
+// SplitModel::outcome() and firstBreak() on a two-file set: whole, with its second shard cut short
+// (opened from either shard), and not a GGUF at all.
+void TestGgufFile::splitSetBreaks()
+{
+    QTemporaryDir dir;
+    QVERIFY(dir.isValid());
+    const QString first = dir.filePath(QStringLiteral("m-00001-of-00002.gguf"));
+    const QString second = dir.filePath(QStringLiteral("m-00002-of-00002.gguf"));
+    QVERIFY(writeBytes(first, twoFileSplitShard(1)));
+    QVERIFY(writeBytes(second, twoFileSplitShard(2)));
+    Error error;
+    auto model = SplitModel::open(first.toStdString(), error);
+    QVERIFY(model && !error);
+    QCOMPARE(SplitModel::outcome(model.get(), error), SplitModel::Outcome::Opened);
+    QVERIFY(!model->firstBreak());
+    // an error that is no shard's break refuses the model, though it was returned
+    const Error elsewhere{ErrorKind::Malformed, "remote_header_too_large", 12, "the header runs on"};
+    QCOMPARE(SplitModel::outcome(model.get(), elsewhere), SplitModel::Outcome::Refused);
+
+    // shard 2 broken in its first pair: magic, version and the two u64 counts take 24 bytes, then
+    // the first key's u64 length, made to say 2^40 bytes
+    std::vector<uint8_t> broken2 = twoFileSplitShard(2);
+    QVERIFY(broken2.size() > 32);
+    for (int i = 0; i < 8; ++i)
+        broken2[24 + size_t(i)] = i == 5 ? 1 : 0;
+    QVERIFY(writeBytes(second, broken2));
+    for (const QString &path : {first, second}) {
+        model = SplitModel::open(path.toStdString(), error);
+        QVERIFY(model);
+        // opened from shard 1, the error is shard 1's (none); from shard 2, its break
+        QCOMPARE(bool(error), path == second);
+        QCOMPARE(SplitModel::outcome(model.get(), error), SplitModel::Outcome::OpenedDamaged);
+        const auto broken = model->firstBreak();
+        QVERIFY(broken);
+        QCOMPARE(broken->shard, size_t(1));
+        QCOMPARE(broken->file, model->shards()[1].file.get());
+        QVERIFY(broken->breakage);
+        QCOMPARE(broken->breakage, broken->file->breakage());
+        QCOMPARE(broken->breakage->section, Breakage::Section::Metadata);
+        QCOMPARE(model->tensors().size(), size_t(1)); // shard 1's tensor
+    }
+
+    QVERIFY(writeBytes(first, {'n', 'o', 't', ' ', 'G', 'G', 'U', 'F'}));
+    model = SplitModel::open(first.toStdString(), error);
+    QVERIFY(!model);
+    QCOMPARE(SplitModel::outcome(model.get(), error), SplitModel::Outcome::Refused);
 }
 
 QTEST_GUILESS_MAIN(TestGgufFile)

@@ -63,15 +63,6 @@ QString describeProblems(const gguf::SplitModel &model)
     return lines.join(u'\n');
 }
 
-// True when `error` is where a shard's structure broke off (that shard then opens, damaged).
-bool isBreak(const gguf::SplitModel &model, const gguf::Error &error)
-{
-    return std::any_of(model.shards().begin(), model.shards().end(), [&](const gguf::SplitModel::Shard &shard) {
-        return shard.file && shard.file->breakage() && shard.file->error().offset == error.offset &&
-               shard.file->error().code == error.code;
-    });
-}
-
 Document::LoadResult load(const QString &path, const gguf::ProgressFn &progress)
 {
     gguf::OpenOptions options;
@@ -81,7 +72,7 @@ Document::LoadResult load(const QString &path, const gguf::ProgressFn &progress)
     auto model = gguf::SplitModel::open(QFile::encodeName(path).toStdString(), error, options);
     if (error.kind == gguf::ErrorKind::Cancelled) {
         result.cancelled = true;
-    } else if (!model || (error && !isBreak(*model, error))) {
+    } else if (gguf::SplitModel::outcome(model.get(), error) == gguf::SplitModel::Outcome::Refused) {
         // Not a GGUF, or not read at all: the file is refused as a whole, so the document that is
         // open stays; the message names the problem and its byte offset. A damaged file (its
         // structure broke off at a field) opens with what was read before the break.
@@ -133,17 +124,6 @@ void Document::open(const QString &path)
         [path](const gguf::ProgressFn &progress) { return load(path, progress); },
         [this, path](const LoadResult &result) { finish(path, result); });
     emit loadStarted(path);
-}
-
-int Document::damagedShard() const
-{
-    if (!m_model)
-        return -1;
-    const auto &shards = m_model->shards();
-    for (size_t i = 0; i < shards.size(); ++i)
-        if (shards[i].file && shards[i].file->breakage())
-            return int(i);
-    return -1;
 }
 
 void Document::reload()

@@ -53,9 +53,6 @@ public:
     QString loadingPath() const { return m_loadingPath; }
     /// The model that is open (null before the first successful open).
     std::shared_ptr<const gguf::SplitModel> model() const { return m_model; }
-    /// The first shard of model() whose structure broke off (GgufFile::breakage()), or -1: the model
-    /// is damaged and shows what was read before the break.
-    int damagedShard() const;
     /// The path that was opened for model().
     QString path() const { return m_path; }
     /// Increases with every open() and cancel().

@@ -172,9 +172,9 @@ MainWindow::MainWindow(QWidget *parent)
         m_tabs->setCurrentWidget(m_compare);
         // a damaged B is compared as far as it was read: what follows its break is not "only in A"
         QString problems = warning;
-        if (const int damaged = m_other->damagedShard(); damaged >= 0)
+        if (const auto broken = m_other->model()->firstBreak())
             problems = tr("it is damaged, so only what was read before the break is compared. %1")
-                           .arg(DamageText::where(*m_other->model()->shards()[size_t(damaged)].file)) +
+                           .arg(DamageText::where(*broken->file)) +
                        (warning.isEmpty() ? QString() : QLatin1Char('\n') + warning);
         if (!problems.isEmpty())
             m_messageBar->showMessage(MessageBar::Kind::Warning, tr("Compared with %1: %2").arg(path, problems));
@@ -430,17 +430,14 @@ void MainWindow::showLoaded(const QString &path, const QString &warning)
         m_pagesWaiting.prepend(current);
     showModelOnNextPage(++m_showGeneration, path);
     // a header backup beside the file: an in-place save of it was interrupted (docs/EDITING.md §3)
-    // (beside the file itself: the writer follows a symbolic link to it)
-    const QFileInfo edited(QString::fromStdString(m_document->model()->primary().path()));
-    const QString backup = QString::fromStdString(gguf::headerBackupPath(
-        (edited.canonicalFilePath().isEmpty() ? edited.filePath() : edited.canonicalFilePath()).toStdString()));
+    const auto backup = gguf::leftoverHeaderBackup(m_document->model()->primary().path());
     QString notice; // what the bar says beside the warning, kept when the file is damaged too
-    if (QFileInfo::exists(backup)) {
+    if (backup) {
         notice =
             tr("An earlier save of this file did not finish: %1 holds the file's old header. If the file is not as "
                "it should be, restore it (docs/EDITING.md §3); otherwise remove the backup. Saving in place waits "
                "until then.")
-                .arg(QDir::toNativeSeparators(backup));
+                .arg(QDir::toNativeSeparators(QString::fromStdString(*backup)));
         m_messageBar->showMessage(MessageBar::Kind::Warning, notice);
         m_savedNotice.clear();
     } else if (!m_savedNotice.isEmpty()) {
@@ -460,11 +457,11 @@ void MainWindow::showLoaded(const QString &path, const QString &warning)
         m_messageBar->showMessage(MessageBar::Kind::Warning, warning);
     }
     m_barShowsBreak = false;
-    const int damaged = m_document->damagedShard();
-    if (damaged >= 0) {
+    const auto broken = m_document->model()->firstBreak();
+    if (broken) {
         // a damaged file: what was read is shown; the bar names the break and leads to its bytes
-        const auto &shard = m_document->model()->shards()[size_t(damaged)];
-        const gguf::Error &error = shard.file->error();
+        const auto &shard = m_document->model()->shards()[broken->shard];
+        const gguf::Error &error = broken->file->error();
         QString text = tr("%1 is damaged: reading stopped at byte %2. %3\nThe pages show what was read before the "
                           "break.")
                            .arg(QFileInfo(QString::fromStdString(shard.path)).fileName(),
@@ -475,8 +472,8 @@ void MainWindow::showLoaded(const QString &path, const QString &warning)
         m_barShowsBreak = true;
         m_messageBar->showMessage(MessageBar::Kind::Error, text, tr("Show in &Bytes"), false);
     }
-    setWindowTitle(damaged >= 0 ? tr("%1 (damaged) — GGUF Explorer").arg(QFileInfo(path).fileName())
-                                : tr("%1 — GGUF Explorer").arg(QFileInfo(path).fileName()));
+    setWindowTitle(broken ? tr("%1 (damaged) — GGUF Explorer").arg(QFileInfo(path).fileName())
+                          : tr("%1 — GGUF Explorer").arg(QFileInfo(path).fileName()));
     setWindowFilePath(path);
     m_recent->add(path);
     statusBar()->showMessage(tr("Opened %1 in %2 ms").arg(QFileInfo(path).fileName()).arg(m_loadTimer.elapsed()), 5000);
@@ -499,9 +496,9 @@ void MainWindow::showModelOnNextPage(quint64 generation, const QString &path)
     }
     m_reselectTensor.clear();
     // the Bytes page of a damaged file waits at the break, its field selected
-    if (const int damaged = m_document->damagedShard(); damaged >= 0) {
-        const auto [offset, size] = model->shards()[size_t(damaged)].file->brokenBytes();
-        m_hex->showShardBytes(damaged, offset, size);
+    if (const auto broken = model->firstBreak()) {
+        const auto [offset, size] = broken->file->brokenBytes();
+        m_hex->showShardBytes(int(broken->shard), offset, size);
     }
     m_shown = true;
     emit modelShown(path);
@@ -526,11 +523,12 @@ void MainWindow::showFailure(const QString &path, const QString &message, quint6
 
 void MainWindow::showBreak()
 {
-    const int damaged = m_document->damagedShard();
-    if (damaged < 0)
+    const auto model = m_document->model();
+    const auto broken = model ? model->firstBreak() : std::nullopt;
+    if (!broken)
         return;
-    const auto [offset, size] = m_document->model()->shards()[size_t(damaged)].file->brokenBytes();
-    showBytes(damaged, offset, size);
+    const auto [offset, size] = broken->file->brokenBytes();
+    showBytes(int(broken->shard), offset, size);
 }
 
 void MainWindow::reloadDocument()

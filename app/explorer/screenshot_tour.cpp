@@ -3,6 +3,7 @@
 #include "app/explorer/main_window.h"
 #include "app/explorer/stall_monitor.h"
 #include "core/format/gguf_file.h"
+#include "core/format/split_model.h"
 #include "ui/compare/compare_page.h"
 #include "ui/compare/tensor_pair_panel.h"
 #include "ui/document.h"
@@ -409,7 +410,8 @@ void startScreenshotTour(MainWindow &window, const QString &prefix, bool nothing
                     grabImportance(window, prefix, monitor, 0, [&window, prefix, monitor, grabAndQuit] {
                         grabKind(window, prefix, monitor, [&window, grabAndQuit] {
                             // (a damaged file's Bytes page stays at its break)
-                            if (window.hexPage() && window.document()->damagedShard() < 0)
+                            const auto model = window.document()->model();
+                            if (window.hexPage() && !(model && model->firstBreak()))
                                 window.hexPage()->goTo(QStringLiteral("end-1"));
                             grabAndQuit();
                         });

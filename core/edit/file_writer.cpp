@@ -214,8 +214,8 @@ SaveResult Writer::run(const std::string &target, bool allowInPlace)
     }
     // A header backup beside the target: an in-place save of it was interrupted. Until it is dealt
     // with no save goes there — after a copy the backup would no longer fit the file.
-    if (struct stat backup{}; ::stat(headerBackupPath(resolved).c_str(), &backup) == 0) {
-        fail("a header backup from an earlier save that did not finish is at " + headerBackupPath(resolved) +
+    if (const auto backup = leftoverHeaderBackup(resolved)) {
+        fail("a header backup from an earlier save that did not finish is at " + *backup +
              ": restore it (docs/EDITING.md §3) or remove it, then save again");
         return m_result;
     }
@@ -460,6 +460,16 @@ std::string_view saveStepName(SaveStep step)
 std::string headerBackupPath(const std::string &path)
 {
     return path + ".header-backup";
+}
+
+std::optional<std::string> leftoverHeaderBackup(const std::string &path)
+{
+    const std::string resolved = resolveTarget(path);
+    std::string backup = headerBackupPath(resolved.empty() ? path : resolved);
+    struct stat st {};
+    if (::stat(backup.c_str(), &st) != 0)
+        return std::nullopt;
+    return backup;
 }
 
 SaveResult writeEdited(const GgufFile &file, const HeaderPlan &plan, const std::string &target, bool allowInPlace,

@@ -5,6 +5,7 @@
 
 #include <cstdint>
 #include <functional>
+#include <optional>
 #include <string>
 
 namespace gguf {
@@ -49,6 +50,10 @@ struct SaveResult {
 
 /// Where the in-place path keeps the old header while it writes the new one.
 std::string headerBackupPath(const std::string &path);
+/// The header backup an interrupted in-place save left beside `path` (beside the file a symbolic
+/// link names: the writer follows it), or nullopt when there is none. While there is one, no save
+/// goes to `path` (docs/EDITING.md §3).
+std::optional<std::string> leftoverHeaderBackup(const std::string &path);
 
 /// Writes `plan` (made from `file` by planHeader) to `target`.
 /// - In place when `target` is the file itself, the plan fits in place and `allowInPlace`: the old

@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 #include "core/format/split_model.h"
 
+#include <algorithm>
 #include <cstdio>
 #include <regex>
 
@@ -104,6 +105,30 @@ std::vector<std::string> SplitModel::problems() const
         if (!s.file)
             out.push_back(s.error.message.empty() ? s.path + ": could not be opened" : s.error.message);
     return out;
+}
+
+std::optional<SplitModel::Break> SplitModel::firstBreak() const
+{
+    for (size_t i = 0; i < m_shards.size(); ++i)
+        if (const GgufFile *file = m_shards[i].file.get(); file && file->breakage())
+            return Break{i, file, file->breakage()};
+    return std::nullopt;
+}
+
+SplitModel::Outcome SplitModel::outcome(const SplitModel *model, const Error &error)
+{
+    if (!model)
+        return Outcome::Refused;
+    if (error) {
+        // `error` is the opened path's own: a break only when it is where some shard broke off
+        const bool isBreak = std::any_of(model->m_shards.begin(), model->m_shards.end(), [&](const Shard &shard) {
+            return shard.file && shard.file->breakage() && shard.file->error().offset == error.offset &&
+                   shard.file->error().code == error.code;
+        });
+        if (!isBreak)
+            return Outcome::Refused;
+    }
+    return model->firstBreak() ? Outcome::OpenedDamaged : Outcome::Opened;
 }
 
 uint64_t SplitModel::parameterCount() const

@@ -39,10 +39,29 @@ public:
         Error error;
     };
 
+    /// Where a set's structure broke off: a shard that opened damaged (its reading stopped at a
+    /// field; the file holds what was read before the break).
+    struct Break {
+        size_t shard = 0;                   ///< index into shards()
+        const GgufFile *file = nullptr;     ///< that shard's file
+        const Breakage *breakage = nullptr; ///< file->breakage(): the item and field
+    };
+    /// What opening a path gave.
+    enum class Outcome : uint8_t {
+        Opened,        ///< a model, no shard damaged
+        OpenedDamaged, ///< a model holding what was read before a break (firstBreak() says where)
+        Refused,       ///< no model: not a GGUF, unreadable, or failed other than by a break
+    };
+
     /// Opens `path`; when its name (or its `split.count` key) says it is part of a split, opens the
     /// other shards too. Fails (returns the error, no model) only when `path` itself cannot be read.
+    /// `error` is `path`'s own failure, also when the model is returned: outcome() tells whether
+    /// that is a break (the model is shown as far as it was read) or a refusal.
     static std::shared_ptr<const SplitModel> open(const std::string &path, Error &error,
                                                   const OpenOptions &options = {});
+    /// The outcome of open() from what it gave: Refused without a model, or when `error` is not
+    /// where a shard broke off; else OpenedDamaged when a shard broke off; else Opened.
+    static Outcome outcome(const SplitModel *model, const Error &error);
     /// Wraps one already-opened file.
     static std::shared_ptr<const SplitModel> single(std::shared_ptr<const GgufFile> file);
 
@@ -57,6 +76,8 @@ public:
     std::vector<std::string> problems() const;
     uint64_t parameterCount() const;
     uint64_t totalFileSize() const;
+    /// The first shard, in shard order, whose structure broke off; nullopt when none did.
+    std::optional<Break> firstBreak() const;
 
 private:
     SplitModel() = default;

@@ -68,14 +68,9 @@ void TensorTableModel::buildGroups()
 
 int TensorTableModel::brokenShard() const
 {
-    if (!m_model)
-        return -1;
-    const auto &shards = m_model->shards();
-    for (size_t s = 0; s < shards.size(); ++s)
-        if (shards[s].file && shards[s].file->breakage() &&
-            shards[s].file->breakage()->section == gguf::Breakage::Section::TensorInfos)
-            return static_cast<int>(s);
-    return -1;
+    // the break the page's bar names; its tensor info is a row only when the break is in one
+    const auto broken = m_model ? m_model->firstBreak() : std::nullopt;
+    return broken && broken->breakage->section == gguf::Breakage::Section::TensorInfos ? int(broken->shard) : -1;
 }
 
 int TensorTableModel::topLevelRows() const

@@ -67,14 +67,10 @@ TensorsPage::TensorsPage(QWidget *parent)
     m_damage->setObjectName(QStringLiteral("tensorsDamage"));
     connect(m_damage, &MessageBar::actionTriggered, this, [this] {
         const gguf::SplitModel *model = m_model->model();
-        if (!model)
-            return;
-        for (size_t s = 0; s < model->shards().size(); ++s)
-            if (const auto &file = model->shards()[s].file; file && file->breakage()) {
-                const auto [offset, size] = file->brokenBytes();
-                emit bytesRequested(int(s), offset, size);
-                return;
-            }
+        if (const auto broken = model ? model->firstBreak() : std::nullopt) {
+            const auto [offset, size] = broken->file->brokenBytes();
+            emit bytesRequested(int(broken->shard), offset, size);
+        }
     });
     auto *layout = new QVBoxLayout(this);
     layout->addWidget(m_damage);
@@ -102,23 +98,22 @@ void TensorsPage::setModel(std::shared_ptr<const gguf::SplitModel> model)
 void TensorsPage::showDamage()
 {
     const gguf::SplitModel *model = m_model->model();
-    if (model)
-        for (const auto &shard : model->shards()) {
-            if (!shard.file || !shard.file->breakage())
-                continue;
-            const gguf::GgufFile &file = *shard.file;
-            const QString lead = file.breakage()->section == gguf::Breakage::Section::TensorInfos
-                                     ? QString()
-                                     : tr("No tensor infos were read.") + QLatin1Char(' ');
-            const QString who = model->isSplit()
-                                    ? QFileInfo(QString::fromStdString(shard.path)).fileName() + QStringLiteral(": ")
-                                    : QString();
-            m_damage->showMessage(MessageBar::Kind::Error,
-                                  who + lead + DamageText::where(file) + QLatin1Char('\n') + DamageText::missing(file),
-                                  tr("Show in &Bytes"), false);
-            return;
-        }
-    m_damage->clearMessage();
+    const auto broken = model ? model->firstBreak() : std::nullopt;
+    if (!broken) {
+        m_damage->clearMessage();
+        return;
+    }
+    const gguf::GgufFile &file = *broken->file;
+    const QString lead = broken->breakage->section == gguf::Breakage::Section::TensorInfos
+                             ? QString()
+                             : tr("No tensor infos were read.") + QLatin1Char(' ');
+    const QString who =
+        model->isSplit()
+            ? QFileInfo(QString::fromStdString(model->shards()[broken->shard].path)).fileName() + QStringLiteral(": ")
+            : QString();
+    m_damage->showMessage(MessageBar::Kind::Error,
+                          who + lead + DamageText::where(file) + QLatin1Char('\n') + DamageText::missing(file),
+                          tr("Show in &Bytes"), false);
 }
 
 void TensorsPage::setFilter(const QString &pattern, bool regularExpression)
