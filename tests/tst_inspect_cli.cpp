@@ -84,6 +84,7 @@ private slots:
     void truncatedFile();
     void usage_data();
     void usage();
+    void usageNamesTheOption();
     void dequantMatchesReference_data();
     void dequantMatchesReference();
     void statsJson_data();
@@ -562,6 +563,15 @@ void TestInspectCli::usage_data()
     QTest::newRow("stats of a missing tensor") << QStringList{"stats", q4, "nope"} << 2;
     QTest::newRow("stats with zero bins") << QStringList{"stats", q4, "--bins", "0"} << 2;
     QTest::newRow("stats with bins not a number") << QStringList{"stats", q4, "--bins", "many"} << 2;
+    // each command takes only its own options (#39): these were once accepted and ignored
+    QTest::newRow("bins outside stats") << QStringList{"info", q4, "--bins", "8"} << 2;
+    QTest::newRow("bins without a command") << QStringList{q4, "--bins", "8"} << 2;
+    QTest::newRow("json to dequant") << QStringList{"dequant", q4, "q4_K.weight", "-o", "/dev/null", "--json"} << 2;
+    QTest::newRow("json to detokenize") << QStringList{"detokenize", q4, "1", "--json"} << 2;
+    QTest::newRow("range outside stats") << QStringList{"info", q4, "--range", "0", "1"} << 2;
+    QTest::newRow("names outside tensors") << QStringList{"vocab", q4, "--names"} << 2;
+    QTest::newRow("ctx outside memory") << QStringList{"stats", q4, "--ctx", "512"} << 2;
+    QTest::newRow("output outside dequant and set") << QStringList{"layout", q4, "-o", "/dev/null"} << 2;
     QTest::newRow("help") << QStringList{"--help"} << 0;
     QTest::newRow("version") << QStringList{"--version"} << 0;
 }
@@ -579,6 +589,31 @@ void TestInspectCli::usage()
         QVERIFY(run.out.isEmpty());
         QVERIFY(run.err.startsWith("gguf-inspect: "));
     }
+}
+
+// A refused option is named with the command and what that command takes.
+void TestInspectCli::usageNamesTheOption()
+{
+    const QString q4 = fixture(QStringLiteral("q4_K.gguf"));
+    Run run = inspect({QStringLiteral("dequant"), q4, QStringLiteral("q4_K.weight"), QStringLiteral("-o"),
+                       QStringLiteral("/dev/null"), QStringLiteral("--json")});
+    QCOMPARE(run.exitCode, 2);
+    QVERIFY2(run.err.startsWith("gguf-inspect: the dequant command does not take --json (it takes -o)\n"),
+             run.err.constData());
+    run =
+        inspect({QStringLiteral("detokenize"), q4, QStringLiteral("1"), QStringLiteral("--bins"), QStringLiteral("4")});
+    QCOMPARE(run.exitCode, 2);
+    QVERIFY2(run.err.startsWith("gguf-inspect: the detokenize command does not take --bins (it takes no option)\n"),
+             run.err.constData());
+    run = inspect({q4, QStringLiteral("--fast")});
+    QCOMPARE(run.exitCode, 2);
+    QVERIFY2(
+        run.err.startsWith("gguf-inspect: gguf-inspect FILE (no command) does not take --fast (it takes --json)\n"),
+        run.err.constData());
+    // and the options a command does take still work: set --json, stats --bins
+    run =
+        inspect({QStringLiteral("stats"), q4, QStringLiteral("--bins"), QStringLiteral("4"), QStringLiteral("--json")});
+    QCOMPARE(run.exitCode, 0);
 }
 
 // Every reference tensor, written raw and as .npy, must hold ggml's own float32 values bit for bit.

@@ -229,10 +229,8 @@ void writeValue(JsonWriter &json, const gguf::Value &v, int depth = 0)
         const gguf::ArrayRef a = v.array();
         if (a.size() > kJsonArrayElements || depth > 8) {
             json.beginObject();
-            json.key("array");
-            json.string(gguf::valueTypeName(a.elementType()));
-            json.key("count");
-            json.unsignedInteger(a.size());
+            json.field("array", gguf::valueTypeName(a.elementType()));
+            json.field("count", a.size());
             json.endObject();
             return;
         }
@@ -292,33 +290,24 @@ void writeMetadataJson(JsonWriter &json, const gguf::MetadataDiff &diff)
         if (d.status != gguf::DiffStatus::Changed)
             continue;
         json.beginObject();
-        json.key("key");
-        json.string(d.key);
+        json.field("key", d.key);
         json.key("a");
         writeValue(json, d.a->value);
         json.key("b");
         writeValue(json, d.b->value);
-        json.key("a_type");
-        json.string(typeText(d.a->value));
-        json.key("b_type");
-        json.string(typeText(d.b->value));
+        json.field("a_type", typeText(d.a->value));
+        json.field("b_type", typeText(d.b->value));
         if (d.a->value.type() == gguf::ValueType::Array && !d.typeChanged) {
-            json.key("a_count");
-            json.unsignedInteger(d.a->value.array().size());
-            json.key("b_count");
-            json.unsignedInteger(d.b->value.array().size());
-            json.key("differing_elements");
-            json.unsignedInteger(d.differingElements);
+            json.field("a_count", d.a->value.array().size());
+            json.field("b_count", d.b->value.array().size());
+            json.field("differing_elements", d.differingElements);
             json.key("first_differences");
             json.beginArray();
             for (const gguf::ElementDifference &e : d.firstDifferences) {
                 json.beginObject();
-                json.key("index");
-                json.unsignedInteger(e.index);
-                json.key("a");
-                json.string(e.a);
-                json.key("b");
-                json.string(e.b);
+                json.field("index", e.index);
+                json.field("a", e.a);
+                json.field("b", e.b);
                 json.endObject();
             }
             json.endArray();
@@ -326,8 +315,7 @@ void writeMetadataJson(JsonWriter &json, const gguf::MetadataDiff &diff)
         json.endObject();
     }
     json.endArray();
-    json.key("same");
-    json.unsignedInteger(diff.same);
+    json.field("same", diff.same);
     json.endObject();
 }
 
@@ -343,17 +331,13 @@ void writeOptionalScore(JsonWriter &json, const char *key, const std::optional<f
 void writeTokenizerJson(JsonWriter &json, const gguf::TokenizerDiff &t)
 {
     json.beginObject();
-    json.key("verdict");
-    json.string(t.verdict);
-    json.key("identical");
-    json.boolean(t.identical());
+    json.field("verdict", t.verdict);
+    json.field("identical", t.identical());
     for (const auto &[key, a, b] : {std::tuple{"model", t.modelA, t.modelB}, std::tuple{"pre", t.preA, t.preB}}) {
         json.key(key);
         json.beginObject();
-        json.key("a");
-        json.string(a);
-        json.key("b");
-        json.string(b);
+        json.field("a", a);
+        json.field("b", b);
         json.endObject();
     }
     const std::pair<const char *, uint64_t> counts[] = {{"a_tokens", t.sizeA},
@@ -369,20 +353,16 @@ void writeTokenizerJson(JsonWriter &json, const gguf::TokenizerDiff &t)
                                                         {"merges_removed", t.mergesRemoved},
                                                         {"merges_reranked", t.mergesReranked}};
     for (const auto &[key, n] : counts) {
-        json.key(key);
-        json.unsignedInteger(n);
+        json.field(key, n);
     }
     json.key("changes");
     json.beginArray();
     for (size_t i = 0; i < std::min(kJsonTokenChanges, t.changes.size()); ++i) {
         const gguf::TokenChange &c = t.changes[i];
         json.beginObject();
-        json.key("id");
-        json.unsignedInteger(c.id);
-        json.key("a");
-        json.string(c.textA);
-        json.key("b");
-        json.string(c.textB);
+        json.field("id", c.id);
+        json.field("a", c.textA);
+        json.field("b", c.textB);
         json.key("a_type");
         c.typeA ? json.integer(*c.typeA) : json.null();
         json.key("b_type");
@@ -404,8 +384,7 @@ void writeTokenizerJson(JsonWriter &json, const gguf::TokenizerDiff &t)
     json.beginArray();
     for (const gguf::SpecialTokenChange &s : t.special) {
         json.beginObject();
-        json.key("key");
-        json.string(s.key);
+        json.field("key", s.key);
         json.key("a");
         writeOptionalId(json, s.a);
         json.key("b");
@@ -421,10 +400,8 @@ void writeTensorsJson(JsonWriter &json, const std::vector<gguf::TensorPair> &pai
     json.beginArray();
     for (const gguf::TensorPair &p : pairs) {
         json.beginObject();
-        json.key("name");
-        json.string(p.name);
-        json.key("status");
-        json.string(gguf::tensorDiffStatusName(p.status));
+        json.field("name", p.name);
+        json.field("status", gguf::tensorDiffStatusName(p.status));
         json.key("a_type");
         p.a ? json.string(gguf::typeName(p.a->typeId)) : json.null();
         json.key("b_type");
@@ -448,8 +425,7 @@ void writeTensorsJson(JsonWriter &json, const std::vector<gguf::TensorPair> &pai
             json.key("non_finite");
             p.valuesCompared ? json.unsignedInteger(p.values.nonFinitePairs) : json.null();
             if (!p.problem.empty()) {
-                json.key("problem");
-                json.string(p.problem);
+                json.field("problem", p.problem);
             }
         }
         json.endObject();
@@ -518,14 +494,10 @@ int runDiff(const CommandArgs &args)
     if (args.json) {
         JsonWriter json(stdout);
         json.beginObject();
-        json.key("a");
-        json.string(a.path);
-        json.key("b");
-        json.string(b.path);
-        json.key("identical");
-        json.boolean(identical);
-        json.key("values_compared");
-        json.boolean(values);
+        json.field("a", a.path);
+        json.field("b", b.path);
+        json.field("identical", identical);
+        json.field("values_compared", values);
         json.key("metadata");
         writeMetadataJson(json, metadata);
         json.key("tokenizer");

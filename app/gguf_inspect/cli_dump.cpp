@@ -83,12 +83,9 @@ void writeField(JsonWriter &json, std::string_view name, uint64_t index, std::st
 {
     json.key(name);
     json.beginObject();
-    json.key("index");
-    json.unsignedInteger(index);
-    json.key("type");
-    json.string(type);
-    json.key("offset");
-    json.unsignedInteger(offset);
+    json.field("index", index);
+    json.field("type", type);
+    json.field("offset", offset);
 }
 
 // gguf-py names tensor types by GGMLQuantizationType; ids it does not know keep our name.
@@ -114,10 +111,8 @@ int dumpJson(const CommandArgs &args, const gguf::GgufFile &file)
 {
     JsonWriter json(stdout);
     json.beginObject();
-    json.key("filename");
-    json.string(args.file);
-    json.key("endian");
-    json.string(file.byteSwapped() ? "BIG" : "LITTLE");
+    json.field("filename", args.file);
+    json.field("endian", file.byteSwapped() ? "BIG" : "LITTLE");
     json.key("metadata");
     json.beginObject();
     // gguf-py's pseudo-fields for the header come first.
@@ -125,18 +120,15 @@ int dumpJson(const CommandArgs &args, const gguf::GgufFile &file)
     // (a damaged file: only the fields that were read)
     if (file.version() != 0) {
         writeField(json, "GGUF.version", 0, "UINT32", file.versionOffset());
-        json.key("value");
-        json.unsignedInteger(file.version());
+        json.field("value", file.version());
         json.endObject();
     }
     if (file.headerEnd() != 0) {
         writeField(json, "GGUF.tensor_count", 1, countType, file.tensorCountOffset());
-        json.key("value");
-        json.unsignedInteger(file.declaredTensorCount());
+        json.field("value", file.declaredTensorCount());
         json.endObject();
         writeField(json, "GGUF.kv_count", 2, countType, file.kvCountOffset());
-        json.key("value");
-        json.unsignedInteger(file.declaredKvCount());
+        json.field("value", file.declaredKvCount());
         json.endObject();
     }
 
@@ -168,14 +160,11 @@ int dumpJson(const CommandArgs &args, const gguf::GgufFile &file)
     for (const gguf::TensorInfo &t : file.tensors()) {
         json.key(t.name);
         json.beginObject();
-        json.key("index");
-        json.unsignedInteger(t.index);
+        json.field("index", t.index);
         json.key("shape");
         writeShape(json, file, t);
-        json.key("type");
-        json.string(tensorTypeName(t.typeId));
-        json.key("offset");
-        json.unsignedInteger(t.infoOffset);
+        json.field("type", tensorTypeName(t.typeId));
+        json.field("offset", t.infoOffset);
         json.endObject();
     }
     json.endObject();

@@ -16,14 +16,10 @@ void writeLayoutJson(const gguf::ByteMap &map)
     json.beginArray();
     for (const gguf::Region &r : map.regions()) {
         json.beginObject();
-        json.key("offset");
-        json.unsignedInteger(r.offset);
-        json.key("size");
-        json.unsignedInteger(r.size);
-        json.key("kind");
-        json.string(gguf::regionKindName(r.kind));
-        json.key("label");
-        json.string(map.label(r));
+        json.field("offset", r.offset);
+        json.field("size", r.size);
+        json.field("kind", gguf::regionKindName(r.kind));
+        json.field("label", map.label(r));
         json.endObject();
     }
     json.endArray();

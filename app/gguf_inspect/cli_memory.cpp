@@ -99,24 +99,15 @@ void writeMemoryJson(const gguf::MemoryEstimate &e, std::optional<uint64_t> maxC
     json.beginObject();
     json.key("inputs");
     json.beginObject();
-    json.key("ctx");
-    json.unsignedInteger(in.context);
-    json.key("n_ctx_padded");
-    json.unsignedInteger(e.kv.nCtx);
-    json.key("parallel");
-    json.unsignedInteger(in.parallel);
-    json.key("ubatch");
-    json.unsignedInteger(in.ubatch);
-    json.key("cache_type_k");
-    json.string(gguf::kvCacheTypeName(in.typeK));
-    json.key("cache_type_v");
-    json.string(gguf::kvCacheTypeName(in.typeV));
-    json.key("flash_attn");
-    json.boolean(in.flashAttention);
-    json.key("gpu_layers");
-    json.unsignedInteger(e.gpuLayers);
-    json.key("mmap");
-    json.boolean(in.mmap);
+    json.field("ctx", in.context);
+    json.field("n_ctx_padded", e.kv.nCtx);
+    json.field("parallel", in.parallel);
+    json.field("ubatch", in.ubatch);
+    json.field("cache_type_k", gguf::kvCacheTypeName(in.typeK));
+    json.field("cache_type_v", gguf::kvCacheTypeName(in.typeV));
+    json.field("flash_attn", in.flashAttention);
+    json.field("gpu_layers", e.gpuLayers);
+    json.field("mmap", in.mmap);
     json.key("budget");
     if (budget)
         json.unsignedInteger(*budget);
@@ -128,18 +119,12 @@ void writeMemoryJson(const gguf::MemoryEstimate &e, std::optional<uint64_t> maxC
     for (const gguf::MemoryDevice d : {gguf::MemoryDevice::Cpu, gguf::MemoryDevice::Gpu}) {
         const gguf::DeviceMemory &m = e.devices[size_t(d)];
         json.beginObject();
-        json.key("name");
-        json.string(gguf::memoryDeviceName(d));
-        json.key("weights");
-        json.unsignedInteger(m.weights);
-        json.key("kv");
-        json.unsignedInteger(m.kv);
-        json.key("compute");
-        json.unsignedInteger(m.compute);
-        json.key("output");
-        json.unsignedInteger(m.output);
-        json.key("total");
-        json.unsignedInteger(m.total());
+        json.field("name", gguf::memoryDeviceName(d));
+        json.field("weights", m.weights);
+        json.field("kv", m.kv);
+        json.field("compute", m.compute);
+        json.field("output", m.output);
+        json.field("total", m.total());
         json.endObject();
     }
     json.endArray();
@@ -147,18 +132,12 @@ void writeMemoryJson(const gguf::MemoryEstimate &e, std::optional<uint64_t> maxC
     json.beginArray();
     for (const gguf::LayerKv &l : e.kv.layers) {
         json.beginObject();
-        json.key("layer");
-        json.unsignedInteger(l.layer);
-        json.key("kind");
-        json.string(gguf::kvLayerKindName(l.kind));
-        json.key("device");
-        json.string(l.onGpu ? "gpu" : "cpu");
-        json.key("cells");
-        json.unsignedInteger(l.cells);
-        json.key("k");
-        json.unsignedInteger(l.kBytes);
-        json.key("v");
-        json.unsignedInteger(l.vBytes);
+        json.field("layer", l.layer);
+        json.field("kind", gguf::kvLayerKindName(l.kind));
+        json.field("device", l.onGpu ? "gpu" : "cpu");
+        json.field("cells", l.cells);
+        json.field("k", l.kBytes);
+        json.field("v", l.vBytes);
         json.endObject();
     }
     json.endArray();
@@ -166,16 +145,11 @@ void writeMemoryJson(const gguf::MemoryEstimate &e, std::optional<uint64_t> maxC
     json.beginArray();
     for (const gguf::MemoryTerm &t : e.terms) {
         json.beginObject();
-        json.key("part");
-        json.string(gguf::memoryPartName(t.part));
-        json.key("device");
-        json.string(gguf::memoryDeviceName(t.device));
-        json.key("what");
-        json.string(t.what);
-        json.key("formula");
-        json.string(t.formula);
-        json.key("bytes");
-        json.unsignedInteger(t.bytes);
+        json.field("part", gguf::memoryPartName(t.part));
+        json.field("device", gguf::memoryDeviceName(t.device));
+        json.field("what", t.what);
+        json.field("formula", t.formula);
+        json.field("bytes", t.bytes);
         json.endObject();
     }
     json.endArray();

@@ -202,22 +202,14 @@ int runSet(const CommandArgs &args)
     if (args.json) {
         JsonWriter json(stdout);
         json.beginObject();
-        json.key("path");
-        json.string(result.path);
-        json.key("in_place");
-        json.boolean(result.inPlace);
-        json.key("changed");
-        json.unsignedInteger(edited);
-        json.key("added");
-        json.unsignedInteger(added);
-        json.key("removed");
-        json.unsignedInteger(removed);
-        json.key("data_offset");
-        json.unsignedInteger(plan->dataOffset);
-        json.key("padding_key_bytes");
-        json.unsignedInteger(plan->paddingKeyWritten ? plan->paddingBytes : 0);
-        json.key("bytes_written");
-        json.unsignedInteger(result.bytesWritten);
+        json.field("path", result.path);
+        json.field("in_place", result.inPlace);
+        json.field("changed", edited);
+        json.field("added", added);
+        json.field("removed", removed);
+        json.field("data_offset", plan->dataOffset);
+        json.field("padding_key_bytes", plan->paddingKeyWritten ? plan->paddingBytes : 0);
+        json.field("bytes_written", result.bytesWritten);
         json.endObject();
         return json.finish() ? kExitOk : kExitBadFile;
     }

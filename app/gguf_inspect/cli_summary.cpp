@@ -130,15 +130,6 @@ void printTensorHead(const CommandArgs &args, const gguf::GgufFile &file)
               "\n");
 }
 
-void optionalNumber(JsonWriter &json, const char *key, const std::optional<uint64_t> &value)
-{
-    json.key(key);
-    if (value)
-        json.unsignedInteger(*value);
-    else
-        json.null();
-}
-
 void writeEncoder(JsonWriter &json, const char *key, const std::optional<gguf::EncoderFacts> &e)
 {
     json.key(key);
@@ -147,136 +138,118 @@ void writeEncoder(JsonWriter &json, const char *key, const std::optional<gguf::E
         return;
     }
     json.beginObject();
-    optionalNumber(json, "image_size", e->imageSize);
-    optionalNumber(json, "patch_size", e->patchSize);
-    optionalNumber(json, "embedding_length", e->embeddingLength);
-    optionalNumber(json, "block_count", e->blockCount);
-    optionalNumber(json, "feed_forward_length", e->feedForwardLength);
-    optionalNumber(json, "projection_dim", e->projectionDim);
-    optionalNumber(json, "head_count", e->headCount);
+    json.field("image_size", e->imageSize);
+    json.field("patch_size", e->patchSize);
+    json.field("embedding_length", e->embeddingLength);
+    json.field("block_count", e->blockCount);
+    json.field("feed_forward_length", e->feedForwardLength);
+    json.field("projection_dim", e->projectionDim);
+    json.field("head_count", e->headCount);
+    json.endObject();
+}
+
+void writeLoraJson(JsonWriter &json, const gguf::LoraFacts &lora)
+{
+    json.key("lora");
+    json.beginObject();
+    // one rank and its scale; null when the pairs have several ("ranks" lists them) or none
+    const bool oneRank = lora.ranks.size() == 1;
+    json.field("rank", oneRank ? std::optional(lora.ranks.front()) : std::nullopt);
+    json.key("ranks");
+    json.beginArray();
+    for (const uint64_t rank : lora.ranks)
+        json.unsignedInteger(rank);
+    json.endArray();
+    json.field("alpha", lora.alpha);
+    json.field("scale", oneRank ? std::optional(lora.scale(lora.ranks.front())) : std::nullopt);
+    json.field("task_name", lora.taskName);
+    json.field("prompt_prefix", lora.promptPrefix);
+    json.key("targets");
+    json.beginArray();
+    for (const gguf::LoraPair &p : lora.pairs)
+        json.string(p.base);
+    json.endArray();
+    json.endObject();
+}
+
+void writeImatrixJson(JsonWriter &json, const gguf::ImatrixFacts &imatrix)
+{
+    json.key("imatrix");
+    json.beginObject();
+    json.key("datasets");
+    json.beginArray();
+    for (const std::string &d : imatrix.datasets)
+        json.string(d);
+    json.endArray();
+    json.field("chunk_count", imatrix.chunkCount);
+    json.field("chunk_size", imatrix.chunkSize);
+    json.field("entries", imatrix.entries.size());
+    json.field("truncated", imatrix.truncated);
+    json.key("unused_experts");
+    json.beginArray();
+    for (const gguf::ImatrixExpert &x : imatrix.unusedExperts) {
+        json.beginObject();
+        json.field("tensor", x.tensor);
+        json.field("expert", x.expert);
+        json.endObject();
+    }
+    json.endArray();
+    json.endObject();
+}
+
+void writeControlVectorJson(JsonWriter &json, const gguf::ControlVectorFacts &cv)
+{
+    json.key("control_vector");
+    json.beginObject();
+    json.field("model_hint", cv.modelHint);
+    json.field("layer_count", cv.layerCount);
+    json.field("embedding_length", cv.embeddingLength);
+    json.key("layers");
+    json.beginArray();
+    for (const gguf::ControlDirection &d : cv.directions)
+        json.unsignedInteger(d.layer);
+    json.endArray();
     json.endObject();
 }
 
 // "kind", "kind_findings" and the kind's facts (docs/KINDS.md).
 void writeKindJson(JsonWriter &json, const gguf::KindReport &r)
 {
-    json.key("kind");
-    json.string(gguf::fileKindName(r.kind));
+    json.field("kind", gguf::fileKindName(r.kind));
     json.key("kind_findings");
     json.beginArray();
     for (const gguf::KindFinding &f : r.findings) {
         json.beginObject();
-        json.key("code");
-        json.string(f.code);
-        json.key("message");
-        json.string(f.message);
-        json.key("refusal");
-        json.boolean(f.refusal);
-        json.key("tensor");
-        json.string(f.tensor);
+        json.field("code", f.code);
+        json.field("message", f.message);
+        json.field("refusal", f.refusal);
+        json.field("tensor", f.tensor);
         json.endObject();
     }
     json.endArray();
-    if (r.lora) {
-        json.key("lora");
-        json.beginObject();
-        // one rank and its scale; null when the pairs have several ("ranks" lists them) or none
-        const bool oneRank = r.lora->ranks.size() == 1;
-        json.key("rank");
-        if (oneRank)
-            json.unsignedInteger(r.lora->ranks.front());
-        else
-            json.null();
-        json.key("ranks");
-        json.beginArray();
-        for (const uint64_t rank : r.lora->ranks)
-            json.unsignedInteger(rank);
-        json.endArray();
-        json.key("alpha");
-        if (r.lora->alpha)
-            json.number(*r.lora->alpha);
-        else
-            json.null();
-        json.key("scale");
-        if (oneRank)
-            json.number(r.lora->scale(r.lora->ranks.front()));
-        else
-            json.null();
-        json.key("task_name");
-        json.string(r.lora->taskName);
-        json.key("prompt_prefix");
-        json.string(r.lora->promptPrefix);
-        json.key("targets");
-        json.beginArray();
-        for (const gguf::LoraPair &p : r.lora->pairs)
-            json.string(p.base);
-        json.endArray();
-        json.endObject();
-    }
-    if (r.imatrix) {
-        json.key("imatrix");
-        json.beginObject();
-        json.key("datasets");
-        json.beginArray();
-        for (const std::string &d : r.imatrix->datasets)
-            json.string(d);
-        json.endArray();
-        optionalNumber(json, "chunk_count", r.imatrix->chunkCount);
-        optionalNumber(json, "chunk_size", r.imatrix->chunkSize);
-        json.key("entries");
-        json.unsignedInteger(r.imatrix->entries.size());
-        json.key("truncated");
-        json.boolean(r.imatrix->truncated);
-        json.key("unused_experts");
-        json.beginArray();
-        for (const gguf::ImatrixExpert &x : r.imatrix->unusedExperts) {
-            json.beginObject();
-            json.key("tensor");
-            json.string(x.tensor);
-            json.key("expert");
-            json.unsignedInteger(x.expert);
-            json.endObject();
-        }
-        json.endArray();
-        json.endObject();
-    }
+    if (r.lora)
+        writeLoraJson(json, *r.lora);
+    if (r.imatrix)
+        writeImatrixJson(json, *r.imatrix);
     if (r.projector) {
         json.key("projector");
         json.beginObject();
-        json.key("type");
-        json.string(r.projector->type);
-        json.key("has_vision_encoder");
-        json.boolean(r.projector->hasVision);
-        json.key("has_audio_encoder");
-        json.boolean(r.projector->hasAudio);
+        json.field("type", r.projector->type);
+        json.field("has_vision_encoder", r.projector->hasVision);
+        json.field("has_audio_encoder", r.projector->hasAudio);
         writeEncoder(json, "vision", r.projector->vision);
         writeEncoder(json, "audio", r.projector->audio);
         json.endObject();
     }
-    if (r.controlVector) {
-        json.key("control_vector");
-        json.beginObject();
-        json.key("model_hint");
-        json.string(r.controlVector->modelHint);
-        optionalNumber(json, "layer_count", r.controlVector->layerCount);
-        json.key("embedding_length");
-        json.unsignedInteger(r.controlVector->embeddingLength);
-        json.key("layers");
-        json.beginArray();
-        for (const gguf::ControlDirection &d : r.controlVector->directions)
-            json.unsignedInteger(d.layer);
-        json.endArray();
-        json.endObject();
-    }
+    if (r.controlVector)
+        writeControlVectorJson(json, *r.controlVector);
     if (r.quantizedWith) {
         json.key("quantized_with_imatrix");
         json.beginObject();
-        json.key("file");
-        json.string(r.quantizedWith->file);
-        json.key("dataset");
-        json.string(r.quantizedWith->dataset);
-        optionalNumber(json, "entries", r.quantizedWith->entries);
-        optionalNumber(json, "chunks", r.quantizedWith->chunks);
+        json.field("file", r.quantizedWith->file);
+        json.field("dataset", r.quantizedWith->dataset);
+        json.field("entries", r.quantizedWith->entries);
+        json.field("chunks", r.quantizedWith->chunks);
         json.endObject();
     }
 }
@@ -285,34 +258,23 @@ void writeInfoJson(const CommandArgs &args, const gguf::GgufFile &file)
 {
     JsonWriter json(stdout);
     json.beginObject();
-    json.key("path");
-    json.string(args.file);
-    json.key("file_size");
-    json.unsignedInteger(file.fileSize());
-    json.key("version");
-    json.unsignedInteger(file.version());
-    json.key("byte_order");
-    json.string(file.byteSwapped() ? "big" : "little");
-    json.key("header");
-    json.string(file.headerLayout() == gguf::HeaderLayout::Plain ? "plain" : "extended");
-    json.key("alignment");
-    json.unsignedInteger(file.alignment());
-    json.key("data_offset");
-    json.unsignedInteger(file.dataOffset());
-    json.key("tensor_count");
-    json.unsignedInteger(file.tensors().size());
-    json.key("metadata_count");
-    json.unsignedInteger(file.metadata().size());
+    json.field("path", args.file);
+    json.field("file_size", file.fileSize());
+    json.field("version", file.version());
+    json.field("byte_order", file.byteSwapped() ? "big" : "little");
+    json.field("header", file.headerLayout() == gguf::HeaderLayout::Plain ? "plain" : "extended");
+    json.field("alignment", file.alignment());
+    json.field("data_offset", file.dataOffset());
+    json.field("tensor_count", file.tensors().size());
+    json.field("metadata_count", file.metadata().size());
     json.key("architecture");
     if (const gguf::MetadataEntry *arch = file.findMetadata("general.architecture");
         arch && arch->value.type() == gguf::ValueType::String)
         json.string(arch->value.toStringView());
     else
         json.null();
-    json.key("parameter_count");
-    json.unsignedInteger(file.parameterCount());
-    json.key("layers");
-    json.unsignedInteger(layers(file));
+    json.field("parameter_count", file.parameterCount());
+    json.field("layers", layers(file));
     json.key("tensor_types");
     json.beginObject();
     for (const auto &[id, count] : typeCounts(file)) {

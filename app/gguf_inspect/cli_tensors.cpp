@@ -17,25 +17,18 @@ void writeTensorsJson(const gguf::GgufFile &file)
     json.beginArray();
     for (const gguf::TensorInfo &t : file.tensors()) {
         json.beginObject();
-        json.key("index");
-        json.unsignedInteger(t.index);
-        json.key("name");
-        json.string(t.name);
-        json.key("type");
-        json.string(gguf::typeName(t.typeId));
-        json.key("type_id");
-        json.unsignedInteger(t.typeId);
+        json.field("index", t.index);
+        json.field("name", t.name);
+        json.field("type", gguf::typeName(t.typeId));
+        json.field("type_id", t.typeId);
         json.key("dims");
         json.beginArray();
         for (uint32_t d = 0; d < std::min<uint32_t>(t.nDims, 4); ++d)
             json.unsignedInteger(t.ne[d]);
         json.endArray();
-        json.key("elements");
-        json.unsignedInteger(t.elements);
-        json.key("bytes");
-        json.unsignedInteger(t.byteSize);
-        json.key("offset");
-        json.unsignedInteger(t.relativeOffset);
+        json.field("elements", t.elements);
+        json.field("bytes", t.byteSize);
+        json.field("offset", t.relativeOffset);
         json.key("file_offset");
         // unknown in a file whose tensor infos broke off: the data starts after their end
         if (file.tensorInfoEnd() != 0)

@@ -77,12 +77,9 @@ int runTokenize(const CommandArgs &args)
     json.beginArray();
     for (const gguf::TokenId id : ids) {
         json.beginObject();
-        json.key("id");
-        json.integer(id);
-        json.key("token");
-        json.string(tokenizer->tokenText(id));
-        json.key("text");
-        json.string(tokenizer->tokenToPiece(id));
+        json.field("id", id);
+        json.field("token", tokenizer->tokenText(id));
+        json.field("text", tokenizer->tokenToPiece(id));
         json.endObject();
     }
     json.endArray();

@@ -16,14 +16,10 @@ void writeValidationJson(const gguf::GgufFile &file)
     json.beginArray();
     for (const gguf::Finding &f : file.findings()) {
         json.beginObject();
-        json.key("severity");
-        json.string(gguf::severityName(f.severity));
-        json.key("code");
-        json.string(f.code);
-        json.key("offset");
-        json.unsignedInteger(f.offset);
-        json.key("message");
-        json.string(f.message);
+        json.field("severity", gguf::severityName(f.severity));
+        json.field("code", f.code);
+        json.field("offset", f.offset);
+        json.field("message", f.message);
         json.endObject();
     }
     json.endArray();

@@ -44,10 +44,8 @@ std::string whyNotDecodable(const gguf::TensorInfo &t)
 void writeStatsJson(JsonWriter &json, const gguf::TensorInfo &t, const gguf::TensorStatistics *s)
 {
     json.beginObject();
-    json.key("name");
-    json.string(t.name);
-    json.key("count");
-    json.unsignedInteger(s ? s->count : t.elements);
+    json.field("name", t.name);
+    json.field("count", s ? s->count : t.elements);
     const auto numberOrNull = [&](const char *key, double v) {
         json.key(key);
         if (s && s->finite > 0)
@@ -59,12 +57,9 @@ void writeStatsJson(JsonWriter &json, const gguf::TensorInfo &t, const gguf::Ten
     numberOrNull("max", s ? s->max : 0);
     numberOrNull("mean", s ? s->mean : 0);
     numberOrNull("std", s ? s->std : 0);
-    json.key("zeros");
-    json.unsignedInteger(s ? s->zeros : 0);
-    json.key("nan");
-    json.unsignedInteger(s ? s->nan : 0);
-    json.key("inf");
-    json.unsignedInteger(s ? s->posInf + s->negInf : 0);
+    json.field("zeros", s ? s->zeros : 0);
+    json.field("nan", s ? s->nan : 0);
+    json.field("inf", s ? s->posInf + s->negInf : 0);
     json.key("percentiles");
     json.beginObject();
     static constexpr const char *kKeys[] = {"p1", "p5", "p25", "p50", "p75", "p95", "p99"};
@@ -72,8 +67,7 @@ void writeStatsJson(JsonWriter &json, const gguf::TensorInfo &t, const gguf::Ten
     for (size_t i = 0; i < std::size(kKeys); ++i)
         numberOrNull(kKeys[i], s ? s->percentiles[i] : 0);
     json.endObject();
-    json.key("percentiles_exact");
-    json.boolean(s && s->percentilesExact);
+    json.field("percentiles_exact", s && s->percentilesExact);
     json.key("histogram");
     json.beginObject();
     json.key("lo");
@@ -86,16 +80,12 @@ void writeStatsJson(JsonWriter &json, const gguf::TensorInfo &t, const gguf::Ten
         for (uint64_t c : s->histogram.counts)
             json.unsignedInteger(c);
     json.endArray();
-    json.key("below");
-    json.unsignedInteger(s ? s->histogram.below : 0);
-    json.key("above");
-    json.unsignedInteger(s ? s->histogram.above : 0);
-    json.key("exact");
-    json.boolean(s && s->histogram.exact);
+    json.field("below", s ? s->histogram.below : 0);
+    json.field("above", s ? s->histogram.above : 0);
+    json.field("exact", s && s->histogram.exact);
     json.endObject();
     if (s && s->sampledElements > 0) { // --sample, on a tensor larger than the sample
-        json.key("sampled_elements");
-        json.unsignedInteger(s->sampledElements);
+        json.field("sampled_elements", s->sampledElements);
     }
     json.endObject();
 }

@@ -17,12 +17,9 @@ void writeVocabJson(const gguf::Vocabulary &vocab)
     json.beginArray();
     for (uint64_t id = 0; id < vocab.size(); ++id) {
         json.beginObject();
-        json.key("id");
-        json.unsignedInteger(id);
-        json.key("token");
-        json.string(vocab.token(id));
-        json.key("decoded");
-        json.string(vocab.decoded(id));
+        json.field("id", id);
+        json.field("token", vocab.token(id));
+        json.field("decoded", vocab.decoded(id));
         json.key("type");
         if (const auto type = vocab.type(id))
             json.string(gguf::tokenTypeName(*type));

@@ -1,10 +1,13 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 #pragma once
 
+#include <concepts>
 #include <cstdint>
 #include <cstdio>
+#include <optional>
 #include <string>
 #include <string_view>
+#include <type_traits>
 #include <vector>
 
 namespace cli {
@@ -47,11 +50,38 @@ public:
     void boolean(bool value);
     void null();
 
+    /// One member, key and value: the value is written by its type (bool, a signed or unsigned
+    /// integer, a floating-point number, text, nullptr for null; an empty optional is null).
+    template <typename T> void field(std::string_view name, const T &value)
+    {
+        key(name);
+        writeValue(value);
+    }
+
     /// Ends the document with a newline and flushes; false when writing failed.
     bool finish();
 
 private:
     enum class Scope : uint8_t { Object, Array };
+    template <typename T> void writeValue(const T &value)
+    {
+        if constexpr (std::is_same_v<T, bool>)
+            boolean(value);
+        else if constexpr (std::is_same_v<T, std::nullptr_t>)
+            null();
+        else if constexpr (std::signed_integral<T>)
+            integer(value);
+        else if constexpr (std::unsigned_integral<T>)
+            unsignedInteger(value);
+        else if constexpr (std::floating_point<T>)
+            number(value);
+        else if constexpr (std::is_convertible_v<const T &, std::string_view>)
+            string(value);
+        else if (value)
+            writeValue(*value); // an optional
+        else
+            null();
+    }
     void beforeValue();
     void write(std::string_view text);
     void flushBuffer();

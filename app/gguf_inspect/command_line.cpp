@@ -1,0 +1,338 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
+#include "app/gguf_inspect/command_line.h"
+
+#include "app/build_info/build_info.h"
+
+#include <QCommandLineOption>
+#include <QCommandLineParser>
+#include <QCoreApplication>
+#include <QStringList>
+
+#include <cmath>
+#include <cstdio>
+#include <iterator>
+#include <string>
+#include <utility>
+#include <vector>
+
+namespace cli {
+namespace {
+
+struct OptionDef {
+    Option id;
+    const char *names;                  ///< comma-separated, the short one first: "o,output"
+    const char *help;                   ///< what --help says
+    const char *valueName = nullptr;    ///< null for a flag
+    const char *defaultValue = nullptr; ///< the value when not given
+};
+
+// The order of Option; --help lists them so.
+constexpr OptionDef kOptions[] = {
+    {Option::Json, "json", "Print one JSON document."},
+    {Option::JsonArray, "json-array", "dump: include the elements of arrays (implies --json)."},
+    {Option::Names, "names", "tensors: only the tensor names, one per line."},
+    {Option::Output, "o,output", "dequant: where to write the values; set: the edited file.", "OUT"},
+    {Option::Bins, "bins", "stats: histogram bins (default 64).", "N", "64"},
+    // `--range LO HI` takes two values (either may be negative), which QCommandLineParser cannot
+    // express: takeRange() takes it out of the arguments before they are parsed; this entry is for
+    // --help, and catches a lone "--range" or "--range=LO"
+    {Option::Range, "range", "stats: histogram over [LO, HI] instead of [min, max].", "LO HI"},
+    {Option::Fast, "fast", "stats: one pass, with estimated percentiles and histogram."},
+    {Option::Sample, "sample",
+     "stats: estimates from evenly spaced blocks, about MIB MiB of each larger tensor (implies --fast).", "MIB"},
+    {Option::TextFile, "file", "tokenize: the text to tokenize ('-': standard input).", "F"},
+    {Option::AddSpecial, "add-special", "tokenize: add BOS/EOS as the model asks."},
+    {Option::ParseSpecial, "parse-special", "tokenize: text of control tokens becomes those tokens."},
+    {Option::Values, "values", "diff: compare the tensors' values too."},
+    {Option::Tensor, "tensor", "diff: compare only this tensor, with its values (repeatable).", "NAME"},
+    {Option::Type, "type", "set: the type of a new key, or a new type (repeatable).", "KEY=TYPE"},
+    {Option::Remove, "remove", "set: remove a key (repeatable).", "KEY"},
+    {Option::ChatTemplateFile, "chat-template-file",
+     "set: tokenizer.chat_template from this file ('-': standard input).", "F"},
+    {Option::InPlace, "in-place", "set: write FILE itself."},
+    {Option::Reserve, "reserve",
+     "set: when the file must be copied, leave this many spare header bytes for later edits.", "BYTES"},
+    {Option::Ctx, "ctx", "memory: context length (default: the model's).", "N"},
+    {Option::Parallel, "parallel", "memory: parallel sequences (default 1).", "N"},
+    {Option::Ubatch, "ubatch", "memory: physical batch size (default 512).", "N"},
+    {Option::CacheTypeK, "cache-type-k", "memory: K cache type (default f16).", "T"},
+    {Option::CacheTypeV, "cache-type-v", "memory: V cache type (default f16).", "T"},
+    {Option::FlashAttn, "flash-attn", "memory: flash attention on."},
+    {Option::GpuLayers, "gpu-layers", "memory: layers offloaded to the GPU (default all).", "N"},
+    {Option::NoMmap, "no-mmap", "memory: read the weights into memory instead of mapping."},
+    {Option::Budget, "budget", "memory: find the largest context that fits in GIB.", "GIB"},
+};
+constexpr bool inOptionOrder()
+{
+    for (size_t i = 0; i < std::size(kOptions); ++i)
+        if (static_cast<size_t>(kOptions[i].id) != i)
+            return false;
+    return std::size(kOptions) == static_cast<size_t>(Option::Count);
+}
+static_assert(inOptionOrder(), "kOptions lists every Option, in its order");
+
+// How an option is written in messages: its first name, with one dash when it is a letter.
+QString displayName(Option o)
+{
+    const QString first = QString::fromLatin1(kOptions[static_cast<size_t>(o)].names).section(u',', 0, 0);
+    return (first.size() == 1 ? QStringLiteral("-") : QStringLiteral("--")) + first;
+}
+
+int rejectUsage(const QString &message)
+{
+    std::fprintf(stderr, "gguf-inspect: %s\nTry 'gguf-inspect --help'.\n", message.toLocal8Bit().constData());
+    return kExitUsage;
+}
+
+// The argument's bytes as the shell passed them: a file name need not be valid in the locale's
+// encoding, and a round trip through QString would lose such bytes.
+class RawArguments {
+public:
+    RawArguments(int argc, char *argv[])
+    {
+        for (int i = 1; i < argc; ++i)
+            m_args.emplace_back(QString::fromLocal8Bit(argv[i]), std::string(argv[i]));
+    }
+    std::string operator()(const QString &argument) const
+    {
+        for (const auto &[decoded, raw] : m_args)
+            if (decoded == argument)
+                return raw;
+        return argument.toLocal8Bit().toStdString();
+    }
+
+private:
+    std::vector<std::pair<QString, std::string>> m_args;
+};
+
+// The parser with every option of kOptions.
+class Parser {
+public:
+    explicit Parser(std::span<const Command> commands)
+    {
+        QString text = QStringLiteral("Look inside GGUF model files.\n\n"
+                                      "  gguf-inspect FILE            overview of the file and its first tensors\n");
+        for (const Command &c : commands)
+            text += QStringLiteral("  gguf-inspect %1\n      %2\n")
+                        .arg(QLatin1String(c.synopsis), QLatin1String(c.summary));
+        text += QStringLiteral("\nExit status: 0 success, 1 the file could not be read as GGUF (validate: llama.cpp "
+                               "would refuse it; diff: the two differ; set: the write failed, the file unchanged), 2 "
+                               "wrong usage (set: nothing written), 3 diff: a file could not be read.");
+        m_parser.setApplicationDescription(text);
+        m_help = m_parser.addHelpOption();
+        m_version = m_parser.addVersionOption();
+        for (const OptionDef &d : kOptions) {
+            QCommandLineOption option(QString::fromLatin1(d.names).split(u','), QString::fromLatin1(d.help));
+            if (d.valueName)
+                option.setValueName(QString::fromLatin1(d.valueName));
+            if (d.defaultValue)
+                option.setDefaultValue(QString::fromLatin1(d.defaultValue));
+            m_options.push_back(option);
+            m_parser.addOption(option);
+        }
+        m_parser.addPositionalArgument(QStringLiteral("command"),
+                                       QStringLiteral("One of the commands above (optional)."),
+                                       QStringLiteral("[command]"));
+        m_parser.addPositionalArgument(QStringLiteral("file"), QStringLiteral("A GGUF file."));
+    }
+
+    bool parse(const QStringList &arguments) { return m_parser.parse(arguments); }
+    QString errorText() const { return m_parser.errorText(); }
+    bool isSet(Option o) const { return m_parser.isSet(m_options[static_cast<size_t>(o)]); }
+    QString value(Option o) const { return m_parser.value(m_options[static_cast<size_t>(o)]); }
+    QStringList values(Option o) const { return m_parser.values(m_options[static_cast<size_t>(o)]); }
+    QStringList positional() const { return m_parser.positionalArguments(); }
+
+    // --help or --version: printed, with the exit status; else nullopt. (--help-all, which
+    // addHelpOption adds, prints the same: a QCoreApplication has no Qt options worth listing.)
+    std::optional<int> helpOrVersion() const
+    {
+        if (m_parser.isSet(m_help) || m_parser.isSet(QStringLiteral("help-all"))) {
+            // "Usage: gguf-inspect …" rather than the full path the program was started by
+            QString help = m_parser.helpText();
+            const QString program = QCoreApplication::arguments().constFirst();
+            if (help.startsWith(QStringLiteral("Usage: ") + program))
+                help.replace(7, program.size(), QStringLiteral("gguf-inspect"));
+            std::fputs(help.toLocal8Bit().constData(), stdout);
+            return kExitOk;
+        }
+        if (m_parser.isSet(m_version)) {
+            std::printf("gguf-inspect %s\n", gguf::build::versionLine().c_str());
+            return kExitOk;
+        }
+        return std::nullopt;
+    }
+
+private:
+    QCommandLineParser m_parser;
+    QCommandLineOption m_help{QStringLiteral("h")};
+    QCommandLineOption m_version{QStringLiteral("v")};
+    std::vector<QCommandLineOption> m_options;
+};
+
+// Takes `--range LO HI` out of the arguments into `range`; a usage error's status when it is wrong.
+std::optional<int> takeRange(QStringList &arguments, std::optional<std::pair<double, double>> &range)
+{
+    const qsizetype at = arguments.indexOf(QStringLiteral("--range"));
+    if (at <= 0)
+        return std::nullopt;
+    bool loOk = false, hiOk = false;
+    const double lo = at + 2 < arguments.size() ? arguments[at + 1].toDouble(&loOk) : 0.0;
+    const double hi = at + 2 < arguments.size() ? arguments[at + 2].toDouble(&hiOk) : 0.0;
+    if (!loOk || !hiOk)
+        return rejectUsage(QStringLiteral("--range needs two numbers: --range LO HI"));
+    if (!(std::isfinite(lo) && std::isfinite(hi) && hi > lo))
+        return rejectUsage(QStringLiteral("--range LO HI needs finite numbers with LO < HI"));
+    range = std::pair{lo, hi};
+    arguments.remove(at, 3);
+    return std::nullopt;
+}
+
+// Every option given must be one the command takes.
+std::optional<int> checkTakes(const Parser &parser, const Command &command, bool named, bool range)
+{
+    for (size_t i = 0; i < static_cast<size_t>(Option::Count); ++i) {
+        const auto o = static_cast<Option>(i);
+        const bool given = o == Option::Range ? range : parser.isSet(o);
+        if (!given || (command.takes >> i & 1u))
+            continue;
+        QStringList takes;
+        for (size_t k = 0; k < static_cast<size_t>(Option::Count); ++k)
+            if (command.takes >> k & 1u)
+                takes << displayName(static_cast<Option>(k));
+        const QString what = named ? QStringLiteral("the %1 command").arg(QLatin1String(command.name))
+                                   : QStringLiteral("gguf-inspect FILE (no command)");
+        return rejectUsage(QStringLiteral("%1 does not take %2 (%3)")
+                               .arg(what, displayName(o),
+                                    takes.isEmpty() ? QStringLiteral("it takes no option")
+                                                    : QStringLiteral("it takes ") + takes.join(QStringLiteral(", "))));
+    }
+    return std::nullopt;
+}
+
+// The numbers: --bins, --sample, --reserve.
+std::optional<int> readNumbers(const Parser &parser, CommandArgs &args)
+{
+    if (parser.isSet(Option::Bins)) {
+        bool ok = false;
+        args.bins = parser.value(Option::Bins).toLongLong(&ok);
+        if (!ok)
+            return rejectUsage(QStringLiteral("--bins needs a number"));
+    }
+    if (parser.isSet(Option::Sample)) {
+        bool ok = false;
+        args.sampleMiB = parser.value(Option::Sample).toLongLong(&ok);
+        if (!ok || args.sampleMiB < 1 || args.sampleMiB > (1 << 20))
+            return rejectUsage(QStringLiteral("--sample needs a number of MiB from 1 to 1048576"));
+    }
+    if (parser.isSet(Option::Reserve)) {
+        bool ok = false;
+        args.reserve = parser.value(Option::Reserve).toULongLong(&ok);
+        if (!ok || args.reserve > (uint64_t(1) << 30))
+            return rejectUsage(QStringLiteral("--reserve needs a number of bytes (at most 1 GiB)"));
+    }
+    return std::nullopt;
+}
+
+// The command's arguments from what the parser read (the options are those the command takes).
+void fillArgs(const Parser &parser, const RawArguments &raw, const QStringList &rest, CommandArgs &args)
+{
+    args.json = parser.isSet(Option::Json) || parser.isSet(Option::JsonArray);
+    args.jsonArray = parser.isSet(Option::JsonArray);
+    args.names = parser.isSet(Option::Names);
+    for (const QString &r : rest)
+        args.rest.push_back(raw(r));
+    if (parser.isSet(Option::Output))
+        args.output = raw(parser.value(Option::Output));
+    args.fast = parser.isSet(Option::Fast) || parser.isSet(Option::Sample);
+    args.addSpecial = parser.isSet(Option::AddSpecial);
+    args.parseSpecial = parser.isSet(Option::ParseSpecial);
+    if (parser.isSet(Option::TextFile))
+        args.textFile = raw(parser.value(Option::TextFile));
+    args.values = parser.isSet(Option::Values);
+    for (const QString &name : parser.values(Option::Tensor))
+        args.tensors.push_back(raw(name));
+    for (const QString &spec : parser.values(Option::Type))
+        args.types.push_back(raw(spec));
+    for (const QString &key : parser.values(Option::Remove))
+        args.removes.push_back(raw(key));
+    if (parser.isSet(Option::ChatTemplateFile))
+        args.chatTemplateFile = raw(parser.value(Option::ChatTemplateFile));
+    args.inPlace = parser.isSet(Option::InPlace);
+    const auto text = [&](Option o) -> std::optional<std::string> {
+        return parser.isSet(o) ? std::optional(parser.value(o).toStdString()) : std::nullopt;
+    };
+    args.memory.ctx = text(Option::Ctx);
+    args.memory.parallel = text(Option::Parallel);
+    args.memory.ubatch = text(Option::Ubatch);
+    args.memory.typeK = text(Option::CacheTypeK);
+    args.memory.typeV = text(Option::CacheTypeV);
+    args.memory.gpuLayers = text(Option::GpuLayers);
+    args.memory.budget = text(Option::Budget);
+    args.memory.flashAttn = parser.isSet(Option::FlashAttn);
+    args.memory.noMmap = parser.isSet(Option::NoMmap);
+}
+
+const Command *findCommand(std::span<const Command> commands, const QString &name)
+{
+    for (const Command &c : commands)
+        if (name == QLatin1String(c.name))
+            return &c;
+    return nullptr;
+}
+
+} // namespace
+
+Invocation parseCommandLine(std::span<const Command> commands, const Command &overview, int argc, char *argv[])
+{
+    Invocation out;
+    const auto fail = [&out](std::optional<int> status) {
+        out.exit = status;
+        return out;
+    };
+    Parser parser(commands);
+    QStringList arguments = QCoreApplication::arguments();
+    if (const auto status = takeRange(arguments, out.args.range))
+        return fail(status);
+    if (!parser.parse(arguments))
+        return fail(rejectUsage(parser.errorText()));
+    // what is left of --range after the two-value form was taken out: "--range=LO" or a lone "--range"
+    if (parser.isSet(Option::Range))
+        return fail(rejectUsage(QStringLiteral("--range needs two numbers: --range LO HI")));
+    if (const auto status = parser.helpOrVersion())
+        return fail(status);
+
+    const QStringList positional = parser.positional();
+    if (positional.isEmpty())
+        return fail(rejectUsage(QStringLiteral("missing FILE")));
+    const Command *named = findCommand(commands, positional.front());
+    const Command &command = named ? *named : overview;
+    const qsizetype fileIndex = named ? 1 : 0;
+    if (positional.size() <= fileIndex)
+        return fail(rejectUsage(QStringLiteral("%1: missing FILE").arg(positional.front())));
+    if (positional.size() > fileIndex + 1 && !command.takesArguments)
+        return fail(
+            rejectUsage(named ? QStringLiteral("%1: unexpected argument '%2'").arg(positional.front(), positional[2])
+                              : QStringLiteral("unknown command '%1'").arg(positional.front())));
+    if (const auto status = checkTakes(parser, command, named != nullptr, out.args.range.has_value()))
+        return fail(status);
+    if (parser.isSet(Option::Names) && parser.isSet(Option::Json))
+        return fail(rejectUsage(QStringLiteral("tensors: --names and --json cannot go together")));
+    const bool diff = named && QLatin1String(named->name) == QLatin1String("diff");
+    // diff A B [--tensor NAME NAME…]: names after B only with --tensor
+    if (diff && positional.size() > fileIndex + 2 && !parser.isSet(Option::Tensor))
+        return fail(rejectUsage(QStringLiteral("diff: unexpected argument '%1'").arg(positional[fileIndex + 2])));
+    if (const auto status = readNumbers(parser, out.args))
+        return fail(status);
+
+    const RawArguments raw(argc, argv);
+    out.args.file = raw(positional[fileIndex]);
+    fillArgs(parser, raw, positional.mid(fileIndex + 1), out.args);
+    if (diff)
+        for (size_t i = 1; i < out.args.rest.size(); ++i)
+            out.args.tensors.push_back(out.args.rest[i]);
+    out.command = &command;
+    return out;
+}
+
+} // namespace cli
