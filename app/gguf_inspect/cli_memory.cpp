@@ -14,7 +14,7 @@
 namespace cli {
 namespace {
 
-int usage(const std::string &message)
+int memoryUsage(const std::string &message)
 {
     return usageError("memory", message);
 }
@@ -228,7 +228,7 @@ int runMemory(const CommandArgs &args)
     gguf::MemoryInputs in;
     std::optional<uint64_t> budget;
     if (const std::string error = readInputs(args.memory, in, budget); !error.empty())
-        return usage(error);
+        return memoryUsage(error);
     const auto model = openModel(args.file);
     if (!model)
         return kExitBadFile;

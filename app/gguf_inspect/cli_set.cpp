@@ -26,7 +26,7 @@ extern "C" void onInterrupt(int)
     g_interrupted = 1;
 }
 
-int usage(const std::string &message)
+int setUsage(const std::string &message)
 {
     return usageError("set", message);
 }
@@ -141,11 +141,11 @@ bool readText(const std::string &path, std::string &out, std::string &error)
 int runSet(const CommandArgs &args)
 {
     if (args.output.empty() && !args.inPlace)
-        return usage("say where to write: -o OUT (a new file) or --in-place (FILE itself); nothing was changed");
+        return setUsage("say where to write: -o OUT (a new file) or --in-place (FILE itself); nothing was changed");
     if (!args.output.empty() && args.inPlace)
-        return usage("-o and --in-place exclude each other");
+        return setUsage("-o and --in-place exclude each other");
     if (args.rest.empty() && args.removes.empty() && !args.chatTemplateFile)
-        return usage("nothing to change: give KEY=VALUE, --remove KEY or --chat-template-file F");
+        return setUsage("nothing to change: give KEY=VALUE, --remove KEY or --chat-template-file F");
 
     const auto file = openFile(args.file, OpenMode::Complete);
     if (!file)
@@ -154,15 +154,15 @@ int runSet(const CommandArgs &args)
     std::map<std::string, TypeSpec> types;
     std::string error;
     if (!readTypes(args.types, types, error))
-        return usage(error);
+        return setUsage(error);
     gguf::MetadataChanges changes;
     for (const std::string &assignment : args.rest)
         if (!addAssignment(*file, assignment, types, changes, error))
-            return usage(error);
+            return setUsage(error);
     if (args.chatTemplateFile) {
         std::string text;
         if (!readText(*args.chatTemplateFile, text, error))
-            return usage(error);
+            return setUsage(error);
         changes.set("tokenizer.chat_template", gguf::OwnedValue::string(std::move(text)));
     }
     for (const std::string &key : args.removes)
@@ -173,7 +173,7 @@ int runSet(const CommandArgs &args)
     options.reserve = args.reserve;
     const auto plan = gguf::planHeader(*file, changes, options, error);
     if (!plan)
-        return usage(error);
+        return setUsage(error);
 
     const std::string target = args.inPlace ? args.file : args.output;
     g_interrupted = 0;

@@ -11,7 +11,7 @@
 namespace cli {
 namespace {
 
-void writeTensorsJson(const gguf::GgufFile &file)
+void writeTensorIndexJson(const gguf::GgufFile &file)
 {
     JsonWriter json(stdout);
     json.beginArray();
@@ -90,7 +90,7 @@ int runTensors(const CommandArgs &args)
             std::fputc('\n', stdout);
         }
     } else if (args.json)
-        writeTensorsJson(*file);
+        writeTensorIndexJson(*file);
     else
         printTable(*file);
     if (file->error()) {

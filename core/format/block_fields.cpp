@@ -199,7 +199,7 @@ template <size_t N> constexpr std::span<const BlockField> span(const BlockField 
     return {fields, N};
 }
 
-constexpr auto kTable = [] {
+constexpr auto kFieldTable = [] {
     std::array<std::span<const BlockField>, kGgmlTypeCount> t{};
     t[0] = span(kF32), t[1] = span(kF16), t[2] = span(kQ4_0), t[3] = span(kQ4_1);
     t[6] = span(kQ5_0), t[7] = span(kQ5_1), t[8] = span(kQ8_0), t[9] = span(kQ8_1);
@@ -226,7 +226,7 @@ uint32_t fieldAt(std::span<const BlockField> fields, uint64_t offset)
 
 std::span<const BlockField> blockFields(uint32_t typeId)
 {
-    return typeId < kTable.size() ? kTable[typeId] : std::span<const BlockField>{};
+    return typeId < kFieldTable.size() ? kFieldTable[typeId] : std::span<const BlockField>{};
 }
 
 std::optional<TensorDataPosition> locateInTensor(uint32_t typeId, uint64_t elements, uint64_t relative)

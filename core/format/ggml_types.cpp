@@ -23,7 +23,7 @@ constexpr TypeTraits removedRow(uint32_t id, std::string_view name)
         id, name, 0, 0, SizeRule::Unsized, false, true, true, "removed from ggml; files using it cannot be sized"};
 }
 
-constexpr std::array<TypeTraits, 43> kTable = {{
+constexpr std::array<TypeTraits, 43> kTypeTable = {{
     row(0, "F32", 1, 4, false, "IEEE 754 single precision"),
     row(1, "F16", 1, 2, false, "IEEE 754 half precision"),
     row(2, "Q4_0", 32, sizeof(BlockQ4_0), true, "f16 scale d + 32 4-bit values (x = d*(q-8))"),
@@ -86,7 +86,7 @@ bool equalsIgnoreCase(std::string_view a, std::string_view b)
 
 const TypeTraits &typeTraits(uint32_t id)
 {
-    return id < kTable.size() ? kTable[id] : kUnknown;
+    return id < kTypeTable.size() ? kTypeTable[id] : kUnknown;
 }
 
 std::string typeName(uint32_t id)
@@ -101,7 +101,7 @@ std::string typeName(uint32_t id)
 
 std::optional<uint32_t> typeIdFromName(std::string_view name)
 {
-    for (const TypeTraits &t : kTable)
+    for (const TypeTraits &t : kTypeTable)
         if (!t.removed && equalsIgnoreCase(t.name, name))
             return t.id;
     return std::nullopt;

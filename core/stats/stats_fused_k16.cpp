@@ -217,7 +217,7 @@ template <typename Layout> float valueOf(const uint8_t *b, float d, int32_t scal
 
 // The 8 groups' mean and M2 from A and 32·B − A² (both code paths compute them so, hence the same
 // bits).
-inline void groupMoments(double d, const int64_t *a, const int64_t *spread, double *mean, double *m2)
+inline void groupMomentsK16(double d, const int64_t *a, const int64_t *spread, double *mean, double *m2)
 {
     for (int j = 0; j < 8; ++j) {
         mean[j] = d * static_cast<double>(a[j]) * 0.03125;
@@ -243,7 +243,7 @@ template <typename Layout> void coverSubBlock(const uint8_t *b, float d, int32_t
 
 // One block into g (portable); d its finite scale.
 template <typename Layout>
-void scanBlock(const uint8_t *b, float d, const std::array<int32_t, 16> &scale, LaneMoments &g)
+void scanBlockK16(const uint8_t *b, float d, const std::array<int32_t, 16> &scale, LaneMoments &g)
 {
     int32_t sum[16] = {}, sumSq[16] = {}, zeroCodes[16] = {};
     for (size_t e = 0; e < 256; ++e) {
@@ -259,7 +259,7 @@ void scanBlock(const uint8_t *b, float d, const std::array<int32_t, 16> &scale, 
         spread[j] = 32 * (s0 * s0 * sumSq[2 * j] + s1 * s1 * sumSq[2 * j + 1]) - a[j] * a[j];
     }
     double mean[8], m2[8];
-    groupMoments(d, a, spread, mean, m2);
+    groupMomentsK16(d, a, spread, mean, m2);
     g.addGroups(mean, m2, 8);
     for (size_t s = 0; s < 16; ++s) {
         // a value is zero when d, the sub-block's scale or the code is (the products are exact)
@@ -269,7 +269,7 @@ void scanBlock(const uint8_t *b, float d, const std::array<int32_t, 16> &scale, 
 }
 
 #if GGUF_X86_KERNELS
-// One block into g with AVX-512 VNNI, as scanBlock does it: the same integers (exact), the same
+// One block into g with AVX-512 VNNI, as scanBlockK16 does it: the same integers (exact), the same
 // double operations per group, the same sub-blocks covered. Also stores the sub-block scales.
 template <typename Layout>
 __attribute__((target("avx512f,avx512bw,avx512vl,avx512dq,avx512vnni,f16c"))) inline void
@@ -333,7 +333,7 @@ scanBlockAvx512(const uint8_t *b, float d, std::array<int32_t, 16> &scales, Lane
 #endif
 
 // Blocks [0, nBlocks) into g and their samples into values; false at a block whose d is not
-// finite. Vnni: each block by scanBlockAvx512, else by scanBlock. Always inlined into the two
+// finite. Vnni: each block by scanBlockAvx512, else by scanBlockK16. Always inlined into the two
 // entry points below, so that the AVX-512 one compiles the whole loop for its target.
 template <typename Layout, bool Vnni>
 [[gnu::always_inline]] inline bool scanLoop(const uint8_t *blocks, size_t nBlocks, std::span<const uint8_t> tensor,
@@ -354,13 +354,13 @@ template <typename Layout, bool Vnni>
             if (!blockScale<Layout>(b, d))
                 return false;
             scales = Layout::scales(b);
-            scanBlock<Layout>(b, d, scales, g);
+            scanBlockK16<Layout>(b, d, scales, g);
         }
 #else
         if (!blockScale<Layout>(b, d))
             return false;
         scales = Layout::scales(b);
-        scanBlock<Layout>(b, d, scales, g);
+        scanBlockK16<Layout>(b, d, scales, g);
 #endif
         takeSamples(sampled, values, static_cast<uint32_t>((i + 1) * 256), [&](uint32_t e) {
             const size_t at = e - i * 256;
@@ -371,16 +371,16 @@ template <typename Layout, bool Vnni>
 }
 
 template <typename Layout>
-bool scanPortable(const uint8_t *blocks, size_t nBlocks, std::span<const uint8_t> tensor,
-                  std::span<const uint32_t> sampled, float *values, LaneMoments &g)
+bool scanPortableK16(const uint8_t *blocks, size_t nBlocks, std::span<const uint8_t> tensor,
+                     std::span<const uint32_t> sampled, float *values, LaneMoments &g)
 {
     return scanLoop<Layout, false>(blocks, nBlocks, tensor, sampled, values, g);
 }
 
 #if GGUF_X86_KERNELS
 template <typename Layout>
-GGUF_AVX512_VNNI_KERNEL bool scanAvx512(const uint8_t *blocks, size_t nBlocks, std::span<const uint8_t> tensor,
-                                        std::span<const uint32_t> sampled, float *values, LaneMoments &g)
+GGUF_AVX512_VNNI_KERNEL bool scanAvx512K16(const uint8_t *blocks, size_t nBlocks, std::span<const uint8_t> tensor,
+                                           std::span<const uint32_t> sampled, float *values, LaneMoments &g)
 {
     return scanLoop<Layout, true>(blocks, nBlocks, tensor, sampled, values, g);
 }
@@ -392,9 +392,9 @@ bool scanBlocksK16(const uint8_t *blocks, size_t nBlocks, std::span<const uint8_
 {
 #if GGUF_X86_KERNELS
     if (cpuHasAvx512Vnni())
-        return scanAvx512<Layout>(blocks, nBlocks, tensor, sampled, values, g);
+        return scanAvx512K16<Layout>(blocks, nBlocks, tensor, sampled, values, g);
 #endif
-    return scanPortable<Layout>(blocks, nBlocks, tensor, sampled, values, g);
+    return scanPortableK16<Layout>(blocks, nBlocks, tensor, sampled, values, g);
 }
 
 } // namespace

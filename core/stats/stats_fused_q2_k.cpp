@@ -36,15 +36,15 @@ float minOf(const uint8_t *b, float dmin, size_t s)
 }
 
 // Whether every value of a block is exact (see differencesExact; scales and mins are ≤ 15).
-bool blockExact(float d, float dmin)
+bool blockExactQ2K(float d, float dmin)
 {
     return differencesExact(d, dmin, 45.0 * std::fabs(d) + 15.0 * std::fabs(dmin));
 }
 
 // A group's mean and M2 from its integers (see the top): both code paths do these operations in
 // this order, hence the same bits.
-inline void groupMoments(double d, double dmin16, int32_t a, int32_t m, int32_t u, int32_t v, int32_t w, double &mean,
-                         double &m2)
+inline void groupMomentsQ2K(double d, double dmin16, int32_t a, int32_t m, int32_t u, int32_t v, int32_t w,
+                            double &mean, double &m2)
 {
     mean = (d * static_cast<double>(a) - dmin16 * static_cast<double>(m)) * 0.03125;
     const double delta = (d * static_cast<double>(v) - dmin16 * static_cast<double>(w)) * 0.0625;
@@ -65,7 +65,7 @@ std::pair<float, float> subBlockRange(const uint8_t *b, size_t s, float a, float
 
 // One block into g (finite d and dmin), portably; every block whose values are not all exact
 // comes here on every SIMD level.
-void scanBlock(const uint8_t *b, float d, float dmin, LaneMoments &g)
+void scanBlockQ2K(const uint8_t *b, float d, float dmin, LaneMoments &g)
 {
     std::array<float, 16> a{}, m{};
     std::array<int32_t, 16> sum{}, spread{};
@@ -81,7 +81,7 @@ void scanBlock(const uint8_t *b, float d, float dmin, LaneMoments &g)
         sum[s] = s1;
         spread[s] = 16 * s2 - s1 * s1;
     }
-    const bool exact = blockExact(d, dmin);
+    const bool exact = blockExactQ2K(d, dmin);
     const auto subExact = [&](size_t s) {
         return differencesExact(a[s], m[s], 3.0 * std::fabs(a[s]) + std::fabs(m[s]));
     };
@@ -92,9 +92,9 @@ void scanBlock(const uint8_t *b, float d, float dmin, LaneMoments &g)
         const size_t s = 2 * k;
         if (exact || (subExact(s) && subExact(s + 1))) {
             const int32_t c0 = packed[s] & 15, c1 = packed[s + 1] & 15, m0 = packed[s] >> 4, m1 = packed[s + 1] >> 4;
-            groupMoments(d, 16.0 * static_cast<double>(dmin), c0 * sum[s] + c1 * sum[s + 1], m0 + m1,
-                         c0 * c0 * spread[s] + c1 * c1 * spread[s + 1], c0 * sum[s] - c1 * sum[s + 1], m0 - m1, mean[k],
-                         m2[k]);
+            groupMomentsQ2K(d, 16.0 * static_cast<double>(dmin), c0 * sum[s] + c1 * sum[s + 1], m0 + m1,
+                            c0 * c0 * spread[s] + c1 * c1 * spread[s + 1], c0 * sum[s] - c1 * sum[s + 1], m0 - m1,
+                            mean[k], m2[k]);
             continue;
         }
         // the decoder rounds some of these values: take them as it gives them
@@ -149,7 +149,7 @@ GGUF_AVX512 inline __m512i zeroCodes(__m512 a, __m512 b)
                                  _mm512_maskz_mov_epi32(zeroA, _mm512_set1_epi32(kEveryCode)));
 }
 
-// One block whose values are all exact into g, as scanBlock does it: the code sums by byte sums
+// One block whose values are all exact into g, as scanBlockQ2K does it: the code sums by byte sums
 // (128-bit lane L of the codes at shift 2j is sub-block 8·(L / 2) + 2j + L % 2), the same double
 // operations per sub-block and group, the same zeros and extremes.
 [[gnu::always_inline]] GGUF_AVX512 inline void scanBlockAvx512(const uint8_t *b, float d, float dmin, LaneMoments &g)
@@ -174,7 +174,7 @@ GGUF_AVX512 inline __m512i zeroCodes(__m512 a, __m512 b)
     const __m512i c = _mm512_and_si512(packed, _mm512_set1_epi32(15)), mins = _mm512_srli_epi32(packed, 4);
     const __m512 a = _mm512_mul_ps(_mm512_set1_ps(d), _mm512_cvtepi32_ps(c));
     const __m512 m = _mm512_mul_ps(_mm512_set1_ps(dmin), _mm512_cvtepi32_ps(mins));
-    // groupMoments on 8 groups: the integers of sub-blocks 2k and 2k + 1 (adjacent lanes) added or
+    // groupMomentsQ2K on 8 groups: the integers of sub-blocks 2k and 2k + 1 (adjacent lanes) added or
     // subtracted, the even lanes kept
     const __m512i weighted = _mm512_mullo_epi32(c, sum);
     const __m512i spreadWeighted = _mm512_mullo_epi32(_mm512_mullo_epi32(c, c), spread);
@@ -239,8 +239,8 @@ float valueAt(const uint8_t *b, float d, float dmin, size_t at)
 
 // Blocks [0, nBlocks) into g and their samples into values; false at a block whose d or dmin is
 // not finite.
-bool scanPortable(const uint8_t *blocks, size_t nBlocks, std::span<const uint8_t> tensor,
-                  std::span<const uint32_t> sampled, float *values, LaneMoments &g)
+bool scanPortableQ2K(const uint8_t *blocks, size_t nBlocks, std::span<const uint8_t> tensor,
+                     std::span<const uint32_t> sampled, float *values, LaneMoments &g)
 {
     for (size_t i = 0; i < nBlocks; ++i) {
         const uint8_t *b = blocks + i * kBytes;
@@ -250,7 +250,7 @@ bool scanPortable(const uint8_t *blocks, size_t nBlocks, std::span<const uint8_t
         const float dmin = fp16ToFp32(loadU16(b + offsetof(BlockQ2_K, dmin)));
         if (!std::isfinite(d) || !std::isfinite(dmin))
             return false;
-        scanBlock(b, d, dmin, g);
+        scanBlockQ2K(b, d, dmin, g);
         takeSamples(sampled, values, static_cast<uint32_t>((i + 1) * 256),
                     [&](uint32_t e) { return valueAt(b, d, dmin, e - i * 256); });
     }
@@ -259,8 +259,8 @@ bool scanPortable(const uint8_t *blocks, size_t nBlocks, std::span<const uint8_t
 
 #if GGUF_X86_KERNELS
 // The same, with the exact blocks by scanBlockAvx512 and the scales by F16C (the same values).
-GGUF_AVX512_KERNEL bool scanAvx512(const uint8_t *blocks, size_t nBlocks, std::span<const uint8_t> tensor,
-                                   std::span<const uint32_t> sampled, float *values, LaneMoments &g)
+GGUF_AVX512_KERNEL bool scanAvx512Q2K(const uint8_t *blocks, size_t nBlocks, std::span<const uint8_t> tensor,
+                                      std::span<const uint32_t> sampled, float *values, LaneMoments &g)
 {
     for (size_t i = 0; i < nBlocks; ++i) {
         const uint8_t *b = blocks + i * kBytes;
@@ -270,10 +270,10 @@ GGUF_AVX512_KERNEL bool scanAvx512(const uint8_t *blocks, size_t nBlocks, std::s
         if ((hd & 0x7c00) == 0x7c00 || (hm & 0x7c00) == 0x7c00)
             return false;
         const float d = _cvtsh_ss(hd), dmin = _cvtsh_ss(hm);
-        if (blockExact(d, dmin))
+        if (blockExactQ2K(d, dmin))
             scanBlockAvx512(b, d, dmin, g);
         else
-            scanBlock(b, d, dmin, g);
+            scanBlockQ2K(b, d, dmin, g);
         takeSamples(sampled, values, static_cast<uint32_t>((i + 1) * 256),
                     [&](uint32_t e) { return valueAt(b, d, dmin, e - i * 256); });
     }
@@ -288,9 +288,9 @@ bool scanQ2_K(const uint8_t *blocks, size_t nBlocks, std::span<const uint8_t> te
 {
 #if GGUF_X86_KERNELS
     if (cpuHasAvx512())
-        return scanAvx512(blocks, nBlocks, tensor, sampled, values, g);
+        return scanAvx512Q2K(blocks, nBlocks, tensor, sampled, values, g);
 #endif
-    return scanPortable(blocks, nBlocks, tensor, sampled, values, g);
+    return scanPortableQ2K(blocks, nBlocks, tensor, sampled, values, g);
 }
 
 } // namespace gguf::detail

@@ -139,14 +139,14 @@ void rareSubBlocks(const uint8_t *b, const float *d1, const float *m1, const flo
 
 // d·scale and dmin·min are multiples of d's and dmin's lowest bits: whether every value of the
 // block is exact (else some sub-blocks need the decoder's floats). Scales and mins are ≤ 63.
-template <typename Layout> bool blockExact(float d, float dmin)
+template <typename Layout> bool blockExactQ4K(float d, float dmin)
 {
     return differencesExact(d, dmin, 63.0 * Layout::kMaxCode * std::fabs(d) + 63.0 * std::fabs(dmin));
 }
 
 // One block into g; its sub-block scales d1 and mins m1 into d1m1[0..7] and d1m1[8..15]. False
 // when d or dmin is not finite.
-template <typename Layout> bool scanBlock(const uint8_t *b, float *d1m1, LaneMoments &g)
+template <typename Layout> bool scanBlockQ4K(const uint8_t *b, float *d1m1, LaneMoments &g)
 {
     const float d = fp16ToFp32(loadU16(b));        // d opens both block types,
     const float dmin = fp16ToFp32(loadU16(b + 2)); // dmin follows
@@ -161,7 +161,7 @@ template <typename Layout> bool scanBlock(const uint8_t *b, float *d1m1, LaneMom
     constexpr auto kHighest = static_cast<float>(Layout::kMaxCode);
     Lanes8 l8;
     lanes(d1, m1, sum, sumSq, 0.0f, kHighest, g.min, g.max, l8);
-    if (!blockExact<Layout>(d, dmin)) {
+    if (!blockExactQ4K<Layout>(d, dmin)) {
         for (int j = 0; j < 8; ++j) {
             if (differencesExact(d1[j], m1[j], kHighest * std::fabs(d1[j]) + std::fabs(m1[j])))
                 continue;
@@ -182,7 +182,7 @@ template <typename Layout> bool scanBlock(const uint8_t *b, float *d1m1, LaneMom
     return true;
 }
 
-// The value of element e (index into `blocks`) from its block's d1m1 (see scanBlock).
+// The value of element e (index into `blocks`) from its block's d1m1 (see scanBlockQ4K).
 template <typename Layout> float sampleValue(const uint8_t *blocks, const float *d1m1, uint32_t e)
 {
     const uint32_t block = e / 256, at = e % 256;
@@ -215,9 +215,9 @@ GGUF_AVX512 inline void nibbleExtremes(__m512i v, uint8_t &low0, uint8_t &high0,
     high1 = high(static_cast<uint32_t>(_mm_cvtsi128_si32(_mm512_extracti32x4_epi32(mx, 2))));
 }
 
-// Two consecutive blocks (both with finite d and dmin and exact values, see blockExact) into g, as
-// two calls of scanBlock would: the 16 sub-blocks' code sums with VNNI dot products, laneMath and
-// addGroups on vectors with the same operations. d1m1 as scanBlock's, for both.
+// Two consecutive blocks (both with finite d and dmin and exact values, see blockExactQ4K) into g, as
+// two calls of scanBlockQ4K would: the 16 sub-blocks' code sums with VNNI dot products, laneMath and
+// addGroups on vectors with the same operations. d1m1 as scanBlockQ4K's, for both.
 template <typename Layout>
 [[gnu::always_inline]] GGUF_AVX512_VNNI_KERNEL inline void scanPairAvx512(const uint8_t *blocks, const float *scales,
                                                                           float *d1m1, LaneMoments &g)
@@ -324,7 +324,7 @@ template <typename Layout>
         alignas(64) float los[16], his[16];
         _mm512_store_ps(los, lo);
         _mm512_store_ps(his, hi);
-        // the codes' extremes of the flagged sub-blocks, in sub-block order (as scanBlock)
+        // the codes' extremes of the flagged sub-blocks, in sub-block order (as scanBlockQ4K)
         std::array<uint8_t, 16> codeLow{}, codeHigh{};
         for (int i = 0; i < 8; ++i) {
             const int lower = i < 4 ? i : i + 4, upper = lower + 4;
@@ -395,7 +395,7 @@ GGUF_AVX512_KERNEL void sampleAvx512(const uint8_t *blocks, size_t readable, con
 }
 
 // The pairs of blocks [0, nBlocks) into g, each by scanPairAvx512 when both blocks' values are
-// exact, else by scanBlock; d1m1 as scanBlock's. `done`: the blocks taken (an odd last one is
+// exact, else by scanBlockQ4K; d1m1 as scanBlockQ4K's. `done`: the blocks taken (an odd last one is
 // left). False at a block whose d or dmin is not finite.
 template <typename Layout>
 GGUF_AVX512_VNNI_KERNEL bool scanPairsAvx512(const uint8_t *blocks, size_t nBlocks, std::span<const uint8_t> tensor,
@@ -406,11 +406,11 @@ GGUF_AVX512_VNNI_KERNEL bool scanPairsAvx512(const uint8_t *blocks, size_t nBloc
         const uint8_t *b = blocks + i * Layout::kBytes;
         prefetchAhead(b, 2 * Layout::kBytes, tensor);
         float scales[4];
-        if (pairScales(b, Layout::kBytes, scales) && blockExact<Layout>(scales[0], scales[1]) &&
-            blockExact<Layout>(scales[2], scales[3])) {
+        if (pairScales(b, Layout::kBytes, scales) && blockExactQ4K<Layout>(scales[0], scales[1]) &&
+            blockExactQ4K<Layout>(scales[2], scales[3])) {
             scanPairAvx512<Layout>(b, scales, d1m1 + 16 * i, g);
-        } else if (!scanBlock<Layout>(b, d1m1 + 16 * i, g) ||
-                   !scanBlock<Layout>(b + Layout::kBytes, d1m1 + 16 * (i + 1), g)) {
+        } else if (!scanBlockQ4K<Layout>(b, d1m1 + 16 * i, g) ||
+                   !scanBlockQ4K<Layout>(b + Layout::kBytes, d1m1 + 16 * (i + 1), g)) {
             return false;
         }
     }
@@ -442,7 +442,7 @@ bool scanBlocksQ4(const uint8_t *blocks, size_t nBlocks, std::span<const uint8_t
     for (; i < nBlocks; ++i) {
         const uint8_t *b = blocks + i * Layout::kBytes;
         prefetchAhead(b, Layout::kBytes, tensor);
-        if (!scanBlock<Layout>(b, d1m1.data() + 16 * i, g))
+        if (!scanBlockQ4K<Layout>(b, d1m1.data() + 16 * i, g))
             return false;
         takeSamples(sampled, values, static_cast<uint32_t>((i + 1) * 256),
                     [&](uint32_t e) { return sampleValue<Layout>(blocks, d1m1.data(), e); });

@@ -40,7 +40,7 @@ constexpr uint64_t kAutoValueBytes = uint64_t(4) << 30;
 constexpr uint64_t kBatchBytes = uint64_t(64) << 20;
 constexpr size_t kBatchPairs = 32;
 
-constexpr quint32 kStateVersion = 1;
+constexpr quint32 kCompareStateVersion = 1;
 
 QString describe(const std::shared_ptr<const gguf::SplitModel> &m)
 {
@@ -336,8 +336,8 @@ QByteArray ComparePage::saveState() const
 {
     QByteArray state;
     QDataStream out(&state, QIODevice::WriteOnly);
-    out << kStateVersion << m_tensorView->horizontalHeader()->saveState() << m_metadataView->header()->saveState()
-        << m_metadataShow->currentIndex();
+    out << kCompareStateVersion << m_tensorView->horizontalHeader()->saveState()
+        << m_metadataView->header()->saveState() << m_metadataShow->currentIndex();
     return state;
 }
 
@@ -348,7 +348,7 @@ void ComparePage::restoreState(const QByteArray &state)
     QByteArray tensorHeader, metadataHeader;
     int show = 0;
     in >> version >> tensorHeader >> metadataHeader >> show;
-    if (in.status() != QDataStream::Ok || version != kStateVersion)
+    if (in.status() != QDataStream::Ok || version != kCompareStateVersion)
         return;
     m_tensorView->horizontalHeader()->restoreState(tensorHeader);
     m_metadataView->header()->restoreState(metadataHeader);

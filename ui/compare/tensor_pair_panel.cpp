@@ -24,7 +24,7 @@
 
 namespace {
 
-constexpr uint32_t kBins = 128;
+constexpr uint32_t kPairBins = 128;
 constexpr uint32_t kGridCells = 256;
 
 QVector<HistogramPlot::Series> shares(const WeightJobs::Comparison &c)
@@ -206,7 +206,7 @@ void TensorPairPanel::compute()
                 m = v.maxAbsDiff;
                 before = 1000;
             }
-            return CompareJobs::pairDetail(a, b, m, kBins, kGridCells,
+            return CompareJobs::pairDetail(a, b, m, kPairBins, kGridCells,
                                            WeightJobs::partOf(progress, before, 1000, 1000 * parts));
         },
         [this](const CompareJobs::PairDetail &detail) { show(detail); });

@@ -19,7 +19,7 @@ namespace {
 
 // The notes' words, translated in the context "HexNotes"; the format's own field names
 // (tensor_count, kv_count, alignment, data_offset, n_dims) stay as the specification spells them.
-struct Text {
+struct NoteWords {
     Q_DECLARE_TR_FUNCTIONS(HexNotes)
 };
 
@@ -39,22 +39,23 @@ QString regionNote(const HexAnnotator &a, const Region &r)
     const bool entry = r.item < md.size();
     const bool tensor = r.item < ts.size();
     if (r.kind == RegionKind::Broken)
-        return Text::tr("✖ %1").arg(QString::fromStdString(f.breakage()->expected));
+        return NoteWords::tr("✖ %1").arg(QString::fromStdString(f.breakage()->expected));
     if (a.isBrokenItem(r))
-        return Text::tr("%1 of #%2, before the break")
+        return NoteWords::tr("%1 of #%2, before the break")
             .arg(HexAnnotator::categoryName(HexAnnotator::categoryOf(r.kind)))
             .arg(r.item);
     switch (r.kind) {
-    case RegionKind::Magic: return Text::tr("magic");
-    case RegionKind::Version: return Text::tr("version %1").arg(f.version());
+    case RegionKind::Magic: return NoteWords::tr("magic");
+    case RegionKind::Version: return NoteWords::tr("version %1").arg(f.version());
     case RegionKind::TensorCount: return QStringLiteral("tensor_count %1").arg(f.declaredTensorCount());
     case RegionKind::KvCount: return QStringLiteral("kv_count %1").arg(f.declaredKvCount());
     case RegionKind::HeaderAlignment: return QStringLiteral("alignment %1").arg(f.alignment());
     case RegionKind::HeaderDataOffset: return QStringLiteral("data_offset 0x%1").arg(f.dataOffset(), 0, 16);
-    case RegionKind::KeyLength: return Text::tr("key #%1 length %2").arg(r.item).arg(entry ? md[r.item].key.size() : 0);
+    case RegionKind::KeyLength:
+        return NoteWords::tr("key #%1 length %2").arg(r.item).arg(entry ? md[r.item].key.size() : 0);
     case RegionKind::Key: return entry ? QStringLiteral("\"%1\"").arg(text(md[r.item].key, 48)) : QString();
     case RegionKind::ValueType:
-        return entry ? Text::tr("type %1").arg(ValueText::typeName(md[r.item].value)) : QString();
+        return entry ? NoteWords::tr("type %1").arg(ValueText::typeName(md[r.item].value)) : QString();
     case RegionKind::Value:
         if (!entry)
             return {};
@@ -62,12 +63,12 @@ QString regionNote(const HexAnnotator &a, const Region &r)
             return QStringLiteral("= \"%1\"").arg(text(md[r.item].value.toStringView(), 40));
         return QStringLiteral("= %1").arg(QString::fromStdString(md[r.item].value.toDisplayString(40)));
     case RegionKind::ArrayType:
-        return entry ? Text::tr("of %1").arg(
+        return entry ? NoteWords::tr("of %1").arg(
                            QString::fromStdString(gguf::valueTypeName(md[r.item].value.array().elementType())))
                      : QString();
     case RegionKind::ArrayCount: return entry ? QStringLiteral("× %1").arg(md[r.item].value.array().size()) : QString();
     case RegionKind::ArrayElements: return {};
-    case RegionKind::TensorNameLength: return Text::tr("tensor info #%1").arg(r.item);
+    case RegionKind::TensorNameLength: return NoteWords::tr("tensor info #%1").arg(r.item);
     case RegionKind::TensorName: return tensor ? QStringLiteral("\"%1\"").arg(text(ts[r.item].name, 64)) : QString();
     case RegionKind::TensorNDims: return tensor ? QStringLiteral("n_dims %1").arg(ts[r.item].nDims) : QString();
     case RegionKind::TensorDims: {
@@ -76,19 +77,20 @@ QString regionNote(const HexAnnotator &a, const Region &r)
         QStringList dims;
         for (uint32_t i = 0; i < std::min<uint32_t>(ts[r.item].nDims, 4); ++i)
             dims << QString::number(ts[r.item].ne[i]);
-        return Text::tr("dims [%1]").arg(dims.join(QStringLiteral(", ")));
+        return NoteWords::tr("dims [%1]").arg(dims.join(QStringLiteral(", ")));
     }
     case RegionKind::TensorType:
-        return tensor ? Text::tr("type %1").arg(QString::fromStdString(gguf::typeName(ts[r.item].typeId))) : QString();
+        return tensor ? NoteWords::tr("type %1").arg(QString::fromStdString(gguf::typeName(ts[r.item].typeId)))
+                      : QString();
     case RegionKind::TensorOffset:
-        return tensor ? Text::tr("offset 0x%1").arg(ts[r.item].relativeOffset, 0, 16) : QString();
-    case RegionKind::Padding: return Text::tr("padding (%1)").arg(r.size);
+        return tensor ? NoteWords::tr("offset 0x%1").arg(ts[r.item].relativeOffset, 0, 16) : QString();
+    case RegionKind::Padding: return NoteWords::tr("padding (%1)").arg(r.size);
     case RegionKind::TensorData:
-        return tensor ? Text::tr("data of \"%1\" (%2)")
+        return tensor ? NoteWords::tr("data of \"%1\" (%2)")
                             .arg(text(ts[r.item].name, 64), QString::fromStdString(gguf::typeName(ts[r.item].typeId)))
                       : QString();
-    case RegionKind::Unused: return Text::tr("unclaimed (%1 bytes)").arg(r.size);
-    case RegionKind::Unparsed: return Text::tr("not parsed");
+    case RegionKind::Unused: return NoteWords::tr("unclaimed (%1 bytes)").arg(r.size);
+    case RegionKind::Unparsed: return NoteWords::tr("not parsed");
     case RegionKind::Broken: break; // above
     }
     return {};
@@ -129,10 +131,10 @@ void innerNotes(const HexAnnotator &a, const Region &r, uint64_t begin, uint64_t
     const uint64_t first = (from + traits.typeSize - 1) / traits.typeSize;
     const uint64_t blocks = traits.blockSize == 0 ? 0 : t.elements / traits.blockSize;
     if (first * traits.typeSize < to && first < blocks)
-        notes << (traits.blockSize == 1 ? Text::tr("element %1") : Text::tr("block %1")).arg(first);
+        notes << (traits.blockSize == 1 ? NoteWords::tr("element %1") : NoteWords::tr("block %1")).arg(first);
     else if (traits.rule == gguf::SizeRule::BitNetI2S && blocks * traits.typeSize >= from &&
              blocks * traits.typeSize < to)
-        notes << Text::tr("tensor scale");
+        notes << NoteWords::tr("tensor scale");
 }
 
 } // namespace

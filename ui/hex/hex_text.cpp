@@ -7,10 +7,9 @@
 
 namespace {
 
-QString tr(const char *text)
-{
-    return QCoreApplication::translate("HexText", text);
-}
+struct HexTextWords {
+    Q_DECLARE_TR_FUNCTIONS(HexText)
+};
 
 int digitValue(QChar c)
 {
@@ -37,13 +36,13 @@ std::optional<QByteArray> parseHexBytes(const QString &text, QString *error)
         for (const QChar c : token) {
             if (digitValue(c) < 0) {
                 if (error)
-                    *error = tr("'%1' is not a hex digit").arg(c);
+                    *error = HexTextWords::tr("'%1' is not a hex digit").arg(c);
                 return std::nullopt;
             }
         }
         if (token.isEmpty() || token.size() % 2 != 0) {
             if (error)
-                *error = tr("'%1' has an odd number of hex digits: each byte needs two").arg(token);
+                *error = HexTextWords::tr("'%1' has an odd number of hex digits: each byte needs two").arg(token);
             return std::nullopt;
         }
         for (qsizetype i = 0; i < token.size(); i += 2)
@@ -51,7 +50,7 @@ std::optional<QByteArray> parseHexBytes(const QString &text, QString *error)
     }
     if (bytes.isEmpty()) {
         if (error)
-            *error = tr("Type the bytes to find in hex, e.g. 47 47 55 46");
+            *error = HexTextWords::tr("Type the bytes to find in hex, e.g. 47 47 55 46");
         return std::nullopt;
     }
     return bytes;
@@ -86,14 +85,14 @@ OffsetResult parseOffset(const QString &text, uint64_t dataOffset, uint64_t curs
     const QString number = m.captured(3);
     if (!m.hasMatch() || (base.isEmpty() && number.isEmpty()) ||
         (!base.isEmpty() && !number.isEmpty() && sign.isEmpty()))
-        return {std::nullopt, tr("Not an offset: type 1234, 0x4d2, data+0x100, end-16 or +32")};
+        return {std::nullopt, HexTextWords::tr("Not an offset: type 1234, 0x4d2, data+0x100, end-16 or +32")};
     bool ok = true;
     uint64_t value = 0;
     if (!number.isEmpty()) {
         value = number.startsWith(QLatin1String("0x"), Qt::CaseInsensitive) ? number.mid(2).toULongLong(&ok, 16)
                                                                             : number.toULongLong(&ok, 10);
         if (!ok)
-            return {std::nullopt, tr("%1 is too large for a 64-bit offset").arg(number)};
+            return {std::nullopt, HexTextWords::tr("%1 is too large for a 64-bit offset").arg(number)};
     }
     // a leading sign without a base is relative to the cursor
     const uint64_t origin = base == QLatin1String("data")  ? dataOffset
@@ -103,17 +102,18 @@ OffsetResult parseOffset(const QString &text, uint64_t dataOffset, uint64_t curs
     uint64_t offset = origin;
     if (sign == QLatin1String("-")) {
         if (value > origin)
-            return {std::nullopt, tr("That is %1 bytes before the start of the file").arg(value - origin)};
+            return {std::nullopt,
+                    HexTextWords::tr("That is %1 bytes before the start of the file").arg(value - origin)};
         offset = origin - value;
     } else {
         if (value > UINT64_MAX - origin)
-            return {std::nullopt, tr("%1 is past the end of the file").arg(text.trimmed())};
+            return {std::nullopt, HexTextWords::tr("%1 is past the end of the file").arg(text.trimmed())};
         offset = origin + value;
     }
     if (offset >= fileSize)
-        return {std::nullopt,
-                tr("%1 is past the end of the file (the last byte is %2)")
-                    .arg(TextFormat::offset(offset), fileSize > 0 ? TextFormat::offset(fileSize - 1) : tr("none"))};
+        return {std::nullopt, HexTextWords::tr("%1 is past the end of the file (the last byte is %2)")
+                                  .arg(TextFormat::offset(offset),
+                                       fileSize > 0 ? TextFormat::offset(fileSize - 1) : HexTextWords::tr("none"))};
     return {offset, {}};
 }
 

@@ -31,16 +31,16 @@
 
 namespace {
 
-const char *const kStatisticNames[] = {
+const char *const kImportanceStatisticNames[] = {
     QT_TRANSLATE_NOOP("ImportancePage", "Σ importance"), QT_TRANSLATE_NOOP("ImportancePage", "Share (%)"),
     QT_TRANSLATE_NOOP("ImportancePage", "Mean"),         QT_TRANSLATE_NOOP("ImportancePage", "Std"),
     QT_TRANSLATE_NOOP("ImportancePage", "Skewness"),     QT_TRANSLATE_NOOP("ImportancePage", "Kurtosis"),
     QT_TRANSLATE_NOOP("ImportancePage", "Entropy (%)"),  QT_TRANSLATE_NOOP("ImportancePage", "Active (%)"),
     QT_TRANSLATE_NOOP("ImportancePage", "ZD (%)"),       QT_TRANSLATE_NOOP("ImportancePage", "CosSim"),
 };
-static_assert(std::size(kStatisticNames) == static_cast<size_t>(ImportancePage::Statistic::Count));
+static_assert(std::size(kImportanceStatisticNames) == static_cast<size_t>(ImportancePage::Statistic::Count));
 
-constexpr quint32 kStateVersion = 1;
+constexpr quint32 kImportanceStateVersion = 1;
 constexpr int kTopChannels = 8;
 
 } // namespace
@@ -114,7 +114,7 @@ ImportancePage::ImportancePage(QWidget *parent)
 
     // Across layers: one statistic of a role
     auto *layersTab = new QWidget(this);
-    for (const char *name : kStatisticNames)
+    for (const char *name : kImportanceStatisticNames)
         m_statistic->addItem(tr(name));
     m_role->setSizeAdjustPolicy(QComboBox::AdjustToContents);
     auto *roleLabel = new QLabel(tr("&Role:"), layersTab);
@@ -521,7 +521,7 @@ QByteArray ImportancePage::saveState() const
 {
     QByteArray state;
     QDataStream out(&state, QIODevice::WriteOnly);
-    out << kStateVersion << m_splitter->saveState() << m_table->horizontalHeader()->saveState()
+    out << kImportanceStateVersion << m_splitter->saveState() << m_table->horizontalHeader()->saveState()
         << qint32(m_views->currentIndex());
     return state;
 }
@@ -533,7 +533,7 @@ void ImportancePage::restoreState(const QByteArray &state)
     QByteArray splitter, header;
     qint32 view = 0;
     in >> version >> splitter >> header >> view;
-    if (in.status() != QDataStream::Ok || version != kStateVersion)
+    if (in.status() != QDataStream::Ok || version != kImportanceStateVersion)
         return;
     m_splitter->restoreState(splitter);
     m_table->horizontalHeader()->restoreState(header);

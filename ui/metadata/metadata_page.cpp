@@ -29,7 +29,7 @@
 #include <QVBoxLayout>
 
 namespace {
-constexpr quint32 kStateVersion = 1;
+constexpr quint32 kMetadataStateVersion = 1;
 }
 
 MetadataPage::MetadataPage(QWidget *parent)
@@ -243,7 +243,7 @@ QByteArray MetadataPage::saveState() const
 {
     QByteArray state;
     QDataStream out(&state, QIODevice::WriteOnly);
-    out << kStateVersion << m_splitter->saveState() << m_view->header()->saveState();
+    out << kMetadataStateVersion << m_splitter->saveState() << m_view->header()->saveState();
     return state;
 }
 
@@ -253,7 +253,7 @@ void MetadataPage::restoreState(const QByteArray &state)
     quint32 version = 0;
     QByteArray splitter, header;
     in >> version >> splitter >> header;
-    if (in.status() != QDataStream::Ok || version != kStateVersion)
+    if (in.status() != QDataStream::Ok || version != kMetadataStateVersion)
         return;
     m_splitter->restoreState(splitter);
     m_view->header()->restoreState(header);

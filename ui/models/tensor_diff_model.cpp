@@ -14,7 +14,7 @@ namespace {
 
 using gguf::TensorDiffStatus;
 
-QString typeText(const gguf::TensorInfo *t)
+QString tensorTypeText(const gguf::TensorInfo *t)
 {
     return t ? QString::fromStdString(gguf::typeName(t->typeId)) : QString();
 }
@@ -148,8 +148,8 @@ QVariant TensorDiffModel::data(const QModelIndex &index, int role) const
         switch (column) {
         case Name: return TextFormat::fromView(p->name);
         case Status: return static_cast<int>(p->status);
-        case TypeA: return typeText(p->a);
-        case TypeB: return typeText(p->b);
+        case TypeA: return tensorTypeText(p->a);
+        case TypeB: return tensorTypeText(p->b);
         case Shape: return static_cast<qulonglong>(p->a ? p->a->elements : p->b->elements);
         default: {
             const std::optional<double> m = measure(*p, column);
@@ -162,8 +162,8 @@ QVariant TensorDiffModel::data(const QModelIndex &index, int role) const
     switch (column) {
     case Name: return TextFormat::fromView(p->name);
     case Status: return statusText(p->status);
-    case TypeA: return typeText(p->a);
-    case TypeB: return typeText(p->b);
+    case TypeA: return tensorTypeText(p->a);
+    case TypeB: return tensorTypeText(p->b);
     case Shape: {
         const QString da = p->a ? TextFormat::dims(*p->a) : QString(), db = p->b ? TextFormat::dims(*p->b) : QString();
         return !p->a ? db : !p->b || da == db ? da : da + QStringLiteral(" → ") + db;

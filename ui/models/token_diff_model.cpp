@@ -12,7 +12,7 @@
 
 namespace {
 
-QString typeText(std::optional<int32_t> t)
+QString tokenTypeText(std::optional<int32_t> t)
 {
     return t ? QString::fromLatin1(gguf::tokenTypeName(*t).data(),
                                    static_cast<qsizetype>(gguf::tokenTypeName(*t).size()))
@@ -106,8 +106,8 @@ QVariant TokenDiffModel::data(const QModelIndex &index, int role) const
     case Change: return what;
     case TokenA: return TokenText::visible(change.textA, 80);
     case TokenB: return TokenText::visible(change.textB, 80);
-    case TypeA: return typeText(change.typeA);
-    case TypeB: return typeText(change.typeB);
+    case TypeA: return tokenTypeText(change.typeA);
+    case TypeB: return tokenTypeText(change.typeB);
     case ScoreA: return scoreText(change.scoreA);
     case ScoreB: return scoreText(change.scoreB);
     default: return {};

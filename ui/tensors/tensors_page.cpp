@@ -21,7 +21,7 @@
 #include <QVBoxLayout>
 
 namespace {
-constexpr quint32 kStateVersion = 1;
+constexpr quint32 kTensorsStateVersion = 1;
 }
 
 TensorsPage::TensorsPage(QWidget *parent)
@@ -208,7 +208,7 @@ QByteArray TensorsPage::saveState() const
 {
     QByteArray state;
     QDataStream out(&state, QIODevice::WriteOnly);
-    out << kStateVersion << m_view->header()->saveState() << m_grouped->isChecked();
+    out << kTensorsStateVersion << m_view->header()->saveState() << m_grouped->isChecked();
     return state;
 }
 
@@ -219,7 +219,7 @@ void TensorsPage::restoreState(const QByteArray &state)
     QByteArray header;
     bool grouped = false;
     in >> version >> header >> grouped;
-    if (in.status() != QDataStream::Ok || version != kStateVersion)
+    if (in.status() != QDataStream::Ok || version != kTensorsStateVersion)
         return;
     m_columnsFitted = m_view->header()->restoreState(header);
     setGroupedByLayer(grouped);

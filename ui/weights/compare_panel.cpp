@@ -25,7 +25,7 @@ namespace {
 using WeightJobs::RangeChoice;
 using WeightJobs::RangeMode;
 using WeightJobs::RangePreset;
-constexpr RangePreset kPresets[] = {
+constexpr RangePreset kComparePresets[] = {
     {QT_TRANSLATE_NOOP("ComparePanel", "Union of min – max"), RangeMode::Automatic, 0, 6},
     {QT_TRANSLATE_NOOP("ComparePanel", "Union of p1 – p99"), RangeMode::Percentiles, 0, 6},
     {QT_TRANSLATE_NOOP("ComparePanel", "Union of p5 – p95"), RangeMode::Percentiles, 1, 5},
@@ -54,7 +54,7 @@ ComparePanel::ComparePanel(QWidget *parent)
     auto *clear = new QPushButton(tr("Clear"), this);
     m_bins->setRange(16, 4096);
     m_bins->setValue(128);
-    for (const RangePreset &preset : kPresets)
+    for (const RangePreset &preset : kComparePresets)
         m_range->addItem(tr(preset.label));
 
     auto *chooser = new QWidget(this);
@@ -186,8 +186,8 @@ void ComparePanel::setBins(int bins)
 
 void ComparePanel::setRangeChoice(const RangeChoice &choice)
 {
-    for (int i = 0; i < static_cast<int>(std::size(kPresets)); ++i)
-        if (kPresets[i].matches(choice))
+    for (int i = 0; i < static_cast<int>(std::size(kComparePresets)); ++i)
+        if (kComparePresets[i].matches(choice))
             m_range->setCurrentIndex(i);
 }
 
@@ -220,7 +220,8 @@ void ComparePanel::refresh()
         m_plot->showMessage(tr("Choose tensors to compare."));
         return;
     }
-    const RangePreset &preset = kPresets[std::clamp(m_range->currentIndex(), 0, int(std::size(kPresets)) - 1)];
+    const RangePreset &preset =
+        kComparePresets[std::clamp(m_range->currentIndex(), 0, int(std::size(kComparePresets)) - 1)];
     const RangeChoice choice = preset.choice();
     const uint32_t bins = static_cast<uint32_t>(m_bins->value());
     m_plot->showMessage(tr("Computing %n histogram(s)…", nullptr, static_cast<int>(tensors.size())));

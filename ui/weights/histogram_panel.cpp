@@ -25,7 +25,7 @@ namespace {
 using WeightJobs::RangeChoice;
 using WeightJobs::RangeMode;
 using WeightJobs::RangePreset;
-constexpr RangePreset kPresets[] = {
+constexpr RangePreset kHistogramPresets[] = {
     {QT_TRANSLATE_NOOP("HistogramPanel", "Automatic (min – max)"), RangeMode::Automatic, 0, 6},
     {QT_TRANSLATE_NOOP("HistogramPanel", "Clip outliers: p1 – p99"), RangeMode::Percentiles, 0, 6},
     {QT_TRANSLATE_NOOP("HistogramPanel", "Clip outliers: p5 – p95"), RangeMode::Percentiles, 1, 5},
@@ -55,7 +55,7 @@ HistogramPanel::HistogramPanel(QWidget *parent)
     m_bins->setValue(256);
     m_bins->setAccelerated(true);
     m_bins->setToolTip(tr("Number of histogram bins (16–4096)"));
-    for (const RangePreset &preset : kPresets)
+    for (const RangePreset &preset : kHistogramPresets)
         m_range->addItem(tr(preset.label));
     for (QLineEdit *edit : {m_lo, m_hi}) {
         edit->setValidator(new QDoubleValidator(edit));
@@ -160,7 +160,7 @@ void HistogramPanel::setRangeChoice(const RangeChoice &choice)
 {
     int index = kCustom;
     for (int i = 0; i < kCustom; ++i)
-        if (kPresets[i].matches(choice))
+        if (kHistogramPresets[i].matches(choice))
             index = i;
     const QSignalBlocker block(m_range);
     m_range->setCurrentIndex(index);
@@ -175,7 +175,7 @@ void HistogramPanel::setRangeChoice(const RangeChoice &choice)
 
 RangeChoice HistogramPanel::rangeChoice() const
 {
-    const RangePreset &preset = kPresets[std::clamp(m_range->currentIndex(), 0, kCustom)];
+    const RangePreset &preset = kHistogramPresets[std::clamp(m_range->currentIndex(), 0, kCustom)];
     RangeChoice choice = preset.choice();
     choice.lo = m_lo->text().toDouble();
     choice.hi = m_hi->text().toDouble();

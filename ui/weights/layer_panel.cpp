@@ -16,7 +16,7 @@
 
 namespace {
 
-const char *const kStatisticNames[] = {
+const char *const kLayerStatisticNames[] = {
     QT_TRANSLATE_NOOP("LayerPanel", "Mean"),      QT_TRANSLATE_NOOP("LayerPanel", "Std"),
     QT_TRANSLATE_NOOP("LayerPanel", "Min"),       QT_TRANSLATE_NOOP("LayerPanel", "Max"),
     QT_TRANSLATE_NOOP("LayerPanel", "Max |x|"),   QT_TRANSLATE_NOOP("LayerPanel", "p1 (≈)"),
@@ -30,7 +30,7 @@ LayerPanel::LayerPanel(QWidget *parent)
     : QWidget(parent), m_role(new QComboBox(this)), m_statistic(new QComboBox(this)), m_chart(new LayerChart(this)),
       m_tracker(new JobTracker(this)), m_progress(new JobProgress(this))
 {
-    for (const char *name : kStatisticNames)
+    for (const char *name : kLayerStatisticNames)
         m_statistic->addItem(tr(name));
     m_statistic->setCurrentIndex(static_cast<int>(Statistic::Std));
     m_role->setObjectName(QStringLiteral("layerRole"));

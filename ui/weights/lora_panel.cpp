@@ -28,7 +28,7 @@
 namespace {
 
 constexpr uint32_t kGrid = 512;
-constexpr uint32_t kBins = 200;
+constexpr uint32_t kLoraBins = 200;
 
 QString localeFiveDigits(double v)
 {
@@ -198,7 +198,7 @@ void LoraPanel::refresh()
             options.progress = share(0, 1000);
             r.status = gguf::loraDeltaHeatmap(*delta, 0, delta->rows(), 0, delta->columns(), options, r.heatmap);
             if (r.status == gguf::StatsStatus::Ok)
-                r.status = gguf::computeLoraDeltaStats(*delta, kBins, share(1000, 2000), r.stats);
+                r.status = gguf::computeLoraDeltaStats(*delta, kLoraBins, share(1000, 2000), r.stats);
             return r;
         },
         [this](Result r) { show(std::move(r)); });
