@@ -45,6 +45,24 @@ class TestChatTemplate : public QObject {
     Q_OBJECT
 
 private slots:
+    // Line and column of a byte offset, as an editor counts them (written out by hand here).
+    void sourcePositions()
+    {
+        // "ab\ncé d": a0 b1 \n2 c3 é4-5 space6 d7
+        const std::string text = "ab\nc\xc3\xa9 d";
+        const auto at = [&](size_t offset) {
+            const gguf::SourcePosition p = gguf::sourcePosition(text, offset);
+            return std::pair{p.line, p.column};
+        };
+        QCOMPARE(at(0), std::pair(size_t(1), size_t(1)));
+        QCOMPARE(at(2), std::pair(size_t(1), size_t(3))); // the newline itself
+        QCOMPARE(at(3), std::pair(size_t(2), size_t(1)));
+        QCOMPARE(at(4), std::pair(size_t(2), size_t(2))); // é starts
+        QCOMPARE(at(6), std::pair(size_t(2), size_t(3))); // é is one column
+        QCOMPARE(at(7), std::pair(size_t(2), size_t(4)));
+        QCOMPARE(at(1000), std::pair(size_t(2), size_t(5))); // past the end: the end
+    }
+
     void likeJinja2_data()
     {
         QTest::addColumn<QString>("file");

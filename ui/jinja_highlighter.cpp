@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
-#include "ui/tokenizer/jinja_highlighter.h"
+#include "ui/jinja_highlighter.h"
 
 #include <QColor>
 #include <QGuiApplication>

@@ -9,6 +9,20 @@ struct ChatTemplate::Parsed {
     jinja::Body body;
 };
 
+SourcePosition sourcePosition(std::string_view text, size_t offset)
+{
+    SourcePosition p;
+    for (size_t i = 0; i < offset && i < text.size(); ++i) {
+        if (text[i] == '\n') {
+            ++p.line;
+            p.column = 1;
+        } else if ((static_cast<unsigned char>(text[i]) & 0xC0) != 0x80) {
+            ++p.column; // not a UTF-8 continuation byte: a new character
+        }
+    }
+    return p;
+}
+
 ChatTemplate::ChatTemplate(std::string_view source)
 {
     try {

@@ -29,6 +29,14 @@ struct ChatTemplateResult {
     size_t errorOffset = 0; ///< byte offset in the template
 };
 
+/// Where a byte offset of a template is, as an editor shows it: 1-based line and column, the
+/// column counting UTF-8 characters (an offset past the end is the end).
+struct SourcePosition {
+    size_t line = 1;
+    size_t column = 1;
+};
+SourcePosition sourcePosition(std::string_view text, size_t offset);
+
 /// A `tokenizer.chat_template` parsed once and rendered as HuggingFace's Jinja environment does
 /// (trim_blocks, lstrip_blocks, raise_exception, namespace, tojson, …; docs/CHAT_TEMPLATES.md).
 /// Templates that use what this evaluator lacks are reported, never guessed at. Immutable; safe

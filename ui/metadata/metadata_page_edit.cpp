@@ -4,14 +4,13 @@
 #include "core/edit/owned_value.h"
 #include "core/format/gguf_file.h"
 #include "core/template/chat_template.h"
+#include "ui/jinja_highlighter.h"
 #include "ui/job_tracker.h"
 #include "ui/metadata/metadata_editor.h"
 #include "ui/metadata/metadata_page.h"
 #include "ui/metadata/metadata_value_delegate.h"
 #include "ui/models/metadata_filter_proxy.h"
 #include "ui/models/metadata_tree_model.h"
-#include "ui/tokenizer/chat_template_view.h"
-#include "ui/tokenizer/jinja_highlighter.h"
 
 #include <QAction>
 #include <QComboBox>
@@ -243,10 +242,10 @@ void MetadataPage::checkTemplate()
         tr("Checking the chat template"),
         [source = m_detail->toPlainText().toStdString()](const gguf::ProgressFn &) {
             const gguf::ChatTemplate t(source);
-            return t.isValid() ? tr("✔ The template is well-formed (every tag is closed, every expression parses).")
-                               : tr("✘ %1 at %2")
-                                     .arg(QString::fromStdString(t.error()),
-                                          ChatTemplateView::sourcePosition(source, t.errorOffset()));
+            if (t.isValid())
+                return tr("✔ The template is well-formed (every tag is closed, every expression parses).");
+            const gguf::SourcePosition at = gguf::sourcePosition(source, t.errorOffset());
+            return tr("✘ %1 at line %2, column %3").arg(QString::fromStdString(t.error())).arg(at.line).arg(at.column);
         },
         [this](const QString &verdict) { m_templateCheck->setText(verdict); });
 }

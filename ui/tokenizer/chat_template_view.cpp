@@ -5,9 +5,9 @@
 #include "core/format/gguf_file.h"
 #include "core/template/chat_template.h"
 #include "core/vocab/vocabulary.h"
+#include "ui/jinja_highlighter.h"
 #include "ui/job_tracker.h"
 #include "ui/models/text_format.h"
-#include "ui/tokenizer/jinja_highlighter.h"
 
 #include <QApplication>
 #include <QCheckBox>
@@ -38,16 +38,8 @@ std::string specialTokenText(const gguf::GgufFile &file, const gguf::Vocabulary 
 
 QString ChatTemplateView::sourcePosition(const std::string &text, size_t offset)
 {
-    size_t line = 1, column = 1;
-    for (size_t i = 0; i < offset && i < text.size(); ++i) {
-        if (text[i] == '\n') {
-            ++line;
-            column = 1;
-        } else if ((static_cast<unsigned char>(text[i]) & 0xC0) != 0x80) {
-            ++column;
-        }
-    }
-    return ChatTemplateView::tr("line %1, column %2").arg(line).arg(column);
+    const gguf::SourcePosition p = gguf::sourcePosition(text, offset);
+    return tr("line %1, column %2").arg(p.line).arg(p.column);
 }
 
 namespace {
