@@ -17,8 +17,9 @@ to be checked they go in batches: the sources of one target with the same flags,
 them, #included by one generated file that clang-tidy reads once (the Qt headers are read once per
 batch, not once per source). A finding inside an included source is reported under its own path:
 .clang-tidy's HeaderFilterRegex covers every folder a batched source is in. A batch that is not
-clean - a finding, or sources that do not compile together - is checked again source by source,
-so what is reported, and what is recorded, is per source as before. A few sources to check (at
+clean is checked again: in halves when clang itself complained (sources that clash when read
+together), else source by source, so what is reported, and what is recorded, is per source as
+before. A few sources to check (at
 most FEW) are checked one by one, so that a changed file is still read standing alone.
 """
 
@@ -106,8 +107,7 @@ def make_batches(todo, source_dir):
         for k in range(count):
             part = entries[k::count]
             autogen = dict.fromkeys(a for e in part for a in e["arguments"] if AUTOGEN.fullmatch(a))
-            batches.append({"directory": directory, "arguments": list(args[:-1]) + list(autogen) + [args[-1]],
-                            "entries": part})
+            batches.append({"directory": directory, "arguments": list(args) + list(autogen), "entries": part})
     return batches
 
 

@@ -146,7 +146,7 @@ private slots:
         QVERIFY(broken);
         QCOMPARE(broken->shard, size_t(0));
         QCOMPARE(broken->file, &document.model()->primary());
-        QCOMPARE(broken->breakage, document.model()->primary().breakage());
+        QVERIFY(broken->file->breakage());
         const gguf::GgufFile &file = document.model()->primary();
         QVERIFY2(QString::fromStdString(file.error().message).contains(message), file.error().message.c_str());
         QCOMPARE(file.error().offset, offset);

@@ -111,7 +111,7 @@ std::optional<SplitModel::Break> SplitModel::firstBreak() const
 {
     for (size_t i = 0; i < m_shards.size(); ++i)
         if (const GgufFile *file = m_shards[i].file.get(); file && file->breakage())
-            return Break{i, file, file->breakage()};
+            return Break{i, file};
     return std::nullopt;
 }
 

@@ -42,9 +42,8 @@ public:
     /// Where a set's structure broke off: a shard that opened damaged (its reading stopped at a
     /// field; the file holds what was read before the break).
     struct Break {
-        size_t shard = 0;                   ///< index into shards()
-        const GgufFile *file = nullptr;     ///< that shard's file
-        const Breakage *breakage = nullptr; ///< file->breakage(): the item and field
+        size_t shard = 0;               ///< index into shards()
+        const GgufFile *file = nullptr; ///< that shard's file (file->breakage(): the item and field)
     };
     /// What opening a path gave.
     enum class Outcome : uint8_t {

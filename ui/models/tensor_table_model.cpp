@@ -70,7 +70,8 @@ int TensorTableModel::brokenShard() const
 {
     // the break the page's bar names; its tensor info is a row only when the break is in one
     const auto broken = m_model ? m_model->firstBreak() : std::nullopt;
-    return broken && broken->breakage->section == gguf::Breakage::Section::TensorInfos ? int(broken->shard) : -1;
+    return broken && broken->file->breakage()->section == gguf::Breakage::Section::TensorInfos ? int(broken->shard)
+                                                                                               : -1;
 }
 
 int TensorTableModel::topLevelRows() const

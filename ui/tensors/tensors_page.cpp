@@ -104,7 +104,7 @@ void TensorsPage::showDamage()
         return;
     }
     const gguf::GgufFile &file = *broken->file;
-    const QString lead = broken->breakage->section == gguf::Breakage::Section::TensorInfos
+    const QString lead = file.breakage()->section == gguf::Breakage::Section::TensorInfos
                              ? QString()
                              : tr("No tensor infos were read.") + QLatin1Char(' ');
     const QString who =
