@@ -102,6 +102,11 @@ gguf::TensorData TensorHandle::data() const
     return gguf::tensorData(file(), info());
 }
 
+gguf::TensorSource TensorHandle::source() const
+{
+    return isValid() ? gguf::TensorSource{&file(), &info()} : gguf::TensorSource{};
+}
+
 QString TensorHandle::name() const
 {
     return isValid() ? nameOf(info()) : QString();

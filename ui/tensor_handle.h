@@ -2,6 +2,7 @@
 #pragma once
 
 #include "core/stats/heatmap.h"
+#include "core/stats/tensor_series.h"
 #include "core/stats/tensor_stats.h"
 #include "ui/tensor_ref.h"
 
@@ -39,6 +40,9 @@ struct TensorHandle {
     /// The tensor's bytes; a remote file's are fetched by the passes that read them, chunk by
     /// chunk, on their worker (gguf::readError then says why a chunk could not be had).
     gguf::TensorData data() const;
+    /// The tensor as the core's multi-tensor passes take it (core/stats/tensor_series.h); both
+    /// pointers null when invalid. Valid while this handle (its model) lives.
+    gguf::TensorSource source() const;
     QString name() const;
     /// Columns are ne[0]; rows are all higher dims flattened.
     quint64 columns() const;

@@ -23,6 +23,14 @@ namespace {
 std::atomic<bool> g_backgroundYields{false};
 } // namespace
 
+ProgressFn progressPart(const ProgressFn &outer, uint64_t before, uint64_t weight, uint64_t sum)
+{
+    return [outer, before, weight, sum](uint64_t done, uint64_t total) {
+        const double share = total ? static_cast<double>(done) / static_cast<double>(total) : 1.0;
+        return !outer || outer(before + static_cast<uint64_t>(share * static_cast<double>(weight)), sum);
+    };
+}
+
 void setBackgroundThreadsYield(bool yield)
 {
     g_backgroundYields.store(yield, std::memory_order_relaxed);

@@ -9,6 +9,10 @@ namespace gguf {
 /// Progress report: (units done, units total); return false to cancel.
 using ProgressFn = std::function<bool(uint64_t done, uint64_t total)>;
 
+/// Progress of one part of a longer job: `outer` sees (before + weight · done / total) of `sum`.
+/// A part reporting done == total has moved `outer` by `weight`; an unset `outer` never cancels.
+ProgressFn progressPart(const ProgressFn &outer, uint64_t before, uint64_t weight, uint64_t sum);
+
 /// Runs `work(chunk, worker)` for every chunk in [0, chunkCount) on up to `threads` workers (0: one
 /// per core), handing out chunks in order from a shared counter. The calling thread is worker 0 and
 /// the only one that calls `progress`, so callbacks need no locking; workers 1 … are tasks of the

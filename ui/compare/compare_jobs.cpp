@@ -33,7 +33,7 @@ ValueBatch compareValues(const std::shared_ptr<const gguf::SplitModel> &a,
     for (gguf::TensorPair &pair : pairs) {
         const uint64_t weight = std::max<uint64_t>(1, pairBytes(pair));
         gguf::ValueDiffOptions options;
-        options.progress = WeightJobs::partOf(progress, done, weight, total);
+        options.progress = gguf::progressPart(progress, done, weight, total);
         if (gguf::compareTensorData(*a, *b, pair, options) == gguf::StatsStatus::Cancelled)
             return batch;
         done += weight;
@@ -63,15 +63,12 @@ PairDetail pairDetail(const TensorHandle &a, const TensorHandle &b, double maxAb
     PairDetail detail;
     // three passes over both tensors (the histograms read each twice), weighted alike
     constexpr uint64_t kPart = 1000, kParts = 4 * kPart;
-    detail.histograms = WeightJobs::compare({a, b}, bins, {}, WeightJobs::partOf(progress, 0, 2 * kPart, kParts));
+    const gguf::TensorSource both[] = {a.source(), b.source()};
+    detail.histograms = gguf::commonRangeHistograms(both, bins, {}, gguf::progressPart(progress, 0, 2 * kPart, kParts));
     if (!detail.histograms.complete)
         return detail;
-    if (detail.histograms.series.size() == 2) {
-        detail.histograms.series[0].name = QStringLiteral("A: ") + a.name();
-        detail.histograms.series[1].name = QStringLiteral("B: ") + b.name();
-    }
     gguf::ValueDiffOptions options;
-    options.progress = WeightJobs::partOf(progress, 2 * kPart, kPart, kParts);
+    options.progress = gguf::progressPart(progress, 2 * kPart, kPart, kParts);
     // symmetric around 0, so that a bias of B shows as a shifted peak
     const double m = maxAbsDifference > 0 && std::isfinite(maxAbsDifference) ? maxAbsDifference : 0.5;
     {
@@ -83,7 +80,7 @@ PairDetail pairDetail(const TensorHandle &a, const TensorHandle &b, double maxAb
         return detail;
     gguf::HeatmapOptions heat;
     heat.rows = heat.cols = gridCells;
-    heat.progress = WeightJobs::partOf(progress, 3 * kPart, kPart, kParts);
+    heat.progress = gguf::progressPart(progress, 3 * kPart, kPart, kParts);
     {
         const gguf::TensorData da = a.data(), db = b.data();
         detail.heatmapStatus = gguf::computeDiffHeatmap(da, db, a.columns(), heat, detail.heatmap);

@@ -5,7 +5,10 @@
 #include "core/compare/tensor_diff.h"
 #include "core/compare/tokenizer_diff.h"
 #include "core/stats/heatmap.h"
-#include "ui/weights/weight_jobs.h"
+#include "core/stats/tensor_series.h"
+#include "ui/tensor_handle.h"
+
+#include <QString>
 
 #include <memory>
 #include <vector>
@@ -45,7 +48,7 @@ uint64_t pairBytes(const gguf::TensorPair &pair);
 /// a heatmap of |a − b| by tiles.
 struct PairDetail {
     bool complete = false;
-    WeightJobs::Comparison histograms; ///< series 0: A, 1: B
+    gguf::CommonRangeHistograms histograms; ///< series 0: A, 1: B
     gguf::StatsStatus differenceStatus = gguf::StatsStatus::NoData;
     gguf::Histogram difference;
     gguf::StatsStatus heatmapStatus = gguf::StatsStatus::NoData;

@@ -27,11 +27,13 @@ namespace {
 constexpr uint32_t kPairBins = 128;
 constexpr uint32_t kGridCells = 256;
 
-QVector<HistogramPlot::Series> shares(const WeightJobs::Comparison &c)
+// Each series' bins as shares of its finite values, named by `names` in order.
+QVector<HistogramPlot::Series> shares(const gguf::CommonRangeHistograms &c, const QStringList &names)
 {
     QVector<HistogramPlot::Series> out;
-    for (const WeightJobs::Series &s : c.series) {
-        HistogramPlot::Series series{s.name, s.histogram.lo, s.histogram.hi, {}};
+    for (size_t i = 0; i < c.series.size(); ++i) {
+        const gguf::RangeSeries &s = c.series[i];
+        HistogramPlot::Series series{names.value(static_cast<qsizetype>(i)), s.histogram.lo, s.histogram.hi, {}};
         for (uint64_t n : s.histogram.counts)
             series.values.append(s.finite ? 100.0 * static_cast<double>(n) / static_cast<double>(s.finite) : 0.0);
         out.append(series);
@@ -198,7 +200,7 @@ void TensorPairPanel::compute()
             if (!maxAbs) {
                 parts = 2; // the measuring pass, then the detail
                 gguf::ValueDiffOptions options;
-                options.progress = WeightJobs::partOf(progress, 0, 1000, 2000);
+                options.progress = gguf::progressPart(progress, 0, 1000, 2000);
                 gguf::ValueDiff v;
                 const gguf::StatsStatus s = gguf::compareValues(a.data(), b.data(), options, v);
                 if (s == gguf::StatsStatus::Cancelled)
@@ -207,7 +209,7 @@ void TensorPairPanel::compute()
                 before = 1000;
             }
             return CompareJobs::pairDetail(a, b, m, kPairBins, kGridCells,
-                                           WeightJobs::partOf(progress, before, 1000, 1000 * parts));
+                                           gguf::progressPart(progress, before, 1000, 1000 * parts));
         },
         [this](const CompareJobs::PairDetail &detail) { show(detail); });
 }
@@ -216,7 +218,9 @@ void TensorPairPanel::show(const CompareJobs::PairDetail &detail)
 {
     if (detail.histograms.series.size() == 2 && detail.histograms.series[0].status == gguf::StatsStatus::Ok &&
         detail.histograms.series[1].status == gguf::StatsStatus::Ok)
-        m_histograms->setSeries(shares(detail.histograms), HistogramPlot::Scale::Shares);
+        m_histograms->setSeries(
+            shares(detail.histograms, {QStringLiteral("A: ") + m_a.name(), QStringLiteral("B: ") + m_b.name()}),
+            HistogramPlot::Scale::Shares);
     else
         m_histograms->showMessage(tr("The values could not be decoded."));
     if (detail.differenceStatus == gguf::StatsStatus::Ok) {
@@ -232,14 +236,14 @@ void TensorPairPanel::show(const CompareJobs::PairDetail &detail)
     } else {
         m_difference->showMessage(tr("The difference could not be computed: %1.")
                                       .arg(detail.differenceError.isEmpty()
-                                               ? WeightJobs::statusText(detail.differenceStatus)
+                                               ? TextFormat::statsStatus(detail.differenceStatus)
                                                : detail.differenceError));
     }
     if (detail.heatmapStatus == gguf::StatsStatus::Ok)
         m_heatmap->setHeatmap(detail.heatmap, gguf::TileMeasure::MeanAbs);
     else
         m_heatmap->showMessage(tr("No heatmap: %1.")
-                                   .arg(detail.heatmapError.isEmpty() ? WeightJobs::statusText(detail.heatmapStatus)
+                                   .arg(detail.heatmapError.isEmpty() ? TextFormat::statsStatus(detail.heatmapStatus)
                                                                       : detail.heatmapError));
 }
 

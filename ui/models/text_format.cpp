@@ -2,7 +2,9 @@
 #include "ui/models/text_format.h"
 
 #include "core/format/gguf_file.h"
+#include "core/stats/tensor_data.h"
 
+#include <QCoreApplication>
 #include <QLocale>
 #include <QStringBuilder>
 #include <QStringList>
@@ -44,6 +46,20 @@ QString dims(const gguf::TensorInfo &tensor)
     for (uint32_t d = 0; d < std::min<uint32_t>(tensor.nDims, 4); ++d)
         dims << QString::number(tensor.ne[d]);
     return dims.isEmpty() ? QStringLiteral("scalar") : dims.join(QStringLiteral(" × "));
+}
+
+QString statsStatus(gguf::StatsStatus status)
+{
+    switch (status) {
+    case gguf::StatsStatus::Ok: return QCoreApplication::translate("TextFormat", "ok");
+    case gguf::StatsStatus::Cancelled: return QCoreApplication::translate("TextFormat", "cancelled");
+    case gguf::StatsStatus::Unsupported:
+        return QCoreApplication::translate("TextFormat", "values of this type cannot be decoded");
+    case gguf::StatsStatus::NoData:
+        return QCoreApplication::translate("TextFormat", "the tensor's data is not inside the file (the file is cut "
+                                                         "short, or damaged before the end of its tensor infos)");
+    }
+    return {};
 }
 
 } // namespace TextFormat

@@ -6,11 +6,13 @@
 
 #include <QString>
 
+#include <cstdint>
 #include <string_view>
 
 namespace gguf {
 struct TensorInfo;
-}
+enum class StatsStatus : uint8_t;
+} // namespace gguf
 
 namespace TextFormat {
 
@@ -32,5 +34,9 @@ inline QString fromView(std::string_view text)
 
 /// "4096 × 32000": a tensor's dims, innermost first ("scalar" when it has none).
 QString dims(const gguf::TensorInfo &tensor);
+
+/// How a pass over a tensor's values ended, for a sentence: "ok", "cancelled", "values of this
+/// type cannot be decoded", "the tensor's data is not inside the file (…)".
+QString statsStatus(gguf::StatsStatus status);
 
 } // namespace TextFormat

@@ -5,6 +5,7 @@
 #include "ui/job_progress.h"
 #include "ui/job_tracker.h"
 #include "ui/models/tensor_name_model.h"
+#include "ui/models/text_format.h"
 #include "ui/plots/histogram_plot.h"
 
 #include <QCheckBox>
@@ -243,7 +244,7 @@ void ComparePanel::draw()
     for (const WeightJobs::Series &s : m_result.series) {
         if (s.status != gguf::StatsStatus::Ok || s.histogram.counts.empty()) {
             problems << QStringLiteral("%1: %2").arg(s.name,
-                                                     s.error.isEmpty() ? WeightJobs::statusText(s.status) : s.error);
+                                                     s.error.isEmpty() ? TextFormat::statsStatus(s.status) : s.error);
             continue;
         }
         // Normalised: the percentage of the tensor's own finite values in each bin.

@@ -4,6 +4,7 @@
 #include "core/stats/heatmap.h"
 #include "ui/job_progress.h"
 #include "ui/job_tracker.h"
+#include "ui/models/text_format.h"
 #include "ui/plots/heatmap_plot.h"
 #include "ui/weights/weight_jobs.h"
 
@@ -142,7 +143,7 @@ void HeatmapPanel::refresh()
             if (result.status != gguf::StatsStatus::Ok) {
                 m_plot->showMessage(
                     tr("No heatmap: %1.")
-                        .arg(result.error.isEmpty() ? WeightJobs::statusText(result.status) : result.error));
+                        .arg(result.error.isEmpty() ? TextFormat::statsStatus(result.status) : result.error));
                 return;
             }
             m_plot->setHeatmap(result.heatmap, static_cast<gguf::TileMeasure>(m_measure->currentIndex()));

@@ -4,6 +4,7 @@
 #include "core/format/gguf_file.h"
 #include "ui/job_progress.h"
 #include "ui/job_tracker.h"
+#include "ui/models/text_format.h"
 #include "ui/plots/histogram_plot.h"
 #include "ui/weights/stats_table.h"
 
@@ -239,7 +240,7 @@ void HistogramPanel::computeStatistics()
             if (result.status != gguf::StatsStatus::Ok) {
                 m_plot->showMessage(
                     tr("No histogram: %1.")
-                        .arg(result.error.isEmpty() ? WeightJobs::statusText(result.status) : result.error));
+                        .arg(result.error.isEmpty() ? TextFormat::statsStatus(result.status) : result.error));
                 return;
             }
             m_stats = result.stats;
@@ -286,7 +287,7 @@ void HistogramPanel::refineStatistics(uint32_t bins)
             if (result.status != gguf::StatsStatus::Ok) {
                 m_plot->showMessage(
                     tr("No histogram: %1.")
-                        .arg(result.error.isEmpty() ? WeightJobs::statusText(result.status) : result.error));
+                        .arg(result.error.isEmpty() ? TextFormat::statsStatus(result.status) : result.error));
                 return;
             }
             // exact percentiles, and the exact histogram over [min, max]
@@ -323,7 +324,7 @@ void HistogramPanel::computeHistogram()
             if (result.status != gguf::StatsStatus::Ok) {
                 m_plot->showMessage(
                     tr("No histogram: %1.")
-                        .arg(result.error.isEmpty() ? WeightJobs::statusText(result.status) : result.error));
+                        .arg(result.error.isEmpty() ? TextFormat::statsStatus(result.status) : result.error));
                 return;
             }
             draw(result.stats.histogram);

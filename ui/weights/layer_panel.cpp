@@ -4,6 +4,7 @@
 #include "core/format/split_model.h"
 #include "ui/job_progress.h"
 #include "ui/job_tracker.h"
+#include "ui/models/text_format.h"
 #include "ui/plots/layer_chart.h"
 
 #include <QComboBox>
@@ -174,7 +175,7 @@ void LayerPanel::draw()
             points << LayerChart::Point{p.layer, valueOf(p.stats, statistic), p.name};
         else
             skipped << QStringLiteral("%1: %2").arg(p.name,
-                                                    p.error.isEmpty() ? WeightJobs::statusText(p.status) : p.error);
+                                                    p.error.isEmpty() ? TextFormat::statsStatus(p.status) : p.error);
     }
     if (points.isEmpty())
         m_chart->showMessage(tr("No values: %1").arg(skipped.join(QStringLiteral("; "))));

@@ -220,8 +220,8 @@ void LoraPanel::show(Result r)
         return;
     }
     if (r.status != gguf::StatsStatus::Ok) {
-        m_heatmap->showMessage(tr("No ΔW: %1.").arg(WeightJobs::statusText(r.status)));
-        m_summary->setText(tr("ΔW of %1: %2.").arg(base, WeightJobs::statusText(r.status)));
+        m_heatmap->showMessage(tr("No ΔW: %1.").arg(TextFormat::statsStatus(r.status)));
+        m_summary->setText(tr("ΔW of %1: %2.").arg(base, TextFormat::statsStatus(r.status)));
         emit deltaShown();
         return;
     }

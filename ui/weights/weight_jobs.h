@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 #pragma once
 
-#include "core/stats/tensor_stats.h"
+#include "core/stats/tensor_series.h"
 #include "ui/tensor_handle.h"
 
 #include <QString>
@@ -10,26 +10,15 @@
 #include <optional>
 #include <utility>
 
-/// The computations behind the weight views. Each runs on a worker thread (see JobTracker),
-/// reports progress through the core's ProgressFn and stops when it returns false.
+/// The computations behind the weight views, on the core's (gguf::statisticsOf and friends in
+/// core/stats/tensor_series.h) with the tensors as the page holds them and the results as it shows
+/// them. Each runs on a worker thread (see JobTracker), reports progress through the core's
+/// ProgressFn and stops when it returns false.
 namespace WeightJobs {
 
-/// How a histogram's range is chosen.
-enum class RangeMode : uint8_t {
-    Automatic,   ///< [min, max] of the finite values
-    Percentiles, ///< clip outliers: [p_low, p_high] from a first pass's (estimated) percentiles
-    Custom,      ///< [lo, hi] as typed
-};
-
-struct RangeChoice {
-    RangeMode mode = RangeMode::Automatic;
-    size_t lowLevel = 0;                                   ///< index into gguf::kPercentileLevels (p1)
-    size_t highLevel = gguf::kPercentileLevels.size() - 1; ///< (p99)
-    double lo = 0, hi = 1;                                 ///< Custom
-
-    /// The range to bin these statistics' tensor over; [min, max] for Automatic.
-    std::pair<double, double> rangeFor(const gguf::TensorStatistics &stats) const;
-};
+/// How a histogram's range is chosen (the core's; see gguf::commonRangeHistograms).
+using RangeMode = gguf::RangeMode;
+using RangeChoice = gguf::RangeChoice;
 
 /// An entry of a range menu: its untranslated label (QT_TRANSLATE_NOOP), mode and the percentile
 /// levels (indexes into gguf::kPercentileLevels) it clips at.
@@ -57,11 +46,7 @@ struct Statistics {
 Statistics statistics(const TensorHandle &tensor, uint32_t bins, std::optional<std::pair<double, double>> range,
                       const gguf::ProgressFn &progress, uint64_t sampleBytes = 0);
 
-/// Remote tensors larger than this have their statistics computed first from a sample.
-inline constexpr uint64_t kRemoteWholeLimit = uint64_t(64) << 20;
-/// How much of such a tensor the sample reads (fetches).
-inline constexpr uint64_t kRemoteSampleBytes = uint64_t(16) << 20;
-/// kRemoteSampleBytes for a remote tensor over kRemoteWholeLimit, else 0 (read it whole).
+/// gguf::sampleBytesFor of the tensor: how much of a large remote tensor a first pass samples.
 uint64_t sampleBytesFor(const TensorHandle &tensor);
 
 /// `first` (what statistics() gave with `bins` and no range) made exact by refineStatistics: the
@@ -104,11 +89,5 @@ struct LayerSeries {
 
 /// Statistics of each tensor of one role across the layers.
 LayerSeries layerStatistics(const QVector<TensorHandle> &tensors, const gguf::ProgressFn &progress);
-
-/// Progress of a part of a job: `outer` sees (before + weight·done/total) of `sum`.
-gguf::ProgressFn partOf(const gguf::ProgressFn &outer, uint64_t before, uint64_t weight, uint64_t sum);
-
-/// "ok", "cancelled", "type cannot be decoded", "data is not in the file".
-QString statusText(gguf::StatsStatus status);
 
 } // namespace WeightJobs

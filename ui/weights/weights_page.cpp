@@ -70,7 +70,7 @@ ExportResult writeValues(const TensorHandle &tensor, const QString &path, const 
         if (const std::optional<gguf::Error> e = gguf::readError(data); e && e->kind != gguf::ErrorKind::Cancelled)
             return {false, QString::fromStdString(e->message)};
         return {false, status == gguf::StatsStatus::Ok ? WeightsPage::tr("the file could not be written")
-                                                       : WeightJobs::statusText(status)};
+                                                       : TextFormat::statsStatus(status)};
     }
     QFile::remove(path);
     if (!QFile::rename(partial, path)) {
