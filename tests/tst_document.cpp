@@ -5,7 +5,7 @@
 #include "tests/support/gguf_builder.h"
 #include "tests/support/pending_events.h"
 #include "tests/support/test_paths.h"
-#include "ui/document.h"
+#include "ui/shell/document.h"
 
 #include <QFile>
 #include <QTemporaryDir>

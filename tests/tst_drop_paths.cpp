@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 // DropPaths: which dropped URLs are files, and how the shards of a split model collapse into one.
-#include "ui/drop_paths.h"
+#include "ui/shell/drop_paths.h"
 
 #include <QMimeData>
 #include <QUrl>

@@ -6,13 +6,13 @@
 #include "core/format/split_model.h"
 #include "tests/support/gguf_builder.h"
 #include "tests/support/hex_fixture.h"
+#include "ui/common/tensor_ref.h"
 #include "ui/hex/hex_annotator.h"
 #include "ui/hex/hex_find_bar.h"
 #include "ui/hex/hex_inspector.h"
 #include "ui/hex/hex_text.h"
 #include "ui/metadata/metadata_page.h"
-#include "ui/models/metadata_tree_model.h"
-#include "ui/tensor_ref.h"
+#include "ui/metadata/metadata_tree_model.h"
 #include "ui/tensors/tensors_page.h"
 
 #include <QApplication>

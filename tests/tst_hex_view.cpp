@@ -10,12 +10,12 @@
 #include "tests/support/pending_events.h"
 #include "tests/support/screenshots.h"
 #include "tests/support/test_paths.h"
+#include "ui/common/job_tracker.h"
 #include "ui/hex/hex_annotator.h"
 #include "ui/hex/hex_colors.h"
 #include "ui/hex/hex_inspector.h"
 #include "ui/hex/hex_notes.h"
 #include "ui/hex/hex_search.h"
-#include "ui/job_tracker.h"
 
 #include <QElapsedTimer>
 #include <QFile>

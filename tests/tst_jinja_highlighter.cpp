@@ -2,7 +2,7 @@
 // JinjaHighlighter: what each character of a chat template is drawn as — delimiters with their
 // whitespace markers, keywords, strings, numbers, filters and comments, also across lines.
 #include "tests/support/contrast.h"
-#include "ui/jinja_highlighter.h"
+#include "ui/common/jinja_highlighter.h"
 
 #include <QStyle>
 #include <QStyleFactory>

@@ -2,7 +2,7 @@
 // JobTracker: results come back on the GUI thread, a newer job makes an older one's result stale,
 // cancel() makes the core's progress callback return false so the work stops, progress arrives.
 #include "tests/support/pending_events.h"
-#include "ui/job_tracker.h"
+#include "ui/common/job_tracker.h"
 
 #include <QSemaphore>
 #include <QSignalSpy>

@@ -6,11 +6,11 @@
 #include "core/format/gguf_file.h"
 #include "core/format/split_model.h"
 #include "tests/support/kind_samples.h"
-#include "ui/job_tracker.h"
+#include "ui/common/job_tracker.h"
+#include "ui/common/tensor_handle.h"
 #include "ui/plots/heatmap_plot.h"
 #include "ui/plots/histogram_plot.h"
 #include "ui/plots/index_plot.h"
-#include "ui/tensor_handle.h"
 #include "ui/weights/lora_panel.h"
 #include "ui/weights/weights_page.h"
 

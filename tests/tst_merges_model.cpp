@@ -4,7 +4,7 @@
 #include "core/format/gguf_file.h"
 #include "core/vocab/vocabulary.h"
 #include "tests/support/test_paths.h"
-#include "ui/models/merges_model.h"
+#include "ui/tokenizer/merges_model.h"
 
 #include <QAbstractItemModelTester>
 #include <QtTest>

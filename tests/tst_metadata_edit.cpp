@@ -5,13 +5,13 @@
 #include "app/explorer/main_window.h"
 #include "core/format/gguf_file.h"
 #include "tests/support/test_paths.h"
-#include "ui/document.h"
-#include "ui/message_bar.h"
+#include "ui/common/message_bar.h"
 #include "ui/metadata/metadata_editor.h"
+#include "ui/metadata/metadata_filter_proxy.h"
 #include "ui/metadata/metadata_page.h"
+#include "ui/metadata/metadata_tree_model.h"
 #include "ui/metadata/metadata_value_delegate.h"
-#include "ui/models/metadata_filter_proxy.h"
-#include "ui/models/metadata_tree_model.h"
+#include "ui/shell/document.h"
 
 #include <QAbstractItemModelTester>
 #include <QCryptographicHash>

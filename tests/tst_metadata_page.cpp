@@ -3,9 +3,9 @@
 // selection, and its saved state.
 #include "core/format/gguf_file.h"
 #include "tests/support/test_paths.h"
+#include "ui/metadata/metadata_filter_proxy.h"
 #include "ui/metadata/metadata_page.h"
-#include "ui/models/metadata_filter_proxy.h"
-#include "ui/models/metadata_tree_model.h"
+#include "ui/metadata/metadata_tree_model.h"
 
 #include <QAbstractItemModelTester>
 #include <QAction>

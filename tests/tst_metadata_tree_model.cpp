@@ -4,7 +4,7 @@
 #include "core/format/gguf_file.h"
 #include "tests/support/gguf_builder.h"
 #include "tests/support/test_paths.h"
-#include "ui/models/metadata_tree_model.h"
+#include "ui/metadata/metadata_tree_model.h"
 
 #include <QAbstractItemModelTester>
 #include <QElapsedTimer>

@@ -124,7 +124,8 @@ private slots:
     {
         const TwoTensors t = twoTensors();
         const std::vector<TensorSource> sources = t.sources();
-        const CommonRangeHistograms h = commonRangeHistograms(sources, 16, {}, [](uint64_t, uint64_t) { return false; });
+        const CommonRangeHistograms h =
+            commonRangeHistograms(sources, 16, {}, [](uint64_t, uint64_t) { return false; });
         QVERIFY(!h.complete);
         const SeriesStatistics s = seriesStatistics(sources, [](uint64_t, uint64_t) { return false; });
         QVERIFY(!s.complete);

@@ -7,8 +7,8 @@
 #include "core/format/split_model.h"
 #include "tests/support/gguf_builder.h"
 #include "tests/support/test_paths.h"
-#include "ui/models/tensor_sort_filter_proxy.h"
-#include "ui/models/tensor_table_model.h"
+#include "ui/tensors/tensor_sort_filter_proxy.h"
+#include "ui/tensors/tensor_table_model.h"
 
 #include <QAbstractItemModelTester>
 #include <QtTest>

@@ -5,7 +5,7 @@
 #include "core/format/gguf_file.h"
 #include "core/vocab/vocabulary.h"
 #include "tests/support/test_paths.h"
-#include "ui/models/token_search.h"
+#include "ui/tokenizer/token_search.h"
 
 #include <QtTest>
 

@@ -4,10 +4,10 @@
 // shows the Tokenizer page with that token selected; other keys do nothing.
 #include "app/explorer/main_window.h"
 #include "tests/support/test_paths.h"
-#include "ui/document.h"
+#include "ui/metadata/metadata_filter_proxy.h"
 #include "ui/metadata/metadata_page.h"
-#include "ui/models/metadata_filter_proxy.h"
-#include "ui/models/metadata_tree_model.h"
+#include "ui/metadata/metadata_tree_model.h"
+#include "ui/shell/document.h"
 #include "ui/tokenizer/tokenizer_page.h"
 #include "ui/tokenizer/vocabulary_view.h"
 

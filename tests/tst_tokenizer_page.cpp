@@ -7,13 +7,13 @@
 #include "tests/support/gguf_builder.h"
 #include "tests/support/screenshots.h"
 #include "tests/support/test_paths.h"
-#include "ui/models/merges_model.h"
-#include "ui/models/vocabulary_model.h"
 #include "ui/tokenizer/chat_template_view.h"
+#include "ui/tokenizer/merges_model.h"
 #include "ui/tokenizer/merges_view.h"
 #include "ui/tokenizer/token_details_panel.h"
 #include "ui/tokenizer/token_search_bar.h"
 #include "ui/tokenizer/tokenizer_page.h"
+#include "ui/tokenizer/vocabulary_model.h"
 #include "ui/tokenizer/vocabulary_view.h"
 
 #include <QAction>

@@ -4,7 +4,7 @@
 // paging; the bounded cache; types that cannot be decoded.
 #include "core/format/gguf_file.h"
 #include "tests/support/gguf_builder.h"
-#include "ui/models/value_grid_model.h"
+#include "ui/weights/value_grid_model.h"
 
 #include <QAbstractItemModelTester>
 #include <QtTest>

@@ -5,8 +5,8 @@
 #include "core/format/gguf_file.h"
 #include "core/vocab/vocabulary.h"
 #include "tests/support/test_paths.h"
-#include "ui/models/token_text.h"
-#include "ui/models/vocabulary_model.h"
+#include "ui/common/token_text.h"
+#include "ui/tokenizer/vocabulary_model.h"
 
 #include <QAbstractItemModelTester>
 #include <QColor>

@@ -4,9 +4,9 @@
 #include "app/explorer/screenshot_tour.h"
 #include "app/explorer/stall_monitor.h"
 #include "core/util/parallel_chunks.h"
-#include "ui/appearance.h"
-#include "ui/drop_paths.h"
-#include "ui/open_url_dialog.h"
+#include "ui/shell/appearance.h"
+#include "ui/shell/drop_paths.h"
+#include "ui/shell/open_url_dialog.h"
 
 #include <QApplication>
 #include <QCommandLineParser>

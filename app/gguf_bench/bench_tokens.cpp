@@ -7,7 +7,7 @@
 #include "core/util/parallel_chunks.h"
 #include "core/vocab/merge_index.h"
 #include "core/vocab/vocabulary.h"
-#include "ui/models/token_search.h"
+#include "ui/tokenizer/token_search.h"
 
 #include <algorithm>
 #include <cstdio>

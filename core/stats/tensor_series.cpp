@@ -55,9 +55,8 @@ uint64_t sampleBytesFor(const TensorSource &tensor)
                : 0;
 }
 
-StatisticsResult statisticsOf(const TensorSource &tensor, uint32_t bins,
-                              std::optional<std::pair<double, double>> range, const ProgressFn &progress,
-                              uint64_t sampleBytes)
+StatisticsResult statisticsOf(const TensorSource &tensor, uint32_t bins, std::optional<std::pair<double, double>> range,
+                              const ProgressFn &progress, uint64_t sampleBytes)
 {
     StatisticsResult result;
     if (!tensor.file || !tensor.info)
@@ -147,8 +146,8 @@ SeriesStatistics seriesStatistics(std::span<const TensorSource> tensors, const P
         sum += elementWeight(t);
     uint64_t done = 0;
     for (const TensorSource &t : tensors) {
-        StatisticsResult s = statisticsOf(t, 1, std::nullopt, progressPart(progress, done, elementWeight(t), sum),
-                                          sampleBytesFor(t));
+        StatisticsResult s =
+            statisticsOf(t, 1, std::nullopt, progressPart(progress, done, elementWeight(t), sum), sampleBytesFor(t));
         done += elementWeight(t);
         if (s.status == StatsStatus::Cancelled)
             return result;

@@ -54,9 +54,8 @@ struct StatisticsResult {
 /// One computeStatistics pass over `tensor` with `bins` bins over `range` (automatic when unset; a
 /// range of zero width is widened by ±0.5 so a constant tensor's value falls in a bin); of a sample
 /// of about `sampleBytes` of its blocks when that is set (StatsOptions::sampleBytes).
-StatisticsResult statisticsOf(const TensorSource &tensor, uint32_t bins,
-                              std::optional<std::pair<double, double>> range, const ProgressFn &progress,
-                              uint64_t sampleBytes = 0);
+StatisticsResult statisticsOf(const TensorSource &tensor, uint32_t bins, std::optional<std::pair<double, double>> range,
+                              const ProgressFn &progress, uint64_t sampleBytes = 0);
 
 /// `first` (what statisticsOf gave with `bins` and no range) made exact by refineStatistics: the
 /// percentiles, and the histogram over [min, max]; the same passes as `gguf-inspect stats`.

@@ -4,9 +4,9 @@
 #include "app/explorer/main_window.h"
 #include "tests/monkey/file_pool.h"
 #include "tests/monkey/window_invariants.h"
-#include "ui/appearance.h"
-#include "ui/document.h"
-#include "ui/job_tracker.h"
+#include "ui/common/job_tracker.h"
+#include "ui/shell/appearance.h"
+#include "ui/shell/document.h"
 
 #include <QAbstractButton>
 #include <QApplication>

@@ -6,7 +6,7 @@
 #include "core/compare/tokenizer_diff.h"
 #include "core/stats/heatmap.h"
 #include "core/stats/tensor_series.h"
-#include "ui/tensor_handle.h"
+#include "ui/common/tensor_handle.h"
 
 #include <QString>
 

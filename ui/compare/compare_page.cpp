@@ -2,16 +2,16 @@
 #include "ui/compare/compare_page.h"
 
 #include "core/format/split_model.h"
+#include "ui/common/job_progress.h"
+#include "ui/common/job_tracker.h"
+#include "ui/common/text_format.h"
+#include "ui/common/token_text.h"
 #include "ui/compare/compare_jobs.h"
+#include "ui/compare/metadata_diff_model.h"
+#include "ui/compare/tensor_diff_model.h"
 #include "ui/compare/tensor_pair_panel.h"
 #include "ui/compare/text_diff_view.h"
-#include "ui/job_progress.h"
-#include "ui/job_tracker.h"
-#include "ui/models/metadata_diff_model.h"
-#include "ui/models/tensor_diff_model.h"
-#include "ui/models/text_format.h"
-#include "ui/models/token_diff_model.h"
-#include "ui/models/token_text.h"
+#include "ui/compare/token_diff_model.h"
 
 #include <QAction>
 #include <QCheckBox>

@@ -1,8 +1,8 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 #pragma once
 
+#include "ui/common/tensor_handle.h"
 #include "ui/compare/compare_jobs.h"
-#include "ui/tensor_handle.h"
 
 #include <QWidget>
 

@@ -2,9 +2,9 @@
 #include "ui/compare/text_diff_view.h"
 
 #include "core/compare/text_diff.h"
-#include "ui/models/diff_colors.h"
-#include "ui/models/fixed_font.h"
-#include "ui/models/text_format.h"
+#include "ui/common/diff_colors.h"
+#include "ui/common/fixed_font.h"
+#include "ui/common/text_format.h"
 
 #include <QTextBlock>
 

@@ -6,8 +6,8 @@
 #include "core/format/gguf_file.h"
 #include "core/util/byte_order.h"
 #include "core/util/float_convert.h"
-#include "ui/models/text_format.h"
-#include "ui/models/value_text.h"
+#include "ui/common/text_format.h"
+#include "ui/common/value_text.h"
 
 #include <QCoreApplication>
 #include <QStringList>

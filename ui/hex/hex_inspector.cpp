@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 #include "ui/hex/hex_inspector.h"
-#include "ui/models/fixed_font.h"
+#include "ui/common/fixed_font.h"
 
 #include "core/format/gguf_file.h"
 #include "core/util/byte_order.h"

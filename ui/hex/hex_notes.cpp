@@ -4,8 +4,8 @@
 #include "core/format/block_fields.h"
 #include "core/format/ggml_types.h"
 #include "core/format/gguf_file.h"
+#include "ui/common/value_text.h"
 #include "ui/hex/hex_annotator.h"
-#include "ui/models/value_text.h"
 
 #include <QCoreApplication>
 #include <QStringList>

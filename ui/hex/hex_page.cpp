@@ -1,17 +1,17 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 #include "ui/hex/hex_page.h"
-#include "ui/job_tracker.h"
+#include "ui/common/job_tracker.h"
 
 #include "core/format/gguf_file.h"
 #include "core/format/split_model.h"
+#include "ui/common/message_bar.h"
+#include "ui/common/text_format.h"
 #include "ui/hex/hex_annotator.h"
 #include "ui/hex/hex_find_bar.h"
 #include "ui/hex/hex_inspector.h"
 #include "ui/hex/hex_search.h"
 #include "ui/hex/hex_text.h"
 #include "ui/hex/hex_view.h"
-#include "ui/message_bar.h"
-#include "ui/models/text_format.h"
 
 #include <QAction>
 #include <QApplication>

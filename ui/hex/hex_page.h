@@ -2,8 +2,8 @@
 #pragma once
 
 #include "core/format/byte_search.h"
-#include "ui/page.h"
-#include "ui/tensor_ref.h"
+#include "ui/common/page.h"
+#include "ui/common/tensor_ref.h"
 
 #include <QWidget>
 

@@ -2,7 +2,7 @@
 #include "ui/hex/hex_search.h"
 
 #include "core/format/gguf_file.h"
-#include "ui/job_tracker.h"
+#include "ui/common/job_tracker.h"
 
 #include <vector>
 

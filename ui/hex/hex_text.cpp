@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 #include "ui/hex/hex_text.h"
-#include "ui/models/text_format.h"
+#include "ui/common/text_format.h"
 
 #include <QCoreApplication>
 #include <QRegularExpression>

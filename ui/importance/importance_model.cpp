@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 #include "ui/importance/importance_model.h"
 
-#include "ui/models/text_format.h"
+#include "ui/common/text_format.h"
 
 #include <QBrush>
 #include <QColor>

@@ -2,10 +2,10 @@
 #include "ui/importance/importance_page.h"
 
 #include "core/format/split_model.h"
+#include "ui/common/job_progress.h"
+#include "ui/common/job_tracker.h"
+#include "ui/common/text_format.h"
 #include "ui/importance/importance_model.h"
-#include "ui/job_progress.h"
-#include "ui/job_tracker.h"
-#include "ui/models/text_format.h"
 #include "ui/plots/heatmap_plot.h"
 #include "ui/plots/index_plot.h"
 #include "ui/plots/layer_chart.h"

@@ -4,7 +4,7 @@
 #include "core/format/gguf_file.h"
 #include "core/kind/file_kind.h"
 #include "core/kind/importance.h"
-#include "ui/page.h"
+#include "ui/common/page.h"
 
 #include <QWidget>
 

@@ -4,8 +4,8 @@
 #include "core/edit/file_writer.h"
 #include "core/edit/header_writer.h"
 #include "core/format/gguf_file.h"
-#include "ui/job_tracker.h"
-#include "ui/models/text_format.h"
+#include "ui/common/job_tracker.h"
+#include "ui/common/text_format.h"
 
 #include <QFileInfo>
 #include <QUndoCommand>

@@ -1,15 +1,15 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 #include "ui/metadata/metadata_page.h"
 #include "core/format/split_model.h"
-#include "ui/models/fixed_font.h"
+#include "ui/common/fixed_font.h"
 
 #include "core/format/gguf_file.h"
-#include "ui/job_progress.h"
+#include "ui/common/job_progress.h"
+#include "ui/common/text_format.h"
+#include "ui/common/value_text.h"
 #include "ui/metadata/metadata_editor.h"
-#include "ui/models/metadata_filter_proxy.h"
-#include "ui/models/metadata_tree_model.h"
-#include "ui/models/text_format.h"
-#include "ui/models/value_text.h"
+#include "ui/metadata/metadata_filter_proxy.h"
+#include "ui/metadata/metadata_tree_model.h"
 
 #include <QAction>
 #include <QApplication>

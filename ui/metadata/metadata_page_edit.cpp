@@ -4,13 +4,13 @@
 #include "core/edit/owned_value.h"
 #include "core/format/gguf_file.h"
 #include "core/template/chat_template.h"
-#include "ui/jinja_highlighter.h"
-#include "ui/job_tracker.h"
+#include "ui/common/jinja_highlighter.h"
+#include "ui/common/job_tracker.h"
 #include "ui/metadata/metadata_editor.h"
+#include "ui/metadata/metadata_filter_proxy.h"
 #include "ui/metadata/metadata_page.h"
+#include "ui/metadata/metadata_tree_model.h"
 #include "ui/metadata/metadata_value_delegate.h"
-#include "ui/models/metadata_filter_proxy.h"
-#include "ui/models/metadata_tree_model.h"
 
 #include <QAction>
 #include <QComboBox>

@@ -2,8 +2,8 @@
 #include "ui/metadata/metadata_value_delegate.h"
 
 #include "core/vocab/well_known_keys.h"
-#include "ui/models/metadata_filter_proxy.h"
-#include "ui/models/metadata_tree_model.h"
+#include "ui/metadata/metadata_filter_proxy.h"
+#include "ui/metadata/metadata_tree_model.h"
 
 #include <QComboBox>
 

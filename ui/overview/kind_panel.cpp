@@ -4,8 +4,8 @@
 #include "core/format/gguf_file.h"
 #include "core/format/split_model.h"
 #include "core/kind/control_vector.h"
-#include "ui/job_tracker.h"
-#include "ui/models/text_format.h"
+#include "ui/common/job_tracker.h"
+#include "ui/common/text_format.h"
 #include "ui/plots/layer_chart.h"
 
 #include <QFileDialog>

@@ -3,7 +3,7 @@
 
 #include "core/format/ggml_types.h"
 #include "core/format/split_model.h"
-#include "ui/models/text_format.h"
+#include "ui/common/text_format.h"
 #include "ui/plots/memory_bar_plot.h"
 
 #include <QCheckBox>

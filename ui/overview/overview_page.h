@@ -2,7 +2,7 @@
 #pragma once
 
 #include "core/kind/file_kind.h"
-#include "ui/page.h"
+#include "ui/common/page.h"
 
 #include <QWidget>
 

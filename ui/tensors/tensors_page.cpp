@@ -2,12 +2,12 @@
 #include "ui/tensors/tensors_page.h"
 
 #include "core/format/split_model.h"
-#include "ui/damage_text.h"
-#include "ui/message_bar.h"
-#include "ui/models/tensor_sort_filter_proxy.h"
-#include "ui/models/tensor_table_model.h"
-#include "ui/models/text_format.h"
-#include "ui/models/value_text.h"
+#include "ui/common/damage_text.h"
+#include "ui/common/message_bar.h"
+#include "ui/common/text_format.h"
+#include "ui/common/value_text.h"
+#include "ui/tensors/tensor_sort_filter_proxy.h"
+#include "ui/tensors/tensor_table_model.h"
 
 #include <QCheckBox>
 #include <QDataStream>

@@ -1,8 +1,8 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 #pragma once
 
-#include "ui/page.h"
-#include "ui/tensor_ref.h"
+#include "ui/common/page.h"
+#include "ui/common/tensor_ref.h"
 
 #include <QWidget>
 

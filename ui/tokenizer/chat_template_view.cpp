@@ -1,13 +1,13 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 #include "ui/tokenizer/chat_template_view.h"
-#include "ui/models/fixed_font.h"
+#include "ui/common/fixed_font.h"
 
 #include "core/format/gguf_file.h"
 #include "core/template/chat_template.h"
 #include "core/vocab/vocabulary.h"
-#include "ui/jinja_highlighter.h"
-#include "ui/job_tracker.h"
-#include "ui/models/text_format.h"
+#include "ui/common/jinja_highlighter.h"
+#include "ui/common/job_tracker.h"
+#include "ui/common/text_format.h"
 
 #include <QApplication>
 #include <QCheckBox>

@@ -2,8 +2,8 @@
 #include "ui/tokenizer/merges_view.h"
 
 #include "core/vocab/vocabulary.h"
-#include "ui/job_tracker.h"
-#include "ui/models/merges_model.h"
+#include "ui/common/job_tracker.h"
+#include "ui/tokenizer/merges_model.h"
 #include "ui/tokenizer/token_search_bar.h"
 
 #include <QElapsedTimer>

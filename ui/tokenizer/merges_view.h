@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 #pragma once
 
-#include "ui/models/token_search.h"
+#include "ui/tokenizer/token_search.h"
 
 #include <QWidget>
 

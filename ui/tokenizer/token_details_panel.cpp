@@ -3,9 +3,9 @@
 
 #include "core/vocab/merge_index.h"
 #include "core/vocab/vocabulary.h"
-#include "ui/job_tracker.h"
-#include "ui/models/text_format.h"
-#include "ui/models/token_text.h"
+#include "ui/common/job_tracker.h"
+#include "ui/common/text_format.h"
+#include "ui/common/token_text.h"
 
 #include <QHeaderView>
 #include <QLabel>

@@ -3,10 +3,10 @@
 
 #include "core/format/gguf_file.h"
 #include "core/vocab/tokenizer.h"
-#include "ui/job_progress.h"
-#include "ui/job_tracker.h"
-#include "ui/models/text_format.h"
-#include "ui/models/token_text.h"
+#include "ui/common/job_progress.h"
+#include "ui/common/job_tracker.h"
+#include "ui/common/text_format.h"
+#include "ui/common/token_text.h"
 #include "ui/tokenizer/token_chips.h"
 
 #include <QCheckBox>

@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 #pragma once
 
-#include "ui/page.h"
+#include "ui/common/page.h"
 
 #include <QWidget>
 

@@ -2,9 +2,9 @@
 #include "ui/tokenizer/vocabulary_view.h"
 
 #include "core/vocab/vocabulary.h"
-#include "ui/job_tracker.h"
-#include "ui/models/vocabulary_model.h"
+#include "ui/common/job_tracker.h"
 #include "ui/tokenizer/token_search_bar.h"
+#include "ui/tokenizer/vocabulary_model.h"
 
 #include <QAction>
 #include <QApplication>

@@ -2,11 +2,11 @@
 #include "ui/weights/compare_panel.h"
 
 #include "core/format/split_model.h"
-#include "ui/job_progress.h"
-#include "ui/job_tracker.h"
-#include "ui/models/tensor_name_model.h"
-#include "ui/models/text_format.h"
+#include "ui/common/job_progress.h"
+#include "ui/common/job_tracker.h"
+#include "ui/common/text_format.h"
 #include "ui/plots/histogram_plot.h"
+#include "ui/weights/tensor_name_model.h"
 
 #include <QCheckBox>
 #include <QComboBox>

@@ -2,9 +2,9 @@
 #include "ui/weights/heatmap_panel.h"
 
 #include "core/stats/heatmap.h"
-#include "ui/job_progress.h"
-#include "ui/job_tracker.h"
-#include "ui/models/text_format.h"
+#include "ui/common/job_progress.h"
+#include "ui/common/job_tracker.h"
+#include "ui/common/text_format.h"
 #include "ui/plots/heatmap_plot.h"
 #include "ui/weights/weight_jobs.h"
 

@@ -2,9 +2,9 @@
 #include "ui/weights/histogram_panel.h"
 
 #include "core/format/gguf_file.h"
-#include "ui/job_progress.h"
-#include "ui/job_tracker.h"
-#include "ui/models/text_format.h"
+#include "ui/common/job_progress.h"
+#include "ui/common/job_tracker.h"
+#include "ui/common/text_format.h"
 #include "ui/plots/histogram_plot.h"
 #include "ui/weights/stats_table.h"
 

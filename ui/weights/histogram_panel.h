@@ -2,7 +2,7 @@
 #pragma once
 
 #include "core/stats/tensor_stats.h"
-#include "ui/tensor_handle.h"
+#include "ui/common/tensor_handle.h"
 #include "ui/weights/weight_jobs.h"
 #include "ui/weights/weight_view.h"
 

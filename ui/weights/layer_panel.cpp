@@ -2,9 +2,9 @@
 #include "ui/weights/layer_panel.h"
 
 #include "core/format/split_model.h"
-#include "ui/job_progress.h"
-#include "ui/job_tracker.h"
-#include "ui/models/text_format.h"
+#include "ui/common/job_progress.h"
+#include "ui/common/job_tracker.h"
+#include "ui/common/text_format.h"
 #include "ui/plots/layer_chart.h"
 
 #include <QComboBox>

@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 #pragma once
 
-#include "ui/tensor_handle.h"
+#include "ui/common/tensor_handle.h"
 #include "ui/weights/weight_jobs.h"
 #include "ui/weights/weight_view.h"
 

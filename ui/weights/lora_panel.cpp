@@ -2,9 +2,9 @@
 #include "ui/weights/lora_panel.h"
 
 #include "core/format/gguf_file.h"
-#include "ui/job_progress.h"
-#include "ui/job_tracker.h"
-#include "ui/models/text_format.h"
+#include "ui/common/job_progress.h"
+#include "ui/common/job_tracker.h"
+#include "ui/common/text_format.h"
 #include "ui/plots/heatmap_plot.h"
 #include "ui/plots/histogram_plot.h"
 #include "ui/plots/index_plot.h"

@@ -2,7 +2,7 @@
 #pragma once
 
 #include "core/kind/lora_delta.h"
-#include "ui/tensor_handle.h"
+#include "ui/common/tensor_handle.h"
 #include "ui/weights/weight_view.h"
 
 #include <QWidget>

@@ -2,8 +2,8 @@
 #include "ui/weights/value_grid_view.h"
 
 #include "core/format/gguf_file.h"
-#include "ui/job_tracker.h"
-#include "ui/models/value_grid_model.h"
+#include "ui/common/job_tracker.h"
+#include "ui/weights/value_grid_model.h"
 
 #include <QHBoxLayout>
 #include <QHeaderView>

@@ -2,7 +2,7 @@
 #pragma once
 
 #include "core/stats/tensor_series.h"
-#include "ui/tensor_handle.h"
+#include "ui/common/tensor_handle.h"
 
 #include <QString>
 #include <QVector>

@@ -1,9 +1,9 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 #pragma once
 
-#include "ui/page.h"
-#include "ui/tensor_handle.h"
-#include "ui/tensor_ref.h"
+#include "ui/common/page.h"
+#include "ui/common/tensor_handle.h"
+#include "ui/common/tensor_ref.h"
 
 #include <QList>
 #include <QWidget>

@@ -1,0 +1,221 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
+#include "ui/shell/document.h"
+
+#include "core/format/split_model.h"
+#include "ui/common/job_tracker.h"
+
+#include <QDir>
+#include <QFile>
+#include <QFileInfo>
+#include <QFileSystemWatcher>
+#include <QLocale>
+#include <QThreadPool>
+
+#include <algorithm>
+
+namespace {
+
+// Builds the element index of every string (and nested) array now, on the worker, so the views
+// only ever do O(1) lookups on the GUI thread.
+void indexArrays(const gguf::SplitModel &model)
+{
+    for (const auto &shard : model.shards()) {
+        if (!shard.file)
+            continue;
+        for (const gguf::MetadataEntry &entry : shard.file->metadata()) {
+            if (entry.value.type() != gguf::ValueType::Array)
+                continue;
+            const gguf::ArrayRef array = entry.value.array();
+            if (array.elementType() == gguf::ValueType::String || array.elementType() == gguf::ValueType::Array)
+                shard.file->arrayIndex(array);
+        }
+    }
+}
+
+// Shards that are missing or broken; the model is shown without them.
+QString describeProblems(const gguf::SplitModel &model)
+{
+    QStringList lines;
+    for (const std::string &problem : model.problems())
+        lines << QString::fromStdString(problem);
+    for (const auto &shard : model.shards()) {
+        if (!shard.file)
+            continue;
+        // a download cut short: the header is whole, the data is not
+        const auto &findings = shard.file->findings();
+        const auto cut = std::count_if(findings.begin(), findings.end(),
+                                       [](const gguf::Finding &f) { return f.code == "tensor_data_past_end"; });
+        if (cut > 0)
+            lines << Document::tr("%1 is truncated (%2 bytes): the data of %3 of its %4 tensors runs past its end, so "
+                                  "their values cannot be shown.")
+                         .arg(QString::fromStdString(shard.path))
+                         .arg(shard.file->source().size())
+                         .arg(cut)
+                         .arg(shard.file->tensors().size());
+    }
+    // (a damaged shard, whose structure broke off, gets the window's red bar instead)
+    for (const auto &shard : model.shards())
+        if (shard.file && shard.file->error() && !shard.file->breakage())
+            lines << Document::tr("%1: reading stopped at byte %2: %3")
+                         .arg(QString::fromStdString(shard.path))
+                         .arg(shard.file->error().offset)
+                         .arg(QString::fromStdString(shard.file->error().message));
+    return lines.join(u'\n');
+}
+
+Document::LoadResult load(const QString &path, const gguf::ProgressFn &progress)
+{
+    gguf::OpenOptions options;
+    options.progress = progress;
+    gguf::Error error;
+    Document::LoadResult result;
+    auto model = gguf::SplitModel::open(QFile::encodeName(path).toStdString(), error, options);
+    if (error.kind == gguf::ErrorKind::Cancelled) {
+        result.cancelled = true;
+    } else if (gguf::SplitModel::outcome(model.get(), error) == gguf::SplitModel::Outcome::Refused) {
+        // Not a GGUF, or not read at all: the file is refused as a whole, so the document that is
+        // open stays; the message names the problem and its byte offset. A damaged file (its
+        // structure broke off at a field) opens with what was read before the break.
+        result.message = QString::fromStdString(error.message);
+        result.offset = error.offset;
+    } else {
+        indexArrays(*model);
+        result.warning = describeProblems(*model);
+        result.model = std::move(model);
+    }
+    return result;
+}
+
+} // namespace
+
+Document::Document(QObject *parent)
+    : QObject(parent), m_loader(new JobTracker(this, QThreadPool::globalInstance())),
+      m_watcher(new QFileSystemWatcher(this))
+{
+    connect(m_loader, &JobTracker::progressChanged, this, &Document::progressChanged);
+    m_recheck.setSingleShot(true);
+    m_recheck.setInterval(200);
+    m_poll.setInterval(2000);
+    connect(&m_recheck, &QTimer::timeout, this, &Document::checkOnDisk);
+    connect(&m_poll, &QTimer::timeout, this, &Document::checkOnDisk);
+    connect(m_watcher, &QFileSystemWatcher::fileChanged, &m_recheck, qOverload<>(&QTimer::start));
+    connect(m_watcher, &QFileSystemWatcher::directoryChanged, &m_recheck, qOverload<>(&QTimer::start));
+}
+
+// The loader (a child) cancels a load in progress when it goes; the worker holds no reference to
+// this object and stops at its next progress check.
+Document::~Document() = default;
+
+bool Document::isLoading() const
+{
+    return m_loader->isRunning();
+}
+
+quint64 Document::generation() const
+{
+    return m_loader->generation();
+}
+
+void Document::open(const QString &path)
+{
+    m_loadingPath = path;
+    m_loader->start(
+        tr("Opening %1").arg(QFileInfo(path).fileName()),
+        [path](const gguf::ProgressFn &progress) { return load(path, progress); },
+        [this, path](const LoadResult &result) { finish(path, result); });
+    emit loadStarted(path);
+}
+
+void Document::reload()
+{
+    if (!m_path.isEmpty())
+        open(m_path);
+}
+
+QString Document::describeChangesOnDisk() const
+{
+    if (!m_model)
+        return {};
+    QStringList lines;
+    const QLocale locale;
+    for (const auto &shard : m_model->shards()) {
+        if (shard.file && shard.file->isRemote() && shard.file->source().changed()) {
+            // seen when a fetch got another ETag, Last-Modified or size than at opening
+            lines << tr("%1 changed on the server since it was opened: what is shown is the old file, and no more of "
+                        "it can be fetched.")
+                         .arg(QString::fromStdString(shard.path));
+            continue;
+        }
+        if (!shard.file || !shard.file->source().isMapped() || !shard.file->source().changed())
+            continue;
+        const gguf::ByteSource &mapped = shard.file->source();
+        const QString path = QDir::toNativeSeparators(QFile::decodeName(shard.path.c_str()));
+        const QFileInfo now(path);
+        if (!now.exists()) {
+            lines << tr("%1 was deleted or renamed.").arg(path);
+        } else if (static_cast<quint64>(now.size()) < mapped.size()) {
+            lines << tr("%1 was truncated from %2 to %3 bytes: values past its new end read as zeros.")
+                         .arg(path, locale.toString(static_cast<qulonglong>(mapped.size())),
+                              locale.toString(static_cast<qulonglong>(now.size())));
+        } else if (static_cast<quint64>(now.size()) > mapped.size()) {
+            lines << tr("%1 grew from %2 to %3 bytes.")
+                         .arg(path, locale.toString(static_cast<qulonglong>(mapped.size())),
+                              locale.toString(static_cast<qulonglong>(now.size())));
+        } else {
+            lines << tr("%1 was modified or replaced.").arg(path);
+        }
+    }
+    return lines.join(u'\n');
+}
+
+void Document::watchModelFiles()
+{
+    m_changeReported = false;
+    if (const QStringList old = m_watcher->files() + m_watcher->directories(); !old.isEmpty())
+        m_watcher->removePaths(old);
+    QStringList paths;
+    for (const auto &shard : m_model->shards()) {
+        if (!shard.file || !shard.file->source().isMapped())
+            continue;
+        const QString path = QFile::decodeName(shard.path.c_str());
+        paths << path << QFileInfo(path).absolutePath();
+    }
+    paths.removeDuplicates();
+    if (!paths.isEmpty())
+        m_watcher->addPaths(paths);
+    m_poll.start();
+}
+
+void Document::checkOnDisk()
+{
+    if (!m_model || m_changeReported)
+        return;
+    const QString description = describeChangesOnDisk();
+    if (description.isEmpty())
+        return;
+    m_changeReported = true;
+    m_poll.stop();
+    emit changedOnDisk(description);
+}
+
+void Document::cancel()
+{
+    if (!m_loader->isRunning())
+        return;
+    m_loader->cancel();
+    emit loadCancelled(m_loadingPath);
+}
+
+void Document::finish(const QString &path, const LoadResult &result)
+{
+    if (result.cancelled) {
+        emit loadCancelled(path);
+    } else if (!result.model) {
+        emit loadFailed(path, result.message, result.offset);
+    } else {
+        m_model = result.model;
+        m_path = path;
+        watchModelFiles();
+        emit loaded(path, result.warning);
+    }
+}
