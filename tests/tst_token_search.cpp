@@ -1,11 +1,11 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
-// TokenSearch: parsing of ids and hex bytes, every search mode on llama.cpp's real vocabularies
+// gguf::TokenSearch (core/vocab): parsing of ids and hex bytes, every search mode on llama.cpp's real vocabularies
 // (expected counts from `gguf-inspect vocab --json`, worked out with Python), type filters, sort
 // orders, merge rule searches and cancelling.
 #include "core/format/gguf_file.h"
+#include "core/vocab/token_search.h"
 #include "core/vocab/vocabulary.h"
 #include "tests/support/test_paths.h"
-#include "ui/tokenizer/token_search.h"
 
 #include <QtTest>
 
@@ -18,6 +18,7 @@ Q_DECLARE_METATYPE(TokenSearch::Mode)
 Q_DECLARE_METATYPE(TokenSearch::Field)
 Q_DECLARE_METATYPE(TokenSearch::SortKey)
 Q_DECLARE_METATYPE(TokenSearch::Query)
+Q_DECLARE_METATYPE(TokenSearch::QueryError)
 
 namespace {
 
@@ -29,7 +30,7 @@ std::shared_ptr<const GgufFile> openReal(const QString &name)
 TokenSearch::Query query(Mode mode, const QString &text, Field field = Field::StoredOrDecoded,
                          bool caseSensitive = false, int typeFilter = TokenSearch::kAnyType)
 {
-    return TokenSearch::Query{mode, text, field, caseSensitive, typeFilter};
+    return TokenSearch::Query{mode, text.toStdString(), field, caseSensitive, typeFilter};
 }
 
 } // namespace
@@ -76,7 +77,7 @@ void TestTokenSearch::parseHexBytes()
     QFETCH(QString, text);
     QFETCH(bool, ok);
     QFETCH(QByteArray, bytes);
-    const auto parsed = TokenSearch::parseHexBytes(text);
+    const auto parsed = TokenSearch::parseHexBytes(text.toStdString());
     QCOMPARE(parsed.has_value(), ok);
     if (ok)
         QCOMPARE(QByteArray(parsed->data(), qsizetype(parsed->size())), bytes);
@@ -102,7 +103,7 @@ void TestTokenSearch::parseIdRanges()
     QFETCH(QString, text);
     QFETCH(bool, ok);
     QFETCH(QList<quint64>, bounds);
-    const auto parsed = TokenSearch::parseIdRanges(text);
+    const auto parsed = TokenSearch::parseIdRanges(text.toStdString());
     QCOMPARE(parsed.has_value(), ok);
     if (!ok)
         return;
@@ -116,23 +117,25 @@ void TestTokenSearch::badQueries_data()
 {
     QTest::addColumn<Mode>("mode");
     QTest::addColumn<QString>("text");
-    QTest::addColumn<QString>("message");
-    QTest::newRow("unclosed group") << Mode::RegularExpression << "(the"
-                                    << "Bad regular expression";
-    QTest::newRow("odd hex") << Mode::Bytes << "e2 9"
-                             << "hex";
-    QTest::newRow("id word") << Mode::Id << "eos"
-                             << "token id";
+    QTest::addColumn<TokenSearch::QueryError>("error");
+    QTest::newRow("unclosed group") << Mode::RegularExpression << "(the" << TokenSearch::QueryError::BadPattern;
+    QTest::newRow("odd hex") << Mode::Bytes << "e2 9" << TokenSearch::QueryError::BadBytes;
+    QTest::newRow("id word") << Mode::Id << "eos" << TokenSearch::QueryError::BadIds;
 }
 
 void TestTokenSearch::badQueries()
 {
     QFETCH(Mode, mode);
     QFETCH(QString, text);
-    QFETCH(QString, message);
+    QFETCH(TokenSearch::QueryError, error);
     const TokenSearch search(query(mode, text));
     QVERIFY(!search.isValid());
-    QVERIFY2(search.errorString().contains(message), qPrintable(search.errorString()));
+    QCOMPARE(search.error(), error);
+    if (error == TokenSearch::QueryError::BadPattern) {
+        // PCRE2's own words, and where in the pattern: after the 4 code points of "(the"
+        QCOMPARE(QString::fromStdString(search.patternError()), QStringLiteral("missing closing parenthesis"));
+        QCOMPARE(search.patternErrorOffset(), size_t(4));
+    }
     const auto file = openReal(QStringLiteral("ggml-vocab-gpt-2.gguf"));
     QVERIFY(file);
     const Vocabulary vocab(*file);
@@ -202,7 +205,7 @@ void TestTokenSearch::searchRealVocabularies()
     QVERIFY(f);
     const Vocabulary vocab(*f);
     const TokenSearch search(q);
-    QVERIFY2(search.isValid(), qPrintable(search.errorString()));
+    QVERIFY2(search.isValid(), search.patternError().c_str());
     const auto ids = search.tokens(vocab, nullptr, false);
     QVERIFY(ids);
     QVERIFY(std::is_sorted(ids->begin(), ids->end()));

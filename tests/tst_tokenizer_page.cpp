@@ -38,7 +38,7 @@ std::shared_ptr<const GgufFile> openReal(const QString &name)
 TokenSearch::Query query(TokenSearch::Mode mode, const QString &text,
                          TokenSearch::Field field = TokenSearch::Field::StoredOrDecoded)
 {
-    return TokenSearch::Query{mode, text, field, false, TokenSearch::kAnyType};
+    return TokenSearch::Query{mode, text.toStdString(), field, false, TokenSearch::kAnyType};
 }
 
 // Runs `action` and waits until `view` shows the result of the search it started (which may

@@ -6,8 +6,8 @@
 #include "core/format/gguf_file.h"
 #include "core/util/parallel_chunks.h"
 #include "core/vocab/merge_index.h"
+#include "core/vocab/token_search.h"
 #include "core/vocab/vocabulary.h"
-#include "ui/tokenizer/token_search.h"
 
 #include <algorithm>
 #include <cstdio>
@@ -21,9 +21,9 @@
 namespace bench {
 namespace {
 
-using Mode = TokenSearch::Mode;
-using Field = TokenSearch::Field;
-using SortKey = TokenSearch::SortKey;
+using Mode = gguf::TokenSearch::Mode;
+using Field = gguf::TokenSearch::Field;
+using SortKey = gguf::TokenSearch::SortKey;
 
 constexpr int kRuns = 5;
 
@@ -46,14 +46,14 @@ template <class Body> Timed timeMedian(const Body &body)
     return {ms[ms.size() / 2], count};
 }
 
-TokenSearch::Query query(Mode mode, const QString &text, Field field = Field::StoredOrDecoded,
-                         bool caseSensitive = false, int typeFilter = TokenSearch::kAnyType)
+gguf::TokenSearch::Query query(Mode mode, const std::string &text, Field field = Field::StoredOrDecoded,
+                               bool caseSensitive = false, int typeFilter = gguf::TokenSearch::kAnyType)
 {
-    return TokenSearch::Query{mode, text, field, caseSensitive, typeFilter};
+    return gguf::TokenSearch::Query{mode, text, field, caseSensitive, typeFilter};
 }
 
 // The floor of a search: `test` on positions [0, count) on every core, in chunks of the size
-// TokenSearch scans in, counting the hits (no id list, no decoding, no case folding).
+// gguf::TokenSearch scans in, counting the hits (no id list, no decoding, no case folding).
 template <class Test> uint64_t countOnAllCores(uint64_t count, const Test &test)
 {
     constexpr uint64_t kChunk = 8192;
@@ -119,9 +119,9 @@ void benchTokens(const std::string &dir, uint32_t tokenCount)
                 "stored bytes, or `std::sort` of as many uint32 keys | floor ms | search / floor |\n");
     std::printf("|---|---:|---:|---|---:|---:|\n");
 
-    const auto search = [&vocab](const TokenSearch::Query &q, const TokenSearch::Ids *order = nullptr,
+    const auto search = [&vocab](const gguf::TokenSearch::Query &q, const gguf::TokenSearch::Ids *order = nullptr,
                                  bool descending = false) {
-        return timeMedian([&] { return TokenSearch(q).tokens(vocab, order, descending)->size(); });
+        return timeMedian([&] { return gguf::TokenSearch(q).tokens(vocab, order, descending)->size(); });
     };
     const auto find = [&vocab, n](std::string_view needle) {
         return timeMedian([&vocab, n, needle] {
@@ -148,14 +148,12 @@ void benchTokens(const std::string &dir, uint32_t tokenCount)
     // the decoded " th" is stored as "Ġth": the floor looks for the stored spelling, with no decoding
     printRow("decoded text \" th\"", search(query(Mode::Text, " th", Field::Decoded)),
              "`find(\"Ġth\")` in the stored tokens", find("\xC4\xA0th"));
-    printRow("regex `^Ġ?[a-c]+s$` (stored or decoded)",
-             search(query(Mode::RegularExpression, QString::fromUtf8("^\xC4\xA0?[a-c]+s$"))),
+    printRow("regex `^Ġ?[a-c]+s$` (stored or decoded)", search(query(Mode::RegularExpression, "^\xC4\xA0?[a-c]+s$")),
              "the pattern hand-written over the stored tokens", timeMedian([&vocab, n] {
                  return countOnAllCores(n, [&](uint64_t id) { return abcThenS(vocab.token(id)); });
              }));
-    printRow("text \"É\", any case (non-ASCII: searched through a regex)",
-             search(query(Mode::Text, QString::fromUtf8("\xC3\x89"))), "`find(\"É\")` in the stored tokens",
-             find("\xC3\x89"));
+    printRow("text \"É\", any case (non-ASCII: searched through a regex)", search(query(Mode::Text, "\xC3\x89")),
+             "`find(\"É\")` in the stored tokens", find("\xC3\x89"));
     printRow("ids 1000-2000, 5", search(query(Mode::Id, "1000-2000, 5")), "", std::nullopt);
     printRow("bytes 20 71 (decoded)", search(query(Mode::Bytes, "20 71", Field::Decoded)),
              "`find(\"Ġq\")` in the stored tokens", find("\xC4\xA0q"));
@@ -163,13 +161,15 @@ void benchTokens(const std::string &dir, uint32_t tokenCount)
 
     const Timed sortFloor = sortKeys(n);
     const std::string sortFloorName = "`std::sort` of " + std::to_string(n) + " uint32 keys";
-    std::optional<TokenSearch::Ids> byLength;
-    printRow("sort by token", timeMedian([&vocab] { return TokenSearch::sortOrder(vocab, SortKey::Token)->size(); }),
+    std::optional<gguf::TokenSearch::Ids> byLength;
+    printRow("sort by token",
+             timeMedian([&vocab] { return gguf::TokenSearch::sortOrder(vocab, SortKey::Token)->size(); }),
              sortFloorName, sortFloor);
-    printRow("sort by score", timeMedian([&vocab] { return TokenSearch::sortOrder(vocab, SortKey::Score)->size(); }),
+    printRow("sort by score",
+             timeMedian([&vocab] { return gguf::TokenSearch::sortOrder(vocab, SortKey::Score)->size(); }),
              sortFloorName, sortFloor);
     printRow("sort by length", timeMedian([&vocab, &byLength] {
-                 byLength = TokenSearch::sortOrder(vocab, SortKey::Length);
+                 byLength = gguf::TokenSearch::sortOrder(vocab, SortKey::Length);
                  return byLength->size();
              }),
              sortFloorName, sortFloor);
@@ -177,7 +177,7 @@ void benchTokens(const std::string &dir, uint32_t tokenCount)
              findIngName, findIng);
 
     printRow("merge rules: substring \"ing\"",
-             timeMedian([&vocab] { return TokenSearch(query(Mode::Text, "ing")).merges(vocab)->size(); }),
+             timeMedian([&vocab] { return gguf::TokenSearch(query(Mode::Text, "ing")).merges(vocab)->size(); }),
              "`find(\"ing\")` in the stored rules (\"in g\" is not found)", timeMedian([&vocab, merges] {
                  return countOnAllCores(
                      merges, [&](uint64_t rank) { return vocab.merge(rank).find("ing") != std::string_view::npos; });

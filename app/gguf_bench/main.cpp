@@ -240,18 +240,16 @@ int main(int argc, char **argv)
             return 2;
         }
     }
-#ifndef GGUF_BENCH_TOKENS
-    // TokenSearch lives in the Qt library gguf_models, which a GGUF_BUILD_GUI=OFF build does not have
-    if (phases.count("tokens") || phases.count("stall")) {
-        std::fprintf(stderr,
-                     "gguf-bench: built without the GUI (GGUF_BUILD_GUI=OFF): no `tokens` or `stall` section\n");
+#ifndef GGUF_BENCH_STALL
+    // the `stall` section runs gguf-explorer, which a GGUF_BUILD_GUI=OFF build does not have
+    if (phases.count("stall")) {
+        std::fprintf(stderr, "gguf-bench: built without the GUI (GGUF_BUILD_GUI=OFF): no `stall` section\n");
         return 2;
     }
 #endif
     if (phases.empty()) {
-        phases = {"dequant", "stats", "open", "tokenize", "diff", "edit", "kinds", "remote"};
-#ifdef GGUF_BENCH_TOKENS
-        phases.insert("tokens");
+        phases = {"dequant", "stats", "open", "tokenize", "tokens", "diff", "edit", "kinds", "remote"};
+#ifdef GGUF_BENCH_STALL
         phases.insert("stall");
 #endif
     }
@@ -273,9 +271,9 @@ int main(int argc, char **argv)
         benchKinds(dir, quick);
     if (phases.count("remote"))
         benchRemote(dir);
-#ifdef GGUF_BENCH_TOKENS
     if (phases.count("tokens"))
         benchTokens(dir, quick ? 32000 : 256000);
+#ifdef GGUF_BENCH_STALL
     if (phases.count("stall"))
         benchStall(dir, explorer);
 #endif

@@ -16,7 +16,7 @@
 namespace {
 
 struct Found {
-    std::shared_ptr<const TokenSearch::Ids> ranks;
+    std::shared_ptr<const gguf::TokenSearch::Ids> ranks;
     double milliseconds = 0;
 };
 
@@ -64,18 +64,18 @@ void MergesView::setVocabulary(std::shared_ptr<const gguf::Vocabulary> vocab)
     startSearch();
 }
 
-void MergesView::setQuery(const TokenSearch::Query &query)
+void MergesView::setQuery(const gguf::TokenSearch::Query &query)
 {
     m_bar->setQuery(query);
 }
 
 void MergesView::startSearch()
 {
-    const TokenSearch search(m_bar->query());
-    m_bar->setError(search.errorString());
+    const gguf::TokenSearch search(m_bar->query());
+    m_bar->setError(TokenSearchBar::errorText(search));
     if (!search.isValid()) {
         m_jobs->drop();
-        m_status->setText(search.errorString());
+        m_status->setText(TokenSearchBar::errorText(search));
         emit searchFinished();
         return;
     }
@@ -90,7 +90,7 @@ void MergesView::startSearch()
         timer.start();
         Found found;
         if (auto ranks = search.merges(*vocab, progress))
-            found.ranks = std::make_shared<const TokenSearch::Ids>(std::move(*ranks));
+            found.ranks = std::make_shared<const gguf::TokenSearch::Ids>(std::move(*ranks));
         found.milliseconds = static_cast<double>(timer.nsecsElapsed()) / 1e6;
         return found;
     };
@@ -100,7 +100,7 @@ void MergesView::startSearch()
     });
 }
 
-void MergesView::showRows(std::shared_ptr<const TokenSearch::Ids> rows, double milliseconds)
+void MergesView::showRows(std::shared_ptr<const gguf::TokenSearch::Ids> rows, double milliseconds)
 {
     m_model->setRows(std::move(rows));
     const QLocale locale;
@@ -150,7 +150,7 @@ bool MergesView::selectRank(quint64 rank)
     if (row >= 0)
         selectRow(row);
     else // hidden by the search: show every rule, then select it
-        m_bar->setQuery(TokenSearch::Query{});
+        m_bar->setQuery(gguf::TokenSearch::Query{});
     return true;
 }
 

@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 #pragma once
 
-#include "ui/tokenizer/token_search.h"
+#include "core/vocab/token_search.h"
 
 #include <QWidget>
 
@@ -27,7 +27,7 @@ public:
 
     /// Shows the merge rules of `vocab` (null: nothing).
     void setVocabulary(std::shared_ptr<const gguf::Vocabulary> vocab);
-    void setQuery(const TokenSearch::Query &query);
+    void setQuery(const gguf::TokenSearch::Query &query);
     /// Selects rule `rank`, clearing the search when it hides the rule. False when there is no such rule.
     bool selectRank(quint64 rank);
     void focusSearch();
@@ -45,7 +45,7 @@ signals:
 
 private:
     void startSearch();
-    void showRows(std::shared_ptr<const TokenSearch::Ids> rows, double milliseconds);
+    void showRows(std::shared_ptr<const gguf::TokenSearch::Ids> rows, double milliseconds);
     int rowOf(quint64 rank) const;
     void selectRow(int row);
 

@@ -13,8 +13,8 @@ TokenSearchBar::TokenSearchBar(Target target, QWidget *parent)
     : QWidget(parent), m_target(target), m_text(new QLineEdit(this)), m_mode(new QComboBox(this)),
       m_field(new QComboBox(this)), m_case(new QCheckBox(tr("Match case"), this))
 {
-    using Mode = TokenSearch::Mode;
-    using Field = TokenSearch::Field;
+    using Mode = gguf::TokenSearch::Mode;
+    using Field = gguf::TokenSearch::Field;
     m_text->setClearButtonEnabled(true);
     // Files dropped anywhere open in the window; the search box must not take them as text.
     m_text->setAcceptDrops(false);
@@ -40,8 +40,8 @@ TokenSearchBar::TokenSearchBar(Target target, QWidget *parent)
     if (target == Target::Tokens) {
         m_type = new QComboBox(this);
         m_type->setObjectName(QStringLiteral("tokenTypeFilter"));
-        m_type->addItem(tr("All types"), TokenSearch::kAnyType);
-        m_type->addItem(tr("Special tokens"), TokenSearch::kSpecialTokens);
+        m_type->addItem(tr("All types"), gguf::TokenSearch::kAnyType);
+        m_type->addItem(tr("Special tokens"), gguf::TokenSearch::kSpecialTokens);
         for (const gguf::TokenType t : {gguf::TokenType::Normal, gguf::TokenType::Unknown, gguf::TokenType::Control,
                                         gguf::TokenType::UserDefined, gguf::TokenType::Unused, gguf::TokenType::Byte}) {
             const std::string_view name = gguf::tokenTypeName(static_cast<int32_t>(t));
@@ -62,25 +62,25 @@ TokenSearchBar::TokenSearchBar(Target target, QWidget *parent)
     updatePlaceholder();
 }
 
-TokenSearch::Query TokenSearchBar::query() const
+gguf::TokenSearch::Query TokenSearchBar::query() const
 {
-    TokenSearch::Query q;
-    q.mode = static_cast<TokenSearch::Mode>(m_mode->currentData().toInt());
-    q.text = m_text->text();
-    q.field = static_cast<TokenSearch::Field>(m_field->currentData().toInt());
+    gguf::TokenSearch::Query q;
+    q.mode = static_cast<gguf::TokenSearch::Mode>(m_mode->currentData().toInt());
+    q.text = m_text->text().toStdString();
+    q.field = static_cast<gguf::TokenSearch::Field>(m_field->currentData().toInt());
     q.caseSensitive = m_case->isChecked();
-    q.typeFilter = m_type ? m_type->currentData().toInt() : TokenSearch::kAnyType;
+    q.typeFilter = m_type ? m_type->currentData().toInt() : gguf::TokenSearch::kAnyType;
     return q;
 }
 
-void TokenSearchBar::setQuery(const TokenSearch::Query &query)
+void TokenSearchBar::setQuery(const gguf::TokenSearch::Query &query)
 {
     {
         const QSignalBlocker blockText(m_text), blockMode(m_mode), blockField(m_field), blockCase(m_case);
         m_mode->setCurrentIndex(std::max(0, m_mode->findData(static_cast<int>(query.mode))));
         m_field->setCurrentIndex(std::max(0, m_field->findData(static_cast<int>(query.field))));
         m_case->setChecked(query.caseSensitive);
-        m_text->setText(query.text);
+        m_text->setText(QString::fromStdString(query.text));
         if (m_type) {
             const QSignalBlocker blockType(m_type);
             m_type->setCurrentIndex(std::max(0, m_type->findData(query.typeFilter)));
@@ -88,6 +88,21 @@ void TokenSearchBar::setQuery(const TokenSearch::Query &query)
     }
     updatePlaceholder();
     emit queryChanged();
+}
+
+QString TokenSearchBar::errorText(const gguf::TokenSearch &search)
+{
+    using Error = gguf::TokenSearch::QueryError;
+    switch (search.error()) {
+    case Error::None: return {};
+    case Error::BadPattern:
+        return tr("Bad regular expression: %1 (at character %2)")
+            .arg(QString::fromStdString(search.patternError()))
+            .arg(search.patternErrorOffset());
+    case Error::BadIds: return tr("Not a token id, a range (100-200) or a list of them");
+    case Error::BadBytes: return tr("Not a byte sequence in hex (e.g. \"e2 96 81\")");
+    }
+    return {};
 }
 
 void TokenSearchBar::setError(const QString &message)
@@ -107,23 +122,23 @@ void TokenSearchBar::focusSearch()
 
 void TokenSearchBar::updatePlaceholder()
 {
-    const auto mode = static_cast<TokenSearch::Mode>(m_mode->currentData().toInt());
+    const auto mode = static_cast<gguf::TokenSearch::Mode>(m_mode->currentData().toInt());
     const bool tokens = m_target == Target::Tokens;
     switch (mode) {
-    case TokenSearch::Mode::Text:
+    case gguf::TokenSearch::Mode::Text:
         m_text->setPlaceholderText(tokens ? tr("Find tokens containing text (a space finds Ġ and ▁ tokens)…")
                                           : tr("Find merge rules containing text…"));
         break;
-    case TokenSearch::Mode::RegularExpression:
+    case gguf::TokenSearch::Mode::RegularExpression:
         m_text->setPlaceholderText(tr("Regular expression, e.g. ^\\s?[A-Z]{2,}$…"));
         break;
-    case TokenSearch::Mode::Id:
+    case gguf::TokenSearch::Mode::Id:
         m_text->setPlaceholderText(tokens ? tr("Token ids: 42, 100-200, 1 2 7…") : tr("Ranks: 42, 100-200…"));
         break;
-    case TokenSearch::Mode::Bytes:
+    case gguf::TokenSearch::Mode::Bytes:
         m_text->setPlaceholderText(tr("Bytes in hex: 0a, e2 96 81, \\xe2\\x80\\x94…"));
         break;
     }
-    m_field->setEnabled(mode != TokenSearch::Mode::Id);
-    m_case->setEnabled(mode == TokenSearch::Mode::Text || mode == TokenSearch::Mode::RegularExpression);
+    m_field->setEnabled(mode != gguf::TokenSearch::Mode::Id);
+    m_case->setEnabled(mode == gguf::TokenSearch::Mode::Text || mode == gguf::TokenSearch::Mode::RegularExpression);
 }

@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 #pragma once
 
-#include "ui/tokenizer/token_search.h"
+#include "core/vocab/token_search.h"
 
 #include <QWidget>
 
@@ -19,11 +19,13 @@ public:
 
     explicit TokenSearchBar(Target target, QWidget *parent = nullptr);
 
-    TokenSearch::Query query() const;
+    gguf::TokenSearch::Query query() const;
     /// Shows `query` and announces it once.
-    void setQuery(const TokenSearch::Query &query);
+    void setQuery(const gguf::TokenSearch::Query &query);
     /// Marks the text as not understood and says why in its tooltip; an empty message clears that.
     void setError(const QString &message);
+    /// Why `search` cannot run, in words ("Bad regular expression: … (at character 4)"); empty when it can.
+    static QString errorText(const gguf::TokenSearch &search);
     /// Puts the keyboard focus into the text box.
     void focusSearch();
 

@@ -2,10 +2,10 @@
 #include "ui/tokenizer/vocabulary_model.h"
 #include "ui/common/fixed_font.h"
 
+#include "core/vocab/token_search.h"
 #include "core/vocab/vocabulary.h"
 #include "ui/common/text_format.h"
 #include "ui/common/token_text.h"
-#include "ui/tokenizer/token_search.h"
 
 #include <QColor>
 #include <QFontDatabase>
@@ -196,11 +196,11 @@ QVariant VocabularyModel::headerData(int section, Qt::Orientation orientation, i
 int VocabularyModel::sortKeyOf(int column)
 {
     switch (column) {
-    case IdColumn: return static_cast<int>(TokenSearch::SortKey::Id);
-    case TokenColumn: return static_cast<int>(TokenSearch::SortKey::Token);
-    case LengthColumn: return static_cast<int>(TokenSearch::SortKey::Length);
-    case TypeColumn: return static_cast<int>(TokenSearch::SortKey::Type);
-    case ScoreColumn: return static_cast<int>(TokenSearch::SortKey::Score);
+    case IdColumn: return static_cast<int>(gguf::TokenSearch::SortKey::Id);
+    case TokenColumn: return static_cast<int>(gguf::TokenSearch::SortKey::Token);
+    case LengthColumn: return static_cast<int>(gguf::TokenSearch::SortKey::Length);
+    case TypeColumn: return static_cast<int>(gguf::TokenSearch::SortKey::Type);
+    case ScoreColumn: return static_cast<int>(gguf::TokenSearch::SortKey::Score);
     default: return -1;
     }
 }

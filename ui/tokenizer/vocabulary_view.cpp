@@ -19,8 +19,8 @@
 
 // What a search job hands back: the matching ids, and the order it had to compute first.
 struct VocabularyView::Outcome {
-    std::shared_ptr<const TokenSearch::Ids> ids;
-    std::shared_ptr<const TokenSearch::Ids> order;
+    std::shared_ptr<const gguf::TokenSearch::Ids> ids;
+    std::shared_ptr<const gguf::TokenSearch::Ids> order;
     int key = 0;
     bool all = false;
     double milliseconds = 0;
@@ -101,25 +101,25 @@ void VocabularyView::setVocabulary(std::shared_ptr<const gguf::Vocabulary> vocab
     startSearch();
 }
 
-void VocabularyView::setQuery(const TokenSearch::Query &query)
+void VocabularyView::setQuery(const gguf::TokenSearch::Query &query)
 {
     m_bar->setQuery(query);
 }
 
 void VocabularyView::startSearch()
 {
-    const TokenSearch search(m_bar->query());
+    const gguf::TokenSearch search(m_bar->query());
     if (!m_vocab || !search.isValid()) {
         m_jobs->drop();
-        m_bar->setError(search.errorString());
-        m_status->setText(m_vocab ? search.errorString() : tr("No tokenizer vocabulary in this file."));
+        m_bar->setError(TokenSearchBar::errorText(search));
+        m_status->setText(m_vocab ? TokenSearchBar::errorText(search) : tr("No tokenizer vocabulary in this file."));
         emit searchFinished();
         return;
     }
     m_bar->setError({});
     const int key = VocabularyModel::sortKeyOf(m_sortColumn);
     const bool descending = m_sortOrder == Qt::DescendingOrder;
-    const bool idOrder = key == static_cast<int>(TokenSearch::SortKey::Id);
+    const bool idOrder = key == static_cast<int>(gguf::TokenSearch::SortKey::Id);
     const auto order = idOrder ? nullptr : m_orders[static_cast<size_t>(key)];
     // Every token in an order already known: nothing to compute.
     if (search.matchesAll() && !descending && (idOrder || order)) {
@@ -136,13 +136,14 @@ void VocabularyView::startSearch()
         out.all = search.matchesAll();
         auto use = order;
         if (!use && !idOrder) {
-            auto computed = TokenSearch::sortOrder(*vocab, static_cast<TokenSearch::SortKey>(key), progress);
+            auto computed =
+                gguf::TokenSearch::sortOrder(*vocab, static_cast<gguf::TokenSearch::SortKey>(key), progress);
             if (!computed)
                 return out;
-            use = out.order = std::make_shared<const TokenSearch::Ids>(std::move(*computed));
+            use = out.order = std::make_shared<const gguf::TokenSearch::Ids>(std::move(*computed));
         }
         if (auto ids = search.tokens(*vocab, use.get(), descending, progress))
-            out.ids = std::make_shared<const TokenSearch::Ids>(std::move(*ids));
+            out.ids = std::make_shared<const gguf::TokenSearch::Ids>(std::move(*ids));
         out.milliseconds = static_cast<double>(timer.nsecsElapsed()) / 1e6;
         return out;
     };
@@ -154,7 +155,7 @@ void VocabularyView::startSearch()
     });
 }
 
-void VocabularyView::showRows(std::shared_ptr<const TokenSearch::Ids> rows, bool all, double milliseconds)
+void VocabularyView::showRows(std::shared_ptr<const gguf::TokenSearch::Ids> rows, bool all, double milliseconds)
 {
     m_model->setRows(std::move(rows));
     const QLocale locale;
@@ -202,7 +203,7 @@ bool VocabularyView::selectToken(quint64 id)
     if (row >= 0)
         selectRow(row);
     else // hidden by the search: show every token, then select it
-        m_bar->setQuery(TokenSearch::Query{});
+        m_bar->setQuery(gguf::TokenSearch::Query{});
     return true;
 }
 

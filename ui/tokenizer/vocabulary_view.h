@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 #pragma once
 
-#include "ui/tokenizer/token_search.h"
+#include "core/vocab/token_search.h"
 
 #include <QWidget>
 
@@ -30,7 +30,7 @@ public:
     /// Shows `vocab` (null: nothing); the search and the order stay as they are.
     void setVocabulary(std::shared_ptr<const gguf::Vocabulary> vocab);
     /// Shows `query` in the search bar and runs it.
-    void setQuery(const TokenSearch::Query &query);
+    void setQuery(const gguf::TokenSearch::Query &query);
     /// Selects token `id` and scrolls to it, clearing the search when it hides the token.
     /// False when `id` is not in the vocabulary.
     bool selectToken(quint64 id);
@@ -56,7 +56,7 @@ private:
     struct Outcome;
     void startSearch();
     void requestSort(int column, Qt::SortOrder order);
-    void showRows(std::shared_ptr<const TokenSearch::Ids> rows, bool all, double milliseconds);
+    void showRows(std::shared_ptr<const gguf::TokenSearch::Ids> rows, bool all, double milliseconds);
     void selectRow(int row);
 
     VocabularyModel *m_model;
@@ -65,8 +65,8 @@ private:
     QLabel *m_status;
     JobTracker *m_jobs;
     std::shared_ptr<const gguf::Vocabulary> m_vocab;
-    // The permutation of the ids for each TokenSearch::SortKey, once computed.
-    std::array<std::shared_ptr<const TokenSearch::Ids>, 5> m_orders;
+    // The permutation of the ids for each gguf::TokenSearch::SortKey, once computed.
+    std::array<std::shared_ptr<const gguf::TokenSearch::Ids>, 5> m_orders;
     int m_sortColumn = 0;
     Qt::SortOrder m_sortOrder = Qt::AscendingOrder;
     qint64 m_pendingSelection = -1;

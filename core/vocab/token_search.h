@@ -3,30 +3,30 @@
 
 #include "core/util/parallel_chunks.h"
 
-#include <QRegularExpression>
-#include <QString>
-
 #include <cstdint>
 #include <functional>
+#include <memory>
 #include <optional>
 #include <string>
+#include <string_view>
 #include <utility>
 #include <vector>
 
 namespace gguf {
+
 class Vocabulary;
-}
 
 /// One search over a vocabulary or its merge rules, compiled once and run off the GUI thread. It
 /// walks the vocabulary's in-place index in chunks on every core and hands back the matching ids;
-/// it builds no string per token (text is compared as UTF-8 bytes; a regular expression sees each
-/// token through one reused UTF-16 buffer per worker). Orders are permutations of the ids,
-/// computed once per sort key.
+/// it builds no string per token (text is compared as UTF-8 bytes; a regular expression, PCRE2's,
+/// sees each token through one reused UTF-32 buffer per worker, bytes that are not UTF-8 as
+/// U+FFFD). Orders are permutations of the ids, computed once per sort key. A search may be copied
+/// to workers: the compiled pattern is shared, read-only.
 class TokenSearch {
 public:
     enum class Mode {
         Text,              ///< substring (letters A–Z folded unless case-sensitive)
-        RegularExpression, ///< PCRE, Unicode-aware
+        RegularExpression, ///< PCRE2, Unicode-aware (\w, \d and the classes know every script)
         Id,                ///< "42", "100-200", "1, 2, 7" (ranks for merge rules)
         Bytes,             ///< a byte sequence in hex: "0a", "e2 96 81", "\xe2\x96\x81"
     };
@@ -43,19 +43,29 @@ public:
 
     struct Query {
         Mode mode = Mode::Text;
-        QString text;
+        std::string text; ///< UTF-8
         Field field = Field::StoredOrDecoded;
         bool caseSensitive = false;
         int typeFilter = kAnyType;
         bool operator==(const Query &) const = default;
     };
     using Ids = std::vector<uint32_t>;
+    /// Why a query cannot be run.
+    enum class QueryError : uint8_t {
+        None,
+        BadPattern, ///< patternError() says what, at code point patternErrorOffset()
+        BadIds,     ///< not ids, ranges or lists of them
+        BadBytes,   ///< not whole bytes in hex
+    };
 
     explicit TokenSearch(const Query &query);
 
     /// False when the query text cannot be understood (a bad pattern, an odd number of hex digits).
-    bool isValid() const { return m_error.isEmpty(); }
-    QString errorString() const { return m_error; }
+    bool isValid() const { return m_error == QueryError::None; }
+    QueryError error() const { return m_error; }
+    /// PCRE2's message for a bad pattern ("missing closing parenthesis"), and where it found it.
+    const std::string &patternError() const { return m_patternError; }
+    size_t patternErrorOffset() const { return m_patternErrorOffset; }
     /// True when every token matches (no text and any type): no search is needed.
     bool matchesAll() const;
 
@@ -73,9 +83,9 @@ public:
                                         const gguf::ProgressFn &progress = {});
 
     /// Parses "e2 96 81", "E29681" or "\xe2\x96\x81"; nullopt when it is not whole hex bytes.
-    static std::optional<std::string> parseHexBytes(const QString &text);
+    static std::optional<std::string> parseHexBytes(std::string_view text);
     /// Parses ids and inclusive ranges ("7", "100-200", "3..5") separated by commas or spaces.
-    static std::optional<std::vector<std::pair<uint64_t, uint64_t>>> parseIdRanges(const QString &text);
+    static std::optional<std::vector<std::pair<uint64_t, uint64_t>>> parseIdRanges(std::string_view text);
 
 private:
     struct Scratch;
@@ -86,9 +96,16 @@ private:
     bool matchesBytes(std::string_view text, Scratch &scratch) const;
     bool matchesId(uint64_t id) const;
 
+    struct Pattern;
+    void compile(uint32_t options);
+
     Query m_query;
-    QString m_error;
+    QueryError m_error = QueryError::None;
+    std::string m_patternError;
+    size_t m_patternErrorOffset = 0;
     std::string m_needle;                                ///< Text (ASCII-folded unless case-sensitive) and Bytes
-    std::optional<QRegularExpression> m_regex;           ///< patterns, and case-insensitive non-ASCII text
+    std::shared_ptr<const Pattern> m_regex;              ///< patterns, and case-insensitive non-ASCII text
     std::vector<std::pair<uint64_t, uint64_t>> m_ranges; ///< Id
 };
+
+} // namespace gguf

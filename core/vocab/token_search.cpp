@@ -1,15 +1,20 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
-#include "ui/tokenizer/token_search.h"
+#define PCRE2_CODE_UNIT_WIDTH 32
+#include "core/vocab/token_search.h"
 
+#include "core/util/utf8.h"
 #include "core/vocab/vocabulary.h"
 
-#include <QCoreApplication>
-#include <QStringDecoder>
+#include <pcre2.h>
 
 #include <algorithm>
+#include <array>
+#include <charconv>
 #include <cmath>
 #include <limits>
 #include <numeric>
+
+namespace gguf {
 
 namespace {
 
@@ -21,9 +26,9 @@ char foldAscii(char c)
     return c >= 'A' && c <= 'Z' ? static_cast<char>(c - 'A' + 'a') : c;
 }
 
-bool isAscii(const QString &text)
+bool isAscii(std::string_view text)
 {
-    return std::all_of(text.begin(), text.end(), [](QChar c) { return c.unicode() < 0x80; });
+    return std::all_of(text.begin(), text.end(), [](char c) { return static_cast<unsigned char>(c) < 0x80; });
 }
 
 // `needle` is already folded.
@@ -41,9 +46,8 @@ bool containsFolded(std::string_view haystack, std::string_view needle)
     return false;
 }
 
-int hexValue(QChar c)
+int hexValue(char u)
 {
-    const char16_t u = c.unicode();
     if (u >= '0' && u <= '9')
         return u - '0';
     if (u >= 'a' && u <= 'f')
@@ -51,6 +55,57 @@ int hexValue(QChar c)
     if (u >= 'A' && u <= 'F')
         return u - 'A' + 10;
     return -1;
+}
+
+// The code points of UTF-8 `text` into `out`: each byte that does not begin a well-formed
+// sequence (a stray continuation, a cut or overlong sequence, a surrogate, beyond U+10FFFF) is
+// one U+FFFD, so the result is always valid for PCRE2 to match unchecked.
+void decodeUtf8(std::string_view text, std::vector<uint32_t> &out)
+{
+    out.clear();
+    const auto byte = [&text](size_t i) { return static_cast<uint8_t>(text[i]); };
+    for (size_t i = 0; i < text.size();) {
+        const uint8_t lead = byte(i);
+        if (lead < 0x80) {
+            out.push_back(lead);
+            ++i;
+            continue;
+        }
+        const size_t length = lead >= 0xF0 ? 4 : lead >= 0xE0 ? 3 : lead >= 0xC0 ? 2 : 0;
+        uint32_t cp = length == 4 ? lead & 0x07u : length == 3 ? lead & 0x0Fu : lead & 0x1Fu;
+        bool ok = length != 0 && i + length <= text.size();
+        for (size_t k = 1; ok && k < length; ++k) {
+            ok = (byte(i + k) & 0xC0) == 0x80;
+            cp = (cp << 6) | (byte(i + k) & 0x3Fu);
+        }
+        static constexpr std::array<uint32_t, 5> kSmallest{0, 0, 0x80, 0x800, 0x10000};
+        ok = ok && cp >= kSmallest[length] && cp <= 0x10FFFF && (cp < 0xD800 || cp > 0xDFFF);
+        out.push_back(ok ? cp : 0xFFFD);
+        i += ok ? length : 1;
+    }
+}
+
+// The parts of `text` between runs of the separators (white space and commas).
+std::vector<std::string_view> splitList(std::string_view text)
+{
+    const auto isSeparator = [](char c) { return c == ',' || c == ' ' || (c >= '\t' && c <= '\r'); };
+    std::vector<std::string_view> parts;
+    for (size_t i = 0; i < text.size();) {
+        while (i < text.size() && isSeparator(text[i]))
+            ++i;
+        const size_t start = i;
+        while (i < text.size() && !isSeparator(text[i]))
+            ++i;
+        if (i > start)
+            parts.push_back(text.substr(start, i - start));
+    }
+    return parts;
+}
+
+bool startsWithNoCase(std::string_view text, std::string_view prefix)
+{
+    return text.size() >= prefix.size() &&
+           std::equal(prefix.begin(), prefix.end(), text.begin(), [](char a, char b) { return foldAscii(a) == b; });
 }
 
 bool continues(const gguf::ProgressFn &progress, uint64_t done, uint64_t total)
@@ -65,51 +120,75 @@ uint32_t clampedCount(uint64_t n)
 
 } // namespace
 
+// A compiled pattern, shared read-only by every copy of the search and every worker (PCRE2's
+// compiled and JIT-compiled code may be matched from several threads at once).
+struct TokenSearch::Pattern {
+    pcre2_code *code = nullptr;
+    Pattern() = default;
+    Pattern(const Pattern &) = delete;
+    Pattern &operator=(const Pattern &) = delete;
+    ~Pattern() { pcre2_code_free(code); }
+};
+
 // Buffers one worker reuses for every token, so the search itself allocates nothing per token;
-// and the worker's own copy of the pattern, so workers never share a compiled expression.
+// and the worker's own match data.
 struct TokenSearch::Scratch {
     std::string decoded;
     std::string joined;
-    QString utf16;
-    QStringDecoder decoder{QStringDecoder::Utf8, QStringDecoder::Flag::Stateless};
-    std::optional<QRegularExpression> regex;
+    std::vector<uint32_t> utf32;
+    std::unique_ptr<pcre2_match_data, decltype(&pcre2_match_data_free)> match{nullptr, &pcre2_match_data_free};
 };
+
+void TokenSearch::compile(uint32_t options)
+{
+    std::vector<uint32_t> pattern;
+    decodeUtf8(m_query.text, pattern);
+    int code = 0;
+    PCRE2_SIZE offset = 0;
+    auto compiled = std::make_shared<Pattern>();
+    compiled->code = pcre2_compile(reinterpret_cast<PCRE2_SPTR>(pattern.data()), pattern.size(), options | PCRE2_UTF,
+                                   &code, &offset, nullptr);
+    if (!compiled->code) {
+        std::array<PCRE2_UCHAR, 256> message{};
+        pcre2_get_error_message(code, message.data(), message.size());
+        for (size_t i = 0; i < message.size() && message[i] != 0; ++i)
+            appendUtf8(message[i], m_patternError);
+        m_patternErrorOffset = offset;
+        m_error = QueryError::BadPattern;
+        return;
+    }
+    pcre2_jit_compile(compiled->code, PCRE2_JIT_COMPLETE); // without JIT, matching still works
+    m_regex = std::move(compiled);
+}
 
 TokenSearch::TokenSearch(const Query &query) : m_query(query)
 {
     switch (query.mode) {
     case Mode::Text:
         if (query.caseSensitive || isAscii(query.text)) {
-            m_needle = query.text.toStdString();
+            m_needle = query.text;
             if (!query.caseSensitive)
                 std::transform(m_needle.begin(), m_needle.end(), m_needle.begin(), foldAscii);
-        } else {
-            // Unicode case folding is PCRE's job
-            m_regex.emplace(QRegularExpression::escape(query.text), QRegularExpression::CaseInsensitiveOption);
+        } else if (!query.text.empty()) {
+            // Unicode case folding is PCRE2's job
+            compile(PCRE2_LITERAL | PCRE2_CASELESS);
         }
         break;
-    case Mode::RegularExpression: {
-        QRegularExpression::PatternOptions options = QRegularExpression::UseUnicodePropertiesOption;
-        if (!query.caseSensitive)
-            options |= QRegularExpression::CaseInsensitiveOption;
-        m_regex.emplace(query.text, options);
-        if (!m_regex->isValid())
-            m_error = QCoreApplication::translate("TokenSearch", "Bad regular expression: %1 (at character %2)")
-                          .arg(m_regex->errorString())
-                          .arg(m_regex->patternErrorOffset());
+    case Mode::RegularExpression:
+        if (!query.text.empty())
+            compile(PCRE2_UCP | (query.caseSensitive ? 0u : PCRE2_CASELESS));
         break;
-    }
     case Mode::Id:
         if (const auto ranges = parseIdRanges(query.text))
             m_ranges = *ranges;
         else
-            m_error = QCoreApplication::translate("TokenSearch", "Not a token id, a range (100-200) or a list of them");
+            m_error = QueryError::BadIds;
         break;
     case Mode::Bytes:
         if (const auto bytes = parseHexBytes(query.text))
             m_needle = *bytes;
         else
-            m_error = QCoreApplication::translate("TokenSearch", "Not a byte sequence in hex (e.g. \"e2 96 81\")");
+            m_error = QueryError::BadBytes;
         break;
     }
 }
@@ -119,17 +198,20 @@ bool TokenSearch::matchesAll() const
     return !hasText() && m_query.typeFilter == kAnyType;
 }
 
-std::optional<std::string> TokenSearch::parseHexBytes(const QString &text)
+std::optional<std::string> TokenSearch::parseHexBytes(std::string_view text)
 {
-    QString digits = text;
-    digits.replace(QLatin1String("\\x"), QLatin1String(" "), Qt::CaseInsensitive);
+    // "\xe2\x96" reads as "e2 96"
+    std::string digits(text);
+    for (size_t at = 0; at + 1 < digits.size(); ++at)
+        if (digits[at] == '\\' && foldAscii(digits[at + 1]) == 'x')
+            digits[at] = digits[at + 1] = ' ';
     std::string bytes;
-    for (QString part : digits.split(QRegularExpression(QStringLiteral("[\\s,]+")), Qt::SkipEmptyParts)) {
-        if (part.startsWith(QLatin1String("0x"), Qt::CaseInsensitive))
-            part = part.mid(2);
-        if (part.isEmpty() || part.size() % 2 != 0)
+    for (std::string_view part : splitList(digits)) {
+        if (startsWithNoCase(part, "0x"))
+            part.remove_prefix(2);
+        if (part.empty() || part.size() % 2 != 0)
             return std::nullopt;
-        for (qsizetype i = 0; i < part.size(); i += 2) {
+        for (size_t i = 0; i < part.size(); i += 2) {
             const int hi = hexValue(part[i]), lo = hexValue(part[i + 1]);
             if (hi < 0 || lo < 0)
                 return std::nullopt;
@@ -139,23 +221,46 @@ std::optional<std::string> TokenSearch::parseHexBytes(const QString &text)
     return bytes;
 }
 
-std::optional<std::vector<std::pair<uint64_t, uint64_t>>> TokenSearch::parseIdRanges(const QString &text)
+std::optional<std::vector<std::pair<uint64_t, uint64_t>>> TokenSearch::parseIdRanges(std::string_view text)
 {
-    static const QRegularExpression item(QStringLiteral("^(\\d+)(?:\\s*(?:-|\\.\\.)\\s*(\\d+))?$"));
+    // "100 - 200" is one range: the white space around a dash or ".." is not a list separator
+    std::string normalized;
+    for (size_t i = 0; i < text.size(); ++i) {
+        const bool space = text[i] == ' ' || (text[i] >= '\t' && text[i] <= '\r');
+        if (space) {
+            size_t next = i;
+            while (next < text.size() && (text[next] == ' ' || (text[next] >= '\t' && text[next] <= '\r')))
+                ++next;
+            const bool beforeDash = next < text.size() && (text[next] == '-' || text.substr(next, 2) == "..");
+            const bool afterDash = !normalized.empty() && (normalized.back() == '-' || normalized.back() == '.');
+            if (beforeDash || afterDash) {
+                i = next - 1;
+                continue;
+            }
+        }
+        normalized += text[i];
+    }
+    // one number: digits only, no sign
+    const auto number = [](std::string_view digits) -> std::optional<uint64_t> {
+        uint64_t value = 0;
+        const auto [end, ec] = std::from_chars(digits.data(), digits.data() + digits.size(), value);
+        if (digits.empty() || ec != std::errc() || end != digits.data() + digits.size() || digits[0] == '-')
+            return std::nullopt;
+        return value;
+    };
     std::vector<std::pair<uint64_t, uint64_t>> ranges;
-    // "100 - 200" is one range: the separators around a dash are not list separators
-    QString normalized = text;
-    normalized.replace(QRegularExpression(QStringLiteral("\\s*(-|\\.\\.)\\s*")), QStringLiteral("\\1"));
-    for (const QString &part : normalized.split(QRegularExpression(QStringLiteral("[\\s,]+")), Qt::SkipEmptyParts)) {
-        const QRegularExpressionMatch m = item.match(part);
-        if (!m.hasMatch())
+    for (const std::string_view part : splitList(normalized)) {
+        size_t dash = part.find("..");
+        size_t width = 2;
+        if (dash == std::string_view::npos) {
+            dash = part.find('-');
+            width = 1;
+        }
+        const std::optional<uint64_t> first = number(part.substr(0, dash));
+        const std::optional<uint64_t> last = dash == std::string_view::npos ? first : number(part.substr(dash + width));
+        if (!first || !last)
             return std::nullopt;
-        bool ok1 = false, ok2 = true;
-        const uint64_t first = m.captured(1).toULongLong(&ok1);
-        const uint64_t last = m.hasCaptured(2) ? m.captured(2).toULongLong(&ok2) : first;
-        if (!ok1 || !ok2)
-            return std::nullopt;
-        ranges.emplace_back(std::min(first, last), std::max(first, last));
+        ranges.emplace_back(std::min(*first, *last), std::max(*first, *last));
     }
     return ranges;
 }
@@ -169,16 +274,16 @@ bool TokenSearch::matchesId(uint64_t id) const
 bool TokenSearch::matchesBytes(std::string_view text, Scratch &scratch) const
 {
     if (m_regex) {
-        // UTF-16 never needs more code units than UTF-8 has bytes; resize() keeps the capacity
-        scratch.utf16.resize(static_cast<qsizetype>(text.size()));
-        const QChar *end = scratch.decoder.appendToBuffer(
-            scratch.utf16.data(), QByteArrayView(text.data(), static_cast<qsizetype>(text.size())));
-        scratch.utf16.resize(end - scratch.utf16.constData());
-        // the decoder wrote well-formed UTF-16 (U+FFFD for bad bytes): PCRE need not check it again
-        return scratch.regex
-            ->match(QStringView(scratch.utf16), 0, QRegularExpression::NormalMatch,
-                    QRegularExpression::DontCheckSubjectStringMatchOption)
-            .hasMatch();
+        // the decoder wrote valid code points (U+FFFD for bad bytes): PCRE2 need not check them again
+        decodeUtf8(text, scratch.utf32);
+        const auto *subject = reinterpret_cast<PCRE2_SPTR>(scratch.utf32.data());
+        int rc = pcre2_match(m_regex->code, subject, scratch.utf32.size(), 0, PCRE2_NO_UTF_CHECK, scratch.match.get(),
+                             nullptr);
+        // a JIT stack too small for a long token: the interpreter, on the heap, tries again
+        if (rc < 0 && rc != PCRE2_ERROR_NOMATCH)
+            rc = pcre2_match(m_regex->code, subject, scratch.utf32.size(), 0, PCRE2_NO_UTF_CHECK | PCRE2_NO_JIT,
+                             scratch.match.get(), nullptr);
+        return rc >= 0;
     }
     if (m_query.mode == Mode::Text && !m_query.caseSensitive)
         return containsFolded(text, m_needle);
@@ -194,7 +299,7 @@ std::optional<TokenSearch::Ids> TokenSearch::scan(uint64_t count, const gguf::Pr
     std::vector<Scratch> scratch(gguf::workerCount(0, chunks));
     if (m_regex)
         for (Scratch &s : scratch)
-            s.regex.emplace(m_regex->pattern(), m_regex->patternOptions());
+            s.match.reset(pcre2_match_data_create_from_pattern(m_regex->code, nullptr));
     std::vector<Ids> found(static_cast<size_t>(chunks));
     const auto work = [&](uint64_t chunk, unsigned worker) {
         const uint64_t end = std::min(count, (chunk + 1) * kChunk);
@@ -212,8 +317,9 @@ std::optional<TokenSearch::Ids> TokenSearch::scan(uint64_t count, const gguf::Pr
 
 bool TokenSearch::hasText() const
 {
-    return m_query.mode == Mode::Id || m_query.mode == Mode::Bytes ? !m_query.text.trimmed().isEmpty()
-                                                                   : !m_query.text.isEmpty();
+    return m_query.mode == Mode::Id || m_query.mode == Mode::Bytes
+               ? m_query.text.find_first_not_of(" \t\n\v\f\r") != std::string::npos
+               : !m_query.text.empty();
 }
 
 std::optional<TokenSearch::Ids> TokenSearch::tokens(const gguf::Vocabulary &vocab, const Ids *order, bool descending,
@@ -342,3 +448,5 @@ std::optional<TokenSearch::Ids> TokenSearch::sortOrder(const gguf::Vocabulary &v
     std::iota(ids.begin(), ids.end(), 0u);
     return ids;
 }
+
+} // namespace gguf
