@@ -139,7 +139,7 @@ void TestInspectCli::infoJson()
     const QStringList keys{"path",           "file_size",    "version",         "byte_order",
                            "header",         "alignment",    "data_offset",     "tensor_count",
                            "metadata_count", "architecture", "parameter_count", "layers",
-                           "tensor_types",   "kind",         "kind_findings"};
+                           "tensor_types",   "kind",         "kind_findings",   "shards"};
     for (const ExactJson &file : (*manifest)["files"].items()) {
         const QString name = QString::fromStdString(file["file"].text());
         const Run run = inspect({QStringLiteral("info"), fixture(name), QStringLiteral("--json")});
@@ -160,6 +160,11 @@ void TestInspectCli::infoJson()
         QCOMPARE((*info)["layers"].toUInt64(), uint64_t(0));
         QCOMPARE((*info)["tensor_types"].size(), size_t(1));
         QCOMPARE((*info)["kind"].text(), std::string("model"));
+        // one file, read whole
+        QCOMPARE((*info)["shards"].size(), size_t(1));
+        QCOMPARE((*info)["shards"].items()[0]["path"].text(), fixture(name).toStdString());
+        QCOMPARE((*info)["shards"].items()[0]["size"].toUInt64(), file["size"].toUInt64());
+        QVERIFY((*info)["shards"].items()[0]["error"].isNull());
     }
     // a vocabulary without tensors
     const Run run = inspect({QStringLiteral("info"), fixture(QStringLiteral("ggml-vocab-llama-spm.gguf")), "--json"});
@@ -476,11 +481,22 @@ void TestInspectCli::truncatedFile()
     QVERIFY(out.open(QIODevice::WriteOnly));
     out.write(readFile(fixture(QStringLiteral("q4_K.gguf"))).left(keep));
     out.close();
-    for (const char *command : {"info", "vocab"}) {
-        verifyOneLineFailure(inspect({QLatin1String(command), path, QStringLiteral("--json")}));
-        if (QTest::currentTestFailed())
-            return;
-    }
+    verifyOneLineFailure(inspect({QStringLiteral("vocab"), path, QStringLiteral("--json")}));
+    if (QTest::currentTestFailed())
+        return;
+    // info describes what was read (as the Overview does), then names the break: every cut here
+    // falls before the end of the only tensor info
+    const Run info = inspect({QStringLiteral("info"), path, QStringLiteral("--json")});
+    QCOMPARE(info.exitCode, 1);
+    QCOMPARE(info.err.count('\n'), 1);
+    QVERIFY2(info.err.startsWith("gguf-inspect: ") && info.err.contains(path.toUtf8()), info.err.constData());
+    const auto described = parsePythonJson(info.out);
+    QVERIFY2(described, info.out.left(300).constData());
+    QCOMPARE((*described)["file_size"].toUInt64(), uint64_t(keep));
+    QCOMPARE((*described)["tensor_count"].toUInt64(), uint64_t(0));
+    QCOMPARE((*described)["parameter_count"].toUInt64(), uint64_t(0));
+    QCOMPARE((*described)["shards"].size(), size_t(1));
+    QVERIFY(!(*described)["shards"].items()[0]["error"].isNull());
     // dump and tensors print what the prefix holds, then the error (#21). What the prefix holds
     // comes from gguf_dump.py's dump of the whole file: a field is whole when the next one starts
     // inside the prefix (the last pair ends where the first tensor info starts).

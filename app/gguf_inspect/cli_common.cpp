@@ -226,6 +226,32 @@ std::shared_ptr<const gguf::SplitModel> openModel(const std::string &path)
     return model;
 }
 
+std::shared_ptr<const gguf::SplitModel> openModelAsFarAsItParses(const std::string &path)
+{
+    gguf::Error error;
+    auto model = gguf::SplitModel::open(path, error);
+    if (gguf::SplitModel::outcome(model.get(), error) == gguf::SplitModel::Outcome::Refused) {
+        reportError(path, error);
+        return nullptr;
+    }
+    return model;
+}
+
+bool reportModelProblem(const gguf::SplitModel &model)
+{
+    for (const gguf::SplitModel::Shard &shard : model.shards()) {
+        if (!shard.file) {
+            reportError(shard.path, shard.error);
+            return true;
+        }
+        if (shard.file->breakage()) {
+            reportError(shard.path, shard.file->error());
+            return true;
+        }
+    }
+    return false;
+}
+
 int usageError(std::string_view command, const std::string &message)
 {
     std::fprintf(stderr, "gguf-inspect: %.*s: %s\nTry 'gguf-inspect --help'.\n", int(command.size()), command.data(),

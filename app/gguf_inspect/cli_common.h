@@ -72,6 +72,15 @@ std::shared_ptr<const gguf::GgufFile> openFile(const std::string &path, OpenMode
 /// one line and returns null.
 std::shared_ptr<const gguf::SplitModel> openModel(const std::string &path);
 
+/// Opens `path` as the window does: a split set as a set, a damaged file or set as far as it
+/// parses, a missing shard left out. Null, after the one-line diagnostic, when `path` itself is
+/// refused (not a GGUF, unreadable, …).
+std::shared_ptr<const gguf::SplitModel> openModelAsFarAsItParses(const std::string &path);
+
+/// When a shard of `model` is missing or broke off, prints the first such problem in shard order as
+/// one line on stderr and returns true (the command then exits 1 after its output).
+bool reportModelProblem(const gguf::SplitModel &model);
+
 /// "gguf-inspect: COMMAND: <message>" and the --help hint on stderr; returns kExitUsage.
 int usageError(std::string_view command, const std::string &message);
 

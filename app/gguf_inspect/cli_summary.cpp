@@ -5,6 +5,7 @@
 #include "app/gguf_inspect/json_writer.h"
 #include "core/format/ggml_types.h"
 #include "core/format/gguf_parser.h"
+#include "core/format/model_summary.h"
 #include "core/kind/file_kind.h"
 #include "core/vocab/well_known_keys.h"
 
@@ -16,30 +17,20 @@ namespace {
 
 constexpr size_t kSummaryTensorRows = 20;
 
-// Tensor count per type id, in id order.
-std::map<uint32_t, uint64_t> typeCounts(const gguf::GgufFile &file)
+// llama.cpp loads a split set only when it would load every shard.
+std::string verdict(const gguf::SplitModel &model)
 {
-    std::map<uint32_t, uint64_t> counts;
-    for (const gguf::TensorInfo &t : file.tensors())
-        ++counts[t.typeId];
-    return counts;
-}
-
-// Layers seen in tensor names; a file without tensors (a vocabulary) falls back to block_count.
-uint64_t layers(const gguf::GgufFile &file)
-{
-    if (const uint32_t n = file.layerCount(); n != 0 || !file.tensors().empty())
-        return n;
-    return file.blockCount().value_or(0);
-}
-
-std::string verdict(const gguf::GgufFile &file)
-{
-    if (file.llamaCppAccepts())
-        return "llama.cpp would accept this file";
-    const gguf::Finding *refusal = file.firstRefusal();
-    const std::string why = refusal ? refusal->message : file.error().message;
-    return "llama.cpp would refuse this file: " + printable(why);
+    for (const gguf::SplitModel::Shard &shard : model.shards()) {
+        if (!shard.file)
+            return "llama.cpp would refuse this model: " + printable(shard.error.message);
+        if (!shard.file->llamaCppAccepts()) {
+            const gguf::Finding *refusal = shard.file->firstRefusal();
+            const std::string why = refusal ? refusal->message : shard.file->error().message;
+            return std::string("llama.cpp would refuse this ") + (model.isSplit() ? "model: " : "file: ") +
+                   printable(why);
+        }
+    }
+    return model.isSplit() ? "llama.cpp would accept this model" : "llama.cpp would accept this file";
 }
 
 std::string shortNumber(double v)
@@ -49,18 +40,23 @@ std::string shortNumber(double v)
     return buf;
 }
 
-void printOverview(const CommandArgs &args, const gguf::GgufFile &file)
+void printOverview(const CommandArgs &args, const gguf::SplitModel &model)
 {
+    const gguf::GgufFile &file = model.primary();
+    const gguf::ModelSummary summary = gguf::summarizeModel(model);
     TextTable table({{"field"}, {"value"}});
     const auto row = [&](std::string name, std::string value) { table.addRow({name + ":", std::move(value)}); };
     row("path", printable(args.file));
-    row("file size", groupDigits(file.fileSize()) + " bytes (" + humanBytes(file.fileSize()) + ")");
+    row("file size", groupDigits(summary.fileSize) + " bytes (" + humanBytes(summary.fileSize) + ")");
+    if (summary.shards.size() > 1)
+        row("shards",
+            std::to_string(summary.shards.size()) + " (" + std::to_string(summary.missingShards) + " missing)");
     row("GGUF version", std::to_string(file.version()));
     row("byte order", file.byteSwapped() ? "big-endian (byte-swapped)" : "little-endian");
     row("header layout", file.headerLayout() == gguf::HeaderLayout::Plain ? "plain" : "extended (BitNet-rs)");
     row("alignment", std::to_string(file.alignment()));
     row("data offset", gguf::formatOffset(file.dataOffset()));
-    row("tensors", groupDigits(file.tensors().size()));
+    row("tensors", groupDigits(summary.tensorCount));
     row("metadata keys", groupDigits(file.metadata().size()));
     const gguf::KindReport kind = gguf::describeKind(file);
     row("kind", std::string(gguf::fileKindTitle(kind.kind)) + " (" + printable(kind.why, 80) + ")");
@@ -72,11 +68,11 @@ void printOverview(const CommandArgs &args, const gguf::GgufFile &file)
     row("file type",
         ftype ? std::to_string(*ftype) + " (" + std::string(gguf::fileTypeName(*ftype).value_or("unknown")) + ")"
               : "-");
-    row("layers", std::to_string(layers(file)));
-    row("parameters", groupDigits(file.parameterCount()));
-    row("tensor data", groupDigits(file.tensorDataBytes()) + " bytes (" + humanBytes(file.tensorDataBytes()) + ")");
+    row("layers", std::to_string(summary.layers));
+    row("parameters", groupDigits(summary.parameters));
+    row("tensor data", groupDigits(summary.tensorBytes) + " bytes (" + humanBytes(summary.tensorBytes) + ")");
     std::string types;
-    for (const auto &[id, count] : typeCounts(file))
+    for (const auto &[id, count] : summary.tensorTypes)
         types += (types.empty() ? "" : ", ") + gguf::typeName(id) + " × " + std::to_string(count);
     row("tensor types", types.empty() ? "-" : types);
     if (kind.lora) {
@@ -97,14 +93,14 @@ void printOverview(const CommandArgs &args, const gguf::GgufFile &file)
     if (kind.quantizedWith)
         row("quantized with", "importance matrix " + printable(kind.quantizedWith->file, 80));
     table.print(0, false);
-    print(verdict(file) + "\n");
+    print(verdict(model) + "\n");
     for (const gguf::KindFinding &f : kind.findings)
         print(std::string("but as a ") + gguf::fileKindTitle(kind.kind) + ": " + printable(f.message) + "\n");
 }
 
-void printTensorHead(const CommandArgs &args, const gguf::GgufFile &file)
+void printTensorHead(const CommandArgs &args, const gguf::SplitModel &model)
 {
-    const auto tensors = file.tensors();
+    const std::vector<gguf::SplitModel::TensorRef> &tensors = model.tensors();
     if (tensors.empty())
         return;
     const size_t shown = std::min(tensors.size(), kSummaryTensorRows);
@@ -120,7 +116,7 @@ void printTensorHead(const CommandArgs &args, const gguf::GgufFile &file)
                      {"bytes", TextTable::Align::Right},
                      {"offset", TextTable::Align::Right}});
     for (size_t i = 0; i < shown; ++i) {
-        const gguf::TensorInfo &t = tensors[i];
+        const gguf::TensorInfo &t = *tensors[i].info;
         table.addRow({std::to_string(t.index), printable(t.name, 64), gguf::typeName(t.typeId), shapeText(t),
                       groupDigits(t.elements), groupDigits(t.byteSize), groupDigits(t.fileOffset)});
     }
@@ -254,18 +250,34 @@ void writeKindJson(JsonWriter &json, const gguf::KindReport &r)
     }
 }
 
-void writeInfoJson(const CommandArgs &args, const gguf::GgufFile &file)
+void writeShardsJson(JsonWriter &json, const gguf::ModelSummary &summary)
 {
+    json.key("shards");
+    json.beginArray();
+    for (const gguf::ModelSummary::Shard &shard : summary.shards) {
+        json.beginObject();
+        json.field("path", shard.path);
+        json.field("size", shard.size);
+        json.field("error", shard.error.empty() ? std::nullopt : std::optional(shard.error));
+        json.endObject();
+    }
+    json.endArray();
+}
+
+void writeInfoJson(const CommandArgs &args, const gguf::SplitModel &model)
+{
+    const gguf::GgufFile &file = model.primary();
+    const gguf::ModelSummary summary = gguf::summarizeModel(model);
     JsonWriter json(stdout);
     json.beginObject();
     json.field("path", args.file);
-    json.field("file_size", file.fileSize());
+    json.field("file_size", summary.fileSize);
     json.field("version", file.version());
     json.field("byte_order", file.byteSwapped() ? "big" : "little");
     json.field("header", file.headerLayout() == gguf::HeaderLayout::Plain ? "plain" : "extended");
     json.field("alignment", file.alignment());
     json.field("data_offset", file.dataOffset());
-    json.field("tensor_count", file.tensors().size());
+    json.field("tensor_count", summary.tensorCount);
     json.field("metadata_count", file.metadata().size());
     json.key("architecture");
     if (const gguf::MetadataEntry *arch = file.findMetadata("general.architecture");
@@ -273,42 +285,45 @@ void writeInfoJson(const CommandArgs &args, const gguf::GgufFile &file)
         json.string(arch->value.toStringView());
     else
         json.null();
-    json.field("parameter_count", file.parameterCount());
-    json.field("layers", layers(file));
+    json.field("parameter_count", summary.parameters);
+    json.field("layers", summary.layers);
     json.key("tensor_types");
     json.beginObject();
-    for (const auto &[id, count] : typeCounts(file)) {
+    for (const auto &[id, count] : summary.tensorTypes) {
         json.key(gguf::typeName(id));
         json.unsignedInteger(count);
     }
     json.endObject();
     writeKindJson(json, gguf::describeKind(file));
+    writeShardsJson(json, summary);
     json.endObject();
     json.finish();
 }
 
 } // namespace
 
+// The overview and info describe a split set as a whole, and a damaged file or set as far as it
+// was read (then the missing shard or the break on stderr, and exit 1), as the window does.
 int runSummary(const CommandArgs &args)
 {
-    const auto file = openFile(args.file, OpenMode::Complete);
-    if (!file)
+    const auto model = openModelAsFarAsItParses(args.file);
+    if (!model)
         return kExitBadFile;
-    printOverview(args, *file);
-    printTensorHead(args, *file);
-    return kExitOk;
+    printOverview(args, *model);
+    printTensorHead(args, *model);
+    return reportModelProblem(*model) ? kExitBadFile : kExitOk;
 }
 
 int runInfo(const CommandArgs &args)
 {
-    const auto file = openFile(args.file, OpenMode::Complete);
-    if (!file)
+    const auto model = openModelAsFarAsItParses(args.file);
+    if (!model)
         return kExitBadFile;
     if (args.json)
-        writeInfoJson(args, *file);
+        writeInfoJson(args, *model);
     else
-        printOverview(args, *file);
-    return kExitOk;
+        printOverview(args, *model);
+    return reportModelProblem(*model) ? kExitBadFile : kExitOk;
 }
 
 } // namespace cli

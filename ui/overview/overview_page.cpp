@@ -2,6 +2,7 @@
 #include "ui/overview/overview_page.h"
 
 #include "core/format/ggml_types.h"
+#include "core/format/model_summary.h"
 #include "core/format/split_model.h"
 #include "core/kind/file_kind.h"
 #include "core/vocab/well_known_keys.h"
@@ -237,13 +238,13 @@ void OverviewPage::setModel(std::shared_ptr<const gguf::SplitModel> model)
     setField(Field::Name, name.empty() ? QStringLiteral("—") : QString::fromStdString(name));
     setField(Field::Architecture, arch.empty() ? QStringLiteral("—") : QString::fromStdString(arch));
     setField(Field::Path, QString::fromStdString(file.path()));
+    const gguf::ModelSummary summary = gguf::summarizeModel(*m_model);
     setField(Field::FileSize, tr("%1 (%2 bytes)")
-                                  .arg(TextFormat::byteSize(m_model->totalFileSize()),
-                                       QLocale().toString(static_cast<quint64>(m_model->totalFileSize()))));
-    const auto &shards = m_model->shards();
-    const auto missing = std::count_if(shards.begin(), shards.end(), [](const auto &s) { return !s.file; });
-    setField(Field::Shards,
-             m_model->isSplit() ? tr("%1 shards, %2 missing").arg(shards.size()).arg(missing) : tr("single file"));
+                                  .arg(TextFormat::byteSize(summary.fileSize),
+                                       QLocale().toString(static_cast<quint64>(summary.fileSize))));
+    setField(Field::Shards, summary.shards.size() > 1
+                                ? tr("%1 shards, %2 missing").arg(summary.shards.size()).arg(summary.missingShards)
+                                : tr("single file"));
     setField(Field::Version, QString::number(file.version()));
     setField(Field::ByteOrder,
              file.byteOrder() == gguf::ByteOrder::Little
@@ -273,25 +274,22 @@ void OverviewPage::setModel(std::shared_ptr<const gguf::SplitModel> model)
     } else {
         setField(Field::DataOffset, TextFormat::offsetAndDecimal(file.dataOffset()));
         setField(Field::MetadataCount, locale.toString(static_cast<qulonglong>(file.metadata().size())));
-        setField(Field::TensorCount, locale.toString(static_cast<qulonglong>(m_model->tensors().size())));
+        setField(Field::TensorCount, locale.toString(static_cast<qulonglong>(summary.tensorCount)));
     }
-    const auto fileType = file.fileType();
+    const auto fileType = summary.fileType;
     const auto fileTypeName = fileType ? gguf::fileTypeName(*fileType) : std::nullopt;
     setField(Field::FileType, !fileType      ? QStringLiteral("—")
                               : fileTypeName ? QStringLiteral("%1 (%2)").arg(*fileType).arg(QString::fromUtf8(
                                                    fileTypeName->data(), static_cast<qsizetype>(fileTypeName->size())))
                                              : tr("%1 (not a llama_ftype value)").arg(*fileType));
-    const uint64_t params = m_model->parameterCount();
-    uint64_t bytes = 0;
-    for (const auto &t : m_model->tensors())
-        bytes += t.info->byteSize;
+    const uint64_t params = summary.parameters;
     setField(Field::Parameters, parameters(params));
-    setField(Field::BitsPerWeight,
-             params ? QLocale().toString(static_cast<double>(bytes) * 8 / static_cast<double>(params), 'f', 2)
-                    : QStringLiteral("—"));
-    const auto blocks = file.blockCount();
-    setField(Field::Layers,
-             blocks ? count(blocks) : (file.layerCount() ? count(file.layerCount()) : QStringLiteral("—")));
+    setField(
+        Field::BitsPerWeight,
+        params ? QLocale().toString(static_cast<double>(summary.tensorBytes) * 8 / static_cast<double>(params), 'f', 2)
+               : QStringLiteral("—"));
+    setField(Field::Layers, summary.layerSource == gguf::ModelSummary::LayerSource::None ? QStringLiteral("—")
+                                                                                         : count(summary.layers));
     setField(Field::ContextLength, count(file.contextLength()));
     setField(Field::EmbeddingLength, count(file.embeddingLength()));
     const auto heads = file.headCount();
