@@ -149,10 +149,11 @@ private slots:
         pair->views()->setCurrentIndex(1);
         QVERIFY(pair->heatmap()->hasPlot());
         QCOMPARE(pair->heatmap()->heatmap().tensorCols, quint64(256));
-        QSignalSpy bytes(pair, &TensorPairPanel::bytesRequested);
+        QSignalSpy bytes(pair, &TensorPairPanel::linkActivated);
         emit pair->heatmap()->tileActivated(0, 0);
         QCOMPARE(bytes.count(), 1);
-        QCOMPARE(bytes.first().at(0).toInt(), 0); // A
+        QCOMPARE(bytes.first().at(0).value<Link>().side, Link::Side::A);
+        QCOMPARE(bytes.first().at(0).value<Link>().target, Link::Target::Bytes);
         const auto [offsetB, sizeB] = pair->tileBytes(1, 0, 0);
         QVERIFY(sizeB > 0);
         const gguf::TensorInfo *infoB = model->modelB()->tensors()[static_cast<size_t>(up->positionB)].info;
@@ -173,9 +174,11 @@ private slots:
         QVERIFY(p && p->status == gguf::TensorDiffStatus::OnlyB);
         const auto &ref = page->tensorModel()->modelB()->tensors()[static_cast<size_t>(p->positionB)];
         // two links while B's window is still opening: the newer one wins, once
-        emit page->tensorRequested(ComparePage::B, static_cast<int>(ref.shard), static_cast<int>(ref.info->index));
+        const Link tensorOfB =
+            Link::tensor(TensorRef{static_cast<int>(ref.shard), static_cast<int>(ref.info->index)}).on(Link::Side::B);
+        emit page->linkActivated(tensorOfB);
         QVERIFY(window.otherWindow());
-        emit page->metadataEntryRequested(ComparePage::B, 0);
+        emit page->linkActivated(Link::metadataEntry(0).on(Link::Side::B));
         MainWindow *other = window.otherWindow();
         QSignalSpy shown(other, &MainWindow::modelShown);
         QVERIFY(shown.wait(10000));
@@ -183,13 +186,13 @@ private slots:
         QCOMPARE(other->document()->path(), kOther);
         QCOMPARE(other->pages()->currentWidget(), other->metadataPage());
         // once it shows B, a link acts at once
-        emit page->tensorRequested(ComparePage::B, static_cast<int>(ref.shard), static_cast<int>(ref.info->index));
+        emit page->linkActivated(tensorOfB);
         QCOMPARE(other->pages()->currentWidget(), other->tensorsPage());
         // a token of A opens on this window's Tokenizer page
-        emit page->tokenRequested(ComparePage::A, 5);
+        emit page->linkActivated(Link::tokenId(5));
         QCOMPARE(window.pages()->currentWidget(), window.tokenizerPage());
         // the same window serves the next link to B
-        emit page->metadataEntryRequested(ComparePage::B, 0);
+        emit page->linkActivated(Link::metadataEntry(0).on(Link::Side::B));
         QCOMPARE(window.otherWindow(), other);
         QCOMPARE(other->pages()->currentWidget(), other->metadataPage());
         QCOMPARE(shown.count(), 1);

@@ -44,8 +44,9 @@ private slots:
     {
         MetadataPage metadata;
         HexPage page;
-        connect(&metadata, &MetadataPage::byteRangeSelected, &page, &HexPage::showByteRange);
-        connect(&page, &HexPage::metadataEntryActivated, &metadata, &MetadataPage::selectMetadataEntry);
+        // the two pages linked as the window links them: each follows the other's links
+        connect(&metadata, &Page::linkActivated, &page, &Page::follow);
+        connect(&page, &Page::linkActivated, &metadata, &Page::follow);
         metadata.setFile(m_file);
         page.resize(1000, 500);
         page.show();
@@ -58,11 +59,11 @@ private slots:
         QCOMPARE(page.view()->selection(), Range(kv.offset, kv.end));
         QCOMPARE(page.view()->cursorOffset(), kv.offset);
         // click a byte → its key in the tree; the tree's answer does not move the hex view
-        QSignalSpy activated(&page, &HexPage::metadataEntryActivated);
+        QSignalSpy activated(&page, &Page::linkActivated);
         const KvLayout &name = *m_built->layout().kv("string");
         clickByte(page.view(), name.valueOffset + 9);
         QCOMPARE(activated.count(), 1);
-        QCOMPARE(activated.first().first().toInt(), 9);
+        QCOMPARE(activated.first().first().value<Link>(), Link::metadataEntry(9).inBackground());
         QCOMPARE(metadata.view()->currentIndex().data(MetadataTreeModel::KeyRole).toString(), QStringLiteral("string"));
         QCOMPARE(page.view()->cursorOffset(), name.valueOffset + 9);
         QCOMPARE(page.view()->cursorField(), Range(name.valueOffset + 8, name.valueOffset + 12));
@@ -86,8 +87,8 @@ private slots:
     {
         TensorsPage tensors;
         HexPage page;
-        connect(&tensors, &TensorsPage::tensorSelected, &page, &HexPage::showTensor);
-        connect(&page, &HexPage::tensorActivated, &tensors, &TensorsPage::selectTensor);
+        connect(&tensors, &Page::linkActivated, &page, &Page::follow);
+        connect(&page, &Page::linkActivated, &tensors, &Page::follow);
         tensors.setModel(m_model);
         page.resize(1000, 500);
         page.show();
@@ -102,10 +103,10 @@ private slots:
         QCOMPARE(page.view()->selection(), Range(q4k.dataOffset, q4k.dataOffset + q4k.dataSize));
         // click data of another tensor → that row in the table
         const TensorLayout &f16 = *m_built->layout().tensor("output.weight");
-        QSignalSpy activated(&page, &HexPage::tensorActivated);
+        QSignalSpy activated(&page, &Page::linkActivated);
         clickByte(page.view(), f16.dataOffset + 3);
         QCOMPARE(activated.count(), 1);
-        QCOMPARE(activated.first().at(0).value<TensorRef>(), (TensorRef{0, 5}));
+        QCOMPARE(activated.first().at(0).value<Link>(), Link::tensor(TensorRef{0, 5}).inBackground());
         QCOMPARE(tensors.view()->currentIndex().siblingAtColumn(1).data().toString(), QStringLiteral("output.weight"));
         QCOMPARE(page.view()->cursorOffset(), f16.dataOffset + 3);
         // double-click on data → its info record; on the info record → its data

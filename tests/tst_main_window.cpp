@@ -170,11 +170,12 @@ private slots:
         QVERIFY(tensors->view()->isExpanded(tensors->proxy()->index(0, 0)));
         QVERIFY2(tensors->totalsText().startsWith(QStringLiteral("8 of 38 tensors")),
                  qPrintable(tensors->totalsText()));
-        QSignalSpy selected(tensors, &TensorsPage::tensorSelected);
+        QSignalSpy selected(tensors, &Page::linkActivated);
         const QModelIndex first = tensors->proxy()->index(0, 0, tensors->proxy()->index(0, 0));
         tensors->view()->setCurrentIndex(first);
         QCOMPARE(selected.count(), 1);
-        QCOMPARE(selected.first().at(0).value<TensorRef>(), (TensorRef{0, 2})); // blk.0.attn_k.weight is tensor info 2
+        // blk.0.attn_k.weight is tensor info 2; the other pages follow the selection where they are
+        QCOMPARE(selected.first().at(0).value<Link>(), Link::tensor(TensorRef{0, 2}).inBackground());
         tensors->setFilter(QStringLiteral("attn_[qk"), true);
         QVERIFY(tensors->totalsText().contains(QStringLiteral("Invalid regular expression")));
         tensors->setFilter(QStringLiteral("attn_q"), false);
@@ -300,7 +301,7 @@ private slots:
         QVERIFY(group.isValid());
         const QModelIndex key = page->proxy()->index(0, 0, group);
         QCOMPARE(key.data().toString(), QStringLiteral("tokenizer.chat_template"));
-        QSignalSpy range(page, &MetadataPage::byteRangeSelected);
+        QSignalSpy range(page, &Page::linkActivated);
         page->view()->setCurrentIndex(key);
         QCOMPARE(range.count(), 1);
         QVERIFY(page->detailText().contains(QStringLiteral("{% for message in messages %}")));

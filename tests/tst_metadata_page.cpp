@@ -80,14 +80,15 @@ private slots:
     {
         MetadataPage page;
         page.setFile(m_file);
-        QSignalSpy range(&page, &MetadataPage::byteRangeSelected);
+        QSignalSpy range(&page, &Page::linkActivated);
         const QModelIndex key =
             page.proxy()->mapFromSource(page.model()->indexOfKey(QStringLiteral("general.description")));
         page.view()->setCurrentIndex(key);
         QCOMPARE(range.count(), 1);
         const gguf::MetadataEntry *entry = m_file->findMetadata("general.description");
-        QCOMPARE(range.first().at(0).toULongLong(), entry->offset);
-        QCOMPARE(range.first().at(1).toULongLong(), entry->end() - entry->offset);
+        // the entry's bytes in the primary file, followed where the pages are
+        QCOMPARE(range.first().at(0).value<Link>(),
+                 Link::bytes(Link::kPrimaryShard, entry->offset, entry->end() - entry->offset).inBackground());
         const std::string_view text = entry->value.toStringView();
         QCOMPARE(page.detailText(), QString::fromUtf8(text.data(), qsizetype(text.size())));
     }

@@ -38,6 +38,7 @@
 #include <QMenuBar>
 #include <QMessageBox>
 #include <QMimeData>
+#include <QScopedValueRollback>
 #include <QSettings>
 #include <QShortcut>
 #include <QStatusBar>
@@ -112,33 +113,11 @@ MainWindow::MainWindow(QWidget *parent)
     connect(cancel, &QShortcut::activated, m_document, &Document::cancel);
     connect(cancel, &QShortcut::activated, m_other, &Document::cancel);
 
-    connect(m_metadata, &MetadataPage::byteRangeSelected, this, [this](quint64 offset, quint64 size) {
-        statusBar()->showMessage(tr("Selected bytes %1–%2 (%3 bytes)")
-                                     .arg(TextFormat::offset(offset), TextFormat::offset(offset + size))
-                                     .arg(size));
-    });
-
-    connect(m_tensors, &TensorsPage::bytesRequested, this, &MainWindow::showBytes);
-    connect(m_overview, &OverviewPage::bytesRequested, this, &MainWindow::showBytes);
-    connect(m_tensors, &TensorsPage::tensorSelected, m_weights, qOverload<TensorRef>(&WeightsPage::showTensor));
+    // every page's links go to the other pages (or to the window showing B)
+    for (Page *page : std::as_const(m_pageList))
+        connect(page, &Page::linkActivated, this, [this, page](const Link &link) { route(link, page); });
     connect(m_importance, &ImportancePage::applicableChanged, this,
             [this](bool applicable) { m_tabs->setTabVisible(m_tabs->indexOf(m_importance), applicable); });
-    connect(m_weights, &WeightsPage::tensorChosen, m_tensors, &TensorsPage::selectTensor);
-    connect(m_weights, &WeightsPage::byteRangeRequested, this, [this](quint64 offset, quint64 size) {
-        statusBar()->showMessage(tr("Tile bytes %1–%2 (%3 bytes)")
-                                     .arg(TextFormat::offset(offset), TextFormat::offset(offset + size))
-                                     .arg(size));
-        // the tile's blocks, in the file (shard) that holds the tensor
-        m_hex->showShardBytes(m_weights->tensor().shard(), offset, size);
-        m_tabs->setCurrentWidget(m_hex);
-    });
-
-    // a token named in the metadata (a *_token_id key, a tokens element) opens on the Tokenizer page
-    connect(m_metadata, &MetadataPage::tokenActivated, this, [this](quint64 id) {
-        m_tabs->setCurrentWidget(m_tokenizer);
-        m_tokenizer->selectToken(id);
-    });
-
     // editing the metadata: refusals and failures in the message bar; a save reloads what was
     // saved (a Save As opens the new file) and says what the validation thinks of it
     connect(m_metadata, &MetadataPage::editMessage, this,
@@ -155,12 +134,6 @@ MainWindow::MainWindow(QWidget *parent)
         else
             m_document->open(path);
     });
-
-    // the Bytes page shows what the tree or the table selects, and selects what a clicked byte belongs to
-    connect(m_metadata, &MetadataPage::byteRangeSelected, m_hex, &HexPage::showByteRange);
-    connect(m_tensors, &TensorsPage::tensorSelected, m_hex, &HexPage::showTensor);
-    connect(m_hex, &HexPage::metadataEntryActivated, m_metadata, &MetadataPage::selectMetadataEntry);
-    connect(m_hex, &HexPage::tensorActivated, m_tensors, &TensorsPage::selectTensor);
 
     // the model compared with (B): opened like any file, its failures said the same way
     connect(m_other, &Document::loadStarted, this, [this](const QString &path) {
@@ -195,23 +168,6 @@ MainWindow::MainWindow(QWidget *parent)
                                       .arg(description));
     });
     connect(m_compare, &ComparePage::compareWithRequested, this, &MainWindow::chooseCompareFile);
-    // a link of the Compare page acts on this window (A) or on a window showing B
-    const auto onSide = [this](int side, const std::function<void(MainWindow *)> &action) {
-        if (side == ComparePage::A)
-            action(this);
-        else
-            inOtherWindow(action);
-    };
-    connect(m_compare, &ComparePage::metadataEntryRequested, this,
-            [onSide](int side, int index) { onSide(side, [index](MainWindow *w) { w->showMetadataEntry(index); }); });
-    connect(m_compare, &ComparePage::tensorRequested, this, [onSide](int side, int shard, int index) {
-        onSide(side, [shard, index](MainWindow *w) { w->showTensor(shard, index); });
-    });
-    connect(m_compare, &ComparePage::tokenRequested, this,
-            [onSide](int side, quint64 id) { onSide(side, [id](MainWindow *w) { w->showToken(id); }); });
-    connect(m_compare, &ComparePage::bytesRequested, this, [onSide](int side, int shard, quint64 offset, quint64 size) {
-        onSide(side, [shard, offset, size](MainWindow *w) { w->showBytes(shard, offset, size); });
-    });
 
     createMenus();
     restoreSettings();
@@ -228,7 +184,7 @@ template <typename PageWidget> void MainWindow::addPage(PageWidget *page, const 
 
 QString MainWindow::settingsKey(const Page &page)
 {
-    return QStringLiteral("mainWindow/") + dynamic_cast<const QWidget &>(page).objectName();
+    return QStringLiteral("mainWindow/") + page.objectName();
 }
 
 void MainWindow::createMenus()
@@ -274,9 +230,9 @@ void MainWindow::createMenus()
         if (m_pageList.value(m_tabs->currentIndex())->focusFind())
             return;
         // a page without a search box hands Find to the list of what it shows
-        QWidget *list = m_tabs->currentWidget() == m_overview ? static_cast<QWidget *>(m_metadata) : m_tensors;
+        Page *list = m_tabs->currentWidget() == m_overview ? static_cast<Page *>(m_metadata) : m_tensors;
         m_tabs->setCurrentWidget(list);
-        dynamic_cast<Page *>(list)->focusFind();
+        list->focusFind();
     });
     find->setShortcut(QKeySequence::Find);
     view->addSeparator();
@@ -337,28 +293,30 @@ void MainWindow::compareWith(const QString &path)
     m_other->open(path);
 }
 
-void MainWindow::showMetadataEntry(int index)
+void MainWindow::route(const Link &link, Page *from)
 {
-    m_tabs->setCurrentWidget(m_metadata);
-    m_metadata->selectMetadataEntry(index);
+    if (link.side == Link::Side::B)
+        inOtherWindow([link](MainWindow *w) { w->follow(link.on(Link::Side::A)); });
+    else
+        follow(link, from);
 }
 
-void MainWindow::showTensor(int shard, int index)
+void MainWindow::follow(const Link &link, Page *from)
 {
-    m_tabs->setCurrentWidget(m_tensors);
-    m_tensors->selectTensor(TensorRef{shard, index});
-}
-
-void MainWindow::showToken(quint64 id)
-{
-    m_tabs->setCurrentWidget(m_tokenizer);
-    m_tokenizer->selectToken(id);
-}
-
-void MainWindow::showBytes(int shard, quint64 offset, quint64 size)
-{
-    m_hex->showShardBytes(shard, offset, size);
-    m_tabs->setCurrentWidget(m_hex);
+    // what the pages do in answer (a table selecting the tensor it was shown) is not a new link
+    if (m_routing)
+        return;
+    const QScopedValueRollback<bool> routing(m_routing, true);
+    Page *shows = nullptr;
+    for (Page *page : std::as_const(m_pageList))
+        if (page != from && page->follow(link) && !shows)
+            shows = page;
+    if (shows && link.reveal == Link::Reveal::Go)
+        m_tabs->setCurrentWidget(shows);
+    if (link.target == Link::Target::Bytes && link.size > 0)
+        statusBar()->showMessage(tr("Bytes %1–%2 (%3 bytes)")
+                                     .arg(TextFormat::offset(link.offset), TextFormat::offset(link.offset + link.size))
+                                     .arg(link.size));
 }
 
 void MainWindow::inOtherWindow(const std::function<void(MainWindow *)> &action)
@@ -426,7 +384,7 @@ void MainWindow::showLoaded(const QString &path, const QString &warning)
     m_loadStatus->finish();
     // the page in view first, then the others, one per turn of the event loop
     m_pagesWaiting = m_pageList;
-    if (Page *current = dynamic_cast<Page *>(m_tabs->currentWidget()); current && m_pagesWaiting.removeOne(current))
+    if (Page *current = qobject_cast<Page *>(m_tabs->currentWidget()); current && m_pagesWaiting.removeOne(current))
         m_pagesWaiting.prepend(current);
     showModelOnNextPage(++m_showGeneration, path);
     // a header backup beside the file: an in-place save of it was interrupted (docs/EDITING.md §3)
@@ -528,7 +486,7 @@ void MainWindow::showBreak()
     if (!broken)
         return;
     const auto [offset, size] = broken->file->brokenBytes();
-    showBytes(int(broken->shard), offset, size);
+    follow(Link::bytes(int(broken->shard), offset, size));
 }
 
 void MainWindow::reloadDocument()

@@ -8,6 +8,7 @@
 
 #include <functional>
 
+struct Link;
 class ComparePage;
 class Document;
 class HexPage;
@@ -41,12 +42,9 @@ public:
     /// worker like any file and a failure is reported the same way.
     void compareWith(const QString &path);
 
-    // What the Compare page links to, on this window's pages: metadata entry `index` of the
-    // first file, the tensor of info record `index` of shard `shard`, token `id`, bytes of a shard.
-    void showMetadataEntry(int index);
-    void showTensor(int shard, int index);
-    void showToken(quint64 id);
-    void showBytes(int shard, quint64 offset, quint64 size);
+    /// Shows what `link` (of this window's model) points at: every page but `from` follows it, and
+    /// the first that shows it comes forward unless the link is followed in the background.
+    void follow(const Link &link, Page *from = nullptr);
 
     Document *document() const { return m_document; }
     MessageBar *messageBar() const { return m_messageBar; }
@@ -80,6 +78,8 @@ private:
     /// Adds `page` (a QWidget that is a Page) as the next tab; `name` keys its saved state.
     template <typename PageWidget> void addPage(PageWidget *page, const QString &title, const QString &name);
     static QString settingsKey(const Page &page);
+    /// A page's link: followed here, or (side B) in the window showing the compared model.
+    void route(const Link &link, Page *from);
     void createMenus();
     void chooseFiles();
     void chooseCompareFile();
@@ -128,6 +128,7 @@ private:
     QString m_reselectPath;
     bool m_barShowsBreak = false; ///< the message bar's action is showBreak(), not a reload
     bool m_shown = false;         ///< every page shows the document's model (modelShown was said)
+    bool m_routing = false;       ///< a link is being followed
     std::function<void(MainWindow *)> m_whenShown;
     QString m_whenShownPath;
     QString m_savedNotice; ///< what the save that is being reloaded did

@@ -17,7 +17,7 @@ class SplitModel;
 struct ModelSummary {
     /// Where `layers` came from.
     enum class LayerSource : uint8_t {
-        BlockCount, ///< the `<arch>.block_count` key (llama.cpp's n_layer)
+        BlockCount,  ///< the `<arch>.block_count` key (llama.cpp's n_layer)
         TensorNames, ///< no such key: one more than the highest `blk.N.` in the tensors' names
         None,        ///< neither: 0 layers
     };

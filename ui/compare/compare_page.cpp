@@ -60,7 +60,7 @@ bool needsValues(const gguf::TensorPair &p)
 } // namespace
 
 ComparePage::ComparePage(QWidget *parent)
-    : QWidget(parent), m_files(new QLabel(this)), m_summary(new QLabel(this)),
+    : Page(parent), m_files(new QLabel(this)), m_summary(new QLabel(this)),
       m_chooseB(new QPushButton(tr("Compare &with…"), this)), m_sections(new QTabWidget(this)),
       m_metadataModel(new MetadataDiffModel(this)), m_metadataProxy(new MetadataDiffProxy(this)),
       m_metadataShow(new QComboBox(this)), m_metadataFilter(new QLineEdit(this)), m_metadataView(new QTreeView(this)),

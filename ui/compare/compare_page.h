@@ -39,7 +39,7 @@ struct ValueBatch;
 /// error measures of each pair (sortable); and one pair in detail (TensorPairPanel). Everything
 /// links: a key, token or tensor opens on its own file's pages (A in this window, B in one of its
 /// own).
-class ComparePage : public QWidget, public Page {
+class ComparePage : public Page {
     Q_OBJECT
 public:
     /// Which model of the comparison.
@@ -83,16 +83,11 @@ public:
     void setMetadataFilter(int choice, const QString &text = {});
 
 signals:
+    // Links of either side (Link::Side): a metadata entry of its first file, a tensor, a token of
+    // its vocabulary, the bytes of a tile of a pair's heatmap.
+
     /// The user asked to choose the model to compare with.
     void compareWithRequested();
-    /// Show metadata entry `index` (MetadataEntry::index) of side's first file.
-    void metadataEntryRequested(int side, int index);
-    /// Show the tensor of info record `index` in shard `shard` of a side.
-    void tensorRequested(int side, int shard, int index);
-    /// Show token `id` of a side's vocabulary.
-    void tokenRequested(int side, quint64 id);
-    /// Show bytes [offset, offset + size) of shard `shard` of a side.
-    void bytesRequested(int side, int shard, quint64 offset, quint64 size);
     /// The overview of a new pair of models is on screen.
     void comparisonShown();
     /// Every comparable pair's values have been compared.
@@ -115,6 +110,7 @@ private:
         int pairs = 0;
     };
     Remaining remainingValues() const;
+    static Link::Side linkSide(int side);
     void activateMetadata(int side);
     void activateTensor(int side);
     void activateToken(int side);

@@ -177,7 +177,7 @@ QWidget *ComparePage::buildTensorsSection()
         menu.addAction(tr("Show in &B"), this, [this] { activateTensor(B); })->setEnabled(p->b != nullptr);
         menu.exec(m_tensorView->viewport()->mapToGlobal(pos));
     });
-    connect(m_pair, &TensorPairPanel::bytesRequested, this, &ComparePage::bytesRequested);
+    connect(m_pair, &TensorPairPanel::linkActivated, this, &Page::linkActivated);
     connect(m_pair, &TensorPairPanel::tensorChosen, this, &ComparePage::selectTensor);
     return section;
 }
@@ -206,6 +206,11 @@ void ComparePage::showMetadataDetails()
                                  .arg(m_textDiff->addedLines()));
 }
 
+Link::Side ComparePage::linkSide(int side)
+{
+    return side == A ? Link::Side::A : Link::Side::B;
+}
+
 void ComparePage::activateMetadata(int side)
 {
     const gguf::MetadataDifference *d =
@@ -216,7 +221,7 @@ void ComparePage::activateMetadata(int side)
         side = d->a ? A : B;
     const gguf::MetadataEntry *e = side == A ? d->a : d->b;
     if (e)
-        emit metadataEntryRequested(side, static_cast<int>(e->index));
+        emit linkActivated(Link::metadataEntry(static_cast<int>(e->index)).on(linkSide(side)));
 }
 
 void ComparePage::activateTensor(int side)
@@ -231,7 +236,8 @@ void ComparePage::activateTensor(int side)
     if (!model || position < 0)
         return;
     const gguf::SplitModel::TensorRef &ref = model->tensors()[static_cast<size_t>(position)];
-    emit tensorRequested(side, static_cast<int>(ref.shard), static_cast<int>(ref.info->index));
+    emit linkActivated(
+        Link::tensor(TensorRef{static_cast<int>(ref.shard), static_cast<int>(ref.info->index)}).on(linkSide(side)));
 }
 
 void ComparePage::activateToken(int side)
@@ -242,5 +248,5 @@ void ComparePage::activateToken(int side)
     const quint64 id = i.data(TokenDiffModel::IdRole).toULongLong();
     if (side < 0)
         side = id < m_tokenModel->diff().sizeA ? A : B;
-    emit tokenRequested(side, id);
+    emit linkActivated(Link::tokenId(id).on(linkSide(side)));
 }

@@ -107,7 +107,7 @@ TensorPairPanel::TensorPairPanel(TensorDiffModel *pairs, QWidget *parent)
             const auto [offset, size] = tileBytes(side, m_tileRow, m_tileColumn);
             const TensorHandle &t = side == 0 ? m_a : m_b;
             if (size > 0)
-                emit bytesRequested(side, t.shard(), offset, size);
+                emit linkActivated(Link::bytes(t.shard(), offset, size).on(side == 0 ? Link::Side::A : Link::Side::B));
         });
     connect(m_layerMeasure, &QComboBox::currentIndexChanged, this, &TensorPairPanel::refreshLayers);
     connect(m_views, &QTabWidget::currentChanged, this, [this] {

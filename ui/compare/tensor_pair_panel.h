@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 #pragma once
 
+#include "ui/common/link.h"
 #include "ui/common/tensor_handle.h"
 #include "ui/compare/compare_jobs.h"
 
@@ -45,8 +46,8 @@ public:
     std::pair<quint64, quint64> tileBytes(int side, int row, int column) const;
 
 signals:
-    /// The user asked for bytes [offset, offset + size) of shard `shard` of side 0 (A) or 1 (B).
-    void bytesRequested(int side, int shard, quint64 offset, quint64 size);
+    /// The user asked for the bytes of a tile in the tensor of side A or B (a Link::bytes link).
+    void linkActivated(const Link &link);
     /// A point of the layer chart was clicked: show that tensor's pair.
     void tensorChosen(const QString &name);
 

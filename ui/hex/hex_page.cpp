@@ -27,7 +27,7 @@
 #include <QVBoxLayout>
 
 HexPage::HexPage(QWidget *parent)
-    : QWidget(parent), m_bar(new HexFindBar(this)), m_message(new MessageBar(this)), m_shards(new QComboBox(this)),
+    : Page(parent), m_bar(new HexFindBar(this)), m_message(new MessageBar(this)), m_shards(new QComboBox(this)),
       m_shardLabel(new QLabel(tr("&File:"), this)), m_splitter(new QSplitter(Qt::Horizontal, this)),
       m_view(new HexView(this)), m_inspector(new HexInspector(this)), m_search(new HexSearch(this)),
       m_annotatorJobs(new JobTracker(this, QThreadPool::globalInstance())),
@@ -214,10 +214,10 @@ void HexPage::byteClicked(quint64 offset)
     // the pages we announce to answer by selecting; their announcement must not move us
     m_linking = true;
     if (d.item == HexAnnotator::Item::Metadata && currentFile() == &m_model->primary())
-        emit metadataEntryActivated(int(d.index));
+        emit linkActivated(Link::metadataEntry(int(d.index)).inBackground());
     else if (d.item == HexAnnotator::Item::Tensor) {
         setLastTensor({m_shard, int(d.index)});
-        emit tensorActivated({m_shard, int(d.index)});
+        emit linkActivated(Link::tensor({m_shard, int(d.index)}).inBackground());
     }
     m_linking = false;
 }
@@ -237,6 +237,22 @@ void HexPage::byteDoubleClicked(quint64 offset)
         setLastTensor({m_shard, int(d.index)});
         goToTensorData();
     }
+}
+
+bool HexPage::follow(const Link &link)
+{
+    switch (link.target) {
+    case Link::Target::Bytes:
+        if (link.shard == Link::kPrimaryShard)
+            showByteRange(link.offset, link.size);
+        else
+            showShardBytes(link.shard, link.offset, link.size);
+        return true;
+    case Link::Target::Tensor: showTensor(link.tensorRef()); return true;
+    case Link::Target::MetadataEntry:
+    case Link::Target::Token: break;
+    }
+    return false;
 }
 
 void HexPage::showByteRange(quint64 offset, quint64 size)

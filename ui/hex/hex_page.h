@@ -30,7 +30,7 @@ class SplitModel;
 /// The Bytes page: the hex view of one file of the model with the inspector beside it and the
 /// go-to/find bar above. Linked both ways with the other pages: it shows the byte range of a
 /// selected metadata item or tensor, and announces the item a clicked byte belongs to.
-class HexPage : public QWidget, public Page {
+class HexPage : public Page {
     Q_OBJECT
 public:
     enum class CopyFormat { Hex, CArray };
@@ -81,11 +81,13 @@ public:
     /// The message a copy of bytes that have not arrived shows (gone once they arrive).
     static QString notArrivedText();
 
+    /// A bytes link: selects them; a tensor link: selects its info record.
+    bool follow(const Link &link) override;
+
+    // Links (in the background): the metadata pair of the primary file, or the tensor (its info
+    // record or its data), that a clicked byte belongs to.
+
 signals:
-    /// The user clicked a byte of metadata pair `index` of the primary file.
-    void metadataEntryActivated(int index);
-    /// The user clicked a byte of tensor `index` (its info record or its data) of shard `shard`.
-    void tensorActivated(TensorRef tensor);
     /// The byte map of the file shown is ready (colours and explanations are on).
     void annotationsReady();
     /// A search ended: found (and selected) or not.

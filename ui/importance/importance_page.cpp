@@ -62,7 +62,7 @@ struct ImportancePage::Detail {
 };
 
 ImportancePage::ImportancePage(QWidget *parent)
-    : QWidget(parent), m_summary(new QLabel(this)), m_filter(new QLineEdit(this)), m_model(new ImportanceModel(this)),
+    : Page(parent), m_summary(new QLabel(this)), m_filter(new QLineEdit(this)), m_model(new ImportanceModel(this)),
       m_proxy(new QSortFilterProxyModel(this)), m_table(new QTableView(this)), m_views(new QTabWidget(this)),
       m_expert(new QComboBox(this)), m_log(new QCheckBox(tr("&Logarithmic"), this)), m_channels(new IndexPlot(this)),
       m_topChannels(new QLabel(this)), m_experts(new HeatmapPlot(this)), m_role(new QComboBox(this)),

@@ -30,7 +30,7 @@ class QTableView;
 /// statistics of every weight in a sortable table, and for the chosen weight the importance of each
 /// input channel (one expert or their mean), an experts × channels heatmap for MoE weights, and one
 /// statistic of a role across the layers. Everything is read and computed on workers.
-class ImportancePage : public QWidget, public Page {
+class ImportancePage : public Page {
     Q_OBJECT
 public:
     enum class Statistic { Sum, Share, Mean, Std, Skewness, Kurtosis, Entropy, Active, Zd, Cosine, Count };

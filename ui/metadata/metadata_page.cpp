@@ -33,7 +33,7 @@ constexpr quint32 kMetadataStateVersion = 1;
 }
 
 MetadataPage::MetadataPage(QWidget *parent)
-    : QWidget(parent), m_model(new MetadataTreeModel(this)), m_proxy(new MetadataFilterProxy(this)),
+    : Page(parent), m_model(new MetadataTreeModel(this)), m_proxy(new MetadataFilterProxy(this)),
       m_filter(new QLineEdit(this)), m_view(new QTreeView(this)), m_splitter(new QSplitter(Qt::Horizontal, this)),
       m_detailTitle(new QLabel(this)), m_detail(new QPlainTextEdit(this)), m_editor(new MetadataEditor(this))
 {
@@ -57,7 +57,7 @@ MetadataPage::MetadataPage(QWidget *parent)
             [this](const QModelIndex &current) { showDetails(current); });
     connect(m_view, &QTreeView::activated, this, [this](const QModelIndex &proxyIndex) {
         if (const auto id = tokenAt(m_proxy->mapToSource(proxyIndex.siblingAtColumn(0))))
-            emit tokenActivated(*id);
+            emit linkActivated(Link::tokenId(*id));
     });
 
     auto *copyValue = new QAction(tr("Copy &Value"), m_view);
@@ -188,7 +188,7 @@ void MetadataPage::showDetails(const QModelIndex &proxyIndex)
                                .arg(name.toHtmlEscaped(), type, TextFormat::offset(offset),
                                     TextFormat::offset(offset + size), TextFormat::byteSize(size)));
     m_detail->setPlainText(index.data(MetadataTreeModel::FullTextRole).toString());
-    emit byteRangeSelected(offset, size);
+    emit linkActivated(Link::bytes(Link::kPrimaryShard, offset, size).inBackground());
 }
 
 std::optional<quint64> MetadataPage::tokenAt(const QModelIndex &index) const
@@ -217,6 +217,14 @@ void MetadataPage::copy(int role)
     const QModelIndex index = m_view->currentIndex();
     if (index.isValid())
         QApplication::clipboard()->setText(index.siblingAtColumn(0).data(role).toString());
+}
+
+bool MetadataPage::follow(const Link &link)
+{
+    if (link.target != Link::Target::MetadataEntry)
+        return false;
+    selectMetadataEntry(link.index);
+    return true;
 }
 
 void MetadataPage::selectMetadataEntry(int index)

@@ -30,7 +30,7 @@ class GgufFile;
 
 /// The metadata tree of a file with a filter box and a detail pane that shows the selected value
 /// in full (a chat template, a long string). Selecting an item announces its byte range.
-class MetadataPage : public QWidget, public Page {
+class MetadataPage : public Page {
     Q_OBJECT
 public:
     explicit MetadataPage(QWidget *parent = nullptr);
@@ -50,6 +50,8 @@ public:
     bool focusFind() override;
     /// Selects and shows metadata pair `index` (clearing a filter that hides it).
     void selectMetadataEntry(int index);
+    /// A metadata entry link: selects the entry.
+    bool follow(const Link &link) override;
 
     QByteArray saveState() const override;
     void restoreState(const QByteArray &state) override;
@@ -80,12 +82,11 @@ public:
     void save();
     void saveAs(const QString &path);
 
+    // Links: the bytes [offset, offset + size) of the primary file that the selected item occupies
+    // (in the background); a token activated (double-click, Enter): a tokenizer.ggml.*_token_id key,
+    // or element `id` of the tokens, scores or token_type array.
+
 signals:
-    /// The selected item occupies bytes [offset, offset + size) of the file.
-    void byteRangeSelected(quint64 offset, quint64 size);
-    /// A token was activated (double-click, Enter): a tokenizer.ggml.*_token_id key, or element
-    /// `id` of the tokens, scores or token_type array.
-    void tokenActivated(quint64 id);
     /// Something to tell the user in the window's message bar (an edit that was refused).
     void editMessage(const QString &text);
 

@@ -67,7 +67,7 @@ QString severityText(gguf::Severity severity)
 } // namespace
 
 OverviewPage::OverviewPage(QWidget *parent)
-    : QWidget(parent), m_title(new QLabel(this)), m_verdict(new QLabel(this)), m_plot(new TypeMixPlot(this)),
+    : Page(parent), m_title(new QLabel(this)), m_verdict(new QLabel(this)), m_plot(new TypeMixPlot(this)),
       m_findings(new QTreeWidget(this)),
       m_noFindings(new QLabel(tr("No findings: nothing unusual in this file."), this)), m_memory(new MemoryPanel(this)),
       m_kindPanel(new KindPanel(this)), m_kindJob(new JobTracker(this))
@@ -131,7 +131,7 @@ OverviewPage::OverviewPage(QWidget *parent)
     connect(m_findings, &QTreeWidget::itemActivated, this, [this](QTreeWidgetItem *item) {
         const QVariant shard = item->data(0, kShardRole);
         if (shard.isValid())
-            emit bytesRequested(shard.toInt(), item->data(1, kShardRole).value<quint64>(), 0);
+            emit linkActivated(Link::bytes(shard.toInt(), item->data(1, kShardRole).value<quint64>(), 0));
     });
     m_findings->header()->setStretchLastSection(true);
     auto *validationBox = new QGroupBox(tr("Validation"), this);

@@ -22,7 +22,7 @@ class SplitModel;
 
 /// The summary of a model: file and header facts, model hyper-parameters, the tensor-type mix
 /// as a bar chart, the validation verdict with its findings, and the memory it needs to run.
-class OverviewPage : public QWidget, public Page {
+class OverviewPage : public Page {
     Q_OBJECT
 public:
     enum class Field {
@@ -72,8 +72,6 @@ public:
 signals:
     /// The kind's facts and findings are shown (after setModel, from a worker).
     void kindShown();
-    /// A finding was activated: the field at byte `offset` of shard `shard` (0-based).
-    void bytesRequested(int shard, quint64 offset, quint64 size);
 
 private:
     void showVerdict(const gguf::SplitModel &model);

@@ -25,7 +25,7 @@ constexpr quint32 kTensorsStateVersion = 1;
 }
 
 TensorsPage::TensorsPage(QWidget *parent)
-    : QWidget(parent), m_model(new TensorTableModel(this)), m_proxy(new TensorSortFilterProxy(this)),
+    : Page(parent), m_model(new TensorTableModel(this)), m_proxy(new TensorSortFilterProxy(this)),
       m_filter(new QLineEdit(this)), m_damage(new MessageBar(this)),
       m_regex(new QCheckBox(tr("&Regular expression"), this)), m_grouped(new QCheckBox(tr("&Group by layer"), this)),
       m_view(new QTreeView(this)), m_totals(new QLabel(this))
@@ -49,12 +49,13 @@ TensorsPage::TensorsPage(QWidget *parent)
     m_view->header()->setSectionResizeMode(QHeaderView::Interactive);
     m_view->header()->resizeSection(TensorTableModel::IndexColumn, 60);
     m_view->header()->resizeSection(TensorTableModel::NameColumn, 240);
-    connect(m_view->selectionModel(), &QItemSelectionModel::currentRowChanged, this,
-            [this](const QModelIndex &current) {
-                const QModelIndex source = m_proxy->mapToSource(current);
-                if (const gguf::TensorInfo *info = m_model->tensorAt(source))
-                    emit tensorSelected(TensorRef{m_model->shardAt(source), static_cast<int>(info->index)});
-            });
+    connect(
+        m_view->selectionModel(), &QItemSelectionModel::currentRowChanged, this, [this](const QModelIndex &current) {
+            const QModelIndex source = m_proxy->mapToSource(current);
+            if (const gguf::TensorInfo *info = m_model->tensorAt(source))
+                emit linkActivated(
+                    Link::tensor(TensorRef{m_model->shardAt(source), static_cast<int>(info->index)}).inBackground());
+        });
     connect(m_proxy, &QAbstractItemModel::modelReset, this, &TensorsPage::updateTotals);
     connect(m_proxy, &QAbstractItemModel::layoutChanged, this, &TensorsPage::updateTotals);
     connect(m_proxy, &QAbstractItemModel::rowsInserted, this, &TensorsPage::updateTotals);
@@ -69,7 +70,7 @@ TensorsPage::TensorsPage(QWidget *parent)
         const gguf::SplitModel *model = m_model->model();
         if (const auto broken = model ? model->firstBreak() : std::nullopt) {
             const auto [offset, size] = broken->file->brokenBytes();
-            emit bytesRequested(int(broken->shard), offset, size);
+            emit linkActivated(Link::bytes(int(broken->shard), offset, size));
         }
     });
     auto *layout = new QVBoxLayout(this);
@@ -164,6 +165,14 @@ void TensorsPage::updateTotals()
     if (!m_proxy->errorString().isEmpty())
         text += QStringLiteral(" — ") + m_proxy->errorString();
     m_totals->setText(text);
+}
+
+bool TensorsPage::follow(const Link &link)
+{
+    if (link.target != Link::Target::Tensor)
+        return false;
+    selectTensor(link.tensorRef());
+    return true;
 }
 
 void TensorsPage::selectTensor(TensorRef tensor)

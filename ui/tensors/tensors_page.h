@@ -23,7 +23,7 @@ class SplitModel;
 /// The tensor table: sortable on every column, filtered by name or type (substring or regular
 /// expression), optionally grouped by layer, with the totals of the visible rows underneath.
 /// Selecting a tensor announces it.
-class TensorsPage : public QWidget, public Page {
+class TensorsPage : public Page {
     Q_OBJECT
 public:
     explicit TensorsPage(QWidget *parent = nullptr);
@@ -38,6 +38,8 @@ public:
     bool focusFind() override;
     /// Selects and shows tensor `index` of shard `shard` (clearing a filter that hides it).
     void selectTensor(TensorRef tensor);
+    /// A tensor link: selects the tensor.
+    bool follow(const Link &link) override;
 
     QByteArray saveState() const override;
     void restoreState(const QByteArray &state) override;
@@ -47,11 +49,7 @@ public:
     QTreeView *view() const { return m_view; }
     QString totalsText() const;
 
-signals:
-    /// The tensor with info record `index` of shard `shard` (0-based) was selected.
-    void tensorSelected(TensorRef tensor);
-    /// The damage bar's "Show in Bytes": bytes [offset, offset + size) of shard `shard`.
-    void bytesRequested(int shard, quint64 offset, quint64 size);
+    // Links: a selected tensor (in the background), the damage bar's "Show in Bytes".
 
 private:
     void applyFilter();

@@ -45,7 +45,7 @@ QString spelling(gguf::TokenizerStyle style)
 } // namespace
 
 TokenizerPage::TokenizerPage(QWidget *parent)
-    : QWidget(parent), m_summary(new QLabel(this)), m_sections(new QTabWidget(this)),
+    : Page(parent), m_summary(new QLabel(this)), m_sections(new QTabWidget(this)),
       m_splitter(new QSplitter(Qt::Horizontal, this)), m_vocabulary(new VocabularyView(this)),
       m_details(new TokenDetailsPanel(this)), m_merges(new MergesView(this)), m_tokenize(new TokenizeView(this)),
       m_chatTemplate(new ChatTemplateView(this)), m_jobs(new JobTracker(this))
@@ -201,6 +201,14 @@ QString TokenizerPage::summaryText() const
     QTextDocument document;
     document.setHtml(m_summary->text());
     return document.toPlainText();
+}
+
+bool TokenizerPage::follow(const Link &link)
+{
+    if (link.target != Link::Target::Token)
+        return false;
+    selectToken(link.token);
+    return true;
 }
 
 bool TokenizerPage::selectToken(quint64 id)

@@ -26,7 +26,7 @@ struct VocabularyStats;
 /// The tokenizer of a file: a summary (model, pre-tokenizer, size, counts per type, flags, score
 /// range), the searchable vocabulary with the special tokens and the selected token beside it,
 /// text tokenized as llama.cpp does, the merge rules, and the chat templates.
-class TokenizerPage : public QWidget, public Page {
+class TokenizerPage : public Page {
     Q_OBJECT
 public:
     explicit TokenizerPage(QWidget *parent = nullptr);
@@ -38,6 +38,8 @@ public:
     void setFile(std::shared_ptr<const gguf::GgufFile> file);
     /// Shows the vocabulary and selects token `id`; false when it is not in the vocabulary.
     bool selectToken(quint64 id);
+    /// A token link: selects the token in the vocabulary.
+    bool follow(const Link &link) override;
     /// Shows the merge rules and selects rule `rank`.
     bool selectMerge(quint64 rank);
     /// Puts the keyboard focus into the search box of the section shown.

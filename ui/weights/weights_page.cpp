@@ -83,11 +83,11 @@ ExportResult writeValues(const TensorHandle &tensor, const QString &path, const 
 } // namespace
 
 WeightsPage::WeightsPage(QWidget *parent)
-    : QWidget(parent), m_tensorChooser(new QComboBox(this)), m_description(new QLabel(this)),
-      m_status(new QLabel(this)), m_modes(new QTabWidget(this)), m_histogram(new HistogramPanel(this)),
-      m_compare(new ComparePanel(this)), m_heatmap(new HeatmapPanel(this)), m_layers(new LayerPanel(this)),
-      m_values(new ValueGridView(this)), m_lora(new LoraPanel(this)), m_export(createExportButton()),
-      m_exportTracker(new JobTracker(this)), m_exportProgress(new JobProgress(this))
+    : Page(parent), m_tensorChooser(new QComboBox(this)), m_description(new QLabel(this)), m_status(new QLabel(this)),
+      m_modes(new QTabWidget(this)), m_histogram(new HistogramPanel(this)), m_compare(new ComparePanel(this)),
+      m_heatmap(new HeatmapPanel(this)), m_layers(new LayerPanel(this)), m_values(new ValueGridView(this)),
+      m_lora(new LoraPanel(this)), m_export(createExportButton()), m_exportTracker(new JobTracker(this)),
+      m_exportProgress(new JobProgress(this))
 {
     // the names come from a model over the tensors (20,000 combo items would take a tenth of a second)
     m_tensorNames = new TensorNameModel(false, this);
@@ -137,7 +137,10 @@ WeightsPage::WeightsPage(QWidget *parent)
         chooseTensor(TensorHandle{m_model, index});
     });
     connect(m_modes, &QTabWidget::currentChanged, this, &WeightsPage::updateExportActions);
-    connect(m_heatmap, &HeatmapPanel::byteRangeRequested, this, &WeightsPage::byteRangeRequested);
+    connect(m_heatmap, &HeatmapPanel::byteRangeRequested, this, [this](quint64 offset, quint64 size) {
+        // the tile's blocks, in the file (shard) that holds the tensor
+        emit linkActivated(Link::bytes(m_tensor.shard(), offset, size));
+    });
     connect(m_layers, &LayerPanel::tensorClicked, this, [this](const QString &name) {
         chooseTensor(TensorHandle::named(m_model, name));
         setMode(Mode::Histogram);
@@ -218,6 +221,14 @@ void WeightsPage::setModel(std::shared_ptr<const gguf::SplitModel> model)
     showTensor(TensorHandle::representative(m_model));
 }
 
+bool WeightsPage::follow(const Link &link)
+{
+    if (link.target != Link::Target::Tensor)
+        return false;
+    showTensor(link.tensorRef());
+    return true;
+}
+
 void WeightsPage::showTensor(TensorRef tensor)
 {
     showTensor(TensorHandle::find(m_model, tensor));
@@ -257,7 +268,7 @@ void WeightsPage::chooseTensor(const TensorHandle &tensor)
     if (!tensor.isValid())
         return;
     showTensor(tensor);
-    emit tensorChosen(tensor.ref());
+    emit linkActivated(Link::tensor(tensor.ref()).inBackground());
 }
 
 void WeightsPage::setMode(Mode mode)

@@ -36,7 +36,7 @@ class SplitModel;
 /// LoRA adapter, the update ΔW = scale · B·A of a pair, one view per tab. Every computation runs on a worker with
 /// progress and Cancel, only for the view on screen, and a result for a tensor the user has left is dropped. The plots
 /// and histograms export to PNG/SVG/PDF/CSV and the values to .npy.
-class WeightsPage : public QWidget, public Page {
+class WeightsPage : public Page {
     Q_OBJECT
 public:
     enum class Mode { Histogram, Compare, Heatmap, Layers, Values, LoraDelta, Count };
@@ -45,8 +45,10 @@ public:
 
     /// Shows the weights of `model` (null: nothing), starting with a representative tensor.
     void setModel(std::shared_ptr<const gguf::SplitModel> model) override;
-    /// Shows the tensor with info record `index` of shard `shard` (TensorsPage::tensorSelected).
+    /// Shows the tensor with info record `index` of shard `shard`.
     void showTensor(TensorRef tensor);
+    /// A tensor link: shows the tensor.
+    bool follow(const Link &link) override;
     void showTensor(const TensorHandle &tensor);
     const TensorHandle &tensor() const { return m_tensor; }
 
@@ -78,11 +80,10 @@ public:
     LoraPanel *loraPanel() const { return m_lora; }
     JobTracker *exportTracker() const { return m_exportTracker; }
 
+    // Links: the bytes of a heatmap tile in the tensor's file; a tensor the user chose here (its
+    // chooser, a layer's point), in the background.
+
 signals:
-    /// The user asked to see bytes [offset, offset + size) of the tensor's file.
-    void byteRangeRequested(quint64 offset, quint64 size);
-    /// The user chose tensor `index` of shard `shard` on this page (its chooser, a layer's point).
-    void tensorChosen(TensorRef tensor);
     /// No computation of the page runs any more.
     void jobsFinished();
     /// exportValues() finished: `ok`, or why not in `message`.
