@@ -1,8 +1,6 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 #pragma once
 
-#include <QElapsedTimer>
-#include <QList>
 #include <QMainWindow>
 #include <QPointer>
 
@@ -10,21 +8,26 @@
 
 struct Link;
 class ComparePage;
+class CompareSession;
 class Document;
 class HexPage;
 class ImportancePage;
-class LoadStatus;
+class LoadReporter;
 class MessageBar;
 class MetadataPage;
 class OverviewPage;
 class Page;
+class PageHost;
+class QMenu;
 class QTabWidget;
 class RecentFiles;
 class TensorsPage;
 class TokenizerPage;
 class WeightsPage;
 
-/// The explorer window: composes the pages around one Document and wires their signals.
+/// The explorer window: composes the pages (PageHost) around one Document, the message bar that
+/// reports on it (LoadReporter) and the model compared with (CompareSession), and gives them menus,
+/// drag and drop and saved settings.
 class MainWindow : public QMainWindow {
     Q_OBJECT
 public:
@@ -42,13 +45,12 @@ public:
     /// worker like any file and a failure is reported the same way.
     void compareWith(const QString &path);
 
-    /// Shows what `link` (of this window's model) points at: every page but `from` follows it, and
-    /// the first that shows it comes forward unless the link is followed in the background.
-    void follow(const Link &link, Page *from = nullptr);
+    /// Shows what `link` (of this window's model) points at (PageHost::follow).
+    void follow(const Link &link);
 
     Document *document() const { return m_document; }
     MessageBar *messageBar() const { return m_messageBar; }
-    QTabWidget *pages() const { return m_tabs; }
+    QTabWidget *pages() const;
     OverviewPage *overviewPage() const { return m_overview; }
     MetadataPage *metadataPage() const { return m_metadata; }
     TensorsPage *tensorsPage() const { return m_tensors; }
@@ -59,7 +61,7 @@ public:
     /// Shown only while the open file is an importance matrix.
     ImportancePage *importancePage() const { return m_importance; }
     /// The model compared with (B): its opening and its file watch.
-    Document *otherDocument() const { return m_other; }
+    Document *otherDocument() const;
     /// The window showing B for the Compare page's links (null until one is needed).
     MainWindow *otherWindow() const { return m_otherWindow; }
 
@@ -75,12 +77,10 @@ protected:
     void closeEvent(QCloseEvent *event) override;
 
 private:
-    /// Adds `page` (a QWidget that is a Page) as the next tab; `name` keys its saved state.
-    template <typename PageWidget> void addPage(PageWidget *page, const QString &title, const QString &name);
-    static QString settingsKey(const Page &page);
-    /// A page's link: followed here, or (side B) in the window showing the compared model.
-    void route(const Link &link, Page *from);
+    void createPages();
+    void connectPages();
     void createMenus();
+    QMenu *createViewMenu();
     void chooseFiles();
     void chooseCompareFile();
     /// Runs `action` on a window showing B, opening one when needed (once B's pages have it).
@@ -89,12 +89,11 @@ private:
     /// do), opening `path` unless it is being opened; a newer request replaces an older one, and a
     /// load that fails or is cancelled drops it.
     void runWhenShown(const QString &path, const std::function<void(MainWindow *)> &action);
-    void showLoaded(const QString &path, const QString &warning);
-    void showFailure(const QString &path, const QString &message, quint64 offset);
+    void showLoaded(const QString &path);
+    /// Every page shows the document's model: the tensor on show before a reload is shown again,
+    /// the Bytes page of a damaged file waits at the break, and a waiting action runs.
+    void finishShowing();
     void showAbout();
-    /// Gives the document's model to the next page waiting for it, then queues the one after;
-    /// stops when a newer load took over (`generation`).
-    void showModelOnNextPage(quint64 generation, const QString &path);
     /// The Bytes page at the field where the damaged document's reading stopped.
     void showBreak();
     /// Opens the document's file again, keeping the tensor on show.
@@ -106,30 +105,24 @@ private:
     void saveSettings() const;
 
     Document *m_document;
-    QList<Page *> m_pageList; ///< in tab order
     MessageBar *m_messageBar;
-    QTabWidget *m_tabs;
+    PageHost *m_pages;
     OverviewPage *m_overview;
     MetadataPage *m_metadata;
     TensorsPage *m_tensors;
-    HexPage *m_hex = nullptr;
-    TokenizerPage *m_tokenizer = nullptr;
+    HexPage *m_hex;
+    TokenizerPage *m_tokenizer;
     WeightsPage *m_weights;
     ComparePage *m_compare;
-    ImportancePage *m_importance = nullptr;
-    Document *m_other;
+    ImportancePage *m_importance;
+    LoadReporter *m_reporter;
+    CompareSession *m_comparison;
     QPointer<MainWindow> m_otherWindow;
-    LoadStatus *m_loadStatus;
     RecentFiles *m_recent = nullptr;
-    QElapsedTimer m_loadTimer;
-    QList<Page *> m_pagesWaiting; ///< pages that do not show the loaded model yet
-    quint64 m_showGeneration = 0; ///< counts loads, so that an older one stops filling pages
-    QString m_reselectTensor;     ///< shown before a reload of m_reselectPath: shown again after it
+    QString m_reselectTensor; ///< shown before a reload of m_reselectPath: shown again after it
     QString m_reselectPath;
-    bool m_barShowsBreak = false; ///< the message bar's action is showBreak(), not a reload
-    bool m_shown = false;         ///< every page shows the document's model (modelShown was said)
-    bool m_routing = false;       ///< a link is being followed
+    QString m_shownPath;  ///< the path of the model the pages are being given
+    bool m_shown = false; ///< every page shows the document's model (modelShown was said)
     std::function<void(MainWindow *)> m_whenShown;
     QString m_whenShownPath;
-    QString m_savedNotice; ///< what the save that is being reloaded did
 };
