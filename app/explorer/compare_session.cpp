@@ -18,12 +18,13 @@ CompareSession::CompareSession(ComparePage *page, MessageBar *bar, QStatusBar *s
         m_status->showMessage(tr("Opening %1 to compare…").arg(QFileInfo(path).fileName()));
     });
     connect(m_document, &Document::loaded, this, &CompareSession::showOther);
-    connect(m_document, &Document::loadFailed, this, [this](const QString &path, const QString &message, quint64 offset) {
-        m_status->clearMessage();
-        m_bar->showMessage(MessageBar::Kind::Error, tr("Could not open %1 to compare with: %2 (byte offset %3).")
-                                                        .arg(QDir::toNativeSeparators(path), message)
-                                                        .arg(offset));
-    });
+    connect(
+        m_document, &Document::loadFailed, this, [this](const QString &path, const QString &message, quint64 offset) {
+            m_status->clearMessage();
+            m_bar->showMessage(MessageBar::Kind::Error, tr("Could not open %1 to compare with: %2 (byte offset %3).")
+                                                            .arg(QDir::toNativeSeparators(path), message)
+                                                            .arg(offset));
+        });
     connect(m_document, &Document::loadCancelled, this, [this](const QString &path) {
         m_status->showMessage(tr("Opening %1 to compare was cancelled").arg(QFileInfo(path).fileName()), 5000);
     });

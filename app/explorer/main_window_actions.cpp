@@ -1,8 +1,8 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 // The main window's menus and the dialogs they open (File ▸ Open…, Compare With…, Help ▸ About), and
 // files dropped on it.
-#include "app/explorer/main_window.h"
 #include "app/build_info/build_info.h"
+#include "app/explorer/main_window.h"
 
 #include "app/explorer/page_host.h"
 #include "ui/common/message_bar.h"

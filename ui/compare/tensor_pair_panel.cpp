@@ -5,6 +5,7 @@
 #include "core/format/split_model.h"
 #include "ui/common/job_progress.h"
 #include "ui/common/job_tracker.h"
+#include "ui/common/lazy_refresh.h"
 #include "ui/common/text_format.h"
 #include "ui/compare/tensor_diff_model.h"
 #include "ui/plots/heatmap_plot.h"
@@ -109,13 +110,13 @@ TensorPairPanel::TensorPairPanel(TensorDiffModel *pairs, QWidget *parent)
             if (size > 0)
                 emit linkActivated(Link::bytes(t.shard(), offset, size).on(side == 0 ? Link::Side::A : Link::Side::B));
         });
+    // the details when the panel is on screen; the layer chart when its tab is (a comparison
+    // streaming in refreshes it after every batch)
+    m_lazy = new LazyRefresh(this, [this] { compute(); });
+    m_layersLazy = new LazyRefresh(m_layers->parentWidget(), [this] { drawLayers(); });
     connect(m_layerMeasure, &QComboBox::currentIndexChanged, this, &TensorPairPanel::refreshLayers);
-    connect(m_views, &QTabWidget::currentChanged, this, [this] {
-        if (m_layersDirty)
-            refreshLayers();
-    });
     connect(m_layers, &LayerChart::tensorClicked, this, &TensorPairPanel::tensorChosen);
-    connect(m_progress, &JobProgress::restartClicked, this, &TensorPairPanel::compute);
+    connect(m_progress, &JobProgress::restartClicked, m_lazy, &LazyRefresh::refreshNow);
     setRow(-1);
 }
 
@@ -138,15 +139,13 @@ void TensorPairPanel::setRow(int row)
                                   .arg(TextFormat::fromView(p->name), TensorDiffModel::statusText(p->status))
                             : QString();
     if (!why.isEmpty()) {
-        m_dirty = false;
+        m_lazy->clear();
         m_histograms->showMessage(why);
         m_difference->showMessage(why);
         m_heatmap->showMessage(why);
         return;
     }
-    m_dirty = true;
-    if (isVisible())
-        compute();
+    m_lazy->invalidate();
 }
 
 void TensorPairPanel::updateTitle()
@@ -165,18 +164,8 @@ void TensorPairPanel::updateTitle()
     m_title->setText(title);
 }
 
-void TensorPairPanel::showEvent(QShowEvent *event)
-{
-    QWidget::showEvent(event);
-    if (m_dirty)
-        compute();
-    if (m_layersDirty)
-        refreshLayers();
-}
-
 void TensorPairPanel::compute()
 {
-    m_dirty = false;
     const gguf::TensorPair *p = m_pairs->pairAt(m_row);
     if (!p || !p->comparable() || !m_a.isValid() || !m_b.isValid())
         return;
@@ -274,12 +263,11 @@ std::pair<quint64, quint64> TensorPairPanel::tileBytes(int side, int row, int co
 
 void TensorPairPanel::refreshLayers()
 {
-    // only on screen: a comparison streaming in calls this after every batch
-    if (!isVisible() || m_views->currentIndex() != m_views->indexOf(m_layers->parentWidget())) {
-        m_layersDirty = true;
-        return;
-    }
-    m_layersDirty = false;
+    m_layersLazy->invalidate();
+}
+
+void TensorPairPanel::drawLayers()
+{
     const gguf::TensorPair *p = m_pairs->pairAt(m_row);
     const QString role = p ? tensorRole(TextFormat::fromView(p->name)) : QString();
     const int column = m_layerMeasure->currentData().toInt();

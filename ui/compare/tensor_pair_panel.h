@@ -7,6 +7,7 @@
 
 #include <QWidget>
 
+class LazyRefresh;
 class HeatmapPlot;
 class HistogramPlot;
 class JobProgress;
@@ -51,18 +52,16 @@ signals:
     /// A point of the layer chart was clicked: show that tensor's pair.
     void tensorChosen(const QString &name);
 
-protected:
-    void showEvent(QShowEvent *event) override;
-
 private:
     void compute();
+    void drawLayers();
     void show(const CompareJobs::PairDetail &detail);
     void showTile(int row, int column);
 
     TensorDiffModel *m_pairs;
     int m_row = -1;
-    bool m_dirty = false;
-    bool m_layersDirty = true;
+    LazyRefresh *m_lazy = nullptr;       ///< compute() when stale and on screen
+    LazyRefresh *m_layersLazy = nullptr; ///< drawLayers() when stale and its tab is on screen
     TensorHandle m_a, m_b;
     int m_tileRow = -1, m_tileColumn = -1;
     QLabel *m_title;

@@ -4,6 +4,7 @@
 #include "core/format/split_model.h"
 #include "ui/common/job_progress.h"
 #include "ui/common/job_tracker.h"
+#include "ui/common/lazy_refresh.h"
 #include "ui/common/text_format.h"
 #include "ui/importance/importance_model.h"
 #include "ui/plots/heatmap_plot.h"
@@ -69,6 +70,7 @@ ImportancePage::ImportancePage(QWidget *parent)
       m_statistic(new QComboBox(this)), m_layers(new LayerChart(this)), m_reportJob(new JobTracker(this)),
       m_detailJob(new JobTracker(this)), m_progress(new JobProgress(this))
 {
+    m_lazy = new LazyRefresh(this, [this] { computeReport(); });
     m_summary->setWordWrap(true);
     m_summary->setTextInteractionFlags(Qt::TextSelectableByMouse);
     m_filter->setPlaceholderText(tr("Filter weights (e.g. ffn_down or blk.3.)"));
@@ -168,7 +170,7 @@ ImportancePage::ImportancePage(QWidget *parent)
     });
     connect(m_progress, &JobProgress::restartClicked, this, [this] {
         if (!m_model->rowCount())
-            computeReport();
+            m_lazy->refreshNow();
         else
             computeDetail();
     });
@@ -197,23 +199,16 @@ void ImportancePage::setModel(std::shared_ptr<const gguf::SplitModel> model)
         m_applicable = applicable;
         emit applicableChanged(applicable);
     }
-    m_dirty = applicable;
-    if (m_dirty && isVisible())
-        computeReport();
-}
-
-void ImportancePage::showEvent(QShowEvent *event)
-{
-    QWidget::showEvent(event);
-    if (m_dirty)
-        computeReport();
+    if (applicable)
+        m_lazy->invalidate();
+    else
+        m_lazy->clear();
 }
 
 void ImportancePage::computeReport()
 {
     if (!m_file)
         return;
-    m_dirty = false;
     std::shared_ptr<const gguf::GgufFile> file = m_file;
     m_reportJob->start(
         tr("Importance of every weight"),
@@ -505,7 +500,7 @@ void ImportancePage::setLayerStatistic(Statistic statistic)
 
 bool ImportancePage::isBusy() const
 {
-    return m_reportJob->isRunning() || m_detailJob->isRunning() || m_dirty;
+    return m_reportJob->isRunning() || m_detailJob->isRunning() || m_lazy->isStale();
 }
 
 bool ImportancePage::focusFind()

@@ -11,6 +11,7 @@
 #include <memory>
 #include <optional>
 
+class LazyRefresh;
 class HeatmapPlot;
 class ImportanceModel;
 class IndexPlot;
@@ -77,9 +78,6 @@ signals:
     /// The chosen weight's channels (and heatmap) are shown.
     void detailShown();
 
-protected:
-    void showEvent(QShowEvent *event) override;
-
 private:
     struct Computed;
     struct Detail;
@@ -97,8 +95,8 @@ private:
     std::shared_ptr<const gguf::GgufFile> m_file;
     std::optional<gguf::ImatrixFacts> m_facts; ///< points into m_file
     bool m_applicable = false;
-    bool m_dirty = false;
-    int m_heatmapRow = -1; ///< the row whose heatmap is shown
+    LazyRefresh *m_lazy = nullptr; ///< computeReport() when stale and on screen
+    int m_heatmapRow = -1;         ///< the row whose heatmap is shown
 
     QLabel *m_summary;
     QLineEdit *m_filter;

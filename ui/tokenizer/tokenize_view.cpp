@@ -5,6 +5,7 @@
 #include "core/vocab/tokenizer.h"
 #include "ui/common/job_progress.h"
 #include "ui/common/job_tracker.h"
+#include "ui/common/lazy_refresh.h"
 #include "ui/common/text_format.h"
 #include "ui/common/token_text.h"
 #include "ui/tokenizer/token_chips.h"
@@ -54,6 +55,7 @@ TokenizeView::TokenizeView(QWidget *parent)
       m_notes(new QLabel(this)), m_chips(new TokenChips(this)), m_build(new JobTracker(this)),
       m_jobs(new JobTracker(this)), m_progress(new JobProgress(this)), m_debounce(new QTimer(this))
 {
+    m_lazy = new LazyRefresh(this, [this] { buildTokenizer(); });
     m_editor->setPlaceholderText(tr("Type or paste text to see how this model's tokenizer splits it"));
     m_addSpecial->setToolTip(tr("Add the tokens the model adds around a prompt (BOS/EOS; CLS/SEP for WordPiece), "
                                 "as llama.cpp does with add_special"));
@@ -115,14 +117,7 @@ void TokenizeView::setFile(std::shared_ptr<const gguf::GgufFile> file)
     showTokens({}, {}, 0, 0);
     m_notes->setText(m_file ? tr("The tokenizer is built when this section is first shown.") : QString());
     m_editor->setEnabled(false);
-    if (isVisible())
-        buildTokenizer();
-}
-
-void TokenizeView::showEvent(QShowEvent *event)
-{
-    QWidget::showEvent(event);
-    buildTokenizer();
+    m_lazy->invalidate();
 }
 
 // The tokenizer's tables (a text → id map, the merge ranks) take memory and a moment for a large

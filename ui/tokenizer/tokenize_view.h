@@ -7,6 +7,7 @@
 
 #include <memory>
 
+class LazyRefresh;
 class JobProgress;
 class JobTracker;
 class QCheckBox;
@@ -58,9 +59,6 @@ signals:
     /// A tokenization finished and its result is on show.
     void tokenized();
 
-protected:
-    void showEvent(QShowEvent *event) override;
-
 private:
     void buildTokenizer();
     void retokenize();
@@ -80,4 +78,5 @@ private:
     std::shared_ptr<const gguf::GgufFile> m_file;
     std::shared_ptr<const gguf::Tokenizer> m_tokenizer;
     std::vector<qint32> m_ids;
+    LazyRefresh *m_lazy = nullptr; ///< buildTokenizer() once a file is set and the view is on screen
 };

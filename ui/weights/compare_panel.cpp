@@ -4,6 +4,7 @@
 #include "core/format/split_model.h"
 #include "ui/common/job_progress.h"
 #include "ui/common/job_tracker.h"
+#include "ui/common/lazy_refresh.h"
 #include "ui/common/text_format.h"
 #include "ui/plots/histogram_plot.h"
 #include "ui/weights/tensor_name_model.h"
@@ -18,7 +19,6 @@
 #include <QSortFilterProxyModel>
 #include <QSpinBox>
 #include <QSplitter>
-#include <QTimer>
 #include <QVBoxLayout>
 
 namespace {
@@ -38,9 +38,9 @@ ComparePanel::ComparePanel(QWidget *parent)
     : QWidget(parent), m_filter(new QLineEdit(this)), m_list(new QListView(this)),
       m_names(new TensorNameModel(true, this)), m_shownNames(new QSortFilterProxyModel(this)),
       m_bins(new QSpinBox(this)), m_range(new QComboBox(this)), m_log(new QCheckBox(tr("&Log scale"), this)),
-      m_plot(new HistogramPlot(this)), m_tracker(new JobTracker(this)), m_progress(new JobProgress(this)),
-      m_debounce(new QTimer(this))
+      m_plot(new HistogramPlot(this)), m_tracker(new JobTracker(this)), m_progress(new JobProgress(this))
 {
+    m_lazy = new LazyRefresh(this, [this] { refresh(); });
     m_filter->setPlaceholderText(tr("Filter tensors…"));
     m_filter->setClearButtonEnabled(true);
     m_shownNames->setSourceModel(m_names);
@@ -98,12 +98,6 @@ ComparePanel::ComparePanel(QWidget *parent)
     layout->addWidget(m_progress);
     m_progress->track(m_tracker);
 
-    m_debounce->setSingleShot(true);
-    m_debounce->setInterval(300);
-    connect(m_debounce, &QTimer::timeout, this, [this] {
-        if (isVisible())
-            refresh();
-    });
     connect(m_filter, &QLineEdit::textChanged, m_shownNames, &QSortFilterProxyModel::setFilterFixedString);
     connect(m_names, &TensorNameModel::checksEdited, this, [this] {
         m_userChose = true;
@@ -118,7 +112,7 @@ ComparePanel::ComparePanel(QWidget *parent)
     connect(m_bins, &QSpinBox::valueChanged, this, &ComparePanel::selectionChanged);
     connect(m_range, &QComboBox::currentIndexChanged, this, &ComparePanel::selectionChanged);
     connect(m_log, &QCheckBox::toggled, m_plot, &HistogramPlot::setLogarithmic);
-    connect(m_progress, &JobProgress::restartClicked, this, &ComparePanel::refresh);
+    connect(m_progress, &JobProgress::restartClicked, m_lazy, &LazyRefresh::refreshNow);
     m_plot->showMessage(tr("Choose tensors to compare."));
 }
 
@@ -196,21 +190,11 @@ void ComparePanel::selectionChanged()
 {
     // Ticks come in bursts: compute once they settle (or at once when the panel is shown).
     m_tracker->drop();
-    m_dirty = true;
-    m_debounce->start();
-}
-
-void ComparePanel::showEvent(QShowEvent *event)
-{
-    QWidget::showEvent(event);
-    if (m_dirty)
-        refresh();
+    m_lazy->invalidateAfter(300);
 }
 
 void ComparePanel::refresh()
 {
-    m_debounce->stop();
-    m_dirty = false;
     QVector<TensorHandle> tensors;
     for (const QString &name : compared())
         if (TensorHandle t = TensorHandle::named(m_model, name); t.isValid())

@@ -9,6 +9,7 @@
 
 #include <memory>
 
+class LazyRefresh;
 class HistogramPlot;
 class JobProgress;
 class JobTracker;
@@ -19,7 +20,6 @@ class QListView;
 class QSortFilterProxyModel;
 class TensorNameModel;
 class QSpinBox;
-class QTimer;
 
 /// Histograms of several tensors overlaid, each normalised to the share of its own values and
 /// drawn in its own colour with a legend. All of them are binned over one common range (the union
@@ -48,9 +48,6 @@ public:
 
     void refresh();
 
-protected:
-    void showEvent(QShowEvent *event) override;
-
 private:
     void fillList();
     void checkOnly(const QStringList &names);
@@ -61,7 +58,7 @@ private:
     std::shared_ptr<const gguf::SplitModel> m_model;
     TensorHandle m_tensor;
     bool m_userChose = false;
-    bool m_dirty = false;
+    LazyRefresh *m_lazy = nullptr; ///< refresh() when stale and visible
     WeightJobs::Comparison m_result;
 
     QLineEdit *m_filter;
@@ -74,5 +71,4 @@ private:
     HistogramPlot *m_plot;
     JobTracker *m_tracker;
     JobProgress *m_progress;
-    QTimer *m_debounce;
 };

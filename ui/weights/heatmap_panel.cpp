@@ -4,6 +4,7 @@
 #include "core/stats/heatmap.h"
 #include "ui/common/job_progress.h"
 #include "ui/common/job_tracker.h"
+#include "ui/common/lazy_refresh.h"
 #include "ui/common/text_format.h"
 #include "ui/plots/heatmap_plot.h"
 #include "ui/weights/weight_jobs.h"
@@ -31,6 +32,7 @@ HeatmapPanel::HeatmapPanel(QWidget *parent)
       m_showBytes(new QPushButton(tr("Show &bytes"), this)), m_tracker(new JobTracker(this)),
       m_progress(new JobProgress(this))
 {
+    m_lazy = new LazyRefresh(this, [this] { refresh(); });
     m_measure->addItems({tr("Mean"), tr("Mean |x|"), tr("Max |x|"), tr("Std")});
     m_measure->setCurrentIndex(static_cast<int>(gguf::TileMeasure::MeanAbs));
     for (int cells : {64, 128, 256, 512, 1024})
@@ -68,16 +70,12 @@ HeatmapPanel::HeatmapPanel(QWidget *parent)
         m_plot->setMeasure(static_cast<gguf::TileMeasure>(index));
         showTile(m_tileRow, m_tileColumn);
     });
-    connect(m_grid, &QComboBox::currentIndexChanged, this, [this] {
-        m_dirty = true;
-        if (isVisible())
-            refresh();
-    });
+    connect(m_grid, &QComboBox::currentIndexChanged, this, [this] { m_lazy->invalidate(); });
     connect(wholeTensor, &QPushButton::clicked, m_plot, &HeatmapPlot::resetZoom);
     connect(m_plot, &HeatmapPlot::tileClicked, this, &HeatmapPanel::showTile);
     connect(m_plot, &HeatmapPlot::tileActivated, this, &HeatmapPanel::requestBytes);
     connect(m_showBytes, &QPushButton::clicked, this, [this] { requestBytes(m_tileRow, m_tileColumn); });
-    connect(m_progress, &JobProgress::restartClicked, this, &HeatmapPanel::refresh);
+    connect(m_progress, &JobProgress::restartClicked, m_lazy, &LazyRefresh::refreshNow);
     m_plot->showMessage(tr("Select a tensor to see it as a heatmap."));
 }
 
@@ -89,9 +87,7 @@ void HeatmapPanel::setTensor(const TensorHandle &tensor)
     m_tracker->drop();
     showTile(-1, -1);
     m_plot->showMessage(m_tensor.isValid() ? QString() : tr("Select a tensor to see it as a heatmap."));
-    m_dirty = true;
-    if (isVisible())
-        refresh();
+    m_lazy->invalidate();
 }
 
 void HeatmapPanel::setGridSize(int cells)
@@ -106,16 +102,8 @@ void HeatmapPanel::setMeasure(int measure)
     m_measure->setCurrentIndex(measure);
 }
 
-void HeatmapPanel::showEvent(QShowEvent *event)
-{
-    QWidget::showEvent(event);
-    if (m_dirty)
-        refresh();
-}
-
 void HeatmapPanel::refresh()
 {
-    m_dirty = false;
     showTile(-1, -1);
     if (!m_tensor.isValid()) {
         m_tracker->drop();

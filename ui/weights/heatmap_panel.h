@@ -6,6 +6,7 @@
 
 #include <QWidget>
 
+class LazyRefresh;
 class HeatmapPlot;
 class JobProgress;
 class JobTracker;
@@ -41,15 +42,12 @@ signals:
     /// The user asked to see bytes [offset, offset + size) of the tensor's file.
     void byteRangeRequested(quint64 offset, quint64 size);
 
-protected:
-    void showEvent(QShowEvent *event) override;
-
 private:
     void showTile(int row, int column);
     void requestBytes(int row, int column);
 
     TensorHandle m_tensor;
-    bool m_dirty = false;
+    LazyRefresh *m_lazy = nullptr; ///< refresh() when stale and visible
     int m_tileRow = -1, m_tileColumn = -1;
 
     QComboBox *m_measure;

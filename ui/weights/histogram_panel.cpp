@@ -4,6 +4,7 @@
 #include "core/format/gguf_file.h"
 #include "ui/common/job_progress.h"
 #include "ui/common/job_tracker.h"
+#include "ui/common/lazy_refresh.h"
 #include "ui/common/text_format.h"
 #include "ui/plots/histogram_plot.h"
 #include "ui/weights/stats_table.h"
@@ -18,7 +19,6 @@
 #include <QPushButton>
 #include <QSpinBox>
 #include <QSplitter>
-#include <QTimer>
 #include <QVBoxLayout>
 
 namespace {
@@ -50,8 +50,9 @@ HistogramPanel::HistogramPanel(QWidget *parent)
     : QWidget(parent), m_bins(new QSpinBox(this)), m_range(new QComboBox(this)), m_lo(new QLineEdit(this)),
       m_hi(new QLineEdit(this)), m_log(new QCheckBox(tr("&Log counts"), this)), m_plot(new HistogramPlot(this)),
       m_table(new StatsTable(this)), m_tracker(new JobTracker(this)), m_progress(new JobProgress(this)),
-      m_debounce(new QTimer(this)), m_sampleBar(new QWidget(this)), m_sampleText(new QLabel(m_sampleBar))
+      m_sampleBar(new QWidget(this)), m_sampleText(new QLabel(m_sampleBar))
 {
+    m_lazy = new LazyRefresh(this, [this] { refresh(); });
     m_bins->setRange(16, 4096);
     m_bins->setValue(256);
     m_bins->setAccelerated(true);
@@ -109,10 +110,8 @@ HistogramPanel::HistogramPanel(QWidget *parent)
     m_progress->track(m_tracker);
 
     // Spin-box steps come in bursts: compute once they settle.
-    m_debounce->setSingleShot(true);
-    m_debounce->setInterval(250);
-    connect(m_debounce, &QTimer::timeout, this, &HistogramPanel::settingsChanged);
-    connect(m_bins, &QSpinBox::valueChanged, m_debounce, qOverload<>(&QTimer::start));
+    // a bin count is typed a digit at a time: recompute once the typing has settled
+    connect(m_bins, &QSpinBox::valueChanged, m_lazy, [this] { m_lazy->invalidateAfter(250); });
     connect(m_range, &QComboBox::currentIndexChanged, this, [this](int index) {
         const bool custom = index == kCustom;
         m_lo->setEnabled(custom);
@@ -125,7 +124,7 @@ HistogramPanel::HistogramPanel(QWidget *parent)
     });
     connect(m_log, &QCheckBox::toggled, m_plot, &HistogramPlot::setLogarithmic);
     connect(resetZoom, &QPushButton::clicked, m_plot, &HistogramPlot::resetZoom);
-    connect(m_progress, &JobProgress::restartClicked, this, &HistogramPanel::refresh);
+    connect(m_progress, &JobProgress::restartClicked, m_lazy, &LazyRefresh::refreshNow);
     m_plot->showMessage(tr("Select a tensor to see its histogram."));
 }
 
@@ -141,9 +140,7 @@ void HistogramPanel::setTensor(const TensorHandle &tensor)
     m_tracker->drop();
     m_table->clearStatistics();
     m_plot->showMessage(m_tensor.isValid() ? QString() : tr("Select a tensor to see its histogram."));
-    m_dirty = true;
-    if (isVisible())
-        refresh();
+    m_lazy->invalidate();
 }
 
 void HistogramPanel::setBins(int bins)
@@ -188,24 +185,13 @@ void HistogramPanel::setLogarithmic(bool logarithmic)
     m_log->setChecked(logarithmic);
 }
 
-void HistogramPanel::showEvent(QShowEvent *event)
-{
-    QWidget::showEvent(event);
-    if (m_dirty)
-        refresh();
-}
-
 void HistogramPanel::settingsChanged()
 {
-    m_debounce->stop();
-    m_dirty = true;
-    if (isVisible())
-        refresh();
+    m_lazy->invalidate();
 }
 
 void HistogramPanel::refresh()
 {
-    m_dirty = false;
     if (!m_tensor.isValid()) {
         m_tracker->drop();
         return;
@@ -222,7 +208,7 @@ void HistogramPanel::readWholeTensor()
     m_stats.reset();
     m_histogram.reset();
     m_sampleBar->hide();
-    refresh();
+    m_lazy->refreshNow();
 }
 
 void HistogramPanel::computeStatistics()

@@ -10,6 +10,7 @@
 
 #include <optional>
 
+class LazyRefresh;
 class HistogramPlot;
 class JobProgress;
 class JobTracker;
@@ -18,7 +19,6 @@ class QComboBox;
 class QLabel;
 class QLineEdit;
 class QSpinBox;
-class QTimer;
 class StatsTable;
 
 /// The histogram of one tensor with its statistics beside it. A first pass computes the
@@ -59,9 +59,6 @@ public:
     /// The bar that says the figures are of a sample, with its button.
     QWidget *sampleBar() const { return m_sampleBar; }
 
-protected:
-    void showEvent(QShowEvent *event) override;
-
 private:
     void settingsChanged();
     void computeStatistics();
@@ -72,8 +69,8 @@ private:
     TensorHandle m_tensor;
     std::optional<gguf::TensorStatistics> m_stats;
     std::optional<gguf::Histogram> m_histogram;
-    bool m_dirty = false;
-    bool m_readWhole = false; ///< the user asked for the whole tensor, not a sample
+    LazyRefresh *m_lazy = nullptr; ///< refresh() when stale and visible
+    bool m_readWhole = false;      ///< the user asked for the whole tensor, not a sample
 
     QSpinBox *m_bins;
     QComboBox *m_range;
@@ -84,7 +81,6 @@ private:
     StatsTable *m_table;
     JobTracker *m_tracker;
     JobProgress *m_progress;
-    QTimer *m_debounce;
     QWidget *m_sampleBar;
     QLabel *m_sampleText;
 };

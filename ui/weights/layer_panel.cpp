@@ -4,6 +4,7 @@
 #include "core/format/split_model.h"
 #include "ui/common/job_progress.h"
 #include "ui/common/job_tracker.h"
+#include "ui/common/lazy_refresh.h"
 #include "ui/common/text_format.h"
 #include "ui/plots/layer_chart.h"
 
@@ -31,6 +32,7 @@ LayerPanel::LayerPanel(QWidget *parent)
     : QWidget(parent), m_role(new QComboBox(this)), m_statistic(new QComboBox(this)), m_chart(new LayerChart(this)),
       m_tracker(new JobTracker(this)), m_progress(new JobProgress(this))
 {
+    m_lazy = new LazyRefresh(this, [this] { refresh(); });
     for (const char *name : kLayerStatisticNames)
         m_statistic->addItem(tr(name));
     m_statistic->setCurrentIndex(static_cast<int>(Statistic::Std));
@@ -53,14 +55,10 @@ LayerPanel::LayerPanel(QWidget *parent)
     layout->addWidget(m_progress);
     m_progress->track(m_tracker);
 
-    connect(m_role, &QComboBox::currentIndexChanged, this, [this] {
-        m_dirty = true;
-        if (isVisible())
-            refresh();
-    });
+    connect(m_role, &QComboBox::currentIndexChanged, this, [this] { m_lazy->invalidate(); });
     connect(m_statistic, &QComboBox::currentIndexChanged, this, &LayerPanel::draw);
     connect(m_chart, &LayerChart::tensorClicked, this, &LayerPanel::tensorClicked);
-    connect(m_progress, &JobProgress::restartClicked, this, &LayerPanel::refresh);
+    connect(m_progress, &JobProgress::restartClicked, m_lazy, &LazyRefresh::refreshNow);
     m_chart->showMessage(tr("This model has no layers."));
 }
 
@@ -77,9 +75,7 @@ void LayerPanel::setModel(std::shared_ptr<const gguf::SplitModel> model)
             m_role->addItems(layerRoles(*m_model));
     }
     m_chart->showMessage(m_role->count() ? QString() : tr("This model has no layers."));
-    m_dirty = true;
-    if (isVisible())
-        refresh();
+    m_lazy->invalidate();
 }
 
 void LayerPanel::setTensor(const TensorHandle &tensor)
@@ -130,16 +126,8 @@ double LayerPanel::valueOf(const gguf::TensorStatistics &s, Statistic statistic)
     return 0;
 }
 
-void LayerPanel::showEvent(QShowEvent *event)
-{
-    QWidget::showEvent(event);
-    if (m_dirty)
-        refresh();
-}
-
 void LayerPanel::refresh()
 {
-    m_dirty = false;
     const QString role = m_role->currentText();
     if (!m_model || role.isEmpty()) {
         m_tracker->drop();

@@ -9,6 +9,7 @@
 
 #include <memory>
 
+class LazyRefresh;
 class JobProgress;
 class JobTracker;
 class LayerChart;
@@ -42,14 +43,11 @@ signals:
     /// The point of a layer's tensor was clicked.
     void tensorClicked(const QString &name);
 
-protected:
-    void showEvent(QShowEvent *event) override;
-
 private:
     void draw();
 
     std::shared_ptr<const gguf::SplitModel> m_model;
-    bool m_dirty = false;
+    LazyRefresh *m_lazy = nullptr; ///< refresh() when stale and visible
     WeightJobs::LayerSeries m_result;
     QString m_resultRole;
 

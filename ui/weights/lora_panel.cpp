@@ -4,6 +4,7 @@
 #include "core/format/gguf_file.h"
 #include "ui/common/job_progress.h"
 #include "ui/common/job_tracker.h"
+#include "ui/common/lazy_refresh.h"
 #include "ui/common/text_format.h"
 #include "ui/plots/heatmap_plot.h"
 #include "ui/plots/histogram_plot.h"
@@ -52,6 +53,7 @@ LoraPanel::LoraPanel(QWidget *parent)
       m_settle(new QTimer(this)), m_tracker(new JobTracker(this)), m_regionTracker(new JobTracker(this)),
       m_progress(new JobProgress(this))
 {
+    m_lazy = new LazyRefresh(this, [this] { refresh(); });
     m_summary->setWordWrap(true);
     m_summary->setTextInteractionFlags(Qt::TextSelectableByMouse);
     m_scale->setRange(-100, 100);
@@ -107,11 +109,7 @@ LoraPanel::LoraPanel(QWidget *parent)
     m_progress->track(m_tracker);
     m_progress->track(m_regionTracker);
 
-    connect(m_scale, &QDoubleSpinBox::valueChanged, this, [this] {
-        m_dirty = true;
-        if (isVisible())
-            refresh();
-    });
+    connect(m_scale, &QDoubleSpinBox::valueChanged, this, [this] { m_lazy->invalidate(); });
     connect(m_measure, &QComboBox::currentIndexChanged, this,
             [this](int index) { m_heatmap->setMeasure(static_cast<gguf::TileMeasure>(index)); });
     connect(m_normChoice, &QComboBox::currentIndexChanged, this, &LoraPanel::drawNorms);
@@ -121,7 +119,7 @@ LoraPanel::LoraPanel(QWidget *parent)
     connect(m_heatmap->plot()->yAxis, qOverload<const QCPRange &>(&QCPAxis::rangeChanged), m_settle,
             qOverload<>(&QTimer::start));
     connect(m_settle, &QTimer::timeout, this, &LoraPanel::viewChanged);
-    connect(m_progress, &JobProgress::restartClicked, this, &LoraPanel::refresh);
+    connect(m_progress, &JobProgress::restartClicked, m_lazy, &LazyRefresh::refreshNow);
     setTensor({});
 }
 
@@ -143,16 +141,10 @@ void LoraPanel::setTensor(const TensorHandle &tensor)
     m_norms->showMessage(QString());
     m_histogram->showMessage(QString());
     m_summary->setText(m_pair ? tr("ΔW of %1…").arg(QString::fromStdString(m_pair->pair.base)) : QString());
-    m_dirty = m_pair.has_value();
-    if (m_dirty && isVisible())
-        refresh();
-}
-
-void LoraPanel::showEvent(QShowEvent *event)
-{
-    QWidget::showEvent(event);
-    if (m_dirty)
-        refresh();
+    if (m_pair)
+        m_lazy->invalidate();
+    else
+        m_lazy->clear();
 }
 
 void LoraPanel::setAdapterScale(double scale)
@@ -169,7 +161,6 @@ void LoraPanel::refresh()
 {
     if (!m_pair || !m_tensor.isValid())
         return;
-    m_dirty = false;
     m_regionTracker->drop();
     m_delta.reset(); // until the new ΔW arrives, nothing may be zoomed into the old one
     m_stats.reset();

@@ -10,6 +10,7 @@
 #include <memory>
 #include <optional>
 
+class LazyRefresh;
 class HeatmapPlot;
 class HistogramPlot;
 class IndexPlot;
@@ -65,9 +66,6 @@ signals:
     /// A zoomed region's heatmap is shown.
     void regionShown();
 
-protected:
-    void showEvent(QShowEvent *event) override;
-
 private:
     struct Result;
     void show(Result result);
@@ -76,7 +74,7 @@ private:
 
     TensorHandle m_tensor;
     std::optional<gguf::LoraPairScale> m_pair;
-    bool m_dirty = false;
+    LazyRefresh *m_lazy = nullptr; ///< refresh() when stale and visible
     std::shared_ptr<const gguf::LoraDelta> m_delta;
     std::optional<gguf::LoraDeltaStats> m_stats;
     gguf::Heatmap m_whole;
