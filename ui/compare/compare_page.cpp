@@ -4,6 +4,7 @@
 #include "core/format/split_model.h"
 #include "ui/common/job_progress.h"
 #include "ui/common/job_tracker.h"
+#include "ui/common/page_state.h"
 #include "ui/common/text_format.h"
 #include "ui/common/token_text.h"
 #include "ui/compare/compare_jobs.h"
@@ -88,6 +89,9 @@ ComparePage::ComparePage(QWidget *parent)
     layout->addWidget(m_sections, 1);
     connect(m_chooseB, &QPushButton::clicked, this, &ComparePage::compareWithRequested);
     updateHeader();
+    // the view state kept between runs (the same layout as before PageState: old settings restore)
+    m_state = PageState(kCompareStateVersion);
+    m_state.add(m_tensorView->horizontalHeader()).add(m_metadataView->header()).add(m_metadataShow);
 }
 
 ComparePage::~ComparePage() = default;
@@ -334,24 +338,10 @@ bool ComparePage::focusFind()
 
 QByteArray ComparePage::saveState() const
 {
-    QByteArray state;
-    QDataStream out(&state, QIODevice::WriteOnly);
-    out << kCompareStateVersion << m_tensorView->horizontalHeader()->saveState()
-        << m_metadataView->header()->saveState() << m_metadataShow->currentIndex();
-    return state;
+    return m_state.save();
 }
 
 void ComparePage::restoreState(const QByteArray &state)
 {
-    QDataStream in(state);
-    quint32 version = 0;
-    QByteArray tensorHeader, metadataHeader;
-    int show = 0;
-    in >> version >> tensorHeader >> metadataHeader >> show;
-    if (in.status() != QDataStream::Ok || version != kCompareStateVersion)
-        return;
-    m_tensorView->horizontalHeader()->restoreState(tensorHeader);
-    m_metadataView->header()->restoreState(metadataHeader);
-    if (show >= 0 && show < m_metadataShow->count())
-        m_metadataShow->setCurrentIndex(show);
+    m_state.restore(state);
 }

@@ -2,6 +2,7 @@
 #pragma once
 
 #include "ui/common/page.h"
+#include "ui/common/page_state.h"
 
 #include <QString>
 #include <QWidget>
@@ -149,4 +150,5 @@ private:
     JobTracker *m_overviewTracker;
     JobTracker *m_valueTracker;
     JobProgress *m_valueProgress;
+    PageState m_state{0}; ///< saveState()/restoreState()
 };

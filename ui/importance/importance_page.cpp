@@ -5,6 +5,7 @@
 #include "ui/common/job_progress.h"
 #include "ui/common/job_tracker.h"
 #include "ui/common/lazy_refresh.h"
+#include "ui/common/page_state.h"
 #include "ui/common/text_format.h"
 #include "ui/importance/importance_model.h"
 #include "ui/plots/heatmap_plot.h"
@@ -175,6 +176,9 @@ ImportancePage::ImportancePage(QWidget *parent)
             computeDetail();
     });
     setModel(nullptr);
+    // the view state kept between runs (the same layout as before PageState: old settings restore)
+    m_state = PageState(kImportanceStateVersion);
+    m_state.add(m_splitter).add(m_table->horizontalHeader()).add(m_views);
 }
 
 void ImportancePage::setModel(std::shared_ptr<const gguf::SplitModel> model)
@@ -514,24 +518,10 @@ bool ImportancePage::focusFind()
 
 QByteArray ImportancePage::saveState() const
 {
-    QByteArray state;
-    QDataStream out(&state, QIODevice::WriteOnly);
-    out << kImportanceStateVersion << m_splitter->saveState() << m_table->horizontalHeader()->saveState()
-        << qint32(m_views->currentIndex());
-    return state;
+    return m_state.save();
 }
 
 void ImportancePage::restoreState(const QByteArray &state)
 {
-    QDataStream in(state);
-    quint32 version = 0;
-    QByteArray splitter, header;
-    qint32 view = 0;
-    in >> version >> splitter >> header >> view;
-    if (in.status() != QDataStream::Ok || version != kImportanceStateVersion)
-        return;
-    m_splitter->restoreState(splitter);
-    m_table->horizontalHeader()->restoreState(header);
-    if (view >= 0 && view < m_views->count())
-        m_views->setCurrentIndex(view);
+    m_state.restore(state);
 }

@@ -5,6 +5,7 @@
 #include "core/kind/file_kind.h"
 #include "core/kind/importance.h"
 #include "ui/common/page.h"
+#include "ui/common/page_state.h"
 
 #include <QWidget>
 
@@ -116,4 +117,5 @@ private:
     JobTracker *m_reportJob;
     JobTracker *m_detailJob;
     JobProgress *m_progress;
+    PageState m_state{0}; ///< saveState()/restoreState()
 };

@@ -1,7 +1,9 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 #include "ui/metadata/metadata_page.h"
+
 #include "core/format/split_model.h"
 #include "ui/common/fixed_font.h"
+#include "ui/common/page_state.h"
 
 #include "core/format/gguf_file.h"
 #include "ui/common/job_progress.h"
@@ -110,6 +112,9 @@ MetadataPage::MetadataPage(QWidget *parent)
     layout->addWidget(m_saveProgress);
     layout->addWidget(m_splitter, 1);
     updateEditState();
+    // the view state kept between runs (the same layout as before PageState: old settings restore)
+    m_state = PageState(kMetadataStateVersion);
+    m_state.add(m_splitter).add(m_view->header());
 }
 
 void MetadataPage::setModel(std::shared_ptr<const gguf::SplitModel> model)
@@ -249,20 +254,10 @@ void MetadataPage::focusFilter()
 
 QByteArray MetadataPage::saveState() const
 {
-    QByteArray state;
-    QDataStream out(&state, QIODevice::WriteOnly);
-    out << kMetadataStateVersion << m_splitter->saveState() << m_view->header()->saveState();
-    return state;
+    return m_state.save();
 }
 
 void MetadataPage::restoreState(const QByteArray &state)
 {
-    QDataStream in(state);
-    quint32 version = 0;
-    QByteArray splitter, header;
-    in >> version >> splitter >> header;
-    if (in.status() != QDataStream::Ok || version != kMetadataStateVersion)
-        return;
-    m_splitter->restoreState(splitter);
-    m_view->header()->restoreState(header);
+    m_state.restore(state);
 }

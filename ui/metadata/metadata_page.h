@@ -2,6 +2,7 @@
 #pragma once
 
 #include "ui/common/page.h"
+#include "ui/common/page_state.h"
 
 #include <QWidget>
 
@@ -134,4 +135,5 @@ private:
     JobProgress *m_saveProgress = nullptr;
     QString m_detailKey; ///< the key whose string the detail pane can edit ("" when none)
     qint64 m_detailElement = -1;
+    PageState m_state{0}; ///< saveState()/restoreState()
 };

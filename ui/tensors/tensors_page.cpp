@@ -1,6 +1,8 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 #include "ui/tensors/tensors_page.h"
 
+#include "ui/common/page_state.h"
+
 #include "core/format/split_model.h"
 #include "ui/common/damage_text.h"
 #include "ui/common/message_bar.h"
@@ -79,6 +81,9 @@ TensorsPage::TensorsPage(QWidget *parent)
     layout->addWidget(m_view, 1);
     layout->addWidget(m_totals);
     updateTotals();
+    // the view state kept between runs (the same layout as before PageState: old settings restore)
+    m_state = PageState(kTensorsStateVersion);
+    m_state.add(m_view->header()).add(m_grouped);
 }
 
 void TensorsPage::setModel(std::shared_ptr<const gguf::SplitModel> model)
@@ -215,21 +220,10 @@ void TensorsPage::focusFilter()
 
 QByteArray TensorsPage::saveState() const
 {
-    QByteArray state;
-    QDataStream out(&state, QIODevice::WriteOnly);
-    out << kTensorsStateVersion << m_view->header()->saveState() << m_grouped->isChecked();
-    return state;
+    return m_state.save();
 }
 
 void TensorsPage::restoreState(const QByteArray &state)
 {
-    QDataStream in(state);
-    quint32 version = 0;
-    QByteArray header;
-    bool grouped = false;
-    in >> version >> header >> grouped;
-    if (in.status() != QDataStream::Ok || version != kTensorsStateVersion)
-        return;
-    m_columnsFitted = m_view->header()->restoreState(header);
-    setGroupedByLayer(grouped);
+    m_columnsFitted = m_state.restore(state);
 }

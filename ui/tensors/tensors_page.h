@@ -2,6 +2,7 @@
 #pragma once
 
 #include "ui/common/page.h"
+#include "ui/common/page_state.h"
 #include "ui/common/tensor_ref.h"
 
 #include <QWidget>
@@ -66,4 +67,5 @@ private:
     QTreeView *m_view;
     QLabel *m_totals;
     bool m_columnsFitted = false;
+    PageState m_state{0}; ///< saveState()/restoreState()
 };

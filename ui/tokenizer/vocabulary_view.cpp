@@ -15,7 +15,6 @@
 #include <QLocale>
 #include <QSignalBlocker>
 #include <QTableView>
-#include <QVBoxLayout>
 
 // What a search job hands back: the matching ids, and the order it had to compute first.
 struct VocabularyView::Outcome {
@@ -27,32 +26,13 @@ struct VocabularyView::Outcome {
 };
 
 VocabularyView::VocabularyView(QWidget *parent)
-    : QWidget(parent), m_model(new VocabularyModel(this)),
-      m_bar(new TokenSearchBar(TokenSearchBar::Target::Tokens, this)), m_view(new QTableView(this)),
-      m_status(new QLabel(this)), m_jobs(new JobTracker(this))
+    : SearchableTable(TokenSearchBar::Target::Tokens, new VocabularyModel, {64, 140, 140, 140, 56, 90, 80}, parent),
+      m_model(static_cast<VocabularyModel *>(view()->model()))
 {
-    // a table, not a tree: a QTreeView lays out every one of 256,000 rows whenever it is resized,
-    // a table of fixed-height rows none
-    m_view->setModel(m_model);
-    m_view->setShowGrid(false);
-    m_view->setWordWrap(false);
-    m_view->setAlternatingRowColors(true);
-    m_view->setSelectionBehavior(QAbstractItemView::SelectRows);
-    m_view->setSelectionMode(QAbstractItemView::SingleSelection);
-    m_view->verticalHeader()->hide();
-    m_view->verticalHeader()->setSectionResizeMode(QHeaderView::Fixed);
-    m_view->verticalHeader()->setDefaultSectionSize(m_view->fontMetrics().height() + 6);
+    m_model->setParent(this);
     m_view->setSortingEnabled(true);
     m_view->sortByColumn(VocabularyModel::IdColumn, Qt::AscendingOrder);
-    QHeaderView *header = m_view->horizontalHeader();
-    header->setHighlightSections(false);
-    header->setStretchLastSection(true);
-    header->setDefaultAlignment(Qt::AlignLeft | Qt::AlignVCenter);
-    header->setSectionResizeMode(QHeaderView::Interactive);
-    const int widths[VocabularyModel::ColumnCount] = {64, 140, 140, 140, 56, 90, 80};
-    for (int c = 0; c < VocabularyModel::ColumnCount; ++c)
-        header->resizeSection(c, widths[c]);
-    m_status->setTextInteractionFlags(Qt::TextSelectableByMouse);
+    m_view->horizontalHeader()->setSectionResizeMode(QHeaderView::Interactive);
 
     // copying: the stored token (Ctrl+C), the decoded text, the id
     m_view->setContextMenuPolicy(Qt::ActionsContextMenu);
@@ -74,19 +54,12 @@ VocabularyView::VocabularyView(QWidget *parent)
             VocabularyModel::RawTextRole);
     addCopy(tr("Copy &Id"), QKeySequence(), VocabularyModel::IdColumn, Qt::DisplayRole);
 
-    connect(m_bar, &TokenSearchBar::queryChanged, this, &VocabularyView::startSearch);
     connect(m_model, &VocabularyModel::sortRequested, this, &VocabularyView::requestSort);
     connect(m_view->selectionModel(), &QItemSelectionModel::currentRowChanged, this,
             [this](const QModelIndex &current) {
                 if (const auto id = m_model->idAt(current.row()))
                     emit tokenSelected(*id);
             });
-
-    auto *layout = new QVBoxLayout(this);
-    layout->setContentsMargins(0, 0, 0, 0);
-    layout->addWidget(m_bar);
-    layout->addWidget(m_view, 1);
-    layout->addWidget(m_status);
 }
 
 VocabularyView::~VocabularyView() = default;
@@ -96,27 +69,16 @@ void VocabularyView::setVocabulary(std::shared_ptr<const gguf::Vocabulary> vocab
     m_jobs->drop();
     m_vocab = std::move(vocab);
     m_orders = {};
-    m_pendingSelection = -1;
+    forgetSelection();
     m_model->setVocabulary(m_vocab);
     startSearch();
-}
-
-void VocabularyView::setQuery(const gguf::TokenSearch::Query &query)
-{
-    m_bar->setQuery(query);
 }
 
 void VocabularyView::startSearch()
 {
     const gguf::TokenSearch search(m_bar->query());
-    if (!m_vocab || !search.isValid()) {
-        m_jobs->drop();
-        m_bar->setError(TokenSearchBar::errorText(search));
-        m_status->setText(m_vocab ? TokenSearchBar::errorText(search) : tr("No tokenizer vocabulary in this file."));
-        emit searchFinished();
+    if (refuseQuery(search, m_vocab ? QString() : tr("No tokenizer vocabulary in this file.")))
         return;
-    }
-    m_bar->setError({});
     const int key = VocabularyModel::sortKeyOf(m_sortColumn);
     const bool descending = m_sortOrder == Qt::DescendingOrder;
     const bool idOrder = key == static_cast<int>(gguf::TokenSearch::SortKey::Id);
@@ -168,14 +130,7 @@ void VocabularyView::showRows(std::shared_ptr<const gguf::TokenSearch::Ids> rows
                          m_sortOrder == Qt::DescendingOrder ? tr(" (descending)") : QString());
     if (milliseconds > 0)
         text += tr(" — %1 ms").arg(locale.toString(milliseconds, 'f', 1));
-    m_status->setText(text);
-    if (m_pendingSelection >= 0) {
-        const int row = m_model->rowOf(static_cast<quint64>(m_pendingSelection));
-        m_pendingSelection = -1;
-        if (row >= 0)
-            selectRow(row);
-    }
-    emit searchFinished();
+    finishSearch(text);
 }
 
 void VocabularyView::requestSort(int column, Qt::SortOrder order)
@@ -197,40 +152,17 @@ bool VocabularyView::selectToken(quint64 id)
 {
     if (!m_vocab || id >= m_vocab->size())
         return false;
-    const int row = m_model->rowOf(id);
-    // a search still running replaces the rows: select the token again when it is done
-    m_pendingSelection = m_jobs->isRunning() || row < 0 ? static_cast<qint64>(id) : -1;
-    if (row >= 0)
-        selectRow(row);
-    else // hidden by the search: show every token, then select it
-        m_bar->setQuery(gguf::TokenSearch::Query{});
+    selectKey(id);
     return true;
 }
 
-void VocabularyView::selectRow(int row)
+int VocabularyView::rowOf(quint64 id) const
 {
-    const QModelIndex index = m_model->index(row, 0);
-    m_view->setCurrentIndex(index);
-    m_view->scrollTo(index, QAbstractItemView::PositionAtCenter);
+    return m_model->rowOf(id);
 }
 
 qint64 VocabularyView::currentToken() const
 {
     const auto id = m_model->idAt(m_view->currentIndex().row());
     return id ? static_cast<qint64>(*id) : -1;
-}
-
-void VocabularyView::focusSearch()
-{
-    m_bar->focusSearch();
-}
-
-bool VocabularyView::isSearching() const
-{
-    return m_jobs->isRunning();
-}
-
-QString VocabularyView::statusText() const
-{
-    return m_status->text();
 }
