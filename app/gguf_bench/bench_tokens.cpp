@@ -95,30 +95,23 @@ void printRow(const char *search, const Timed &t, const std::string &floorName, 
     std::fflush(stdout);
 }
 
-} // namespace
-
-void benchTokens(const std::string &dir, uint32_t tokenCount)
+// The floor of a sort: the same pseudo-random keys every time, copied afresh each run (the copy is
+// ~1% of the sort).
+Timed sortKeys(uint64_t count)
 {
-    const std::string path = dir + "/bench-tokens.gguf";
-    writeTokenVocabulary(path, tokenCount);
-    const gguf::OpenResult opened = gguf::GgufFile::open(path);
-    std::filesystem::remove(path); // the mapping stays valid without the name
-    if (!opened.file) {
-        std::printf("\n## Token search: the generated vocabulary did not open\n");
-        return;
-    }
-    const gguf::Vocabulary vocab(*opened.file);
-    const uint64_t n = vocab.size(), merges = vocab.mergeCount();
-    vocab.token(0); // the offsets index is built once, on first use: not part of any search
-    const unsigned cores = std::max(1u, std::thread::hardware_concurrency());
-    std::printf("\n## Token search (%llu tokens, GPT-2 style with types and scores, %llu merge rules; searches and "
-                "their floors on %u threads = all cores, sorts on one; ms are medians of %d runs; the floor's own "
-                "count in brackets)\n\n",
-                static_cast<unsigned long long>(n), static_cast<unsigned long long>(merges), cores, kRuns);
-    std::printf("| search | ms | matches | floor, same run: plain byte scan (`string_view::find`) of the same "
-                "stored bytes, or `std::sort` of as many uint32 keys | floor ms | search / floor |\n");
-    std::printf("|---|---:|---:|---|---:|---:|\n");
+    std::vector<uint32_t> unsorted(static_cast<size_t>(count));
+    fillRandom(reinterpret_cast<uint8_t *>(unsorted.data()), unsorted.size() * sizeof(uint32_t), 13);
+    return timeMedian([&unsorted] {
+        std::vector<uint32_t> keys = unsorted;
+        std::sort(keys.begin(), keys.end());
+        return keys.size();
+    });
+}
 
+// The searches of the vocabulary, each beside a plain scan of the stored bytes.
+void benchSearches(const gguf::Vocabulary &vocab)
+{
+    const uint64_t n = vocab.size();
     const auto search = [&vocab](const gguf::TokenSearch::Query &q, const gguf::TokenSearch::Ids *order = nullptr,
                                  bool descending = false) {
         return timeMedian([&] { return gguf::TokenSearch(q).tokens(vocab, order, descending)->size(); });
@@ -127,16 +120,6 @@ void benchTokens(const std::string &dir, uint32_t tokenCount)
         return timeMedian([&vocab, n, needle] {
             return countOnAllCores(n,
                                    [&](uint64_t id) { return vocab.token(id).find(needle) != std::string_view::npos; });
-        });
-    };
-    // the same pseudo-random keys for every sort floor, copied afresh each run (the copy is ~1% of the sort)
-    const auto sortKeys = [](uint64_t count) {
-        std::vector<uint32_t> unsorted(static_cast<size_t>(count));
-        fillRandom(reinterpret_cast<uint8_t *>(unsorted.data()), unsorted.size() * sizeof(uint32_t), 13);
-        return timeMedian([&unsorted] {
-            std::vector<uint32_t> keys = unsorted;
-            std::sort(keys.begin(), keys.end());
-            return keys.size();
         });
     };
     const Timed findIng = find("ing");
@@ -158,7 +141,20 @@ void benchTokens(const std::string &dir, uint32_t tokenCount)
     printRow("bytes 20 71 (decoded)", search(query(Mode::Bytes, "20 71", Field::Decoded)),
              "`find(\"Ġq\")` in the stored tokens", find("\xC4\xA0q"));
     printRow("type byte", search(query(Mode::Text, "", Field::StoredOrDecoded, false, 6)), "", std::nullopt);
+}
 
+// The sort orders, a search in one, the merge rules and the merge index, beside sorts of as many keys.
+void benchSortsAndMerges(const gguf::Vocabulary &vocab)
+{
+    const uint64_t n = vocab.size(), merges = vocab.mergeCount();
+    const auto search = [&vocab](const gguf::TokenSearch::Query &q, const gguf::TokenSearch::Ids *order,
+                                 bool descending) {
+        return timeMedian([&] { return gguf::TokenSearch(q).tokens(vocab, order, descending)->size(); });
+    };
+    const Timed findIng = timeMedian([&vocab, n] {
+        return countOnAllCores(n, [&](uint64_t id) { return vocab.token(id).find("ing") != std::string_view::npos; });
+    });
+    const std::string findIngName = "`find(\"ing\")` in the stored tokens";
     const Timed sortFloor = sortKeys(n);
     const std::string sortFloorName = "`std::sort` of " + std::to_string(n) + " uint32 keys";
     std::optional<gguf::TokenSearch::Ids> byLength;
@@ -184,6 +180,34 @@ void benchTokens(const std::string &dir, uint32_t tokenCount)
              }));
     printRow("merge index build", timeMedian([&vocab] { return gguf::MergeIndex::build(vocab)->size(); }),
              "`std::sort` of " + std::to_string(merges) + " uint32 keys", sortKeys(merges));
+}
+
+} // namespace
+
+void benchTokens(const std::string &dir, uint32_t tokenCount)
+{
+    const std::string path = dir + "/bench-tokens.gguf";
+    writeTokenVocabulary(path, tokenCount);
+    const gguf::OpenResult opened = gguf::GgufFile::open(path);
+    std::filesystem::remove(path); // the mapping stays valid without the name
+    if (!opened.file) {
+        std::printf("\n## Token search: the generated vocabulary did not open\n");
+        return;
+    }
+    const gguf::Vocabulary vocab(*opened.file);
+    const uint64_t n = vocab.size(), merges = vocab.mergeCount();
+    vocab.token(0); // the offsets index is built once, on first use: not part of any search
+    const unsigned cores = std::max(1u, std::thread::hardware_concurrency());
+    std::printf("\n## Token search (%llu tokens, GPT-2 style with types and scores, %llu merge rules; searches and "
+                "their floors on %u threads = all cores, sorts on one; ms are medians of %d runs; the floor's own "
+                "count in brackets)\n\n",
+                static_cast<unsigned long long>(n), static_cast<unsigned long long>(merges), cores, kRuns);
+    std::printf("| search | ms | matches | floor, same run: plain byte scan (`string_view::find`) of the same "
+                "stored bytes, or `std::sort` of as many uint32 keys | floor ms | search / floor |\n");
+    std::printf("|---|---:|---:|---|---:|---:|\n");
+
+    benchSearches(vocab);
+    benchSortsAndMerges(vocab);
 }
 
 } // namespace bench

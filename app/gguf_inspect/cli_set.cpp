@@ -14,6 +14,7 @@
 #include <iostream>
 #include <iterator>
 #include <map>
+#include <optional>
 #include <sstream>
 
 namespace cli {
@@ -136,6 +137,65 @@ bool readText(const std::string &path, std::string &out, std::string &error)
     return true;
 }
 
+// The changes the command line asks for: KEY=VALUE (typed by --type), --chat-template-file,
+// --remove; nullopt (and why in `error`) when one cannot be read.
+std::optional<gguf::MetadataChanges> readChanges(const CommandArgs &args, const gguf::GgufFile &file,
+                                                 std::string &error)
+{
+    std::map<std::string, TypeSpec> types;
+    if (!readTypes(args.types, types, error))
+        return std::nullopt;
+    gguf::MetadataChanges changes;
+    for (const std::string &assignment : args.rest)
+        if (!addAssignment(file, assignment, types, changes, error))
+            return std::nullopt;
+    if (args.chatTemplateFile) {
+        std::string text;
+        if (!readText(*args.chatTemplateFile, text, error))
+            return std::nullopt;
+        changes.set("tokenizer.chat_template", gguf::OwnedValue::string(std::move(text)));
+    }
+    for (const std::string &key : args.removes)
+        changes.remove(key);
+    return changes;
+}
+
+// What the save did: counts of keys changed, added and removed, and how it was written.
+int reportSet(const CommandArgs &args, const gguf::GgufFile &file, const gguf::MetadataChanges &changes,
+              const gguf::HeaderPlan &plan, const gguf::SaveResult &result)
+{
+    size_t added = 0, removed = 0, edited = 0;
+    for (const std::string &key : changes.order()) {
+        const gguf::KeyChange *c = changes.find(key);
+        if (c->kind == gguf::KeyChange::Kind::Remove)
+            ++removed;
+        else if (file.findMetadata(key))
+            ++edited;
+        else
+            ++added;
+    }
+    if (args.json) {
+        JsonWriter json(stdout);
+        json.beginObject();
+        json.field("path", result.path);
+        json.field("in_place", result.inPlace);
+        json.field("changed", edited);
+        json.field("added", added);
+        json.field("removed", removed);
+        json.field("data_offset", plan.dataOffset);
+        json.field("padding_key_bytes", plan.paddingKeyWritten ? plan.paddingBytes : 0);
+        json.field("bytes_written", result.bytesWritten);
+        json.endObject();
+        return json.finish() ? kExitOk : kExitBadFile;
+    }
+    print(printable(result.path) + ": " + std::to_string(edited) + " changed, " + std::to_string(added) + " added, " +
+          std::to_string(removed) + " removed; " +
+          (result.inPlace ? "saved in place (" + humanBytes(result.bytesWritten) + " of header written)"
+                          : "written by a copy (" + humanBytes(result.bytesWritten) + ")") +
+          "\n");
+    return kExitOk;
+}
+
 } // namespace
 
 int runSet(const CommandArgs &args)
@@ -151,27 +211,15 @@ int runSet(const CommandArgs &args)
     if (!file)
         return kExitBadFile;
 
-    std::map<std::string, TypeSpec> types;
     std::string error;
-    if (!readTypes(args.types, types, error))
+    const std::optional<gguf::MetadataChanges> changes = readChanges(args, *file, error);
+    if (!changes)
         return setUsage(error);
-    gguf::MetadataChanges changes;
-    for (const std::string &assignment : args.rest)
-        if (!addAssignment(*file, assignment, types, changes, error))
-            return setUsage(error);
-    if (args.chatTemplateFile) {
-        std::string text;
-        if (!readText(*args.chatTemplateFile, text, error))
-            return setUsage(error);
-        changes.set("tokenizer.chat_template", gguf::OwnedValue::string(std::move(text)));
-    }
-    for (const std::string &key : args.removes)
-        changes.remove(key);
 
     // the plan checks the changes (MetadataChanges::problems) and says the first refusal
     gguf::HeaderOptions options;
     options.reserve = args.reserve;
-    const auto plan = gguf::planHeader(*file, changes, options, error);
+    const auto plan = gguf::planHeader(*file, *changes, options, error);
     if (!plan)
         return setUsage(error);
 
@@ -189,36 +237,7 @@ int runSet(const CommandArgs &args)
         return kExitBadFile;
     }
 
-    size_t added = 0, removed = 0, edited = 0;
-    for (const std::string &key : changes.order()) {
-        const gguf::KeyChange *c = changes.find(key);
-        if (c->kind == gguf::KeyChange::Kind::Remove)
-            ++removed;
-        else if (file->findMetadata(key))
-            ++edited;
-        else
-            ++added;
-    }
-    if (args.json) {
-        JsonWriter json(stdout);
-        json.beginObject();
-        json.field("path", result.path);
-        json.field("in_place", result.inPlace);
-        json.field("changed", edited);
-        json.field("added", added);
-        json.field("removed", removed);
-        json.field("data_offset", plan->dataOffset);
-        json.field("padding_key_bytes", plan->paddingKeyWritten ? plan->paddingBytes : 0);
-        json.field("bytes_written", result.bytesWritten);
-        json.endObject();
-        return json.finish() ? kExitOk : kExitBadFile;
-    }
-    print(printable(result.path) + ": " + std::to_string(edited) + " changed, " + std::to_string(added) + " added, " +
-          std::to_string(removed) + " removed; " +
-          (result.inPlace ? "saved in place (" + humanBytes(result.bytesWritten) + " of header written)"
-                          : "written by a copy (" + humanBytes(result.bytesWritten) + ")") +
-          "\n");
-    return kExitOk;
+    return reportSet(args, *file, *changes, *plan, result);
 }
 
 } // namespace cli

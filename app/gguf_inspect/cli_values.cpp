@@ -150,6 +150,88 @@ int runDequant(const CommandArgs &args)
     return kExitOk;
 }
 
+namespace {
+
+// One tensor's statistics as `stats` computes them: exact unless --fast.
+struct TensorOutcome {
+    bool ok = false;
+    std::string why; ///< when not ok: why not (empty: its values could not be decoded)
+    gguf::TensorStatistics stats;
+};
+
+TensorOutcome statisticsOf(const CommandArgs &args, const gguf::GgufFile &file, const gguf::TensorInfo &t)
+{
+    TensorOutcome out;
+    out.why = whyNotDecodable(t);
+    if (!out.why.empty())
+        return out;
+    gguf::StatsOptions options;
+    options.bins = static_cast<uint32_t>(args.bins);
+    options.range = args.range;
+    options.sampleBytes = static_cast<uint64_t>(args.sampleMiB) << 20;
+    ProgressPrinter progress("statistics of " + std::string(t.name));
+    options.progress = std::ref(progress);
+    const gguf::TensorData data = gguf::tensorData(file, t);
+    out.ok = gguf::computeStatistics(data, options, out.stats) == gguf::StatsStatus::Ok;
+    // the same first pass as the window's, then its exact passes
+    if (out.ok && !args.fast)
+        out.ok = gguf::refineStatistics(data, options, out.stats) == gguf::StatsStatus::Ok;
+    if (const std::optional<gguf::Error> e = gguf::readError(data))
+        out.why = e->message; // a remote file's bytes could not be fetched
+    return out;
+}
+
+TextTable statsTable()
+{
+    constexpr auto right = TextTable::Align::Right;
+    return TextTable({{"name"},
+                      {"type"},
+                      {"count", right},
+                      {"min", right},
+                      {"max", right},
+                      {"mean", right},
+                      {"std", right},
+                      {"p1", right},
+                      {"p50", right},
+                      {"p99", right},
+                      {"zeros", right},
+                      {"nan", right},
+                      {"inf", right}});
+}
+
+void addStatsRow(TextTable &table, const gguf::TensorInfo &t, const TensorOutcome &r)
+{
+    if (!r.ok) {
+        table.addRow({printable(t.name, 64), gguf::typeName(t.typeId), groupDigits(t.elements), "-", "-", "-", "-", "-",
+                      "-", "-", "-", "-", "-"});
+        return;
+    }
+    const gguf::TensorStatistics &s = r.stats;
+    table.addRow({printable(t.name, 64), gguf::typeName(t.typeId), groupDigits(s.count), number(s.min), number(s.max),
+                  number(s.mean), number(s.std), number(s.percentiles[0]), number(s.percentiles[3]),
+                  number(s.percentiles[6]), groupDigits(s.zeros), groupDigits(s.nan),
+                  groupDigits(s.posInf + s.negInf)});
+}
+
+// What the figures under the table are: exact or estimated, of a sample or of every value.
+void printStatsNotes(const CommandArgs &args, double worstRankError, uint64_t sampledRead, uint64_t sampledOf)
+{
+    if (!args.fast)
+        print("(exact: percentiles as NumPy's np.percentile gives them, the histogram counted value by value)\n");
+    else
+        print("(--fast: percentiles are estimates within 2^-7 of the value; see the README)\n");
+    if (sampledOf > 0)
+        std::printf("(--sample: tensors over %lld MiB were read in evenly spaced blocks, %s of their %s "
+                    "elements; every figure of those is of the values read)\n",
+                    args.sampleMiB, groupDigits(sampledRead).c_str(), groupDigits(sampledOf).c_str());
+    if (args.fast && worstRankError > 0)
+        std::printf("(tensors over %llu elements: percentiles of a random sample, rank within ±%.3f points "
+                    "with probability 1 - 1e-6)\n",
+                    static_cast<unsigned long long>(gguf::StatsOptions{}.exactKeyElements), worstRankError);
+}
+
+} // namespace
+
 int runStats(const CommandArgs &args)
 {
     if (args.bins < 1 || args.bins > 65536) {
@@ -171,89 +253,38 @@ int runStats(const CommandArgs &args)
             chosen.push_back(&t);
 
     int status = kExitOk;
-    JsonWriter *json = nullptr;
-    JsonWriter writer(stdout);
-    if (args.json) {
-        json = &writer;
-        json->beginArray();
-    }
-    TextTable table({{"name"},
-                     {"type"},
-                     {"count", TextTable::Align::Right},
-                     {"min", TextTable::Align::Right},
-                     {"max", TextTable::Align::Right},
-                     {"mean", TextTable::Align::Right},
-                     {"std", TextTable::Align::Right},
-                     {"p1", TextTable::Align::Right},
-                     {"p50", TextTable::Align::Right},
-                     {"p99", TextTable::Align::Right},
-                     {"zeros", TextTable::Align::Right},
-                     {"nan", TextTable::Align::Right},
-                     {"inf", TextTable::Align::Right}});
+    JsonWriter json(stdout);
+    if (args.json)
+        json.beginArray();
+    TextTable table = statsTable();
     double worstRankError = 0;               // of the tensors whose keys were sampled
     uint64_t sampledRead = 0, sampledOf = 0; // --sample: elements read, of the sampled tensors' elements
     for (const gguf::TensorInfo *t : chosen) {
-        gguf::TensorStatistics s;
-        std::string why = whyNotDecodable(*t);
-        bool ok = why.empty();
-        if (ok) {
-            gguf::StatsOptions options;
-            options.bins = static_cast<uint32_t>(args.bins);
-            options.range = args.range;
-            options.sampleBytes = static_cast<uint64_t>(args.sampleMiB) << 20;
-            ProgressPrinter progress("statistics of " + std::string(t->name));
-            options.progress = std::ref(progress);
-            const gguf::TensorData data = gguf::tensorData(*file, *t);
-            ok = gguf::computeStatistics(data, options, s) == gguf::StatsStatus::Ok;
-            // the same first pass as the window's, then its exact passes
-            if (ok && !args.fast)
-                ok = gguf::refineStatistics(data, options, s) == gguf::StatsStatus::Ok;
-            if (const std::optional<gguf::Error> e = gguf::readError(data))
-                why = e->message; // a remote file's bytes could not be fetched
-            if (ok)
-                worstRankError = std::max(worstRankError, s.percentileRankError);
-            if (ok && s.sampledElements > 0) {
-                sampledRead += s.sampledElements;
-                sampledOf += s.count;
+        const TensorOutcome r = statisticsOf(args, *file, *t);
+        if (r.ok) {
+            worstRankError = std::max(worstRankError, r.stats.percentileRankError);
+            if (r.stats.sampledElements > 0) {
+                sampledRead += r.stats.sampledElements;
+                sampledOf += r.stats.count;
             }
-        }
-        if (!ok) {
+        } else {
             std::fprintf(stderr, "gguf-inspect: %s: tensor '%s': %s\n", args.file.c_str(),
-                         printable(t->name, 80).c_str(), why.empty() ? "its values could not be decoded" : why.c_str());
+                         printable(t->name, 80).c_str(),
+                         r.why.empty() ? "its values could not be decoded" : r.why.c_str());
             if (!args.rest.empty())
                 status = kExitBadFile;
         }
-        if (json) {
-            writeStatsJson(*json, *t, ok ? &s : nullptr);
-            continue;
-        }
-        if (!ok) {
-            table.addRow({printable(t->name, 64), gguf::typeName(t->typeId), groupDigits(t->elements), "-", "-", "-",
-                          "-", "-", "-", "-", "-", "-", "-"});
-            continue;
-        }
-        table.addRow({printable(t->name, 64), gguf::typeName(t->typeId), groupDigits(s.count), number(s.min),
-                      number(s.max), number(s.mean), number(s.std), number(s.percentiles[0]), number(s.percentiles[3]),
-                      number(s.percentiles[6]), groupDigits(s.zeros), groupDigits(s.nan),
-                      groupDigits(s.posInf + s.negInf)});
+        if (args.json)
+            writeStatsJson(json, *t, r.ok ? &r.stats : nullptr);
+        else
+            addStatsRow(table, *t, r);
     }
-    if (json) {
-        json->endArray();
-        json->finish();
+    if (args.json) {
+        json.endArray();
+        json.finish();
     } else {
         table.print();
-        if (!args.fast)
-            print("(exact: percentiles as NumPy's np.percentile gives them, the histogram counted value by value)\n");
-        else
-            print("(--fast: percentiles are estimates within 2^-7 of the value; see the README)\n");
-        if (sampledOf > 0)
-            std::printf("(--sample: tensors over %lld MiB were read in evenly spaced blocks, %s of their %s "
-                        "elements; every figure of those is of the values read)\n",
-                        args.sampleMiB, groupDigits(sampledRead).c_str(), groupDigits(sampledOf).c_str());
-        if (args.fast && worstRankError > 0)
-            std::printf("(tensors over %llu elements: percentiles of a random sample, rank within ±%.3f points "
-                        "with probability 1 - 1e-6)\n",
-                        static_cast<unsigned long long>(gguf::StatsOptions{}.exactKeyElements), worstRankError);
+        printStatsNotes(args, worstRankError, sampledRead, sampledOf);
     }
     return status;
 }

@@ -290,29 +290,8 @@ void HexView::paintRows(QPainter &painter, int xShift)
         const size_t first = size_t(row - begin);
         painter.setPen(m_colors.dimText());
         painter.drawText(m_layout.offsetX(), y + ascent, hexOffset(row, digits));
-        // runs of one text colour: dimmed padding, normal text elsewhere
-        for (int c = 0; c < n;) {
-            const QColor color = m_annotator ? m_colors.text(shades[first + size_t(c)].category) : m_colors.textColor();
-            int e = c;
-            QString hex, text;
-            for (; e < n && (!m_annotator || m_colors.text(shades[first + size_t(e)].category) == color); ++e) {
-                if (e > c)
-                    hex += e % 8 == 0 ? QStringLiteral("  ") : QStringLiteral(" ");
-                if (!arrived) {
-                    hex += QStringLiteral("··");
-                    text += QChar(u'·');
-                    continue;
-                }
-                const uint8_t byte = bytes[first + size_t(e)];
-                hex += QLatin1Char(kDigits[byte >> 4]);
-                hex += QLatin1Char(kDigits[byte & 15]);
-                text += printable(byte);
-            }
-            painter.setPen(arrived ? color : m_colors.dimText());
-            painter.drawText(m_layout.hexX(c), y + ascent, hex);
-            painter.drawText(m_layout.textX(c), y + ascent, text);
-            c = e;
-        }
+        paintRowText(painter, y + ascent, std::span(shades).subspan(first, size_t(n)),
+                     arrived ? bytes.subspan(first, size_t(n)) : std::span<const uint8_t>());
         if (m_notesVisible && m_annotator) {
             painter.setPen(m_colors.notesText());
             painter.drawText(m_layout.notesX(), y + ascent,
@@ -320,7 +299,44 @@ void HexView::paintRows(QPainter &painter, int xShift)
         }
     }
 
-    // the field under the cursor, outlined; the cursor byte framed
+    paintCursor(painter, height);
+}
+
+// One row's bytes in hex and as text, in runs of one text colour (dimmed padding, normal text
+// elsewhere); `bytes` empty: not arrived yet, dots.
+void HexView::paintRowText(QPainter &painter, int baseline, std::span<const HexAnnotator::Shade> shades,
+                           std::span<const uint8_t> bytes)
+{
+    const bool arrived = !bytes.empty();
+    const int n = int(shades.size());
+    for (int c = 0; c < n;) {
+        const QColor color = m_annotator ? m_colors.text(shades[size_t(c)].category) : m_colors.textColor();
+        int e = c;
+        QString hex, text;
+        for (; e < n && (!m_annotator || m_colors.text(shades[size_t(e)].category) == color); ++e) {
+            if (e > c)
+                hex += e % 8 == 0 ? QStringLiteral("  ") : QStringLiteral(" ");
+            if (!arrived) {
+                hex += QStringLiteral("··");
+                text += QChar(u'·');
+                continue;
+            }
+            const uint8_t byte = bytes[size_t(e)];
+            hex += QLatin1Char(kDigits[byte >> 4]);
+            hex += QLatin1Char(kDigits[byte & 15]);
+            text += printable(byte);
+        }
+        painter.setPen(arrived ? color : m_colors.dimText());
+        painter.drawText(m_layout.hexX(c), baseline, hex);
+        painter.drawText(m_layout.textX(c), baseline, text);
+        c = e;
+    }
+}
+
+// The field under the cursor, outlined; the cursor byte framed.
+void HexView::paintCursor(QPainter &painter, int height)
+{
+    using Area = HexLayout::Area;
     painter.setBrush(Qt::NoBrush);
     painter.setPen(QPen(m_colors.cursor(), 1));
     for (const Area area : {Area::Hex, Area::Text}) {

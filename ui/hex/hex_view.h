@@ -8,6 +8,7 @@
 #include <QAbstractScrollArea>
 
 #include <memory>
+#include <span>
 
 class HexAnnotator;
 
@@ -85,6 +86,9 @@ private:
     void moveCursor(uint64_t offset, bool extend);
     void updateCursorField();
     void paintRows(QPainter &painter, int xShift);
+    void paintRowText(QPainter &painter, int baseline, std::span<const HexAnnotator::Shade> shades,
+                      std::span<const uint8_t> bytes);
+    void paintCursor(QPainter &painter, int height);
     void paintHeader(QPainter &painter);
     QPoint contentPoint(QPoint viewportPoint) const;
     QString toolTipAt(QPoint viewportPoint) const;

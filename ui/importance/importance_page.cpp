@@ -72,24 +72,7 @@ ImportancePage::ImportancePage(QWidget *parent)
       m_detailJob(new JobTracker(this)), m_progress(new JobProgress(this))
 {
     m_lazy = new LazyRefresh(this, [this] { computeReport(); });
-    m_summary->setWordWrap(true);
-    m_summary->setTextInteractionFlags(Qt::TextSelectableByMouse);
-    m_filter->setPlaceholderText(tr("Filter weights (e.g. ffn_down or blk.3.)"));
-    m_filter->setClearButtonEnabled(true);
-    m_proxy->setSourceModel(m_model);
-    m_proxy->setSortRole(Qt::UserRole);
-    m_proxy->setFilterCaseSensitivity(Qt::CaseInsensitive);
-    m_proxy->setFilterKeyColumn(ImportanceModel::Tensor);
-    m_table->setModel(m_proxy);
-    m_table->setObjectName(QStringLiteral("importanceTable"));
-    m_table->setSortingEnabled(true);
-    m_table->sortByColumn(-1, Qt::AscendingOrder); // file order until a header is clicked
-    m_table->setSelectionBehavior(QAbstractItemView::SelectRows);
-    m_table->setSelectionMode(QAbstractItemView::SingleSelection);
-    m_table->verticalHeader()->hide();
-    m_table->verticalHeader()->setDefaultSectionSize(fontMetrics().height() + 6);
-    m_table->horizontalHeader()->setSectionResizeMode(QHeaderView::Interactive);
-    m_table->setWordWrap(false);
+    setUpTable();
 
     auto *left = new QWidget(this);
     auto *leftLayout = new QVBoxLayout(left);
@@ -97,44 +80,8 @@ ImportancePage::ImportancePage(QWidget *parent)
     leftLayout->addWidget(m_filter);
     leftLayout->addWidget(m_table, 1);
 
-    // Channels: one expert or the mean over the used ones
-    auto *channelsTab = new QWidget(this);
-    auto *expertLabel = new QLabel(tr("E&xpert:"), channelsTab);
-    expertLabel->setBuddy(m_expert);
-    m_expert->setSizeAdjustPolicy(QComboBox::AdjustToContents);
-    auto *channelControls = new QHBoxLayout;
-    channelControls->addWidget(expertLabel);
-    channelControls->addWidget(m_expert);
-    channelControls->addSpacing(12);
-    channelControls->addWidget(m_log);
-    channelControls->addStretch(1);
-    m_topChannels->setWordWrap(true);
-    m_topChannels->setTextInteractionFlags(Qt::TextSelectableByMouse);
-    auto *channelsLayout = new QVBoxLayout(channelsTab);
-    channelsLayout->addLayout(channelControls);
-    channelsLayout->addWidget(m_channels, 1);
-    channelsLayout->addWidget(m_topChannels);
-
-    // Across layers: one statistic of a role
-    auto *layersTab = new QWidget(this);
-    for (const char *name : kImportanceStatisticNames)
-        m_statistic->addItem(tr(name));
-    m_role->setSizeAdjustPolicy(QComboBox::AdjustToContents);
-    auto *roleLabel = new QLabel(tr("&Role:"), layersTab);
-    roleLabel->setBuddy(m_role);
-    auto *statisticLabel = new QLabel(tr("&Statistic:"), layersTab);
-    statisticLabel->setBuddy(m_statistic);
-    auto *layerControls = new QHBoxLayout;
-    layerControls->addWidget(roleLabel);
-    layerControls->addWidget(m_role);
-    layerControls->addSpacing(12);
-    layerControls->addWidget(statisticLabel);
-    layerControls->addWidget(m_statistic);
-    layerControls->addStretch(1);
-    auto *layersLayout = new QVBoxLayout(layersTab);
-    layersLayout->addLayout(layerControls);
-    layersLayout->addWidget(m_layers, 1);
-
+    QWidget *channelsTab = createChannelsTab();
+    QWidget *layersTab = createLayersTab();
     m_experts->setValueSymbol(tr("importance"));
     m_experts->setNonNegative(true);
     m_experts->setAxisLabels(tr("Expert"), tr("Channel"));
@@ -179,6 +126,74 @@ ImportancePage::ImportancePage(QWidget *parent)
     // the view state kept between runs (the same layout as before PageState: old settings restore)
     m_state = PageState(kImportanceStateVersion);
     m_state.add(m_splitter).add(m_table->horizontalHeader()).add(m_views);
+}
+
+void ImportancePage::setUpTable()
+{
+    m_summary->setWordWrap(true);
+    m_summary->setTextInteractionFlags(Qt::TextSelectableByMouse);
+    m_filter->setPlaceholderText(tr("Filter weights (e.g. ffn_down or blk.3.)"));
+    m_filter->setClearButtonEnabled(true);
+    m_proxy->setSourceModel(m_model);
+    m_proxy->setSortRole(Qt::UserRole);
+    m_proxy->setFilterCaseSensitivity(Qt::CaseInsensitive);
+    m_proxy->setFilterKeyColumn(ImportanceModel::Tensor);
+    m_table->setModel(m_proxy);
+    m_table->setObjectName(QStringLiteral("importanceTable"));
+    m_table->setSortingEnabled(true);
+    m_table->sortByColumn(-1, Qt::AscendingOrder); // file order until a header is clicked
+    m_table->setSelectionBehavior(QAbstractItemView::SelectRows);
+    m_table->setSelectionMode(QAbstractItemView::SingleSelection);
+    m_table->verticalHeader()->hide();
+    m_table->verticalHeader()->setDefaultSectionSize(fontMetrics().height() + 6);
+    m_table->horizontalHeader()->setSectionResizeMode(QHeaderView::Interactive);
+    m_table->setWordWrap(false);
+}
+
+// Channels: one expert or the mean over the used ones
+QWidget *ImportancePage::createChannelsTab()
+{
+    auto *channelsTab = new QWidget(this);
+    auto *expertLabel = new QLabel(tr("E&xpert:"), channelsTab);
+    expertLabel->setBuddy(m_expert);
+    m_expert->setSizeAdjustPolicy(QComboBox::AdjustToContents);
+    auto *channelControls = new QHBoxLayout;
+    channelControls->addWidget(expertLabel);
+    channelControls->addWidget(m_expert);
+    channelControls->addSpacing(12);
+    channelControls->addWidget(m_log);
+    channelControls->addStretch(1);
+    m_topChannels->setWordWrap(true);
+    m_topChannels->setTextInteractionFlags(Qt::TextSelectableByMouse);
+    auto *channelsLayout = new QVBoxLayout(channelsTab);
+    channelsLayout->addLayout(channelControls);
+    channelsLayout->addWidget(m_channels, 1);
+    channelsLayout->addWidget(m_topChannels);
+    return channelsTab;
+}
+
+// Across layers: one statistic of a role
+QWidget *ImportancePage::createLayersTab()
+{
+    auto *layersTab = new QWidget(this);
+    for (const char *name : kImportanceStatisticNames)
+        m_statistic->addItem(tr(name));
+    m_role->setSizeAdjustPolicy(QComboBox::AdjustToContents);
+    auto *roleLabel = new QLabel(tr("&Role:"), layersTab);
+    roleLabel->setBuddy(m_role);
+    auto *statisticLabel = new QLabel(tr("&Statistic:"), layersTab);
+    statisticLabel->setBuddy(m_statistic);
+    auto *layerControls = new QHBoxLayout;
+    layerControls->addWidget(roleLabel);
+    layerControls->addWidget(m_role);
+    layerControls->addSpacing(12);
+    layerControls->addWidget(statisticLabel);
+    layerControls->addWidget(m_statistic);
+    layerControls->addStretch(1);
+    auto *layersLayout = new QVBoxLayout(layersTab);
+    layersLayout->addLayout(layerControls);
+    layersLayout->addWidget(m_layers, 1);
+    return layersTab;
 }
 
 void ImportancePage::setModel(std::shared_ptr<const gguf::SplitModel> model)

@@ -83,6 +83,9 @@ private:
     struct Computed;
     struct Detail;
 
+    void setUpTable();
+    QWidget *createChannelsTab();
+    QWidget *createLayersTab();
     void computeReport();
     void showReport(Computed computed);
     void computeDetail();

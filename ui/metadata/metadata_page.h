@@ -9,6 +9,7 @@
 #include <memory>
 #include <optional>
 #include <string>
+#include <utility>
 
 class JinjaHighlighter;
 class JobProgress;
@@ -16,6 +17,7 @@ class JobTracker;
 class MetadataEditor;
 class MetadataFilterProxy;
 class MetadataTreeModel;
+class QAction;
 class QLabel;
 class QLineEdit;
 class QListWidget;
@@ -100,6 +102,10 @@ private:
     std::optional<quint64> tokenAt(const QModelIndex &index) const;
     void copy(int role);
     QWidget *createEditBar();
+    /// Undo and Redo of the edits, on the tree (their tooltips say what they would undo).
+    std::pair<QAction *, QAction *> createUndoActions();
+    /// The tree, the pending list and the detail pane follow the edits.
+    void connectEditing();
     void updateEditState();
     void updatePending();
     /// The detail pane follows the item on show: editable for strings while editing, the

@@ -70,25 +70,7 @@ QWidget *MetadataPage::createEditBar()
         if (const QString why = removeSelectedKey(); !why.isEmpty())
             emit editMessage(why);
     });
-    // short labels that keep the bar still; what would be undone is in the tooltip
-    QUndoStack *stack = m_editor->undoStack();
-    auto *undo = new QAction(tr("Undo"), this);
-    undo->setShortcut(QKeySequence::Undo);
-    connect(undo, &QAction::triggered, stack, &QUndoStack::undo);
-    connect(stack, &QUndoStack::canUndoChanged, undo, &QAction::setEnabled);
-    connect(stack, &QUndoStack::undoTextChanged, undo,
-            [undo](const QString &text) { undo->setToolTip(tr("Undo %1").arg(text)); });
-    auto *redo = new QAction(tr("Redo"), this);
-    redo->setShortcut(QKeySequence::Redo);
-    connect(redo, &QAction::triggered, stack, &QUndoStack::redo);
-    connect(stack, &QUndoStack::canRedoChanged, redo, &QAction::setEnabled);
-    connect(stack, &QUndoStack::redoTextChanged, redo,
-            [redo](const QString &text) { redo->setToolTip(tr("Redo %1").arg(text)); });
-    undo->setEnabled(false);
-    redo->setEnabled(false);
-    for (QAction *a : {undo, redo})
-        a->setShortcutContext(Qt::WidgetWithChildrenShortcut);
-    m_view->addActions({undo, redo});
+    const auto [undo, redo] = createUndoActions();
     auto *saveAction = new QAction(tr("&Save"), this);
     saveAction->setObjectName(QStringLiteral("saveEdits"));
     saveAction->setShortcut(QKeySequence::Save);
@@ -116,6 +98,36 @@ QWidget *MetadataPage::createEditBar()
     connect(m_editor->saveTracker(), &JobTracker::cancelled, this, enable);
     enable();
 
+    connectEditing();
+    return bar;
+}
+
+std::pair<QAction *, QAction *> MetadataPage::createUndoActions()
+{
+    // short labels that keep the bar still; what would be undone is in the tooltip
+    QUndoStack *stack = m_editor->undoStack();
+    auto *undo = new QAction(tr("Undo"), this);
+    undo->setShortcut(QKeySequence::Undo);
+    connect(undo, &QAction::triggered, stack, &QUndoStack::undo);
+    connect(stack, &QUndoStack::canUndoChanged, undo, &QAction::setEnabled);
+    connect(stack, &QUndoStack::undoTextChanged, undo,
+            [undo](const QString &text) { undo->setToolTip(tr("Undo %1").arg(text)); });
+    auto *redo = new QAction(tr("Redo"), this);
+    redo->setShortcut(QKeySequence::Redo);
+    connect(redo, &QAction::triggered, stack, &QUndoStack::redo);
+    connect(stack, &QUndoStack::canRedoChanged, redo, &QAction::setEnabled);
+    connect(stack, &QUndoStack::redoTextChanged, redo,
+            [redo](const QString &text) { redo->setToolTip(tr("Redo %1").arg(text)); });
+    undo->setEnabled(false);
+    redo->setEnabled(false);
+    for (QAction *a : {undo, redo})
+        a->setShortcutContext(Qt::WidgetWithChildrenShortcut);
+    m_view->addActions({undo, redo});
+    return {undo, redo};
+}
+
+void MetadataPage::connectEditing()
+{
     connect(m_editor, &MetadataEditor::keyChanged, this, [this](const QString &key) {
         m_model->pendingChanged(key);
         updatePending();
@@ -148,7 +160,6 @@ QWidget *MetadataPage::createEditBar()
     auto *delegate = new MetadataValueDelegate(m_view);
     m_view->setItemDelegateForColumn(MetadataTreeModel::ValueColumn, delegate);
     connect(delegate, &MetadataValueDelegate::editRefused, this, &MetadataPage::editMessage);
-    return bar;
 }
 
 MetadataPage::~MetadataPage()

@@ -48,56 +48,9 @@ MemoryPanel::MemoryPanel(QWidget *parent)
     m_mmap->setObjectName(QStringLiteral("memoryMmap"));
     m_budget->setObjectName(QStringLiteral("memoryBudget"));
 
-    m_context->setRange(1, kMaxContext);
-    m_context->setGroupSeparatorShown(true);
-    m_context->setToolTip(tr("Context length in tokens; llama.cpp rounds it up to a multiple of 256"));
-    m_contextSlider->setToolTip(m_context->toolTip());
-    m_sequences->setRange(1, 256);
-    m_sequences->setToolTip(tr("Parallel sequences (llama.cpp's --parallel): each gets context / sequences cells"));
-    for (const uint32_t type : gguf::kvCacheTypes()) {
-        const QString name = QString::fromStdString(gguf::kvCacheTypeName(type));
-        m_cacheK->addItem(name, type);
-        m_cacheV->addItem(name, type);
-    }
-    m_cacheK->setToolTip(tr("Type of the K cache (--cache-type-k)"));
-    m_cacheV->setToolTip(tr("Type of the V cache (--cache-type-v); quantized V needs flash attention"));
-    m_flashAttention->setToolTip(tr("With flash attention V is not stored transposed and no attention-score matrix "
-                                    "is allocated"));
-    m_gpuLayers->setToolTip(tr("Layers offloaded to the GPU (--gpu-layers); llama.cpp offloads the output layer "
-                               "first, then the repeating layers from the last"));
-    m_mmap->setToolTip(tr("Map the file (the default): the CPU weights are file pages the system can drop"));
-    m_budget->setRange(0, 100000);
-    m_budget->setDecimals(1);
-    m_budget->setSingleStep(1);
-    m_budget->setSuffix(tr(" GiB"));
-    m_budget->setSpecialValueText(tr("none"));
-    m_budget->setToolTip(tr("Memory you have: on the GPU when layers are offloaded, else RAM; shows the largest "
-                            "context that fits"));
-    m_summary->setWordWrap(true);
-    m_summary->setTextFormat(Qt::RichText);
-    m_summary->setTextInteractionFlags(Qt::TextSelectableByMouse);
-    m_unavailable->setWordWrap(true);
+    setUpControls();
 
-    auto *controls = new QGridLayout;
-    controls->addWidget(new QLabel(tr("Context:"), this), 0, 0);
-    controls->addWidget(m_contextSlider, 0, 1, 1, 5);
-    controls->addWidget(m_context, 0, 6);
-    controls->addWidget(new QLabel(tr("Sequences:"), this), 0, 7);
-    controls->addWidget(m_sequences, 0, 8);
-    controls->addWidget(new QLabel(tr("K cache:"), this), 1, 0);
-    controls->addWidget(m_cacheK, 1, 1);
-    controls->addWidget(new QLabel(tr("V cache:"), this), 1, 2);
-    controls->addWidget(m_cacheV, 1, 3);
-    controls->addWidget(m_flashAttention, 1, 4);
-    controls->addWidget(m_mmap, 1, 5);
-    auto *gpu = new QHBoxLayout;
-    gpu->addWidget(new QLabel(tr("GPU layers:"), this));
-    gpu->addWidget(m_gpuLayers);
-    gpu->addWidget(m_gpuLayersOf);
-    controls->addLayout(gpu, 1, 6);
-    controls->addWidget(new QLabel(tr("Budget:"), this), 1, 7);
-    controls->addWidget(m_budget, 1, 8);
-    controls->setColumnStretch(5, 1);
+    QGridLayout *controls = layOutControls();
 
     m_details->setColumnCount(4);
     m_details->setHeaderLabels({tr("Device / part"), tr("What"), tr("Size"), tr("How")});
@@ -134,6 +87,64 @@ MemoryPanel::MemoryPanel(QWidget *parent)
     m_redraw.setInterval(0);
     connect(&m_redraw, &QTimer::timeout, this, &MemoryPanel::redraw);
     setModel(nullptr);
+}
+
+void MemoryPanel::setUpControls()
+{
+    m_context->setRange(1, kMaxContext);
+    m_context->setGroupSeparatorShown(true);
+    m_context->setToolTip(tr("Context length in tokens; llama.cpp rounds it up to a multiple of 256"));
+    m_contextSlider->setToolTip(m_context->toolTip());
+    m_sequences->setRange(1, 256);
+    m_sequences->setToolTip(tr("Parallel sequences (llama.cpp's --parallel): each gets context / sequences cells"));
+    for (const uint32_t type : gguf::kvCacheTypes()) {
+        const QString name = QString::fromStdString(gguf::kvCacheTypeName(type));
+        m_cacheK->addItem(name, type);
+        m_cacheV->addItem(name, type);
+    }
+    m_cacheK->setToolTip(tr("Type of the K cache (--cache-type-k)"));
+    m_cacheV->setToolTip(tr("Type of the V cache (--cache-type-v); quantized V needs flash attention"));
+    m_flashAttention->setToolTip(tr("With flash attention V is not stored transposed and no attention-score matrix "
+                                    "is allocated"));
+    m_gpuLayers->setToolTip(tr("Layers offloaded to the GPU (--gpu-layers); llama.cpp offloads the output layer "
+                               "first, then the repeating layers from the last"));
+    m_mmap->setToolTip(tr("Map the file (the default): the CPU weights are file pages the system can drop"));
+    m_budget->setRange(0, 100000);
+    m_budget->setDecimals(1);
+    m_budget->setSingleStep(1);
+    m_budget->setSuffix(tr(" GiB"));
+    m_budget->setSpecialValueText(tr("none"));
+    m_budget->setToolTip(tr("Memory you have: on the GPU when layers are offloaded, else RAM; shows the largest "
+                            "context that fits"));
+    m_summary->setWordWrap(true);
+    m_summary->setTextFormat(Qt::RichText);
+    m_summary->setTextInteractionFlags(Qt::TextSelectableByMouse);
+    m_unavailable->setWordWrap(true);
+}
+
+QGridLayout *MemoryPanel::layOutControls()
+{
+    auto *controls = new QGridLayout;
+    controls->addWidget(new QLabel(tr("Context:"), this), 0, 0);
+    controls->addWidget(m_contextSlider, 0, 1, 1, 5);
+    controls->addWidget(m_context, 0, 6);
+    controls->addWidget(new QLabel(tr("Sequences:"), this), 0, 7);
+    controls->addWidget(m_sequences, 0, 8);
+    controls->addWidget(new QLabel(tr("K cache:"), this), 1, 0);
+    controls->addWidget(m_cacheK, 1, 1);
+    controls->addWidget(new QLabel(tr("V cache:"), this), 1, 2);
+    controls->addWidget(m_cacheV, 1, 3);
+    controls->addWidget(m_flashAttention, 1, 4);
+    controls->addWidget(m_mmap, 1, 5);
+    auto *gpu = new QHBoxLayout;
+    gpu->addWidget(new QLabel(tr("GPU layers:"), this));
+    gpu->addWidget(m_gpuLayers);
+    gpu->addWidget(m_gpuLayersOf);
+    controls->addLayout(gpu, 1, 6);
+    controls->addWidget(new QLabel(tr("Budget:"), this), 1, 7);
+    controls->addWidget(m_budget, 1, 8);
+    controls->setColumnStretch(5, 1);
+    return controls;
 }
 
 void MemoryPanel::setModel(const std::shared_ptr<const gguf::SplitModel> &model)

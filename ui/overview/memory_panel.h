@@ -13,6 +13,7 @@ class MemoryBarPlot;
 class QCheckBox;
 class QComboBox;
 class QDoubleSpinBox;
+class QGridLayout;
 class QLabel;
 class QSlider;
 class QSpinBox;
@@ -41,6 +42,8 @@ public:
     const MemoryBarPlot *plot() const { return m_plot; }
 
 private:
+    void setUpControls();
+    QGridLayout *layOutControls();
     void update();
     void redraw();
     void contextFromSlider(int steps);

@@ -80,6 +80,40 @@ OverviewPage::OverviewPage(QWidget *parent)
     m_verdict->setWordWrap(true);
     m_verdict->setTextInteractionFlags(Qt::TextSelectableByMouse);
 
+    auto *fileBox = new QGroupBox(tr("File"), this);
+    auto *modelBox = new QGroupBox(tr("Model"), this);
+    createFields(new QFormLayout(fileBox), new QFormLayout(modelBox));
+
+    auto *chartBox = new QGroupBox(tr("Tensor types (bytes per type)"), this);
+    auto *chartLayout = new QVBoxLayout(chartBox);
+    chartLayout->addWidget(m_plot);
+
+    QGroupBox *validationBox = createValidationBox();
+
+    auto *content = new QWidget(this);
+    auto *grid = new QGridLayout(content);
+    grid->addWidget(m_title, 0, 0, 1, 2);
+    grid->addWidget(modelBox, 1, 0);
+    grid->addWidget(fileBox, 1, 1);
+    grid->addWidget(chartBox, 2, 0);
+    grid->addWidget(validationBox, 2, 1);
+    grid->addWidget(m_kindPanel, 3, 0, 1, 2);
+    grid->addWidget(m_memory, 4, 0, 1, 2);
+    grid->setColumnStretch(0, 1);
+    grid->setColumnStretch(1, 1);
+    grid->setRowStretch(2, 1);
+    auto *scroll = new QScrollArea(this);
+    scroll->setWidgetResizable(true);
+    scroll->setFrameShape(QFrame::NoFrame);
+    scroll->setWidget(content);
+    auto *layout = new QVBoxLayout(this);
+    layout->setContentsMargins(0, 0, 0, 0);
+    layout->addWidget(scroll);
+    setModel(nullptr);
+}
+
+void OverviewPage::createFields(QFormLayout *fileForm, QFormLayout *modelForm)
+{
     static const char *const titles[] = {
         QT_TR_NOOP("Kind:"),
         QT_TR_NOOP("Name:"),
@@ -105,10 +139,6 @@ OverviewPage::OverviewPage(QWidget *parent)
         QT_TR_NOOP("Vocabulary size:"),
     };
     static_assert(std::size(titles) == static_cast<size_t>(Field::Count));
-    auto *fileBox = new QGroupBox(tr("File"), this);
-    auto *modelBox = new QGroupBox(tr("Model"), this);
-    auto *fileForm = new QFormLayout(fileBox);
-    auto *modelForm = new QFormLayout(modelBox);
     for (size_t i = 0; i < m_fields.size(); ++i) {
         auto *label = new QLabel(this);
         label->setTextInteractionFlags(Qt::TextSelectableByMouse);
@@ -117,11 +147,10 @@ OverviewPage::OverviewPage(QWidget *parent)
         const bool fileField = i >= static_cast<size_t>(Field::Path) && i <= static_cast<size_t>(Field::TensorCount);
         (fileField ? fileForm : modelForm)->addRow(tr(titles[i]), label);
     }
+}
 
-    auto *chartBox = new QGroupBox(tr("Tensor types (bytes per type)"), this);
-    auto *chartLayout = new QVBoxLayout(chartBox);
-    chartLayout->addWidget(m_plot);
-
+QGroupBox *OverviewPage::createValidationBox()
+{
     m_findings->setColumnCount(4);
     m_findings->setHeaderLabels({tr("Severity"), tr("Offset"), tr("Code"), tr("Message")});
     m_findings->setRootIsDecorated(false);
@@ -140,27 +169,7 @@ OverviewPage::OverviewPage(QWidget *parent)
     validationLayout->addWidget(m_findings, 1);
     m_noFindings->setAlignment(Qt::AlignLeft | Qt::AlignTop);
     validationLayout->addWidget(m_noFindings, 1);
-
-    auto *content = new QWidget(this);
-    auto *grid = new QGridLayout(content);
-    grid->addWidget(m_title, 0, 0, 1, 2);
-    grid->addWidget(modelBox, 1, 0);
-    grid->addWidget(fileBox, 1, 1);
-    grid->addWidget(chartBox, 2, 0);
-    grid->addWidget(validationBox, 2, 1);
-    grid->addWidget(m_kindPanel, 3, 0, 1, 2);
-    grid->addWidget(m_memory, 4, 0, 1, 2);
-    grid->setColumnStretch(0, 1);
-    grid->setColumnStretch(1, 1);
-    grid->setRowStretch(2, 1);
-    auto *scroll = new QScrollArea(this);
-    scroll->setWidgetResizable(true);
-    scroll->setFrameShape(QFrame::NoFrame);
-    scroll->setWidget(content);
-    auto *layout = new QVBoxLayout(this);
-    layout->setContentsMargins(0, 0, 0, 0);
-    layout->addWidget(scroll);
-    setModel(nullptr);
+    return validationBox;
 }
 
 void OverviewPage::setField(Field field, const QString &text)
@@ -207,7 +216,30 @@ void OverviewPage::setModel(std::shared_ptr<const gguf::SplitModel> model)
         m_kindPanel->setReport(m_kind);
         return;
     }
-    const gguf::GgufFile &file = m_model->primary();
+    const gguf::ModelSummary summary = gguf::summarizeModel(*m_model);
+    const QString kindTitle = showKind(m_model->primary());
+    showFileFields(m_model->primary(), summary);
+    showModelFields(m_model->primary(), summary);
+    showVerdict(*m_model);
+    showFindings(*m_model);
+    showTypeMix(*m_model);
+    m_memory->setModel(m_model);
+    std::shared_ptr<const gguf::GgufFile> primary = m_model->primaryShared();
+    m_kindJob->start(
+        tr("Reading what this %1 holds").arg(kindTitle),
+        [primary](const gguf::ProgressFn &) { return gguf::describeKind(*primary); },
+        [this, primary](gguf::KindReport report) {
+            m_kind = std::move(report);
+            m_kindPanel->setReport(m_kind, primary);
+            m_findings->clear();
+            showFindings(*m_model);
+            m_kindShown = true;
+            emit kindShown();
+        });
+}
+
+QString OverviewPage::showKind(const gguf::GgufFile &file)
+{
     const std::string name = file.name();
     const std::string arch = file.architecture();
     // the kind from names now; its facts (an imatrix's counts are tensor data) on a worker
@@ -237,8 +269,12 @@ void OverviewPage::setModel(std::shared_ptr<const gguf::SplitModel> model)
                          (m_kind.kind == gguf::FileKind::Model || m_kind.kind == gguf::FileKind::Vocabulary));
     setField(Field::Name, name.empty() ? QStringLiteral("—") : QString::fromStdString(name));
     setField(Field::Architecture, arch.empty() ? QStringLiteral("—") : QString::fromStdString(arch));
+    return kindTitle;
+}
+
+void OverviewPage::showFileFields(const gguf::GgufFile &file, const gguf::ModelSummary &summary)
+{
     setField(Field::Path, QString::fromStdString(file.path()));
-    const gguf::ModelSummary summary = gguf::summarizeModel(*m_model);
     setField(Field::FileSize, tr("%1 (%2 bytes)")
                                   .arg(TextFormat::byteSize(summary.fileSize),
                                        QLocale().toString(static_cast<quint64>(summary.fileSize))));
@@ -255,27 +291,29 @@ void OverviewPage::setModel(std::shared_ptr<const gguf::SplitModel> model)
                                       : tr("extended (alignment and data offset follow the counts)"));
     setField(Field::Alignment, QString::number(file.alignment()));
     const QLocale locale;
-    if (damaged) {
-        // the counts the header declares against the items read before the break
-        setField(Field::DataOffset, file.tensorInfoEnd() != 0 ? TextFormat::offsetAndDecimal(file.dataOffset())
-                                                              : tr("unknown (it follows the tensor infos)"));
-        // (the counts themselves are read only when the header got that far)
-        const bool counted = file.headerEnd() != 0;
-        setField(Field::MetadataCount, counted
-                                           ? tr("%1 read of %2 declared")
-                                                 .arg(locale.toString(static_cast<qulonglong>(file.metadata().size())),
-                                                      locale.toString(static_cast<qulonglong>(file.declaredKvCount())))
-                                           : tr("not read"));
-        setField(Field::TensorCount,
-                 counted ? tr("%1 read of %2 declared")
-                               .arg(locale.toString(static_cast<qulonglong>(file.tensors().size())),
-                                    locale.toString(static_cast<qulonglong>(file.declaredTensorCount())))
-                         : tr("not read"));
-    } else {
+    if (file.breakage() == nullptr) {
         setField(Field::DataOffset, TextFormat::offsetAndDecimal(file.dataOffset()));
         setField(Field::MetadataCount, locale.toString(static_cast<qulonglong>(file.metadata().size())));
         setField(Field::TensorCount, locale.toString(static_cast<qulonglong>(summary.tensorCount)));
+        return;
     }
+    // damaged: the counts the header declares against the items read before the break
+    setField(Field::DataOffset, file.tensorInfoEnd() != 0 ? TextFormat::offsetAndDecimal(file.dataOffset())
+                                                          : tr("unknown (it follows the tensor infos)"));
+    // (the counts themselves are read only when the header got that far)
+    const bool counted = file.headerEnd() != 0;
+    const auto readOf = [&locale, counted](size_t read, uint64_t declared) {
+        return counted ? tr("%1 read of %2 declared")
+                             .arg(locale.toString(static_cast<qulonglong>(read)),
+                                  locale.toString(static_cast<qulonglong>(declared)))
+                       : tr("not read");
+    };
+    setField(Field::MetadataCount, readOf(file.metadata().size(), file.declaredKvCount()));
+    setField(Field::TensorCount, readOf(file.tensors().size(), file.declaredTensorCount()));
+}
+
+void OverviewPage::showModelFields(const gguf::GgufFile &file, const gguf::ModelSummary &summary)
+{
     const auto fileType = summary.fileType;
     const auto fileTypeName = fileType ? gguf::fileTypeName(*fileType) : std::nullopt;
     setField(Field::FileType, !fileType      ? QStringLiteral("—")
@@ -299,22 +337,6 @@ void OverviewPage::setModel(std::shared_ptr<const gguf::SplitModel> model)
                                      : count(heads));
     setField(Field::FeedForwardLength, count(file.feedForwardLength()));
     setField(Field::VocabularySize, count(file.vocabSize()));
-    showVerdict(*m_model);
-    showFindings(*m_model);
-    showTypeMix(*m_model);
-    m_memory->setModel(m_model);
-    std::shared_ptr<const gguf::GgufFile> primary = m_model->primaryShared();
-    m_kindJob->start(
-        tr("Reading what this %1 holds").arg(kindTitle),
-        [primary](const gguf::ProgressFn &) { return gguf::describeKind(*primary); },
-        [this, primary](gguf::KindReport report) {
-            m_kind = std::move(report);
-            m_kindPanel->setReport(m_kind, primary);
-            m_findings->clear();
-            showFindings(*m_model);
-            m_kindShown = true;
-            emit kindShown();
-        });
 }
 
 void OverviewPage::showVerdict(const gguf::SplitModel &model)

@@ -12,13 +12,17 @@
 class JobTracker;
 class KindPanel;
 class MemoryPanel;
+class QFormLayout;
+class QGroupBox;
 class QLabel;
 class QTreeWidget;
 class TypeMixPlot;
 
 namespace gguf {
+class GgufFile;
 class SplitModel;
-}
+struct ModelSummary;
+} // namespace gguf
 
 /// The summary of a model: file and header facts, model hyper-parameters, the tensor-type mix
 /// as a bar chart, the validation verdict with its findings, and the memory it needs to run.
@@ -74,6 +78,12 @@ signals:
     void kindShown();
 
 private:
+    void createFields(QFormLayout *fileForm, QFormLayout *modelForm);
+    QGroupBox *createValidationBox();
+    /// The title and the kind, name and architecture fields; returns the kind's title.
+    QString showKind(const gguf::GgufFile &file);
+    void showFileFields(const gguf::GgufFile &file, const gguf::ModelSummary &summary);
+    void showModelFields(const gguf::GgufFile &file, const gguf::ModelSummary &summary);
     void showVerdict(const gguf::SplitModel &model);
     void showFindings(const gguf::SplitModel &model);
     void showTypeMix(const gguf::SplitModel &model);
