@@ -154,6 +154,8 @@ if [ "$mode" = "changed" ]; then
 fi
 
 stage "format" bash scripts/format.sh --check
+# no more than 10 functions over 80 lines outside tests and data tables (#39)
+stage "function lengths" python3 scripts/long_functions.py --max 10
 stage "build build/test" configure_and_build build/test "${test_config[@]}"
 stage "package and lintian" package_build_test
 GGUF_PACKAGE_DEB=$(cat "$run_dir/package-path")

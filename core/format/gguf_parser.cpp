@@ -168,7 +168,8 @@ void GgufParser::run()
         m_options.progress(m_itemsTotal, m_itemsTotal);
 }
 
-bool GgufParser::readHeader()
+// "GGUF", or "FUGG" (byte-swapped); anything else is not a GGUF file.
+bool GgufParser::readMagic()
 {
     if (m_fileSize < 4) {
         const std::string what = m_fileSize == 0 ? "the file is empty (0 bytes)"
@@ -188,7 +189,12 @@ bool GgufParser::readHeader()
               "not a GGUF file: " + describeMagic(m_data, m_size) + "; a GGUF file starts with 'GGUF' (47 47 55 46)");
         return false;
     }
-    m_pos = 4;
+    return true;
+}
+
+// The version, and from it the byte order (ggml's heuristic) and the findings it implies.
+bool GgufParser::readVersion()
+{
     if (!need(4, [&] { return std::string("u32 version"); }))
         return false;
     uint32_t version = readU32();
@@ -215,18 +221,12 @@ bool GgufParser::readHeader()
                 "the file is big-endian (byte-swapped version field); ggml refuses files of the other byte order");
     if (m_v1)
         finding(Severity::Error, "version_1", 4, "GGUF version 1: ggml no longer reads version 1 files");
+    return true;
+}
 
-    if (!need(m_v1 ? 4 : 8, [&] { return lengthName() + std::string(" tensor count"); }))
-        return false;
-    m_file.m_declaredTensors = readLength();
-    if (!need(m_v1 ? 4 : 8, [&] { return lengthName() + std::string(" key/value count"); }))
-        return false;
-    m_file.m_declaredKvs = readLength();
-    m_file.m_headerEnd = m_pos;
-    if (!m_v1 && !detectExtendedHeader())
-        return false;
-
-    // A claimed count must be backed by bytes: each item has a smallest possible encoding.
+// A claimed count must be backed by bytes: each item has a smallest possible encoding.
+bool GgufParser::checkDeclaredCounts()
+{
     const uint64_t minKv = (m_v1 ? 4 : 8) + 4 + 1;
     const uint64_t minTensor = (m_v1 ? 4 : 8) + 4 + 4 + 8;
     if (m_file.m_declaredTensors > static_cast<uint64_t>(INT64_MAX) ||
@@ -249,6 +249,28 @@ bool GgufParser::readHeader()
                    " bytes, and " + std::to_string(fileLeft()) + " bytes follow the header"});
         return false;
     }
+    return true;
+}
+
+bool GgufParser::readHeader()
+{
+    if (!readMagic())
+        return false;
+    m_pos = 4;
+    if (!readVersion())
+        return false;
+    if (!need(m_v1 ? 4 : 8, [&] { return lengthName() + std::string(" tensor count"); }))
+        return false;
+    m_file.m_declaredTensors = readLength();
+    if (!need(m_v1 ? 4 : 8, [&] { return lengthName() + std::string(" key/value count"); }))
+        return false;
+    m_file.m_declaredKvs = readLength();
+    m_file.m_headerEnd = m_pos;
+    if (!m_v1 && !detectExtendedHeader())
+        return false;
+
+    if (!checkDeclaredCounts())
+        return false;
     m_itemsTotal = m_file.m_declaredKvs + (m_options.metadataOnly ? 0 : m_file.m_declaredTensors);
     return true;
 }

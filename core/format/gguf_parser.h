@@ -29,6 +29,9 @@ public:
 
 private:
     bool readHeader();
+    bool readMagic();
+    bool readVersion();
+    bool checkDeclaredCounts();
     bool detectExtendedHeader();
     bool readMetadata();
     bool readTensorInfos();

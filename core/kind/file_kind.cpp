@@ -143,9 +143,9 @@ std::vector<double> readCounts(const GgufFile &f, const TensorInfo &t)
     return out;
 }
 
-ImatrixFacts readImatrix(const GgufFile &f, std::vector<KindFinding> &findings)
+// The imatrix.* keys llama-quantize needs (datasets, chunk count and size), and what is wrong with them.
+void readImatrixMetadata(const GgufFile &f, ImatrixFacts &m, std::vector<KindFinding> &findings)
 {
-    ImatrixFacts m;
     const ArrayRef datasets = f.value("imatrix.datasets").array();
     for (uint64_t i = 0; i < datasets.size() && i < 1000; ++i)
         m.datasets.emplace_back(datasets.stringAt(i));
@@ -160,7 +160,11 @@ ImatrixFacts readImatrix(const GgufFile &f, std::vector<KindFinding> &findings)
         if (const MetadataEntry *e = f.findMetadata(key); e && e->value.type() != ValueType::Uint32)
             findings.push_back(
                 {"imatrix-metadata", std::string(key) + " is not a UINT32: llama.cpp cannot read it", {}, true});
+}
 
+// The in_sum2 / counts tensor pairs of each weight, in file order; other tensors are counted.
+void pairImatrixTensors(const GgufFile &f, ImatrixFacts &m, std::vector<KindFinding> &findings)
+{
     std::map<std::string, size_t> byWeight;
     auto entryFor = [&](const std::string &weight) -> ImatrixEntry & {
         auto [it, added] = byWeight.try_emplace(weight, m.entries.size());
@@ -185,6 +189,13 @@ ImatrixFacts readImatrix(const GgufFile &f, std::vector<KindFinding> &findings)
             {"imatrix-other-tensors",
              std::to_string(ignored) + " tensor(s) are neither in_sum2 nor counts: llama.cpp ignores them",
              {}});
+}
+
+ImatrixFacts readImatrix(const GgufFile &f, std::vector<KindFinding> &findings)
+{
+    ImatrixFacts m;
+    readImatrixMetadata(f, m, findings);
+    pairImatrixTensors(f, m, findings);
     uint64_t countsRead = 0;
     for (ImatrixEntry &e : m.entries) {
         if (!e.sum2 || !e.counts) {

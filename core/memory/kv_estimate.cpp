@@ -254,16 +254,19 @@ const char *kvLayerKindName(KvLayerKind kind)
     return "?";
 }
 
-ModelShape readModelShape(const GgufFile &f)
+namespace {
+
+// The layer counts and per-layer arrays llama.cpp checks first; false (with s.refusal, and no
+// layers) when it would refuse the model.
+bool readLayerCounts(const GgufFile &f, ModelShape &s)
 {
-    ModelShape s;
     s.arch = f.architecture();
     s.layers = f.blockCount().value_or(0);
     if (s.layers > kMaxLayers) {
         s.refusal = "block_count " + std::to_string(s.layers) + " is more than llama.cpp's limit of " +
                     std::to_string(kMaxLayers) + " layers: llama.cpp refuses to load the model";
         s.layers = 0;
-        return s;
+        return false;
     }
     s.embd = u32(f.embeddingLength().value_or(0));
     s.vocab = u32(f.vocabSize().value_or(0));
@@ -274,7 +277,7 @@ ModelShape readModelShape(const GgufFile &f)
                     std::to_string(s.layers) + ": llama.cpp refuses to load the model";
         s.layers = 0;
         s.nextnLayers = 0;
-        return s;
+        return false;
     }
     // llama.cpp's get_key_or_arr refuses a per-layer array of another length than block_count
     for (const char *key : {".attention.head_count", ".attention.head_count_kv", ".feed_forward_length"}) {
@@ -283,9 +286,59 @@ ModelShape readModelShape(const GgufFile &f)
             s.refusal = s.arch + key + " has " + std::to_string(v.array().size()) + " values for " +
                         std::to_string(s.layers) + " layers: llama.cpp refuses to load the model";
             s.layers = 0;
-            return s;
+            return false;
         }
     }
+    return true;
+}
+
+// Head sizes: n_embd / n_head unless key_length / value_length say otherwise (their _swa forms for
+// sliding-window layers); MLA when both *_mla lengths are set.
+void readHeadDims(const GgufFile &f, ModelShape &s)
+{
+    const uint64_t headDim = s.heads ? s.embd / s.heads : 0;
+    const uint64_t dimK = archU32(f, "attention.key_length").value_or(headDim);
+    const uint64_t dimV = archU32(f, "attention.value_length").value_or(headDim);
+    const uint64_t dimKSwa = archU32(f, "attention.key_length_swa").value_or(dimK);
+    const uint64_t dimVSwa = archU32(f, "attention.value_length_swa").value_or(dimV);
+    s.headDimK.resize(s.layers);
+    s.headDimV.resize(s.layers);
+    for (uint64_t il = 0; il < s.layers; ++il) {
+        s.headDimK[il] = s.swa[il] ? dimKSwa : dimK;
+        s.headDimV[il] = s.swa[il] ? dimVSwa : dimV;
+    }
+    s.mla = archU32(f, "attention.key_length_mla").value_or(0) > 0 &&
+            archU32(f, "attention.value_length_mla").value_or(0) > 0;
+    if (s.mla)
+        s.notes.push_back("MLA: K holds the compressed latent (key_length = kv_lora_rank + rope dimensions), "
+                          "V is read from it");
+}
+
+// The layers that keep a cache: not the multi-token-prediction layers, not gemma3n/gemma4's shared ones.
+void readCacheLayers(const GgufFile &f, ModelShape &s)
+{
+    s.kvLayers = s.layers - s.nextnLayers;
+    uint64_t shared = 0;
+    if (s.arch == "gemma3n")
+        shared = s.layers - std::min<uint64_t>(s.layers, 20);
+    else if (s.arch == "gemma4")
+        shared = std::min(s.layers, archU32(f, "attention.shared_kv_layers").value_or(0));
+    if (shared > 0) {
+        s.kvLayers = std::min(s.kvLayers, s.layers - shared);
+        s.notes.push_back("the last " + std::to_string(shared) + " layers reuse the caches of earlier ones");
+    }
+    if (s.nextnLayers > 0)
+        s.notes.push_back(std::to_string(s.nextnLayers) +
+                          " multi-token-prediction layer(s) at the end keep no cache in the main context");
+}
+
+} // namespace
+
+ModelShape readModelShape(const GgufFile &f)
+{
+    ModelShape s;
+    if (!readLayerCounts(f, s))
+        return s;
     const auto heads = perLayer(f, s.arch + ".attention.head_count", s.layers, 0);
     s.heads = heads.empty() ? 0 : heads[0];
     s.headsKv = heads;
@@ -315,38 +368,8 @@ ModelShape readModelShape(const GgufFile &f)
                        "gemma4-assistant"}))
         s.notes.push_back(s.arch + " keeps caches of its own kind (an indexer, compressed or shared caches) that "
                                    "this estimate does not model: the KV figure may be low");
-
-    // head sizes: n_embd / n_head unless key_length / value_length say otherwise
-    const uint64_t headDim = s.heads ? s.embd / s.heads : 0;
-    const uint64_t dimK = archU32(f, "attention.key_length").value_or(headDim);
-    const uint64_t dimV = archU32(f, "attention.value_length").value_or(headDim);
-    const uint64_t dimKSwa = archU32(f, "attention.key_length_swa").value_or(dimK);
-    const uint64_t dimVSwa = archU32(f, "attention.value_length_swa").value_or(dimV);
-    s.headDimK.resize(s.layers);
-    s.headDimV.resize(s.layers);
-    for (uint64_t il = 0; il < s.layers; ++il) {
-        s.headDimK[il] = s.swa[il] ? dimKSwa : dimK;
-        s.headDimV[il] = s.swa[il] ? dimVSwa : dimV;
-    }
-    s.mla = archU32(f, "attention.key_length_mla").value_or(0) > 0 &&
-            archU32(f, "attention.value_length_mla").value_or(0) > 0;
-    if (s.mla)
-        s.notes.push_back("MLA: K holds the compressed latent (key_length = kv_lora_rank + rope dimensions), "
-                          "V is read from it");
-    // layers that keep a cache: not the multi-token-prediction layers, not gemma3n/gemma4's shared ones
-    s.kvLayers = s.layers - s.nextnLayers;
-    uint64_t shared = 0;
-    if (s.arch == "gemma3n")
-        shared = s.layers - std::min<uint64_t>(s.layers, 20);
-    else if (s.arch == "gemma4")
-        shared = std::min(s.layers, archU32(f, "attention.shared_kv_layers").value_or(0));
-    if (shared > 0) {
-        s.kvLayers = std::min(s.kvLayers, s.layers - shared);
-        s.notes.push_back("the last " + std::to_string(shared) + " layers reuse the caches of earlier ones");
-    }
-    if (s.nextnLayers > 0)
-        s.notes.push_back(std::to_string(s.nextnLayers) +
-                          " multi-token-prediction layer(s) at the end keep no cache in the main context");
+    readHeadDims(f, s);
+    readCacheLayers(f, s);
     return s;
 }
 

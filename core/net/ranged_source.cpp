@@ -84,63 +84,76 @@ std::shared_ptr<RangedSource> RangedSource::open(std::string name, std::unique_p
     // block would cost the whole file again
     if (info.wholeFile)
         source->m_cap = std::max(source->m_cap, source->m_size);
-    source->m_fd = cacheFile(options.folder, error);
-    if (source->m_fd < 0)
+    if (!source->reserveCache(options.folder, error) || !source->keepFirstBlocks(first, error))
         return nullptr;
+    return source;
+}
+
+// The cache: a file (in `folder`, else in memory) as large as the remote file, mapped block by
+// block into address space reserved for all of it; false, with why in `error`, when it cannot be.
+bool RangedSource::reserveCache(const std::string &folder, Error &error)
+{
+    m_fd = cacheFile(folder, error);
+    if (m_fd < 0)
+        return false;
     // a cache folder on a file system that cannot give space back would grow to the whole model:
     // the cache goes to memory instead
-    if (!options.folder.empty() &&
-        ::fallocate(source->m_fd, FALLOC_FL_PUNCH_HOLE | FALLOC_FL_KEEP_SIZE, 0, static_cast<off_t>(pageSize())) != 0) {
-        ::close(source->m_fd);
-        source->m_fd = cacheFile({}, error);
-        if (source->m_fd < 0)
-            return nullptr;
+    if (!folder.empty() &&
+        ::fallocate(m_fd, FALLOC_FL_PUNCH_HOLE | FALLOC_FL_KEEP_SIZE, 0, static_cast<off_t>(pageSize())) != 0) {
+        ::close(m_fd);
+        m_fd = cacheFile({}, error);
+        if (m_fd < 0)
+            return false;
     }
-    if (::ftruncate(source->m_fd, static_cast<off_t>(source->m_size)) != 0) {
+    if (::ftruncate(m_fd, static_cast<off_t>(m_size)) != 0) {
         error = Error{ErrorKind::Unreadable, "cache", 0, "cannot size the cache: " + std::string(std::strerror(errno))};
-        return nullptr;
+        return false;
     }
-    source->m_reserved = pageRound(source->m_size);
-    void *base = ::mmap(nullptr, static_cast<size_t>(source->m_reserved), PROT_NONE,
-                        MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
+    m_reserved = pageRound(m_size);
+    void *base =
+        ::mmap(nullptr, static_cast<size_t>(m_reserved), PROT_NONE, MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
     if (base == MAP_FAILED) {
         error = Error{ErrorKind::Unreadable, "cache", 0,
-                      "cannot reserve " + std::to_string(source->m_size) +
-                          " bytes of address space: " + std::strerror(errno)};
-        return nullptr;
+                      "cannot reserve " + std::to_string(m_size) + " bytes of address space: " + std::strerror(errno)};
+        return false;
     }
-    source->m_base = static_cast<uint8_t *>(base);
+    m_base = static_cast<uint8_t *>(base);
     // a read outside every lease gets zeros and is marked, rather than ending the program
-    source->m_guardSlot = mapping_guard::add(base, static_cast<size_t>(source->m_reserved), true);
-    source->m_blocks.resize(static_cast<size_t>((source->m_size + source->m_block - 1) / source->m_block));
+    m_guardSlot = mapping_guard::add(base, static_cast<size_t>(m_reserved), true);
+    m_blocks.resize(static_cast<size_t>((m_size + m_block - 1) / m_block));
+    return true;
+}
 
-    // what the first answer brought, in whole blocks (the last may end with the file)
-    uint64_t have = std::min<uint64_t>(first.size(), source->m_size);
-    if (have < source->m_size)
-        have = have / source->m_block * source->m_block;
+// The bytes the first answer brought, stored as resident blocks (whole ones; the last may end
+// with the file).
+bool RangedSource::keepFirstBlocks(const std::vector<uint8_t> &first, Error &error)
+{
+    uint64_t have = std::min<uint64_t>(first.size(), m_size);
+    if (have < m_size)
+        have = have / m_block * m_block;
     if (have > 0) {
-        if (!source->store(0, first.data(), static_cast<size_t>(have))) {
+        if (!store(0, first.data(), static_cast<size_t>(have))) {
             error = Error{ErrorKind::Unreadable, "cache", 0,
                           "cannot write the cache: " + std::string(std::strerror(errno))};
-            return nullptr;
+            return false;
         }
-        std::lock_guard lock(source->m_mutex);
-        const auto last = static_cast<uint32_t>((have - 1) / source->m_block);
-        if (!source->mapBlocks(0, last)) {
+        std::lock_guard lock(m_mutex);
+        const auto last = static_cast<uint32_t>((have - 1) / m_block);
+        if (!mapBlocks(0, last)) {
             error =
                 Error{ErrorKind::Unreadable, "cache", 0, "cannot map the cache: " + std::string(std::strerror(errno))};
-            return nullptr;
+            return false;
         }
         for (uint32_t i = 0; i <= last; ++i) {
-            Block &b = source->m_blocks[i];
+            Block &b = m_blocks[i];
             b.state = State::Resident;
-            source->m_resident += source->blockEnd(i) - uint64_t(i) * source->m_block;
-            source->m_lru.push_back(i);
-            b.lru = std::prev(source->m_lru.end());
+            m_resident += blockEnd(i) - uint64_t(i) * m_block;
+            m_lru.push_back(i);
+            b.lru = std::prev(m_lru.end());
         }
-        source->m_peakResident = source->m_resident;
+        m_peakResident = m_resident;
     }
-    return source;
+    return true;
 }
 
 RangedSource::~RangedSource()

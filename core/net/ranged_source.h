@@ -62,6 +62,8 @@ private:
         std::list<uint32_t>::iterator lru; ///< valid while resident and unpinned
     };
 
+    bool reserveCache(const std::string &folder, Error &error);
+    bool keepFirstBlocks(const std::vector<uint8_t> &first, Error &error);
     bool store(uint64_t offset, const uint8_t *bytes, size_t n) const;
     bool mapBlocks(uint32_t first, uint32_t last) const; ///< under m_mutex
     bool evictBlock(uint32_t index) const;               ///< under m_mutex; false when it could not

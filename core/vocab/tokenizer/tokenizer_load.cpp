@@ -234,6 +234,56 @@ void readMerges(const Vocabulary &vocab, TokenizerData &d)
 
 } // namespace
 
+namespace {
+
+// A BPE tokenizer's pre-tokenizer from tokenizer.ggml.pre, with what the choice implies said in
+// the diagnostics (no pre: DEFAULT; an unknown one; a regex that does not compile; no merges).
+void chooseBpePreTokenizer(const Vocabulary &vocab, TokenizerData &d)
+{
+    if (const auto spec = preTokenizerSpec(d.pre)) {
+        d.preSpec = *spec;
+        if (d.pre.empty())
+            d.diagnostics.emplace_back(
+                "the file has no tokenizer.ggml.pre: the DEFAULT pre-tokenizer is used, as llama.cpp does "
+                "(it warns that generation quality will be degraded)");
+    } else {
+        d.preSpec = *preTokenizerSpec("default");
+        d.diagnostics.push_back(
+            "tokenizer.ggml.pre '" + std::string(d.pre) +
+            "' is unknown to llama.cpp (which refuses such a file); the DEFAULT pre-tokenizer is used");
+    }
+    const RegexSplitter &splitter = RegexSplitter::forSet(d.preSpec.regexes);
+    if (!splitter.error().empty())
+        d.diagnostics.push_back("the " + std::string(d.preSpec.type) +
+                                " pre-tokenizer's regex does not compile: " + splitter.error());
+    if (vocab.mergeCount() == 0)
+        d.diagnostics.emplace_back("a gpt2 tokenizer without tokenizer.ggml.merges (llama.cpp refuses it): words are "
+                                   "split into characters");
+}
+
+// The tables of the models that need more than the vocabulary: UGM's trie and character map,
+// WPM's word pieces, RWKV's byte trie.
+void buildModelTables(const GgufFile &file, TokenizerData &d)
+{
+    if (d.kind == TokenizerKind::Ugm) {
+        const ArrayRef charsmap = file.value("tokenizer.ggml.precompiled_charsmap").array();
+        std::span<const uint8_t> bytes;
+        if (charsmap.isValid() &&
+            (charsmap.elementType() == ValueType::Uint8 || charsmap.elementType() == ValueType::Int8))
+            bytes = file.bytes(charsmap.elementsOffset(), charsmap.size());
+        d.ugm = buildUgmModel(d, bytes, d.diagnostics);
+    } else if (d.kind == TokenizerKind::Wpm) {
+        // the ids of the text map, so a later duplicate wins as in llama.cpp
+        d.wpm = std::make_unique<WpmModel>();
+        for (const auto &[text, id] : d.textToId)
+            d.wpm->tokens.insert(text, id);
+    } else if (d.kind == TokenizerKind::Rwkv) {
+        d.rwkv = buildRwkvModel(d);
+    }
+}
+
+} // namespace
+
 TokenizerData::TokenizerData() = default;
 TokenizerData::~TokenizerData() = default;
 
@@ -259,28 +309,8 @@ std::unique_ptr<TokenizerData> loadTokenizerData(std::shared_ptr<const GgufFile>
         return d;
     }
     d->pre = vocab.pre();
-    if (d->kind == TokenizerKind::Bpe) {
-        if (const auto spec = preTokenizerSpec(d->pre)) {
-            d->preSpec = *spec;
-            if (d->pre.empty())
-                d->diagnostics.emplace_back(
-                    "the file has no tokenizer.ggml.pre: the DEFAULT pre-tokenizer is used, as llama.cpp does "
-                    "(it warns that generation quality will be degraded)");
-        } else {
-            d->preSpec = *preTokenizerSpec("default");
-            d->diagnostics.push_back(
-                "tokenizer.ggml.pre '" + std::string(d->pre) +
-                "' is unknown to llama.cpp (which refuses such a file); the DEFAULT pre-tokenizer is used");
-        }
-        const RegexSplitter &splitter = RegexSplitter::forSet(d->preSpec.regexes);
-        if (!splitter.error().empty())
-            d->diagnostics.push_back("the " + std::string(d->preSpec.type) +
-                                     " pre-tokenizer's regex does not compile: " + splitter.error());
-        if (vocab.mergeCount() == 0)
-            d->diagnostics.emplace_back(
-                "a gpt2 tokenizer without tokenizer.ggml.merges (llama.cpp refuses it): words are "
-                "split into characters");
-    }
+    if (d->kind == TokenizerKind::Bpe)
+        chooseBpePreTokenizer(vocab, *d);
     setDefaults(*d);
     const auto flag = [&](std::string_view key, bool &out) {
         if (const auto v = file->value(key).toBool())
@@ -317,21 +347,7 @@ std::unique_ptr<TokenizerData> loadTokenizerData(std::shared_ptr<const GgufFile>
     });
     applyNameHacks(*file, *d);
 
-    if (d->kind == TokenizerKind::Ugm) {
-        const ArrayRef charsmap = file->value("tokenizer.ggml.precompiled_charsmap").array();
-        std::span<const uint8_t> bytes;
-        if (charsmap.isValid() &&
-            (charsmap.elementType() == ValueType::Uint8 || charsmap.elementType() == ValueType::Int8))
-            bytes = file->bytes(charsmap.elementsOffset(), charsmap.size());
-        d->ugm = buildUgmModel(*d, bytes, d->diagnostics);
-    } else if (d->kind == TokenizerKind::Wpm) {
-        // the ids of the text map, so a later duplicate wins as in llama.cpp
-        d->wpm = std::make_unique<WpmModel>();
-        for (const auto &[text, id] : d->textToId)
-            d->wpm->tokens.insert(text, id);
-    } else if (d->kind == TokenizerKind::Rwkv) {
-        d->rwkv = buildRwkvModel(*d);
-    }
+    buildModelTables(*file, *d);
     return d;
 }
 
