@@ -17,8 +17,11 @@ objects has the same bytes, so only the tests whose code really changed run agai
 changed (--changed) maps source files to tests through the build: a program's link command names
 its objects and static libraries, each library's archive command its objects (of which only those
 the linker took count: one of their strong symbols is in the program), and each object's
-dependency file the source and headers it was compiled from. A changed file that no program is built
-from but the tests read (tests/data, resources, scripts, cmake, a CMakeLists.txt) selects every test;
+dependency file the source and headers it was compiled from. A changed CMakeLists.txt of a library
+(core/format/CMakeLists.txt, ui/hex/…) counts as a change of every source in its folder; one of a
+test folder (tests/core/stats/CMakeLists.txt) selects the tests of its CTest label (core-stats, and
+under tests/ui/ every ui-… label). A changed file that no program is built from but the tests read
+(tests/data, resources, scripts, cmake, the root and tests/ CMakeLists.txt) selects every test;
 documentation selects none.
 """
 
@@ -47,8 +50,11 @@ def ctest_tests(build):
         if isinstance(required, str):
             required = [required]
         command = t.get("command", [])
+        labels = props.get("LABELS", [])
+        if isinstance(labels, str):
+            labels = [labels]
         tests.append({"name": t["name"], "command": command, "programs": command[:1] + list(required),
-                      "environment": props.get("ENVIRONMENT", [])})
+                      "environment": props.get("ENVIRONMENT", []), "labels": labels})
     return tests
 
 
@@ -193,12 +199,30 @@ def program_sources(program, commands, memo):
     return sources
 
 
+def folder_label(rel):
+    """The CTest label of the tests a tests/ sub-folder's CMakeLists.txt declares (core-stats, cli,
+    ui), or None for tests/CMakeLists.txt itself."""
+    folder = os.path.dirname(rel)
+    if folder == "tests" or not folder.startswith("tests/"):
+        return None
+    return folder[len("tests/"):].replace("/", "-")
+
+
 def changed(build, files):
     paths = set()
+    labels = set()
     select_all = False
     for f in files:
         rel = os.path.relpath(os.path.realpath(os.path.join(SOURCE_DIR, f)), SOURCE_DIR)
         if rel.endswith(".md") or rel.startswith("docs/") or rel in ("LICENSE",):
+            continue
+        if os.path.basename(rel) == "CMakeLists.txt" and rel.startswith(("core/", "ui/", "app/")):
+            # how a library builds: as if every source of its folder changed
+            for source in glob.glob(os.path.join(SOURCE_DIR, os.path.dirname(rel), "**", "*"), recursive=True):
+                paths.add(source)
+            continue
+        if os.path.basename(rel) == "CMakeLists.txt" and folder_label(rel):
+            labels.add(folder_label(rel))
             continue
         if rel.startswith(RUNTIME_INPUTS + ("cmake/", ".ci/")) or os.path.basename(rel) == "CMakeLists.txt":
             select_all = True
@@ -206,7 +230,8 @@ def changed(build, files):
     commands = link_commands(build)
     memo = {}
     for t in ctest_tests(build):
-        if select_all or any(paths & program_sources(p, commands, memo) for p in t["programs"]):
+        labelled = any(l == want or l.startswith(want + "-") for l in t["labels"] for want in labels)
+        if select_all or labelled or any(paths & program_sources(p, commands, memo) for p in t["programs"]):
             print(t["name"])
 
 
