@@ -3,6 +3,7 @@
 
 #include <QMainWindow>
 #include <QPointer>
+#include <QTabWidget>
 
 #include <functional>
 
@@ -51,15 +52,14 @@ public:
     Document *document() const { return m_document; }
     MessageBar *messageBar() const { return m_messageBar; }
     QTabWidget *pages() const;
-    OverviewPage *overviewPage() const { return m_overview; }
-    MetadataPage *metadataPage() const { return m_metadata; }
-    TensorsPage *tensorsPage() const { return m_tensors; }
-    HexPage *hexPage() const { return m_hex; }
-    TokenizerPage *tokenizerPage() const { return m_tokenizer; }
-    WeightsPage *weightsPage() const { return m_weights; }
-    ComparePage *comparePage() const { return m_compare; }
-    /// Shown only while the open file is an importance matrix.
-    ImportancePage *importancePage() const { return m_importance; }
+    /// The page of type P (OverviewPage, HexPage…); null when the window has none.
+    template <typename P> P *page() const
+    {
+        for (int i = 0; i < pages()->count(); ++i)
+            if (auto *p = qobject_cast<P *>(pages()->widget(i)))
+                return p;
+        return nullptr;
+    }
     /// The model compared with (B): its opening and its file watch.
     Document *otherDocument() const;
     /// The window showing B for the Compare page's links (null until one is needed).

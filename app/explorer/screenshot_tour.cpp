@@ -57,9 +57,9 @@ bool grabTo(QWidget &widget, const QString &file, StallMonitor *monitor)
 void grabWeightViews(MainWindow &window, const QString &prefix, int mode, StallMonitor *monitor,
                      const std::function<void()> &done)
 {
-    WeightsPage *page = window.weightsPage();
+    WeightsPage *page = window.page<WeightsPage>();
     if (mode == 0 && page->tensor().isValid())
-        window.tensorsPage()->selectTensor(page->tensor().ref());
+        window.page<TensorsPage>()->selectTensor(page->tensor().ref());
     if (mode >= static_cast<int>(WeightsPage::Mode::Count)) {
         page->setMode(WeightsPage::Mode::Histogram);
         done();
@@ -90,7 +90,7 @@ void grabWeightViews(MainWindow &window, const QString &prefix, int mode, StallM
 // `<prefix>-tokenize.png` once the text is tokenized (when the file has a tokenizer); then `done`.
 void grabTokenize(MainWindow &window, const QString &prefix, StallMonitor *monitor, const std::function<void()> &done)
 {
-    TokenizerPage *page = window.tokenizerPage();
+    TokenizerPage *page = window.page<TokenizerPage>();
     QTabWidget *sections = page ? page->sections() : nullptr;
     if (!sections || !sections->isTabEnabled(sections->indexOf(page->tokenizeView()))) {
         done();
@@ -103,7 +103,7 @@ void grabTokenize(MainWindow &window, const QString &prefix, StallMonitor *monit
             const QString file = QStringLiteral("%1-tokenize.png").arg(prefix);
             if (grabTo(window, file, monitor))
                 QTextStream(stdout) << file << '\n';
-            window.tokenizerPage()->sections()->setCurrentIndex(0);
+            window.page<TokenizerPage>()->sections()->setCurrentIndex(0);
             done();
         });
     };
@@ -119,7 +119,7 @@ void grabTokenize(MainWindow &window, const QString &prefix, StallMonitor *monit
 void grabChatTemplate(MainWindow &window, const QString &prefix, StallMonitor *monitor,
                       const std::function<void()> &done)
 {
-    TokenizerPage *page = window.tokenizerPage();
+    TokenizerPage *page = window.page<TokenizerPage>();
     ChatTemplateView *view = page ? page->chatTemplateView() : nullptr;
     if (!view || !view->renderButton()->isEnabled()) {
         done();
@@ -146,7 +146,7 @@ void grabChatTemplate(MainWindow &window, const QString &prefix, StallMonitor *m
 // detail views of the first changed pair as `<prefix>-compare-pair-<view>.png`; then `done`.
 void grabCompare(MainWindow &window, const QString &prefix, StallMonitor *monitor, const std::function<void()> &done)
 {
-    ComparePage *page = window.comparePage();
+    ComparePage *page = window.page<ComparePage>();
     const auto again = [&window, prefix, monitor, done] { grabCompare(window, prefix, monitor, done); };
     if (window.otherDocument()->isLoading()) {
         // B opens (then the overview runs), or fails: either way the tour goes on
@@ -226,7 +226,7 @@ void grabCompare(MainWindow &window, const QString &prefix, StallMonitor *monito
 void grabMetadataEdit(MainWindow &window, const QString &prefix, StallMonitor *monitor,
                       const std::function<void()> &done)
 {
-    MetadataPage *page = window.metadataPage();
+    MetadataPage *page = window.page<MetadataPage>();
     MetadataEditor *editor = page->editor();
     if (!editor->file()) {
         done();
@@ -259,7 +259,7 @@ void grabMetadataEdit(MainWindow &window, const QString &prefix, StallMonitor *m
 // cleared afterwards. Then `done`.
 void grabMemory(MainWindow &window, const QString &prefix, StallMonitor *monitor, const std::function<void()> &done)
 {
-    OverviewPage *page = window.overviewPage();
+    OverviewPage *page = window.page<OverviewPage>();
     MemoryPanel *panel = page->memoryPanel();
     auto *budget = panel->findChild<QDoubleSpinBox *>(QStringLiteral("memoryBudget"));
     auto *scroll = page->findChild<QScrollArea *>();
@@ -299,7 +299,7 @@ void whenIdle(MainWindow &window, const std::function<bool()> &busy, const std::
 void grabImportance(MainWindow &window, const QString &prefix, StallMonitor *monitor, int view,
                     const std::function<void()> &done)
 {
-    ImportancePage *page = window.importancePage();
+    ImportancePage *page = window.page<ImportancePage>();
     static const char *const names[] = {"channels", "experts", "layers"};
     if (!page || !page->isApplicable() || view >= 3) {
         done();
@@ -328,7 +328,7 @@ void grabImportance(MainWindow &window, const QString &prefix, StallMonitor *mon
 // computation (a control vector's norms) is done, as `<prefix>-kind.png`. Then `done`.
 void grabKind(MainWindow &window, const QString &prefix, StallMonitor *monitor, const std::function<void()> &done)
 {
-    OverviewPage *page = window.overviewPage();
+    OverviewPage *page = window.page<OverviewPage>();
     KindPanel *panel = page->kindPanel();
     auto *scroll = page->findChild<QScrollArea *>();
     if (!scroll || panel->isHidden()) {
@@ -411,8 +411,8 @@ void startScreenshotTour(MainWindow &window, const QString &prefix, bool nothing
                         grabKind(window, prefix, monitor, [&window, grabAndQuit] {
                             // (a damaged file's Bytes page stays at its break)
                             const auto model = window.document()->model();
-                            if (window.hexPage() && !(model && model->firstBreak()))
-                                window.hexPage()->goTo(QStringLiteral("end-1"));
+                            if (window.page<HexPage>() && !(model && model->firstBreak()))
+                                window.page<HexPage>()->goTo(QStringLiteral("end-1"));
                             grabAndQuit();
                         });
                     });

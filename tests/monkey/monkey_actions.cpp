@@ -377,7 +377,7 @@ QString Monkey::selectRow(const Params &p)
 
 QString Monkey::clickBytes(const Params &p)
 {
-    HexPage *hex = m_window->hexPage();
+    HexPage *hex = m_window->page<HexPage>();
     if (!showPage(hex))
         return QStringLiteral("bytes: the page is not shown");
     QWidget *viewport = hex->view()->viewport();
@@ -399,7 +399,7 @@ QString Monkey::clickBytes(const Params &p)
 
 QString Monkey::bytesGoTo(const Params &p)
 {
-    HexPage *hex = m_window->hexPage();
+    HexPage *hex = m_window->page<HexPage>();
     if (!showPage(hex) || !activate())
         return QStringLiteral("go to: the Bytes page is not shown");
     press(hex->view(), Qt::Key_G, Qt::ControlModifier);
@@ -416,7 +416,7 @@ QString Monkey::bytesGoTo(const Params &p)
 
 QString Monkey::bytesFind(const Params &p)
 {
-    HexPage *hex = m_window->hexPage();
+    HexPage *hex = m_window->page<HexPage>();
     if (!showPage(hex) || !activate())
         return QStringLiteral("find: the Bytes page is not shown");
     press(hex->view(), Qt::Key_F, Qt::ControlModifier);

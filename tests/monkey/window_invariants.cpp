@@ -123,20 +123,20 @@ QString WindowInvariants::check(const MainWindow &window)
     if (!model)
         return {};
     QStringList problems;
-    expect(problems, QStringLiteral("Overview"), window.overviewPage()->model().get(), model,
-           modelName(window.overviewPage()->model().get()));
-    expect(problems, QStringLiteral("Metadata"), window.metadataPage()->model()->file(), &model->primary());
-    expect(problems, QStringLiteral("Tensors"), window.tensorsPage()->model()->model(), model,
-           modelName(window.tensorsPage()->model()->model()));
-    checkWeights(problems, *window.weightsPage(), model);
-    checkTokenizer(problems, *window.tokenizerPage(), *model);
-    checkBytes(problems, *window.hexPage(), *model);
-    expect(problems, QStringLiteral("Compare: A"), window.comparePage()->model().get(), model,
-           modelName(window.comparePage()->model().get()));
-    if (const auto other = window.comparePage()->other(); other && other != window.otherDocument()->model())
+    expect(problems, QStringLiteral("Overview"), window.page<OverviewPage>()->model().get(), model,
+           modelName(window.page<OverviewPage>()->model().get()));
+    expect(problems, QStringLiteral("Metadata"), window.page<MetadataPage>()->model()->file(), &model->primary());
+    expect(problems, QStringLiteral("Tensors"), window.page<TensorsPage>()->model()->model(), model,
+           modelName(window.page<TensorsPage>()->model()->model()));
+    checkWeights(problems, *window.page<WeightsPage>(), model);
+    checkTokenizer(problems, *window.page<TokenizerPage>(), *model);
+    checkBytes(problems, *window.page<HexPage>(), *model);
+    expect(problems, QStringLiteral("Compare: A"), window.page<ComparePage>()->model().get(), model,
+           modelName(window.page<ComparePage>()->model().get()));
+    if (const auto other = window.page<ComparePage>()->other(); other && other != window.otherDocument()->model())
         problems << QStringLiteral("Compare: B is %1, not the other document's %2")
                         .arg(modelName(other.get()), modelName(window.otherDocument()->model().get()));
-    expect(problems, QStringLiteral("Importance"), window.importancePage()->model().get(), model,
-           modelName(window.importancePage()->model().get()));
+    expect(problems, QStringLiteral("Importance"), window.page<ImportancePage>()->model().get(), model,
+           modelName(window.page<ImportancePage>()->model().get()));
     return problems.join(u'\n');
 }

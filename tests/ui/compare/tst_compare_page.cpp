@@ -52,7 +52,7 @@ bool openAndWait(MainWindow &window, const QString &path)
 // Compares the window's model with `path` and waits until every value is compared.
 bool compareAndWait(MainWindow &window, const QString &path)
 {
-    ComparePage *page = window.comparePage();
+    ComparePage *page = window.page<ComparePage>();
     QSignalSpy done(page, &ComparePage::valuesCompared);
     window.compareWith(path);
     return done.wait(20000);
@@ -78,7 +78,7 @@ private slots:
         window.show();
         QVERIFY(openAndWait(window, kSample));
         QVERIFY(compareAndWait(window, kQ8));
-        ComparePage *page = window.comparePage();
+        ComparePage *page = window.page<ComparePage>();
         QCOMPARE(window.pages()->currentWidget(), page);
         QVERIFY(page->summaryText().contains(QStringLiteral("Metadata: 1 changed, 0 added, 0 removed, 24 the same")));
         QCOMPARE(page->tokenizerVerdict(), QStringLiteral("same vocabulary"));
@@ -158,7 +158,7 @@ private slots:
         QVERIFY(sizeB > 0);
         const gguf::TensorInfo *infoB = model->modelB()->tensors()[static_cast<size_t>(up->positionB)].info;
         QCOMPARE(offsetB, infoB->fileOffset); // the first tile starts at the tensor's first block
-        QCOMPARE(window.pages()->currentWidget(), window.hexPage()); // the tile's bytes went to A's Bytes page
+        QCOMPARE(window.pages()->currentWidget(), window.page<HexPage>()); // the tile's bytes went to A's Bytes page
     }
 
     void linksOpenEachFilesPages()
@@ -167,7 +167,7 @@ private slots:
         window.show();
         QVERIFY(openAndWait(window, kSample));
         QVERIFY(compareAndWait(window, kOther));
-        ComparePage *page = window.comparePage();
+        ComparePage *page = window.page<ComparePage>();
         // output.weight only B has: a link opens B in a window of its own, with the tensor selected
         const int row = page->tensorModel()->rowOfName(QStringLiteral("output.weight"));
         const gguf::TensorPair *p = page->tensorModel()->pairAt(row);
@@ -184,17 +184,17 @@ private slots:
         QVERIFY(shown.wait(10000));
         QCOMPARE(shown.count(), 1); // the second link did not open B again
         QCOMPARE(other->document()->path(), kOther);
-        QCOMPARE(other->pages()->currentWidget(), other->metadataPage());
+        QCOMPARE(other->pages()->currentWidget(), other->page<MetadataPage>());
         // once it shows B, a link acts at once
         emit page->linkActivated(tensorOfB);
-        QCOMPARE(other->pages()->currentWidget(), other->tensorsPage());
+        QCOMPARE(other->pages()->currentWidget(), other->page<TensorsPage>());
         // a token of A opens on this window's Tokenizer page
         emit page->linkActivated(Link::tokenId(5));
-        QCOMPARE(window.pages()->currentWidget(), window.tokenizerPage());
+        QCOMPARE(window.pages()->currentWidget(), window.page<TokenizerPage>());
         // the same window serves the next link to B
         emit page->linkActivated(Link::metadataEntry(0).on(Link::Side::B));
         QCOMPARE(window.otherWindow(), other);
-        QCOMPARE(other->pages()->currentWidget(), other->metadataPage());
+        QCOMPARE(other->pages()->currentWidget(), other->page<MetadataPage>());
         QCOMPARE(shown.count(), 1);
         other->close();
     }
@@ -205,7 +205,7 @@ private slots:
         MainWindow window;
         window.show();
         QVERIFY(openAndWait(window, gguf::test::dataPath(u"real/ggml-vocab-llama-spm.gguf")));
-        ComparePage *page = window.comparePage();
+        ComparePage *page = window.page<ComparePage>();
         QAbstractItemModelTester metadata(page->metadataModel(),
                                           QAbstractItemModelTester::FailureReportingMode::QtTest);
         QAbstractItemModelTester tokens(page->tokenModel(), QAbstractItemModelTester::FailureReportingMode::QtTest);
@@ -244,7 +244,7 @@ private slots:
         QApplication::sendEvent(&window, &drop);
         QVERIFY(loaded.wait(10000));
         QCOMPARE(window.document()->path(), kSample); // A stays
-        QCOMPARE(window.comparePage()->otherPath(), kQ8);
+        QCOMPARE(window.page<ComparePage>()->otherPath(), kQ8);
     }
 
     void badSecondFileKeepsEverything()
@@ -264,7 +264,7 @@ private slots:
             QVERIFY(failed.wait(10000));
             QVERIFY2(window.messageBar()->text().contains(QFileInfo(bad).fileName()),
                      qPrintable(window.messageBar()->text()));
-            QCOMPARE(window.comparePage()->otherPath(), kQ8); // the comparison on show stays
+            QCOMPARE(window.page<ComparePage>()->otherPath(), kQ8); // the comparison on show stays
             QCOMPARE(window.document()->path(), kSample);
         }
     }
@@ -274,7 +274,7 @@ private slots:
         MainWindow window;
         window.show();
         QVERIFY(openAndWait(window, kSample));
-        ComparePage *page = window.comparePage();
+        ComparePage *page = window.page<ComparePage>();
         QSignalSpy shown(page, &ComparePage::comparisonShown);
         window.compareWith(kQ8);
         QVERIFY(shown.wait(10000));
@@ -309,7 +309,7 @@ private slots:
         window.show();
         QVERIFY(openAndWait(window, dir.filePath("a.gguf")));
         QVERIFY(compareAndWait(window, dir.filePath("b.gguf")));
-        ComparePage *page = window.comparePage();
+        ComparePage *page = window.page<ComparePage>();
         QTreeView *view = page->metadataView();
         QCOMPARE(view->model()->rowCount(), 1);
         view->setCurrentIndex(view->model()->index(0, 0));

@@ -233,7 +233,7 @@ private slots:
         QSignalSpy shown(&window, &MainWindow::modelShown);
         window.openFile(m_path);
         QVERIFY(shown.wait(10000));
-        MetadataPage *page = window.metadataPage();
+        MetadataPage *page = window.page<MetadataPage>();
         page->setEditing(true);
         // same length: the header keeps its size, so only it is written
         QVERIFY(page->proxy()->setData(valueIndex(*page, "general.name"), "tiny-llama-EDITED-tied"));
@@ -267,7 +267,7 @@ private slots:
         QSignalSpy shown(&window, &MainWindow::modelShown);
         window.openFile(m_path);
         QVERIFY(shown.wait(10000));
-        MetadataPage *page = window.metadataPage();
+        MetadataPage *page = window.page<MetadataPage>();
         page->setEditing(true);
         QVERIFY(page->proxy()->setData(valueIndex(*page, "general.name"), "x"));
         const QByteArray before = [&] {
@@ -299,7 +299,7 @@ private slots:
         QVERIFY2(window.messageBar()->text().contains("did not finish"), qPrintable(window.messageBar()->text()));
         QVERIFY(window.messageBar()->text().contains("model.gguf.header-backup"));
         // and an in-place save waits until it is dealt with
-        MetadataPage *page = window.metadataPage();
+        MetadataPage *page = window.page<MetadataPage>();
         page->setEditing(true);
         QVERIFY(page->proxy()->setData(valueIndex(*page, "general.name"), "x"));
         QSignalSpy failed(page->editor(), &MetadataEditor::saveFailed);

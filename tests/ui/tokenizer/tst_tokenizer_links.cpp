@@ -59,8 +59,8 @@ private slots:
         QSignalSpy shown(&window, &MainWindow::modelShown);
         window.openFile(realPath(QStringLiteral("ggml-vocab-phi-3.gguf")));
         QVERIFY(shown.wait(10000));
-        MetadataPage *metadata = window.metadataPage();
-        TokenizerPage *tokenizer = window.tokenizerPage();
+        MetadataPage *metadata = window.page<MetadataPage>();
+        TokenizerPage *tokenizer = window.page<TokenizerPage>();
         window.pages()->setCurrentWidget(metadata);
         QTreeView *tree = metadata->view();
         const auto proxyIndexOf = [metadata](const QString &key) {

@@ -329,10 +329,10 @@ private slots:
         QSignalSpy shown(&window, &MainWindow::modelShown);
         window.openFile(gguf::test::sampleModel());
         QVERIFY(shown.wait(10000));
-        WeightsPage *page = window.weightsPage();
+        WeightsPage *page = window.page<WeightsPage>();
         QCOMPARE(window.pages()->tabText(window.pages()->indexOf(page)), QStringLiteral("&Weights"));
         // Selecting a tensor in the table shows it on the Weights page.
-        TensorsPage *tensors = window.tensorsPage();
+        TensorsPage *tensors = window.page<TensorsPage>();
         tensors->setFilter(QStringLiteral("blk.2.ffn_up.weight"), false);
         QCOMPARE(tensors->proxy()->rowCount(), 1);
         tensors->view()->setCurrentIndex(tensors->proxy()->index(0, 0));

@@ -229,9 +229,9 @@ void TestDamagedWindow::checkDamaged(const Case &c, const QString &path, uint64_
 
     // the Bytes page waits at the break, the field that broke selected; the button goes there too
     const uint64_t first = std::min(offset, size - 1);
-    HexPage *hex = m_window.hexPage();
+    HexPage *hex = m_window.page<HexPage>();
     QCOMPARE(hex->view()->selection().first, first);
-    m_window.pages()->setCurrentWidget(m_window.overviewPage());
+    m_window.pages()->setCurrentWidget(m_window.page<OverviewPage>());
     QTest::mouseClick(bar->actionButton(), Qt::LeftButton);
     QCOMPARE(m_window.pages()->currentWidget(), hex);
     QVERIFY(bar->isVisible()); // the bar stays while the file is damaged
@@ -254,7 +254,7 @@ void TestDamagedWindow::checkDamaged(const Case &c, const QString &path, uint64_
 
     // the Metadata page lists the pairs read, and the one being read when it broke, marked
     QList<QModelIndex> rows;
-    const QAbstractItemModel &tree = *m_window.metadataPage()->model();
+    const QAbstractItemModel &tree = *m_window.page<MetadataPage>()->model();
     collect(tree, {}, rows);
     const auto brokenRows = std::count_if(
         rows.begin(), rows.end(), [](const QModelIndex &i) { return i.data(MetadataTreeModel::BrokenRole).toBool(); });
@@ -267,7 +267,7 @@ void TestDamagedWindow::checkDamaged(const Case &c, const QString &path, uint64_
 
     // the Tensors page lists the tensor infos read, and the one being read when it broke, marked,
     // flat and grouped by layer; it is not counted as a tensor
-    TensorsPage *tensorsPage = m_window.tensorsPage();
+    TensorsPage *tensorsPage = m_window.page<TensorsPage>();
     for (const bool grouped : {false, true}) {
         tensorsPage->setGroupedByLayer(grouped);
         QList<QModelIndex> tensorRows;
@@ -285,7 +285,7 @@ void TestDamagedWindow::checkDamaged(const Case &c, const QString &path, uint64_
     }
     tensorsPage->setGroupedByLayer(false);
     // ...and says which tensor info broke, or that none was read
-    const MessageBar *damage = m_window.tensorsPage()->findChild<MessageBar *>(QStringLiteral("tensorsDamage"));
+    const MessageBar *damage = m_window.page<TensorsPage>()->findChild<MessageBar *>(QStringLiteral("tensorsDamage"));
     QVERIFY(damage && !damage->text().isEmpty());
     QVERIFY2(damage->text().contains(TextFormat::offset(broken.fieldOffset)), qPrintable(damage->text()));
 }
@@ -294,7 +294,7 @@ void TestDamagedWindow::checkFindingsLinked(const QString &path)
 {
     // every finding validate names is listed on the Overview with its offset, and leads to its bytes
     const QList<std::pair<std::string, uint64_t>> named = validateFindings(path);
-    auto *list = m_window.overviewPage()->findChild<QTreeWidget *>(QStringLiteral("findings"));
+    auto *list = m_window.page<OverviewPage>()->findChild<QTreeWidget *>(QStringLiteral("findings"));
     QVERIFY(list);
     for (const auto &[code, offset] : named) {
         QTreeWidgetItem *item = nullptr;
@@ -303,13 +303,13 @@ void TestDamagedWindow::checkFindingsLinked(const QString &path)
                 list->topLevelItem(i)->text(1) == TextFormat::offset(offset))
                 item = list->topLevelItem(i);
         QVERIFY2(item, code.c_str());
-        m_window.pages()->setCurrentWidget(m_window.overviewPage());
+        m_window.pages()->setCurrentWidget(m_window.page<OverviewPage>());
         emit list->itemActivated(item, 0);
-        QCOMPARE(m_window.pages()->currentWidget(), m_window.hexPage());
+        QCOMPARE(m_window.pages()->currentWidget(), m_window.page<HexPage>());
         // (a finding at the end of the file, such as a data region that would start there, is
         // shown at its last byte)
         const uint64_t at = std::min(offset, m_window.document()->model()->primary().fileSize() - 1);
-        const auto [begin, end] = m_window.hexPage()->view()->selection();
+        const auto [begin, end] = m_window.page<HexPage>()->view()->selection();
         QVERIFY2(begin <= at && at < end, code.c_str());
     }
 }

@@ -134,7 +134,7 @@ private slots:
         QVERIFY(window.messageBar()->isHidden());
         QVERIFY(!window.windowIcon().pixmap(64, 64).isNull()); // the SVG from the resources
         // Overview
-        OverviewPage *overview = window.overviewPage();
+        OverviewPage *overview = window.page<OverviewPage>();
         QCOMPARE(overview->fieldText(OverviewPage::Field::Architecture), QStringLiteral("llama"));
         QCOMPARE(overview->fieldText(OverviewPage::Field::Name), QStringLiteral("tiny-llama-oracle-tied"));
         QCOMPARE(overview->fieldText(OverviewPage::Field::FileType), QStringLiteral("15 (Q4_K_M)"));
@@ -146,9 +146,9 @@ private slots:
         QVERIFY(overview->verdictText().contains(QStringLiteral("would accept")));
         QCOMPARE(overview->typeMixPlot()->barCount(), 3);
         // Metadata and tensors
-        QCOMPARE(window.metadataPage()->model()->rowCount(), 5);
-        QCOMPARE(window.tensorsPage()->proxy()->rowCount(), 38);
-        QVERIFY(window.tensorsPage()->totalsText().startsWith(QStringLiteral("38 of 38 tensors")));
+        QCOMPARE(window.page<MetadataPage>()->model()->rowCount(), 5);
+        QCOMPARE(window.page<TensorsPage>()->proxy()->rowCount(), 38);
+        QVERIFY(window.page<TensorsPage>()->totalsText().startsWith(QStringLiteral("38 of 38 tensors")));
         // Every page paints something.
         for (int i = 0; i < window.pages()->count(); ++i) {
             window.pages()->setCurrentIndex(i);
@@ -163,7 +163,7 @@ private slots:
         window.resize(1100, 760);
         window.show();
         QVERIFY(openAndWait(window, kSample));
-        TensorsPage *tensors = window.tensorsPage();
+        TensorsPage *tensors = window.page<TensorsPage>();
         tensors->setGroupedByLayer(true);
         tensors->setFilter(QStringLiteral("attn_[qk]"), true);
         QCOMPARE(tensors->proxy()->rowCount(), 4);
@@ -180,7 +180,7 @@ private slots:
         QVERIFY(tensors->totalsText().contains(QStringLiteral("Invalid regular expression")));
         tensors->setFilter(QStringLiteral("attn_q"), false);
 
-        MetadataPage *metadata = window.metadataPage();
+        MetadataPage *metadata = window.page<MetadataPage>();
         const QModelIndex tokens = metadata->proxy()->mapFromSource(
             metadata->model()->indexOfKey(QStringLiteral("tokenizer.ggml.token_type")));
         metadata->view()->expand(tokens);
@@ -291,11 +291,11 @@ private slots:
         MainWindow window;
         window.show();
         QVERIFY(openAndWait(window, kVocab));
-        QCOMPARE(window.tensorsPage()->proxy()->rowCount(), 0);
-        QCOMPARE(window.overviewPage()->fieldText(OverviewPage::Field::TensorCount), QStringLiteral("0"));
-        QCOMPARE(window.overviewPage()->typeMixPlot()->barCount(), 0);
+        QCOMPARE(window.page<TensorsPage>()->proxy()->rowCount(), 0);
+        QCOMPARE(window.page<OverviewPage>()->fieldText(OverviewPage::Field::TensorCount), QStringLiteral("0"));
+        QCOMPARE(window.page<OverviewPage>()->typeMixPlot()->barCount(), 0);
         // The chat template is shown in full in the detail pane.
-        MetadataPage *page = window.metadataPage();
+        MetadataPage *page = window.page<MetadataPage>();
         page->setFilterText(QStringLiteral("chat_template"));
         const QModelIndex group = page->proxy()->index(0, 0);
         QVERIFY(group.isValid());
@@ -318,7 +318,7 @@ private slots:
         QVERIFY(drop(window, {QUrl::fromLocalFile(kSample)}));
         QVERIFY(shown.wait(10000));
         QCOMPARE(window.document()->path(), QFileInfo(kSample).absoluteFilePath());
-        QCOMPARE(window.tensorsPage()->proxy()->rowCount(), 38);
+        QCOMPARE(window.page<TensorsPage>()->proxy()->rowCount(), 38);
     }
 
     void dropOfTwoModelsOpensASecondWindow()
@@ -445,8 +445,8 @@ private slots:
         QVERIFY2(window.messageBar()->text().contains(message), qPrintable(window.messageBar()->text()));
         QVERIFY(window.messageBar()->text().contains(QStringLiteral("byte offset 0")));
         QVERIFY(window.messageBar()->text().contains(QStringLiteral("Still showing tiny-llama-tied-q4_k_m.gguf")));
-        QCOMPARE(window.overviewPage()->fieldText(OverviewPage::Field::Architecture), QStringLiteral("llama"));
-        QCOMPARE(window.tensorsPage()->proxy()->rowCount(), 38);
+        QCOMPARE(window.page<OverviewPage>()->fieldText(OverviewPage::Field::Architecture), QStringLiteral("llama"));
+        QCOMPARE(window.page<TensorsPage>()->proxy()->rowCount(), 38);
         if (name.endsWith(QLatin1String(".png")))
             saveScreenshots(window, QStringLiteral("bad-png"));
         // A good file afterwards clears the message.
@@ -462,7 +462,7 @@ private slots:
             window.show();
             QVERIFY(openAndWait(window, kVocab));
             QVERIFY(openAndWait(window, kSample));
-            window.tensorsPage()->setGroupedByLayer(true);
+            window.page<TensorsPage>()->setGroupedByLayer(true);
             window.resize(900, 600);
             window.close();
         }
@@ -471,7 +471,7 @@ private slots:
         QVERIFY(!QSettings().value(QStringLiteral("mainWindow/geometry")).toByteArray().isEmpty());
         MainWindow restored;
         QCOMPARE(restored.size(), QSize(900, 600));
-        QVERIFY(restored.tensorsPage()->model()->isGroupedByLayer());
+        QVERIFY(restored.page<TensorsPage>()->model()->isGroupedByLayer());
     }
 
     void fileChangedOnDiskIsReportedAndReloads_data()
@@ -504,8 +504,8 @@ private slots:
         QVERIFY(openAndWait(window, path));
         const auto model = window.document()->model();
         QVERIFY(window.messageBar()->isHidden());
-        window.tensorsPage()->selectTensor({0, 7});
-        const QString shown = window.weightsPage()->tensor().name();
+        window.page<TensorsPage>()->selectTensor({0, 7});
+        const QString shown = window.page<WeightsPage>()->tensor().name();
         QVERIFY(!shown.isEmpty());
 
         if (change == QLatin1String("truncate")) {
@@ -529,7 +529,7 @@ private slots:
         QVERIFY(window.messageBar()->actionButton()->isVisible());
         // the open document is untouched and its pages still work
         QCOMPARE(window.document()->model(), model);
-        QCOMPARE(window.overviewPage()->fieldText(OverviewPage::Field::Architecture), QStringLiteral("llama"));
+        QCOMPARE(window.page<OverviewPage>()->fieldText(OverviewPage::Field::Architecture), QStringLiteral("llama"));
         if (change == QLatin1String("truncate"))
             saveScreenshots(window, QStringLiteral("changed-on-disk"));
 
@@ -544,8 +544,8 @@ private slots:
             QVERIFY(window.document()->model() != model);
             QVERIFY(window.messageBar()->isHidden());
             // the tensor on show before the reload is on show again
-            QCOMPARE(window.weightsPage()->tensor().model, window.document()->model());
-            QCOMPARE(window.weightsPage()->tensor().name(), shown);
+            QCOMPARE(window.page<WeightsPage>()->tensor().model, window.document()->model());
+            QCOMPARE(window.page<WeightsPage>()->tensor().name(), shown);
             // the new mapping is watched again
             QFile file(path);
             QVERIFY(file.open(QIODevice::Append));

@@ -55,7 +55,7 @@ bool openAndWait(MainWindow &window, const QString &path)
 // The Weights page in `mode`, showing `tensor` of the open model.
 WeightsPage *showWeights(MainWindow &window, WeightsPage::Mode mode, const QString &tensor)
 {
-    WeightsPage *weights = window.weightsPage();
+    WeightsPage *weights = window.page<WeightsPage>();
     window.pages()->setCurrentWidget(weights);
     weights->setMode(mode);
     weights->showTensor(TensorHandle::named(window.document()->model(), tensor));
@@ -122,7 +122,7 @@ void TestRemoteWindow::openingAUrlFillsThePages()
     QTRY_VERIFY(status->isVisible());
     QVERIFY2(status->text().startsWith(QStringLiteral("Fetched ")), qPrintable(status->text()));
     // a remote file is not edited
-    auto *edit = window.metadataPage()->findChild<QToolButton *>(QStringLiteral("editMetadata"));
+    auto *edit = window.page<MetadataPage>()->findChild<QToolButton *>(QStringLiteral("editMetadata"));
     QVERIFY(edit);
     QVERIFY(!edit->isEnabled());
     QVERIFY(edit->toolTip().contains(QStringLiteral("remote")));
@@ -135,18 +135,18 @@ void TestRemoteWindow::bytesPageShowsTheFetchedBytes()
     window.show();
     QVERIFY(openAndWait(window, m_url));
     const auto file = window.document()->model()->primaryShared();
-    window.pages()->setCurrentWidget(window.hexPage());
+    window.pages()->setCurrentWidget(window.page<HexPage>());
     // far into the tensor data: not fetched while opening
     const quint64 at = file->fileSize() - 100000;
     QVERIFY(!file->peek(at, 16));
     // a slow answer: a copy asked for before it comes says so, and the message goes when it comes
     m_server.addFault("/m/sample.gguf", gguf::test::Fault::slow(400), 3);
-    window.hexPage()->showByteRange(at, 16);
-    QCOMPARE(window.hexPage()->copyText(HexPage::CopyFormat::Hex), QString());
-    QCOMPARE(window.hexPage()->messageText(), HexPage::notArrivedText());
+    window.page<HexPage>()->showByteRange(at, 16);
+    QCOMPARE(window.page<HexPage>()->copyText(HexPage::CopyFormat::Hex), QString());
+    QCOMPARE(window.page<HexPage>()->messageText(), HexPage::notArrivedText());
     const QString expected = HexText::toHex(local()->bytes(at, 16));
-    QTRY_COMPARE_WITH_TIMEOUT(window.hexPage()->copyText(HexPage::CopyFormat::Hex), expected, 10000);
-    QTRY_COMPARE(window.hexPage()->messageText(), QString());
+    QTRY_COMPARE_WITH_TIMEOUT(window.page<HexPage>()->copyText(HexPage::CopyFormat::Hex), expected, 10000);
+    QTRY_COMPARE(window.page<HexPage>()->messageText(), QString());
     m_server.clearFaults("/m/sample.gguf");
     QVERIFY(!file->source().unleasedRead());
     QVERIFY(gguf::test::saveScreenshot(window, QStringLiteral("remote-bytes")));
@@ -295,8 +295,8 @@ void TestRemoteWindow::changeOnTheServerIsSaid()
     }
     // the next fetch sees another ETag; the window says so in its bar, as for a local file
     const auto file = window.document()->model()->primaryShared();
-    window.pages()->setCurrentWidget(window.hexPage());
-    window.hexPage()->showByteRange(file->fileSize() - 5000, 4);
+    window.pages()->setCurrentWidget(window.page<HexPage>());
+    window.page<HexPage>()->showByteRange(file->fileSize() - 5000, 4);
     QTRY_VERIFY_WITH_TIMEOUT(window.messageBar()->text().contains(QStringLiteral("changed on the server")), 10000);
 }
 
