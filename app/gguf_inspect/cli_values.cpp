@@ -19,14 +19,32 @@
 namespace cli {
 namespace {
 
-const gguf::TensorInfo *findTensorOrComplain(const gguf::GgufFile &file, const std::string &name)
+// A tensor of a model (a split set's tensors are in their shards' files).
+struct ModelTensor {
+    const gguf::GgufFile *file = nullptr;
+    const gguf::TensorInfo *info = nullptr;
+};
+
+// The tensor called `name` in any shard of `model`; null (and one line on stderr) when none is.
+ModelTensor findTensorOrComplain(const gguf::SplitModel &model, const std::string &path, const std::string &name)
 {
-    const gguf::TensorInfo *t = file.findTensor(name);
-    if (!t)
-        std::fprintf(stderr,
-                     "gguf-inspect: %s: no tensor named '%s' (%zu tensors; list them with 'gguf-inspect tensors %s')\n",
-                     file.path().c_str(), printable(name, 80).c_str(), file.tensors().size(), file.path().c_str());
-    return t;
+    for (const gguf::SplitModel::TensorRef &t : model.tensors())
+        if (t.info->name == name)
+            return {model.shards()[t.shard].file.get(), t.info};
+    std::fprintf(stderr,
+                 "gguf-inspect: %s: no tensor named '%s' (%zu tensors; list them with 'gguf-inspect tensors %s')\n",
+                 printable(path).c_str(), printable(name, 80).c_str(), model.tensors().size(), printable(path).c_str());
+    return {};
+}
+
+// Whether `output` names one of the model's files (never written over).
+bool isModelFile(const gguf::SplitModel &model, const std::string &output)
+{
+    std::error_code ec;
+    for (const gguf::SplitModel::Shard &shard : model.shards())
+        if (std::filesystem::exists(output, ec) && std::filesystem::equivalent(output, shard.path, ec))
+            return true;
+    return false;
 }
 
 // Why a tensor's values cannot be produced, or empty when they can.
@@ -107,22 +125,23 @@ int runDequant(const CommandArgs &args)
                    stderr);
         return kExitUsage;
     }
-    const auto file = openFile(args.file, OpenMode::Complete);
-    if (!file)
+    // a shard of a split set: the tensor may be in any shard
+    const auto model = openModel(args.file);
+    if (!model)
         return kExitBadFile;
-    const gguf::TensorInfo *t = findTensorOrComplain(*file, args.rest[0]);
-    if (!t)
+    const ModelTensor found = findTensorOrComplain(*model, args.file, args.rest[0]);
+    if (!found.info)
         return kExitUsage;
+    const gguf::TensorInfo *t = found.info;
     if (const std::string why = whyNotDecodable(*t); !why.empty()) {
         std::fprintf(stderr, "gguf-inspect: %s: tensor '%s': %s\n", args.file.c_str(), printable(t->name, 80).c_str(),
                      why.c_str());
         return kExitBadFile;
     }
-    std::error_code ec;
-    // never write over the file being read
-    if (args.output != "-" && std::filesystem::exists(args.output, ec) &&
-        std::filesystem::equivalent(args.output, args.file, ec)) {
-        std::fprintf(stderr, "gguf-inspect: refusing to write the output over the input file %s\n", args.file.c_str());
+    // never write over a file being read
+    if (args.output != "-" && isModelFile(*model, args.output)) {
+        std::fprintf(stderr, "gguf-inspect: refusing to write the output over the input file %s\n",
+                     args.output.c_str());
         return kExitUsage;
     }
     std::FILE *out = args.output == "-" ? stdout : std::fopen(args.output.c_str(), "wb");
@@ -133,7 +152,7 @@ int runDequant(const CommandArgs &args)
     const bool npy = args.output.size() > 4 && args.output.compare(args.output.size() - 4, 4, ".npy") == 0;
     const std::span<const uint64_t> dims(t->ne.data(), std::min<uint32_t>(t->nDims, 4));
     ProgressPrinter progress("decoding " + std::string(t->name));
-    const gguf::TensorData data = gguf::tensorData(*file, *t);
+    const gguf::TensorData data = gguf::tensorData(*found.file, *t);
     const gguf::StatsStatus status = gguf::exportFloat32(
         data, dims, npy ? gguf::ExportFormat::Npy : gguf::ExportFormat::RawFloat32, out, std::ref(progress));
     const bool closed = out == stdout ? std::fflush(out) == 0 : std::fclose(out) == 0;
@@ -238,19 +257,20 @@ int runStats(const CommandArgs &args)
         std::fputs("gguf-inspect: --bins must be between 1 and 65536\n", stderr);
         return kExitUsage;
     }
-    const auto file = openFile(args.file, OpenMode::Complete);
-    if (!file)
+    // a split set as a whole: every tensor of every shard, or the named ones wherever they are
+    const auto model = openModel(args.file);
+    if (!model)
         return kExitBadFile;
-    std::vector<const gguf::TensorInfo *> chosen;
+    std::vector<ModelTensor> chosen;
     for (const std::string &name : args.rest) {
-        const gguf::TensorInfo *t = findTensorOrComplain(*file, name);
-        if (!t)
+        const ModelTensor t = findTensorOrComplain(*model, args.file, name);
+        if (!t.info)
             return kExitUsage;
         chosen.push_back(t);
     }
     if (args.rest.empty())
-        for (const gguf::TensorInfo &t : file->tensors())
-            chosen.push_back(&t);
+        for (const gguf::SplitModel::TensorRef &t : model->tensors())
+            chosen.push_back({model->shards()[t.shard].file.get(), t.info});
 
     int status = kExitOk;
     JsonWriter json(stdout);
@@ -259,8 +279,9 @@ int runStats(const CommandArgs &args)
     TextTable table = statsTable();
     double worstRankError = 0;               // of the tensors whose keys were sampled
     uint64_t sampledRead = 0, sampledOf = 0; // --sample: elements read, of the sampled tensors' elements
-    for (const gguf::TensorInfo *t : chosen) {
-        const TensorOutcome r = statisticsOf(args, *file, *t);
+    for (const ModelTensor &m : chosen) {
+        const gguf::TensorInfo *t = m.info;
+        const TensorOutcome r = statisticsOf(args, *m.file, *t);
         if (r.ok) {
             worstRankError = std::max(worstRankError, r.stats.percentileRankError);
             if (r.stats.sampledElements > 0) {
@@ -271,8 +292,8 @@ int runStats(const CommandArgs &args)
             std::fprintf(stderr, "gguf-inspect: %s: tensor '%s': %s\n", args.file.c_str(),
                          printable(t->name, 80).c_str(),
                          r.why.empty() ? "its values could not be decoded" : r.why.c_str());
-            if (!args.rest.empty())
-                status = kExitBadFile;
+            // a tensor without statistics: named or not, the answer is incomplete
+            status = kExitBadFile;
         }
         if (args.json)
             writeStatsJson(json, *t, r.ok ? &r.stats : nullptr);

@@ -116,7 +116,8 @@ public:
             text += QStringLiteral("  gguf-inspect %1\n      %2\n")
                         .arg(QLatin1String(c.synopsis), QLatin1String(c.summary));
         text += QStringLiteral("\nExit status: 0 success, 1 the file could not be read as GGUF (validate: llama.cpp "
-                               "would refuse it; diff: the two differ; set: the write failed, the file unchanged), 2 "
+                               "would refuse it; diff: the two differ; set: the write failed, the file unchanged; "
+                               "stats: a tensor's statistics could not be computed), 2 "
                                "wrong usage (set: nothing written), 3 diff: a file could not be read.");
         m_parser.setApplicationDescription(text);
         m_help = m_parser.addHelpOption();

@@ -1,16 +1,23 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 // `gguf-inspect stats`: exact by default — percentiles and the [min, max] histogram equal to
 // NumPy's on values decoded by gguf-py (tests/data/numpy-stats), a chosen --range binned by the
-// definition from ggml's own values — one-pass estimates with --fast, and its usage errors.
+// definition from ggml's own values — one-pass estimates with --fast, and its usage errors; a
+// failed tensor's exit status, and a split set read as one model (with dequant).
 #include "tests/support/exact_json.h"
 #include "tests/support/ggml_reference.h"
+#include "tests/support/gguf_builder.h"
 #include "tests/support/inspect_run.h"
 #include "tests/support/json_compare.h"
+#include "tests/support/temp_files.h"
 #include "tests/support/test_paths.h"
 
+#include <QFile>
+#include <QTemporaryDir>
 #include <QTest>
 
 #include <cmath>
+#include <cstring>
+#include <vector>
 
 using gguf::test::ExactJson;
 using gguf::test::inspect;
@@ -28,6 +35,27 @@ bool isBool(const ExactJson &value, bool want)
     return value.kind() == ExactJson::Kind::Bool && value.toBool() == want;
 }
 
+std::vector<uint8_t> f32Bytes(const std::vector<float> &values)
+{
+    std::vector<uint8_t> bytes(values.size() * 4);
+    std::memcpy(bytes.data(), values.data(), bytes.size());
+    return bytes;
+}
+
+// Shard `number` (1 or 2) of a two-shard set: shard 1 the metadata and blk.0.w (values 1 … 32),
+// shard 2 blk.1.w (values −0.5 · 0 … −0.5 · 63), both F32.
+std::vector<uint8_t> splitShard(uint16_t number, const std::vector<float> &values)
+{
+    gguf::test::GgufBuilder builder;
+    if (number == 1)
+        builder.kv("general.architecture", gguf::test::V::str("llama"));
+    builder.kv("split.no", gguf::test::V::u16(static_cast<uint16_t>(number - 1)))
+        .kv("split.count", gguf::test::V::u16(2))
+        .kv("split.tensors.count", gguf::test::V::i32(2))
+        .tensor("blk." + std::to_string(number - 1) + ".w", {values.size()}, 0, f32Bytes(values));
+    return builder.build().bytes();
+}
+
 } // namespace
 
 class TestInspectStats : public QObject {
@@ -40,6 +68,8 @@ private slots:
     void chosenRange();
     void usage_data();
     void usage();
+    void failedTensorMeansExitOne();
+    void splitSetAsOneModel();
 };
 
 void TestInspectStats::matchesNumPy()
@@ -176,6 +206,60 @@ void TestInspectStats::usage()
     QCOMPARE(run.exitCode, 2);
     QVERIFY(run.out.isEmpty());
     QVERIFY(run.err.startsWith("gguf-inspect: "));
+}
+
+// A tensor whose statistics could not be computed makes the answer incomplete: exit 1 (#40), also
+// when no tensor was named. The sample cut at 8 MiB keeps its header and loses the last tensors' data.
+void TestInspectStats::failedTensorMeansExitOne()
+{
+    QFile sample(kSample);
+    QVERIFY(sample.open(QIODevice::ReadOnly));
+    const QByteArray cut = sample.read(8 << 20);
+    QTemporaryDir dir;
+    QVERIFY(dir.isValid());
+    const QString path = dir.filePath(QStringLiteral("cut.gguf"));
+    QVERIFY(gguf::test::writeBytes(path, std::vector<uint8_t>(cut.begin(), cut.end())));
+    const gguf::test::InspectRun run = inspect({QStringLiteral("stats"), path, QStringLiteral("--fast"), "--json"});
+    QCOMPARE(run.exitCode, 1);
+    QVERIFY2(run.err.contains("tensor '"), run.err.constData());
+    const auto json = parsePythonJson(run.out);
+    QVERIFY(json && json->size() == 38); // every tensor listed, the failed ones with null figures
+}
+
+// A shard of a split set is the whole model (#40): a tensor of shard 2 found from shard 1, its
+// statistics and values those written into it.
+void TestInspectStats::splitSetAsOneModel()
+{
+    QTemporaryDir dir;
+    QVERIFY(dir.isValid());
+    std::vector<float> first(32), second(64);
+    for (size_t i = 0; i < first.size(); ++i)
+        first[i] = static_cast<float>(i + 1);
+    for (size_t i = 0; i < second.size(); ++i)
+        second[i] = -0.5f * static_cast<float>(i);
+    const QString shard1 = dir.filePath(QStringLiteral("m-00001-of-00002.gguf"));
+    QVERIFY(gguf::test::writeBytes(shard1, splitShard(1, first)));
+    QVERIFY(gguf::test::writeBytes(dir.filePath(QStringLiteral("m-00002-of-00002.gguf")), splitShard(2, second)));
+
+    gguf::test::InspectRun run = inspect({QStringLiteral("stats"), shard1, QStringLiteral("blk.1.w"), "--json"});
+    QCOMPARE(run.exitCode, 0);
+    auto json = parsePythonJson(run.out);
+    QVERIFY2(json && json->size() == 1, run.err.constData());
+    const ExactJson &stats = json->items().front();
+    QCOMPARE(stats["count"].toUInt64(), uint64_t(64));
+    QCOMPARE(stats["min"].toDouble(), std::optional<double>(-31.5));
+    QCOMPARE(stats["max"].toDouble(), std::optional<double>(0.0));
+    // every tensor of the set when none is named
+    run = inspect({QStringLiteral("stats"), shard1, QStringLiteral("--json")});
+    QCOMPARE(run.exitCode, 0);
+    json = parsePythonJson(run.out);
+    QVERIFY(json && json->size() == 2);
+    QCOMPARE(json->items()[1]["name"].text(), std::string("blk.1.w"));
+    // dequant reads it from the other shard too: raw float32, the values written
+    run = inspect({QStringLiteral("dequant"), shard1, QStringLiteral("blk.1.w"), "-o", "-"});
+    QCOMPARE(run.exitCode, 0);
+    const std::vector<uint8_t> want = f32Bytes(second);
+    QCOMPARE(run.out, QByteArray(reinterpret_cast<const char *>(want.data()), qsizetype(want.size())));
 }
 
 QTEST_GUILESS_MAIN(TestInspectStats)
