@@ -216,11 +216,12 @@ std::shared_ptr<const gguf::SplitModel> openModel(const std::string &path)
         reportError(path, error);
         return nullptr;
     }
+    // the shard that cannot be read, named once (its message starts with its path)
     for (const gguf::SplitModel::Shard &shard : model->shards())
         if (!shard.file || shard.error) {
-            std::fprintf(stderr, "gguf-inspect: %s: shard %s: %s\n", printable(path).c_str(),
-                         printable(shard.path).c_str(),
-                         printable(shard.error ? shard.error.message : std::string("could not be read")).c_str());
+            reportError(shard.path,
+                        shard.error ? shard.error
+                                    : gguf::Error{gguf::ErrorKind::Unreadable, "unreadable", 0, "could not be read"});
             return nullptr;
         }
     return model;

@@ -5,63 +5,115 @@
 #include "app/gguf_inspect/json_writer.h"
 #include "core/format/gguf_parser.h"
 
+#include <algorithm>
 #include <cstdio>
+#include <optional>
+#include <string>
+#include <vector>
 
 namespace cli {
 namespace {
 
-void writeValidationJson(const gguf::GgufFile &file)
+// A finding and the file it is about (a split set's findings come from several shards).
+struct SetFinding {
+    const gguf::Finding *finding;
+    std::string file;
+};
+
+// Every shard's findings in shard order, after what is wrong with the set as a whole.
+std::vector<SetFinding> collectFindings(const gguf::SplitModel &model, const std::vector<gguf::Finding> &setFindings)
+{
+    std::vector<SetFinding> out;
+    for (size_t i = 0; i < setFindings.size(); ++i)
+        out.push_back({&setFindings[i], {}});
+    for (const gguf::SplitModel::Shard &shard : model.shards())
+        if (shard.file)
+            for (const gguf::Finding &f : shard.file->findings())
+                out.push_back({&f, shard.path});
+    return out;
+}
+
+// A set's JSON findings name their file (offsets are per file); a single file's keep the four keys.
+void writeValidationJson(const std::vector<SetFinding> &findings, bool split)
 {
     JsonWriter json(stdout);
     json.beginArray();
-    for (const gguf::Finding &f : file.findings()) {
+    for (const SetFinding &item : findings) {
+        const gguf::Finding &f = *item.finding;
         json.beginObject();
         json.field("severity", gguf::severityName(f.severity));
         json.field("code", f.code);
         json.field("offset", f.offset);
         json.field("message", f.message);
+        if (split)
+            json.field("file", item.file.empty() ? std::optional<std::string>() : std::optional(item.file));
         json.endObject();
     }
     json.endArray();
     json.finish();
 }
 
-void printReport(const gguf::GgufFile &file)
+std::string plural(size_t n, const char *one, const char *many)
+{
+    return std::to_string(n) + " " + (n == 1 ? one : many);
+}
+
+void printReport(const gguf::SplitModel &model, const std::vector<SetFinding> &findings, bool accepts)
 {
     size_t counts[3] = {0, 0, 0};
-    for (const gguf::Finding &f : file.findings()) {
+    for (const SetFinding &item : findings) {
+        const gguf::Finding &f = *item.finding;
         ++counts[static_cast<size_t>(f.severity)];
-        print(std::string(gguf::severityName(f.severity)) + ": offset " + gguf::formatOffset(f.offset) + ": " + f.code +
-              ": " + printable(f.message) + "\n");
+        const std::string where = model.isSplit() && !item.file.empty() ? printable(item.file) + ": " : std::string();
+        print(std::string(gguf::severityName(f.severity)) + ": " + where + "offset " + gguf::formatOffset(f.offset) +
+              ": " + f.code + ": " + printable(f.message) + "\n");
     }
-    if (file.findings().empty())
+    if (findings.empty())
         print("no findings\n");
     else
-        print(std::to_string(file.findings().size()) + (file.findings().size() == 1 ? " finding: " : " findings: ") +
-              std::to_string(counts[static_cast<size_t>(gguf::Severity::Error)]) + " errors, " +
-              std::to_string(counts[static_cast<size_t>(gguf::Severity::Warning)]) + " warnings, " +
-              std::to_string(counts[static_cast<size_t>(gguf::Severity::Info)]) + " notes\n");
-    if (file.llamaCppAccepts()) {
-        print("llama.cpp would accept this file\n");
+        print(plural(findings.size(), "finding", "findings") + ": " +
+              plural(counts[static_cast<size_t>(gguf::Severity::Error)], "error", "errors") + ", " +
+              plural(counts[static_cast<size_t>(gguf::Severity::Warning)], "warning", "warnings") + ", " +
+              plural(counts[static_cast<size_t>(gguf::Severity::Info)], "note", "notes") + "\n");
+    const char *what = model.isSplit() ? "model" : "file";
+    if (accepts) {
+        print(std::string("llama.cpp would accept this ") + what + "\n");
         return;
     }
-    const gguf::Finding *refusal = file.firstRefusal();
-    print("llama.cpp would refuse this file: " + printable(refusal ? refusal->message : file.error().message) + "\n");
+    // the first refusal in shard order: the set's own, else a shard's, else why a shard stopped
+    std::string why;
+    for (const SetFinding &item : findings)
+        if (item.finding->severity == gguf::Severity::Error) {
+            why = item.finding->message;
+            break;
+        }
+    if (why.empty())
+        for (const gguf::SplitModel::Shard &shard : model.shards())
+            if (shard.file && shard.file->error()) {
+                why = shard.file->error().message;
+                break;
+            }
+    print(std::string("llama.cpp would refuse this ") + what + ": " + printable(why) + "\n");
 }
 
 } // namespace
 
 int runValidate(const CommandArgs &args)
 {
-    // A file that stopped early still has findings worth printing (the last one says why it stopped).
-    const auto file = openFile(args.file, OpenMode::Partial);
-    if (!file)
+    // A set as a whole (a missing shard is a refusal); a file that stopped early still has findings
+    // worth printing (the last one says why it stopped).
+    const auto model = openModelAsFarAsItParses(args.file);
+    if (!model)
         return kExitBadFile;
+    const std::vector<gguf::Finding> setFindings = model->setFindings();
+    const std::vector<SetFinding> findings = collectFindings(*model, setFindings);
+    const bool accepts = std::all_of(model->shards().begin(), model->shards().end(),
+                                     [](const auto &s) { return s.file && s.file->llamaCppAccepts(); });
     if (args.json)
-        writeValidationJson(*file);
+        writeValidationJson(findings, model->isSplit());
     else
-        printReport(*file);
-    return file->llamaCppAccepts() ? kExitOk : kExitBadFile;
+        printReport(*model, findings, accepts);
+    return accepts ? kExitOk : kExitBadFile;
 }
 
 } // namespace cli

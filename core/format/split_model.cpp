@@ -107,6 +107,17 @@ std::vector<std::string> SplitModel::problems() const
     return out;
 }
 
+std::vector<Finding> SplitModel::setFindings() const
+{
+    std::vector<Finding> out;
+    for (const Shard &s : m_shards)
+        if (!s.file)
+            out.push_back(Finding{Severity::Error,
+                                  s.error.kind == ErrorKind::NotFound ? "shard_missing" : "shard_unreadable", 0,
+                                  s.error.message.empty() ? s.path + ": could not be opened" : s.error.message});
+    return out;
+}
+
 std::optional<SplitModel::Break> SplitModel::firstBreak() const
 {
     for (size_t i = 0; i < m_shards.size(); ++i)

@@ -73,6 +73,10 @@ public:
     const std::vector<TensorRef> &tensors() const { return m_tensors; }
     /// Shards that could not be opened, as "path: reason" lines.
     std::vector<std::string> problems() const;
+    /// What is wrong with the set as a whole, as findings llama.cpp refuses it for: a shard that is
+    /// missing ("shard_missing") or could not be opened ("shard_unreadable"), offset 0, the message
+    /// naming the shard. Empty for a single file and for a whole set.
+    std::vector<Finding> setFindings() const;
     uint64_t parameterCount() const;
     uint64_t totalFileSize() const;
     /// The first shard, in shard order, whose structure broke off; nullopt when none did.

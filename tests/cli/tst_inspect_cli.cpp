@@ -89,6 +89,7 @@ private slots:
     void dequantMatchesReference();
     void statsJson_data();
     void statsJson();
+    void splitSetMissingShard();
 
 private:
     QTemporaryDir m_tmp;
@@ -737,6 +738,41 @@ void TestInspectCli::statsJson()
     for (const ExactJson &c : s["histogram"]["counts"].items())
         binned += c.toUInt64().value_or(0);
     QCOMPARE(binned, finite);
+}
+
+// A split set with a shard missing is refused as llama.cpp refuses it (#40): validate names the shard
+// and exits 1; the whole set is accepted; memory names the missing shard once.
+void TestInspectCli::splitSetMissingShard()
+{
+    QTemporaryDir dir;
+    QVERIFY(dir.isValid());
+    const QString lonely = dir.filePath(QStringLiteral("lonely-00001-of-00002.gguf"));
+    QVERIFY(gguf::test::writeBytes(lonely, gguf::test::twoFileSplitShard(1)));
+    Run run = inspect({QStringLiteral("validate"), lonely});
+    QCOMPARE(run.exitCode, 1);
+    QVERIFY2(run.out.contains("lonely-00002-of-00002.gguf") && run.out.contains("missing"), run.out.constData());
+    QVERIFY2(run.out.contains("llama.cpp would refuse this model"), run.out.constData());
+    QVERIFY2(run.out.contains("1 finding: 1 error, 0 warnings, 0 notes"), run.out.constData());
+    run = inspect({QStringLiteral("validate"), lonely, QStringLiteral("--json")});
+    QCOMPARE(run.exitCode, 1);
+    const auto findings = parsePythonJson(run.out);
+    QVERIFY(findings && findings->size() == 1);
+    const ExactJson &missing = findings->items().front();
+    QCOMPARE(missing["code"].text(), std::string("shard_missing"));
+    QCOMPARE(missing["severity"].text(), std::string("error"));
+    QVERIFY(missing["file"].isNull()); // about the set, not one of its files
+    // the set made whole
+    QVERIFY(gguf::test::writeBytes(dir.filePath(QStringLiteral("lonely-00002-of-00002.gguf")),
+                                   gguf::test::twoFileSplitShard(2)));
+    run = inspect({QStringLiteral("validate"), lonely});
+    QCOMPARE(run.exitCode, 0);
+    QVERIFY2(run.out.contains("llama.cpp would accept this model"), run.out.constData());
+    // memory names the missing shard once
+    QVERIFY(QFile::remove(dir.filePath(QStringLiteral("lonely-00002-of-00002.gguf"))));
+    run = inspect({QStringLiteral("memory"), lonely});
+    QCOMPARE(run.exitCode, 1);
+    QCOMPARE(run.err.count("lonely-00002-of-00002.gguf"), qsizetype(1));
+    QCOMPARE(run.err.count('\n'), qsizetype(1));
 }
 
 QTEST_GUILESS_MAIN(TestInspectCli)

@@ -363,6 +363,13 @@ void OverviewPage::showVerdict(const gguf::SplitModel &model)
 
 void OverviewPage::showFindings(const gguf::SplitModel &model)
 {
+    // what is wrong with a split set as a whole (a missing shard): why llama.cpp refuses it
+    for (const gguf::Finding &finding : model.setFindings()) {
+        auto *item = new QTreeWidgetItem(m_findings, {severityText(finding.severity), QString(),
+                                                      QString::fromStdString(finding.code),
+                                                      QString::fromStdString(finding.message)});
+        item->setToolTip(3, item->text(3));
+    }
     for (size_t s = 0; s < model.shards().size(); ++s) {
         const auto &shard = model.shards()[s];
         if (!shard.file)

@@ -3,6 +3,7 @@
 // adapter's structural problems among the findings, a model quantized with an importance matrix.
 #include "core/format/gguf_file.h"
 #include "core/format/split_model.h"
+#include "tests/support/gguf_builder.h"
 #include "tests/support/kind_samples.h"
 #include "tests/support/temp_files.h"
 #include "ui/overview/kind_panel.h"
@@ -12,6 +13,7 @@
 
 #include <QSignalSpy>
 #include <QTemporaryDir>
+#include <QTreeWidget>
 #include <QtTest>
 
 #include <cstring>
@@ -166,6 +168,27 @@ private slots:
         QCOMPARE(norms->points()[1].value, 1.0);
         QCOMPARE(norms->points()[2].value, 4.0);
         QCOMPARE(norms->points()[2].tensor, QStringLiteral("direction.3"));
+    }
+
+    // A split set without its second shard: the verdict refuses it and the findings say why
+    // (they said "No findings" under "would refuse", #40).
+    void missingShardIsAFinding()
+    {
+        QTemporaryDir dir;
+        QVERIFY(dir.isValid());
+        const QString lonely = dir.filePath(QStringLiteral("lonely-00001-of-00002.gguf"));
+        QVERIFY(gguf::test::writeBytes(lonely, gguf::test::twoFileSplitShard(1)));
+        gguf::Error error;
+        const auto model = gguf::SplitModel::open(lonely.toStdString(), error);
+        QVERIFY(model);
+        OverviewPage page;
+        page.setModel(model);
+        QVERIFY2(page.verdictText().contains(QStringLiteral("refuse")), qPrintable(page.verdictText()));
+        QCOMPARE(page.findingCount(), 1);
+        const auto *findings = page.findChild<QTreeWidget *>(QStringLiteral("findings"));
+        QVERIFY(findings);
+        QCOMPARE(findings->topLevelItem(0)->text(2), QStringLiteral("shard_missing"));
+        QVERIFY(findings->topLevelItem(0)->text(3).contains(QStringLiteral("lonely-00002-of-00002.gguf")));
     }
 };
 
