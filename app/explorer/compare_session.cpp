@@ -21,9 +21,12 @@ CompareSession::CompareSession(ComparePage *page, MessageBar *bar, QStatusBar *s
     connect(
         m_document, &Document::loadFailed, this, [this](const QString &path, const QString &message, quint64 offset) {
             m_status->clearMessage();
-            m_bar->showMessage(MessageBar::Kind::Error, tr("Could not open %1 to compare with: %2 (byte offset %3).")
-                                                            .arg(QDir::toNativeSeparators(path), message)
-                                                            .arg(offset));
+            const QString where = QDir::toNativeSeparators(path);
+            m_bar->showMessage(
+                MessageBar::Kind::Error,
+                offset == Document::kNoOffset
+                    ? tr("Could not open %1 to compare with: %2.").arg(where, message)
+                    : tr("Could not open %1 to compare with: %2 (byte offset %3).").arg(where, message).arg(offset));
         });
     connect(m_document, &Document::loadCancelled, this, [this](const QString &path) {
         m_status->showMessage(tr("Opening %1 to compare was cancelled").arg(QFileInfo(path).fileName()), 5000);

@@ -105,7 +105,9 @@ void LoadReporter::reportFailure(const QString &path, const QString &message, qu
     m_savedNotice.clear();
     m_progress->finish();
     QString text =
-        tr("Could not open %1: %2 (byte offset %3).").arg(QDir::toNativeSeparators(path), message).arg(offset);
+        offset == Document::kNoOffset
+            ? tr("Could not open %1: %2.").arg(QDir::toNativeSeparators(path), message)
+            : tr("Could not open %1: %2 (byte offset %3).").arg(QDir::toNativeSeparators(path), message).arg(offset);
     if (m_document->model())
         text += QLatin1Char('\n') + tr("Still showing %1.").arg(QFileInfo(m_document->path()).fileName());
     m_bar->showMessage(MessageBar::Kind::Error, text);

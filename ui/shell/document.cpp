@@ -77,7 +77,13 @@ Document::LoadResult load(const QString &path, const gguf::ProgressFn &progress)
         // open stays; the message names the problem and its byte offset. A damaged file (its
         // structure broke off at a field) opens with what was read before the break.
         result.message = QString::fromStdString(error.message);
-        result.offset = error.offset;
+        // the window says the path itself: a message that starts with it does not say it again
+        const QString prefix = path + QStringLiteral(": ");
+        if (result.message.startsWith(prefix))
+            result.message.remove(0, prefix.size());
+        const bool atAByte = error.kind != gguf::ErrorKind::NotFound && error.kind != gguf::ErrorKind::Unreadable &&
+                             error.kind != gguf::ErrorKind::Network;
+        result.offset = atAByte ? error.offset : Document::kNoOffset;
     } else {
         indexArrays(*model);
         result.warning = describeProblems(*model);

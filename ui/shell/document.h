@@ -28,6 +28,9 @@ class Document : public QObject {
     Q_OBJECT
 public:
     /// What a worker hands back: a model, or why there is none.
+    /// loadFailed's offset when the failure is at no byte of the file.
+    static constexpr quint64 kNoOffset = ~quint64(0);
+
     struct LoadResult {
         std::shared_ptr<const gguf::SplitModel> model;
         QString warning;    ///< with a model: shards that are missing or could not be read
@@ -65,7 +68,9 @@ signals:
     /// model() is the newly opened model. `warning` is non-empty when a shard of a split model is
     /// missing or could not be read.
     void loaded(const QString &path, const QString &warning);
-    /// Opening failed; model() is unchanged. `offset` is the byte where reading stopped.
+    /// Opening failed; model() is unchanged. `message` says what was wrong (without the path);
+    /// `offset` is the byte where reading stopped, or kNoOffset when no byte was read (a missing,
+    /// unreadable or remote file that could not be fetched).
     void loadFailed(const QString &path, const QString &message, quint64 offset);
     void loadCancelled(const QString &path);
     /// A file of model() changed on disk (see describeChangesOnDisk()); emitted once per open.

@@ -443,8 +443,14 @@ private slots:
         QVERIFY(window.messageBar()->isVisible());
         QCOMPARE(window.messageBar()->kind(), MessageBar::Kind::Error);
         QVERIFY2(window.messageBar()->text().contains(message), qPrintable(window.messageBar()->text()));
-        QVERIFY(window.messageBar()->text().contains(QStringLiteral("byte offset 0")));
-        QVERIFY(window.messageBar()->text().contains(QStringLiteral("Still showing tiny-llama-tied-q4_k_m.gguf")));
+        // a byte offset only where reading stopped at a byte; the path said once (#40)
+        const QString said = window.messageBar()->text();
+        const bool unreadable = special == QLatin1String("device") || special == QLatin1String("fifo") ||
+                                special == QLatin1String("symlink loop") || special == QLatin1String("no permission") ||
+                                name.isEmpty();
+        QVERIFY2(said.contains(QStringLiteral("byte offset 0")) == !unreadable, qPrintable(said));
+        QCOMPARE(said.count(QDir::toNativeSeparators(path)), 1);
+        QVERIFY(said.contains(QStringLiteral("Still showing tiny-llama-tied-q4_k_m.gguf")));
         QCOMPARE(window.page<OverviewPage>()->fieldText(OverviewPage::Field::Architecture), QStringLiteral("llama"));
         QCOMPARE(window.page<TensorsPage>()->proxy()->rowCount(), 38);
         if (name.endsWith(QLatin1String(".png")))
