@@ -6,6 +6,18 @@
 
 namespace gguf {
 
+/// The value of hexadecimal digit `c` (0-9, a-f, A-F), or -1.
+inline int hexDigit(char c)
+{
+    if (c >= '0' && c <= '9')
+        return c - '0';
+    if (c >= 'a' && c <= 'f')
+        return c - 'a' + 10;
+    if (c >= 'A' && c <= 'F')
+        return c - 'A' + 10;
+    return -1;
+}
+
 /// Appends the UTF-8 form of code point `cp` (surrogates included, as llama.cpp and Python's
 /// escapes produce them; values above U+10FFFF are the caller's to refuse).
 inline void appendUtf8(uint32_t cp, std::string &out)

@@ -46,17 +46,6 @@ bool containsFolded(std::string_view haystack, std::string_view needle)
     return false;
 }
 
-int hexValue(char u)
-{
-    if (u >= '0' && u <= '9')
-        return u - '0';
-    if (u >= 'a' && u <= 'f')
-        return u - 'a' + 10;
-    if (u >= 'A' && u <= 'F')
-        return u - 'A' + 10;
-    return -1;
-}
-
 // The code points of UTF-8 `text` into `out`: each byte that does not begin a well-formed
 // sequence (a stray continuation, a cut or overlong sequence, a surrogate, beyond U+10FFFF) is
 // one U+FFFD, so the result is always valid for PCRE2 to match unchecked.
@@ -212,7 +201,7 @@ std::optional<std::string> TokenSearch::parseHexBytes(std::string_view text)
         if (part.empty() || part.size() % 2 != 0)
             return std::nullopt;
         for (size_t i = 0; i < part.size(); i += 2) {
-            const int hi = hexValue(part[i]), lo = hexValue(part[i + 1]);
+            const int hi = hexDigit(part[i]), lo = hexDigit(part[i + 1]);
             if (hi < 0 || lo < 0)
                 return std::nullopt;
             bytes += static_cast<char>(hi * 16 + lo);

@@ -2,6 +2,7 @@
 #include "core/vocab/vocabulary.h"
 
 #include "core/format/gguf_file.h"
+#include "core/util/utf8.h"
 #include "tokenizer/unicode_text.h"
 
 #include <algorithm>
@@ -31,17 +32,6 @@ int32_t nextCodePoint(std::string_view s, size_t &i)
     }
     i += static_cast<size_t>(len);
     return cp;
-}
-
-int hexDigit(char c)
-{
-    if (c >= '0' && c <= '9')
-        return c - '0';
-    if (c >= 'a' && c <= 'f')
-        return c - 'a' + 10;
-    if (c >= 'A' && c <= 'F')
-        return c - 'A' + 10;
-    return -1;
 }
 
 ArrayRef arrayOf(const GgufFile &file, std::string_view key, ValueType elementType)
