@@ -114,8 +114,9 @@ bool GgufParser::needSlow(uint64_t n, const std::string &what)
     if (n <= fileLeft() && needMore(m_pos + n))
         return false;
     fatal(ErrorKind::Malformed, "truncated", m_pos,
-          "truncated: " + what + " needs " + std::to_string(n) + " bytes at offset " + formatOffset(m_pos) +
-              " but the file ends at " + formatOffset(m_fileSize),
+          // the code says "truncated"; the message says where the file ends and in which field
+          what + " needs " + std::to_string(n) + " bytes at offset " + formatOffset(m_pos) + " but the file ends at " +
+              formatOffset(m_fileSize),
           {n, what, what + ": needs " + std::to_string(n) + " bytes, " + std::to_string(fileLeft()) + " left"});
     return false;
 }

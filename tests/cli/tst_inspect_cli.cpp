@@ -537,7 +537,11 @@ void TestInspectCli::truncatedFile()
     QCOMPARE(tensors.err.count('\n'), 1);
     const auto tensorList = parsePythonJson(tensors.out);
     QVERIFY2(tensorList && tensorList->isArray() && tensorList->size() == 0, tensors.out.left(300).constData());
-    // validate and layout still print what was read
+    // validate and layout still print what was read; the code is said once (it said
+    // "truncated: truncated: …", #40)
+    const Run validateText = inspect({QStringLiteral("validate"), path});
+    QCOMPARE(validateText.exitCode, 1);
+    QVERIFY2(validateText.out.count((code + QStringLiteral(": ")).toUtf8()) == 1, validateText.out.constData());
     const Run validate = inspect({QStringLiteral("validate"), path, QStringLiteral("--json")});
     QCOMPARE(validate.exitCode, 1);
     const auto findings = parsePythonJson(validate.out);

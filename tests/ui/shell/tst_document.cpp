@@ -122,7 +122,10 @@ private slots:
         QTest::addColumn<QString>("message");
         QTest::addColumn<quint64>("offset");
         QTest::addColumn<int>("pairs");
-        QTest::newRow("truncated header") << sampleBytes(10) << "truncated" << quint64(8) << 0;
+        // the field and where the file ends (the code, "truncated", is not said again in the message)
+        QTest::newRow("truncated header")
+            << sampleBytes(10) << "u64 tensor count needs 8 bytes at offset 8 (0x8) but the file ends at 10"
+            << quint64(8) << 0;
         QTest::newRow("truncated metadata") << sampleBytes(5000) << "tokenizer.ggml.tokens" << quint64(151) << 2;
     }
 
