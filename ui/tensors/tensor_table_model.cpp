@@ -218,7 +218,7 @@ QVariant TensorTableModel::tensorData(int tensor, int column, int role) const
     switch (role) {
     case Qt::DisplayRole:
         switch (column) {
-        case IndexColumn: return info.index;
+        case IndexColumn: return tensor; // the position in the whole set (shard order, then file order)
         case NameColumn: return ValueText::fullText(info.name);
         case TypeColumn: return QString::fromStdString(gguf::typeName(info.typeId));
         case ShapeColumn: return TextFormat::dims(info);

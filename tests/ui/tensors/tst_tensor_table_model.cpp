@@ -6,11 +6,13 @@
 #include "core/format/gguf_file.h"
 #include "core/format/split_model.h"
 #include "tests/support/gguf_builder.h"
+#include "tests/support/temp_files.h"
 #include "tests/support/test_paths.h"
 #include "ui/tensors/tensor_sort_filter_proxy.h"
 #include "ui/tensors/tensor_table_model.h"
 
 #include <QAbstractItemModelTester>
+#include <QTemporaryDir>
 #include <QtTest>
 
 using namespace gguf;
@@ -295,6 +297,27 @@ private slots:
         QCOMPARE(totals.tensors, 1);
         QCOMPARE(totals.elements, 8192000ull);
         QCOMPARE(totals.bytes, m_sample->primary().findTensor("token_embd.weight")->byteSize);
+    }
+
+    // "#" counts the tensors of a split set as one list: it restarted at 0 in shard 2 (#40), while
+    // the Shard column says which file holds each.
+    void indexCountsAcrossShards()
+    {
+        QTemporaryDir dir;
+        QVERIFY(dir.isValid());
+        for (uint16_t n : {1, 2})
+            QVERIFY(gguf::test::writeBytes(
+                dir.filePath(QStringLiteral("m-%1-of-00002.gguf").arg(n, 5, 10, QLatin1Char('0'))),
+                gguf::test::twoFileSplitShard(n)));
+        gguf::Error error;
+        const auto set = SplitModel::open(dir.filePath(QStringLiteral("m-00001-of-00002.gguf")).toStdString(), error);
+        QVERIFY(set && set->shards().size() == 2 && set->tensors().size() == 2);
+        TensorTableModel model;
+        model.setModel(set);
+        QCOMPARE(model.rowCount(), 2);
+        QCOMPARE(model.index(0, TensorTableModel::IndexColumn).data().toInt(), 0);
+        QCOMPARE(model.index(1, TensorTableModel::IndexColumn).data().toInt(), 1);
+        QCOMPARE(model.index(1, TensorTableModel::ShardColumn).data().toInt(), 2);
     }
 
 private:
