@@ -20,17 +20,10 @@ constexpr size_t kSummaryTensorRows = 20;
 // llama.cpp loads a split set only when it would load every shard.
 std::string verdict(const gguf::SplitModel &model)
 {
-    for (const gguf::SplitModel::Shard &shard : model.shards()) {
-        if (!shard.file)
-            return "llama.cpp would refuse this model: " + printable(shard.error.message);
-        if (!shard.file->llamaCppAccepts()) {
-            const gguf::Finding *refusal = shard.file->firstRefusal();
-            const std::string why = refusal ? refusal->message : shard.file->error().message;
-            return std::string("llama.cpp would refuse this ") + (model.isSplit() ? "model: " : "file: ") +
-                   printable(why);
-        }
-    }
-    return model.isSplit() ? "llama.cpp would accept this model" : "llama.cpp would accept this file";
+    const char *what = model.isSplit() ? "model" : "file";
+    if (const auto refusal = model.firstRefusal())
+        return std::string("llama.cpp would refuse this ") + what + ": " + printable(refusal->finding.message);
+    return std::string("llama.cpp would accept this ") + what;
 }
 
 std::string shortNumber(double v)

@@ -5,7 +5,6 @@
 #include "app/gguf_inspect/json_writer.h"
 #include "core/format/gguf_parser.h"
 
-#include <algorithm>
 #include <cstdio>
 #include <optional>
 #include <string>
@@ -58,7 +57,7 @@ std::string plural(size_t n, const char *one, const char *many)
     return std::to_string(n) + " " + (n == 1 ? one : many);
 }
 
-void printReport(const gguf::SplitModel &model, const std::vector<SetFinding> &findings, bool accepts)
+void printReport(const gguf::SplitModel &model, const std::vector<SetFinding> &findings)
 {
     size_t counts[3] = {0, 0, 0};
     for (const SetFinding &item : findings) {
@@ -76,24 +75,10 @@ void printReport(const gguf::SplitModel &model, const std::vector<SetFinding> &f
               plural(counts[static_cast<size_t>(gguf::Severity::Warning)], "warning", "warnings") + ", " +
               plural(counts[static_cast<size_t>(gguf::Severity::Info)], "note", "notes") + "\n");
     const char *what = model.isSplit() ? "model" : "file";
-    if (accepts) {
+    if (const auto refusal = model.firstRefusal())
+        print(std::string("llama.cpp would refuse this ") + what + ": " + printable(refusal->finding.message) + "\n");
+    else
         print(std::string("llama.cpp would accept this ") + what + "\n");
-        return;
-    }
-    // the first refusal in shard order: the set's own, else a shard's, else why a shard stopped
-    std::string why;
-    for (const SetFinding &item : findings)
-        if (item.finding->severity == gguf::Severity::Error) {
-            why = item.finding->message;
-            break;
-        }
-    if (why.empty())
-        for (const gguf::SplitModel::Shard &shard : model.shards())
-            if (shard.file && shard.file->error()) {
-                why = shard.file->error().message;
-                break;
-            }
-    print(std::string("llama.cpp would refuse this ") + what + ": " + printable(why) + "\n");
 }
 
 } // namespace
@@ -107,13 +92,11 @@ int runValidate(const CommandArgs &args)
         return kExitBadFile;
     const std::vector<gguf::Finding> setFindings = model->setFindings();
     const std::vector<SetFinding> findings = collectFindings(*model, setFindings);
-    const bool accepts = std::all_of(model->shards().begin(), model->shards().end(),
-                                     [](const auto &s) { return s.file && s.file->llamaCppAccepts(); });
     if (args.json)
         writeValidationJson(findings, model->isSplit());
     else
-        printReport(*model, findings, accepts);
-    return accepts ? kExitOk : kExitBadFile;
+        printReport(*model, findings);
+    return model->llamaCppAccepts() ? kExitOk : kExitBadFile;
 }
 
 } // namespace cli

@@ -38,11 +38,11 @@ ModelSummary summarizeModel(const SplitModel &model)
         s.layerSource = ModelSummary::LayerSource::TensorNames;
     }
     s.fileType = primary.fileType();
+    s.fileSize = model.totalFileSize();
     for (const SplitModel::Shard &shard : model.shards()) {
         ModelSummary::Shard out{shard.path, std::nullopt, {}};
         if (shard.file) {
             out.size = shard.file->fileSize();
-            s.fileSize += shard.file->fileSize();
             if (shard.file->breakage())
                 out.error = shard.file->error().message;
         } else {

@@ -118,6 +118,28 @@ std::vector<Finding> SplitModel::setFindings() const
     return out;
 }
 
+bool SplitModel::llamaCppAccepts() const
+{
+    return std::all_of(m_shards.begin(), m_shards.end(),
+                       [](const Shard &s) { return s.file && s.file->llamaCppAccepts(); });
+}
+
+std::optional<SplitModel::Refusal> SplitModel::firstRefusal() const
+{
+    for (size_t i = 0; i < m_shards.size(); ++i)
+        if (const GgufFile *file = m_shards[i].file.get())
+            if (const Finding *f = file->firstRefusal())
+                return Refusal{*f, i};
+    if (const std::vector<Finding> set = setFindings(); !set.empty())
+        return Refusal{set.front(), std::nullopt};
+    for (const Shard &s : m_shards)
+        if (s.file && !s.file->llamaCppAccepts())
+            return Refusal{
+                Finding{Severity::Error, s.file->error().code, s.file->error().offset, s.file->error().message},
+                std::nullopt};
+    return std::nullopt;
+}
+
 std::optional<SplitModel::Break> SplitModel::firstBreak() const
 {
     for (size_t i = 0; i < m_shards.size(); ++i)

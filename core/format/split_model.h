@@ -77,6 +77,16 @@ public:
     /// missing ("shard_missing") or could not be opened ("shard_unreadable"), offset 0, the message
     /// naming the shard. Empty for a single file and for a whole set.
     std::vector<Finding> setFindings() const;
+    /// Whether llama.cpp would load the model: every shard there and accepted.
+    bool llamaCppAccepts() const;
+    /// Why llama.cpp would not load it, the first reason in shard order: a shard's first refusal
+    /// (`shard` is its index), else a missing shard or one whose reading stopped (`shard` unset:
+    /// the finding is about the set, or a file's own error). Empty when it would load it.
+    struct Refusal {
+        Finding finding;
+        std::optional<size_t> shard; ///< set for a finding inside that shard's file
+    };
+    std::optional<Refusal> firstRefusal() const;
     uint64_t parameterCount() const;
     uint64_t totalFileSize() const;
     /// The first shard, in shard order, whose structure broke off; nullopt when none did.

@@ -341,19 +341,17 @@ void OverviewPage::showModelFields(const gguf::GgufFile &file, const gguf::Model
 
 void OverviewPage::showVerdict(const gguf::SplitModel &model)
 {
-    const gguf::Finding *refusal = nullptr;
-    for (const auto &shard : model.shards())
-        if (shard.file && !refusal)
-            refusal = shard.file->firstRefusal();
-    const bool accepts = std::all_of(model.shards().begin(), model.shards().end(),
-                                     [](const auto &s) { return s.file && s.file->llamaCppAccepts(); });
+    const auto refusal = model.firstRefusal();
+    const bool accepts = model.llamaCppAccepts();
     QString text;
     if (accepts)
         text = tr("✔ llama.cpp would accept this file.");
-    else if (refusal)
+    else if (refusal && refusal->shard)
         text = tr("✘ llama.cpp would refuse this file: %1 (at byte %2)")
-                   .arg(QString::fromStdString(refusal->message))
-                   .arg(refusal->offset);
+                   .arg(QString::fromStdString(refusal->finding.message))
+                   .arg(refusal->finding.offset);
+    else if (refusal)
+        text = tr("✘ llama.cpp would refuse this model: %1").arg(QString::fromStdString(refusal->finding.message));
     else
         text = tr("✘ llama.cpp would refuse this model: a file could not be read completely.");
     m_verdict->setText(text);

@@ -333,6 +333,8 @@ void TestGgufFile::splitSetBreaks()
     QVERIFY(model && !error);
     QCOMPARE(SplitModel::outcome(model.get(), error), SplitModel::Outcome::Opened);
     QVERIFY(!model->firstBreak());
+    QVERIFY(model->llamaCppAccepts());
+    QVERIFY(!model->firstRefusal());
     // an error that is no shard's break refuses the model, though it was returned
     const Error elsewhere{ErrorKind::Malformed, "remote_header_too_large", 12, "the header runs on"};
     QCOMPARE(SplitModel::outcome(model.get(), elsewhere), SplitModel::Outcome::Refused);
@@ -357,7 +359,19 @@ void TestGgufFile::splitSetBreaks()
         QVERIFY(broken->file->breakage());
         QCOMPARE(broken->file->breakage()->section, Breakage::Section::Metadata);
         QCOMPARE(model->tensors().size(), size_t(1)); // shard 1's tensor
+        // refused for shard 2's break, found inside shard 2
+        QVERIFY(!model->llamaCppAccepts());
+        const auto refusal = model->firstRefusal();
+        QVERIFY(refusal);
+        QCOMPARE(refusal->shard, std::optional<size_t>(1));
     }
+    // shard 2 gone: refused for the set, not for a file of it
+    QVERIFY(QFile::remove(second));
+    model = SplitModel::open(first.toStdString(), error);
+    QVERIFY(model && !model->llamaCppAccepts());
+    const auto missing = model->firstRefusal();
+    QVERIFY(missing && !missing->shard);
+    QCOMPARE(missing->finding.code, std::string("shard_missing"));
 
     QVERIFY(writeBytes(first, {'n', 'o', 't', ' ', 'G', 'G', 'U', 'F'}));
     model = SplitModel::open(first.toStdString(), error);
