@@ -2,6 +2,7 @@
 #include "app/gguf_inspect/cli_common.h"
 
 #include "app/gguf_inspect/json_writer.h"
+#include "core/format/ggml_types.h"
 
 #include <algorithm>
 #include <cstdio>
@@ -10,14 +11,10 @@
 
 namespace cli {
 
-std::shared_ptr<const gguf::GgufFile> openFile(const std::string &path, OpenMode mode)
+std::shared_ptr<const gguf::GgufFile> openFile(const std::string &path)
 {
     gguf::OpenResult result = gguf::GgufFile::open(path);
-    if (!result.file) {
-        reportError(path, result.error);
-        return nullptr;
-    }
-    if (result.error && mode == OpenMode::Complete) {
+    if (!result.file || result.error) {
         reportError(path, result.error);
         return nullptr;
     }
@@ -96,6 +93,11 @@ std::string groupDigits(uint64_t value)
         out += digits[i];
     }
     return out;
+}
+
+std::string countOf(uint64_t n, std::string_view one, std::string_view many)
+{
+    return groupDigits(n) + " " + std::string(n == 1 ? one : many);
 }
 
 std::string humanBytes(uint64_t bytes)
@@ -236,6 +238,68 @@ std::shared_ptr<const gguf::SplitModel> openModelAsFarAsItParses(const std::stri
         return nullptr;
     }
     return model;
+}
+
+MetadataFile openMetadataFile(const std::string &path)
+{
+    gguf::Error error;
+    const auto model = gguf::SplitModel::open(path, error);
+    if (!model || error) {
+        reportError(path, error);
+        return {path, nullptr};
+    }
+    const gguf::SplitModel::Shard &first = model->shards().front();
+    if (!first.file || first.file->error()) {
+        reportError(first.path, first.file ? first.file->error() : first.error);
+        return {first.path, nullptr};
+    }
+    return {first.path, first.file};
+}
+
+void printTensorTable(const gguf::SplitModel &model, size_t first, size_t count, size_t indent)
+{
+    std::vector<TextTable::Column> columns{{"#", TextTable::Align::Right},
+                                           {"name"},
+                                           {"type"},
+                                           {"shape"},
+                                           {"elements", TextTable::Align::Right},
+                                           {"bytes", TextTable::Align::Right},
+                                           {"data offset", TextTable::Align::Right},
+                                           {"file offset", TextTable::Align::Right}};
+    if (model.isSplit())
+        columns.insert(columns.begin() + 1, {"shard", TextTable::Align::Right});
+    TextTable table(std::move(columns));
+    const std::vector<gguf::SplitModel::TensorRef> &tensors = model.tensors();
+    for (size_t i = first; i < std::min(tensors.size(), first + count); ++i) {
+        const gguf::TensorInfo &t = *tensors[i].info;
+        const gguf::GgufFile &file = *model.shards()[tensors[i].shard].file;
+        std::string bytes = groupDigits(t.byteSize);
+        if (t.sizeInferred)
+            bytes += " (inferred)";
+        // where the data starts is unknown in a file whose tensor infos broke off
+        std::vector<std::string> row{std::to_string(i),
+                                     printable(t.name, 64),
+                                     gguf::typeName(t.typeId),
+                                     shapeText(t),
+                                     groupDigits(t.elements),
+                                     bytes,
+                                     groupDigits(t.relativeOffset),
+                                     file.tensorInfoEnd() != 0 ? groupDigits(t.fileOffset) : "?"};
+        if (model.isSplit())
+            row.insert(row.begin() + 1, std::to_string(tensors[i].shard + 1));
+        table.addRow(std::move(row));
+    }
+    table.print(indent);
+}
+
+const gguf::GgufFile *printShardHeading(const gguf::SplitModel &model, size_t index)
+{
+    const gguf::SplitModel::Shard &shard = model.shards()[index];
+    print(std::string(index ? "\n" : "") + "== shard " + std::to_string(index + 1) + " of " +
+          std::to_string(model.shards().size()) + ": " + printable(shard.path) + "\n");
+    if (!shard.file)
+        print("not read: " + printable(shard.error.message) + "\n");
+    return shard.file.get();
 }
 
 bool reportModelProblem(const gguf::SplitModel &model)

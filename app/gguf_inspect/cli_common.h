@@ -59,14 +59,9 @@ struct CommandArgs {
     MemoryOptions memory;                           ///< memory: --ctx, --parallel, …
 };
 
-/// How much of a file a command can work with.
-enum class OpenMode : uint8_t {
-    Complete, ///< the whole file must parse; otherwise one line on stderr
-    Partial,  ///< a file that stopped early is still returned (validate, layout)
-};
-
-/// Opens `path`; on failure prints the one-line diagnostic and returns null.
-std::shared_ptr<const gguf::GgufFile> openFile(const std::string &path, OpenMode mode);
+/// Opens the one file `path` (not its split set), which must parse whole; on failure prints the
+/// one-line diagnostic and returns null.
+std::shared_ptr<const gguf::GgufFile> openFile(const std::string &path);
 
 /// Opens `path` and, when it is one shard of a split, the others; on failure (any shard) prints
 /// one line and returns null.
@@ -76,6 +71,25 @@ std::shared_ptr<const gguf::SplitModel> openModel(const std::string &path);
 /// parses, a missing shard left out. Null, after the one-line diagnostic, when `path` itself is
 /// refused (not a GGUF, unreadable, …).
 std::shared_ptr<const gguf::SplitModel> openModelAsFarAsItParses(const std::string &path);
+
+/// The file that holds a model's metadata (vocabulary, chat template, hyperparameters): FILE itself,
+/// or shard 1 of the split set FILE belongs to, whichever shard FILE names.
+struct MetadataFile {
+    std::string path;
+    std::shared_ptr<const gguf::GgufFile> file;
+};
+/// Opens `path` as a set and returns its metadata file; null `file`, after the one-line diagnostic,
+/// when that file cannot be read whole (shard 1 missing, cut, not a GGUF…).
+MetadataFile openMetadataFile(const std::string &path);
+
+/// The tensor table of `model` (of a split set: every shard's tensors as one list, "#" counting
+/// across the set, a shard column): rows [first, first + count), indented by `indent`. Offsets are
+/// named: "data offset" from the start of the tensor data, "file offset" from the start of the file.
+void printTensorTable(const gguf::SplitModel &model, size_t first, size_t count, size_t indent);
+
+/// "== shard 2 of 3: PATH" before a shard's part of a per-file listing (a blank line before all but the
+/// first); a shard that was not read gets "not read: <why>" under it. Returns that shard's file, or null.
+const gguf::GgufFile *printShardHeading(const gguf::SplitModel &model, size_t index);
 
 /// When a shard of `model` is missing or broke off, prints the first such problem in shard order as
 /// one line on stderr and returns true (the command then exits 1 after its output).
@@ -96,6 +110,8 @@ std::string printable(std::string_view text, size_t maxChars = 0);
 
 /// "12,345,678".
 std::string groupDigits(uint64_t value);
+/// "1 tensor", "2,048 tensors": a grouped count and the word that agrees with it.
+std::string countOf(uint64_t n, std::string_view one, std::string_view many);
 /// "13.3 MiB" (or "512 B").
 std::string humanBytes(uint64_t bytes);
 /// "[4096, 32000]": a tensor's dims, innermost first.

@@ -11,6 +11,7 @@
 #include "core/format/gguf_value.h"
 #include "core/util/byte_order.h"
 
+#include <algorithm>
 #include <cstdio>
 
 namespace cli {
@@ -107,11 +108,10 @@ void writeShape(JsonWriter &json, const gguf::GgufFile &file, const gguf::Tensor
     json.endArray();
 }
 
-int dumpJson(const CommandArgs &args, const gguf::GgufFile &file)
+// One file's document, its fields written into the object the caller opened.
+void writeDocument(JsonWriter &json, const std::string &filename, const gguf::GgufFile &file, bool jsonArray)
 {
-    JsonWriter json(stdout);
-    json.beginObject();
-    json.field("filename", args.file);
+    json.field("filename", filename);
     json.field("endian", file.byteSwapped() ? "BIG" : "LITTLE");
     json.key("metadata");
     json.beginObject();
@@ -141,7 +141,7 @@ int dumpJson(const CommandArgs &args, const gguf::GgufFile &file)
             for (size_t i = 1; i < chain.size(); ++i)
                 json.string(gguf::valueTypeName(chain[i]));
             json.endArray();
-            if (args.jsonArray) {
+            if (jsonArray) {
                 json.key("value");
                 json.beginArray();
                 writeLeaves(json, file, e.value.array(), chain.back() == ValueType::String);
@@ -168,6 +168,31 @@ int dumpJson(const CommandArgs &args, const gguf::GgufFile &file)
         json.endObject();
     }
     json.endObject();
+}
+
+// The document of FILE; for a split set, also `shards`: every shard's document in shard order (a
+// missing or unreadable shard: its `filename` and `error`).
+int dumpJson(const CommandArgs &args, const gguf::SplitModel &model, size_t named)
+{
+    JsonWriter json(stdout);
+    json.beginObject();
+    const auto &file = model.shards()[named].file;
+    writeDocument(json, args.file, file ? *file : model.primary(), args.jsonArray);
+    if (model.isSplit()) {
+        json.key("shards");
+        json.beginArray();
+        for (const gguf::SplitModel::Shard &shard : model.shards()) {
+            json.beginObject();
+            if (shard.file) {
+                writeDocument(json, shard.path, *shard.file, args.jsonArray);
+            } else {
+                json.field("filename", shard.path);
+                json.field("error", shard.error.message);
+            }
+            json.endObject();
+        }
+        json.endArray();
+    }
     json.endObject();
     return json.finish() ? kExitOk : kExitBadFile;
 }
@@ -190,7 +215,7 @@ std::string arrayPreview(const ArrayRef &array)
     return out + (array.size() > shown ? ", …]" : "]");
 }
 
-int dumpText(const gguf::GgufFile &file)
+void dumpText(const gguf::GgufFile &file)
 {
     print("* File is " + std::string(file.byteSwapped() ? "BIG" : "LITTLE") + " endian\n");
     print("* " + std::to_string(file.metadata().size() + 3) + " key/value pairs (3 header fields first)\n");
@@ -217,7 +242,7 @@ int dumpText(const gguf::GgufFile &file)
                    std::to_string(isArray ? e.value.array().size() : 1), printable(e.key, 80), printable(value)});
     }
     kv.print(2);
-    print("* " + std::to_string(file.tensors().size()) + " tensors\n");
+    print("* " + countOf(file.tensors().size(), "tensor", "tensors") + "\n");
     TextTable tensors({{"#", TextTable::Align::Right},
                        {"offset", TextTable::Align::Right},
                        {"elements", TextTable::Align::Right},
@@ -228,23 +253,32 @@ int dumpText(const gguf::GgufFile &file)
         tensors.addRow({std::to_string(t.index), std::to_string(t.infoOffset), std::to_string(t.elements), shapeText(t),
                         tensorTypeName(t.typeId), printable(t.name, 80)});
     tensors.print(2);
-    return kExitOk;
 }
 
 } // namespace
 
 int runDump(const CommandArgs &args)
 {
-    // a damaged file: what was read (the pairs and tensor infos before the break), then the error
-    const auto file = openFile(args.file, OpenMode::Partial);
-    if (!file)
+    // a split set: every shard in turn; a damaged file or set: what was read (the pairs and tensor
+    // infos before the break), then the error
+    const auto model = openModelAsFarAsItParses(args.file);
+    if (!model)
         return kExitBadFile;
-    const int status = args.json ? dumpJson(args, *file) : dumpText(*file);
-    if (file->error()) {
-        reportError(args.file, file->error());
-        return kExitBadFile;
+    // the shard FILE names (it opened: a refused FILE gives no model)
+    size_t named = 0;
+    if (const auto name = gguf::parseShardName(args.file); name && model->isSplit())
+        named = std::min<size_t>(name->number - 1, model->shards().size() - 1);
+    int status = kExitOk;
+    if (args.json) {
+        status = dumpJson(args, *model, named);
+    } else if (!model->isSplit()) {
+        dumpText(*model->shards().front().file);
+    } else {
+        for (size_t i = 0; i < model->shards().size(); ++i)
+            if (const gguf::GgufFile *file = printShardHeading(*model, i))
+                dumpText(*file);
     }
-    return status;
+    return reportModelProblem(*model) ? kExitBadFile : status;
 }
 
 } // namespace cli

@@ -10,23 +10,32 @@
 namespace cli {
 namespace {
 
-void writeLayoutJson(const gguf::ByteMap &map)
+// Every region of every shard in shard order; for a split set each names its `file`, as
+// validate's findings do.
+void writeLayoutJson(const gguf::SplitModel &model)
 {
     JsonWriter json(stdout);
     json.beginArray();
-    for (const gguf::Region &r : map.regions()) {
-        json.beginObject();
-        json.field("offset", r.offset);
-        json.field("size", r.size);
-        json.field("kind", gguf::regionKindName(r.kind));
-        json.field("label", map.label(r));
-        json.endObject();
+    for (const gguf::SplitModel::Shard &shard : model.shards()) {
+        if (!shard.file)
+            continue;
+        const gguf::ByteMap map(*shard.file);
+        for (const gguf::Region &r : map.regions()) {
+            json.beginObject();
+            if (model.isSplit())
+                json.field("file", shard.path);
+            json.field("offset", r.offset);
+            json.field("size", r.size);
+            json.field("kind", gguf::regionKindName(r.kind));
+            json.field("label", map.label(r));
+            json.endObject();
+        }
     }
     json.endArray();
     json.finish();
 }
 
-void printTable(const gguf::ByteMap &map)
+void printMap(const gguf::ByteMap &map)
 {
     TextTable table({{"offset", TextTable::Align::Right},
                      {"hex", TextTable::Align::Right},
@@ -46,20 +55,21 @@ void printTable(const gguf::ByteMap &map)
 
 int runLayout(const CommandArgs &args)
 {
-    // A file that stopped early is still mapped: what was parsed, then one "unparsed" region.
-    const auto file = openFile(args.file, OpenMode::Partial);
-    if (!file)
+    // A split set: each shard's map in turn. A file that stopped early is still mapped: what was
+    // parsed, then one "unparsed" region.
+    const auto model = openModelAsFarAsItParses(args.file);
+    if (!model)
         return kExitBadFile;
-    const gguf::ByteMap map(*file);
-    if (args.json)
-        writeLayoutJson(map);
-    else
-        printTable(map);
-    if (file->error()) {
-        reportError(args.file, file->error());
-        return kExitBadFile;
+    if (args.json) {
+        writeLayoutJson(*model);
+    } else if (!model->isSplit()) {
+        printMap(gguf::ByteMap(model->primary()));
+    } else {
+        for (size_t i = 0; i < model->shards().size(); ++i)
+            if (const gguf::GgufFile *file = printShardHeading(*model, i))
+                printMap(gguf::ByteMap(*file));
     }
-    return kExitOk;
+    return reportModelProblem(*model) ? kExitBadFile : kExitOk;
 }
 
 } // namespace cli

@@ -101,19 +101,7 @@ void printTensorHead(const CommandArgs &args, const gguf::SplitModel &model)
           (shown < tensors.size() ? " (first " + std::to_string(shown) + " of " + std::to_string(tensors.size()) + ")"
                                   : std::string()) +
           ":\n");
-    TextTable table({{"#", TextTable::Align::Right},
-                     {"name"},
-                     {"type"},
-                     {"shape"},
-                     {"elements", TextTable::Align::Right},
-                     {"bytes", TextTable::Align::Right},
-                     {"offset", TextTable::Align::Right}});
-    for (size_t i = 0; i < shown; ++i) {
-        const gguf::TensorInfo &t = *tensors[i].info;
-        table.addRow({std::to_string(t.index), printable(t.name, 64), gguf::typeName(t.typeId), shapeText(t),
-                      groupDigits(t.elements), groupDigits(t.byteSize), groupDigits(t.fileOffset)});
-    }
-    table.print(2);
+    printTensorTable(model, 0, shown, 2);
     if (shown < tensors.size())
         print("  … " + std::to_string(tensors.size() - shown) + " more: gguf-inspect tensors " + printable(args.file) +
               "\n");

@@ -11,13 +11,19 @@
 namespace cli {
 namespace {
 
-void writeTensorIndexJson(const gguf::GgufFile &file)
+// Offsets are named twice over: `offset` (kept for scripts) and `data_offset` count from the start
+// of the tensor data, `file_offset` from the start of the file holding the tensor. A split set's
+// tensors are one list; `shard` (1-based) says which file holds each.
+void writeTensorIndexJson(const gguf::SplitModel &model)
 {
     JsonWriter json(stdout);
     json.beginArray();
-    for (const gguf::TensorInfo &t : file.tensors()) {
+    const std::vector<gguf::SplitModel::TensorRef> &tensors = model.tensors();
+    for (size_t i = 0; i < tensors.size(); ++i) {
+        const gguf::TensorInfo &t = *tensors[i].info;
+        const gguf::GgufFile &file = *model.shards()[tensors[i].shard].file;
         json.beginObject();
-        json.field("index", t.index);
+        json.field("index", uint64_t(i));
         json.field("name", t.name);
         json.field("type", gguf::typeName(t.typeId));
         json.field("type_id", t.typeId);
@@ -29,75 +35,71 @@ void writeTensorIndexJson(const gguf::GgufFile &file)
         json.field("elements", t.elements);
         json.field("bytes", t.byteSize);
         json.field("offset", t.relativeOffset);
+        json.field("data_offset", t.relativeOffset);
         json.key("file_offset");
         // unknown in a file whose tensor infos broke off: the data starts after their end
         if (file.tensorInfoEnd() != 0)
             json.unsignedInteger(t.fileOffset);
         else
             json.null();
+        if (model.isSplit())
+            json.field("shard", uint64_t(tensors[i].shard) + 1);
         json.endObject();
     }
     json.endArray();
     json.finish();
 }
 
-void printTable(const gguf::GgufFile &file)
+// What the table held: the count, elements and data size, or where a shard's reading stopped.
+void printTotals(const gguf::SplitModel &model)
 {
-    TextTable table({{"#", TextTable::Align::Right},
-                     {"name"},
-                     {"type"},
-                     {"shape"},
-                     {"elements", TextTable::Align::Right},
-                     {"bytes", TextTable::Align::Right},
-                     {"offset", TextTable::Align::Right},
-                     {"file offset", TextTable::Align::Right}});
-    for (const gguf::TensorInfo &t : file.tensors()) {
-        std::string bytes = groupDigits(t.byteSize);
-        if (t.sizeInferred)
-            bytes += " (inferred)";
-        table.addRow({std::to_string(t.index), printable(t.name, 64), gguf::typeName(t.typeId), shapeText(t),
-                      groupDigits(t.elements), bytes, groupDigits(t.relativeOffset),
-                      file.tensorInfoEnd() != 0 ? groupDigits(t.fileOffset) : "?"});
-    }
-    table.print();
-    if (file.tensorInfoEnd() == 0) {
-        // the file broke off before the end of its tensor infos: the error follows on stderr
+    for (const gguf::SplitModel::Shard &shard : model.shards()) {
+        if (!shard.file || shard.file->tensorInfoEnd() != 0)
+            continue;
+        // a file broke off before the end of its tensor infos: the error follows on stderr
+        const gguf::GgufFile &file = *shard.file;
+        const std::string where = model.isSplit() ? printable(shard.path) + ": " : std::string();
         if (file.headerEnd() == 0)
-            print("no tensor infos read: the header broke off\n");
+            print(where + "no tensor infos read: the header broke off\n");
         else
-            print(std::to_string(file.tensors().size()) + " of " + std::to_string(file.declaredTensorCount()) +
-                  " tensor infos read, " + groupDigits(file.parameterCount()) +
-                  " elements; where the data starts is unknown\n");
+            print(where + std::to_string(file.tensors().size()) + " of " +
+                  countOf(file.declaredTensorCount(), "tensor info", "tensor infos") + " read, " +
+                  countOf(file.parameterCount(), "element", "elements") + "; where the data starts is unknown\n");
         return;
     }
-    print(std::to_string(file.tensors().size()) + " tensors, " + groupDigits(file.parameterCount()) + " elements, " +
-          humanBytes(file.tensorDataBytes()) + " of data starting at offset " + std::to_string(file.dataOffset()) +
-          "\n");
+    uint64_t bytes = 0;
+    for (const gguf::SplitModel::TensorRef &t : model.tensors())
+        bytes += t.info->byteSize;
+    std::string line = countOf(model.tensors().size(), "tensor", "tensors");
+    if (model.isSplit())
+        line += " in " + std::to_string(model.shards().size()) + " files";
+    line += ", " + countOf(model.parameterCount(), "element", "elements") + ", " + humanBytes(bytes) + " of data";
+    if (!model.isSplit())
+        line += " starting at offset " + std::to_string(model.primary().dataOffset());
+    print(line + "\n");
 }
 
 } // namespace
 
 int runTensors(const CommandArgs &args)
 {
-    // a damaged file: the tensor infos that were read, then the error
-    const auto file = openFile(args.file, OpenMode::Partial);
-    if (!file)
+    // a split set as one list; a damaged file or set: the tensor infos that were read, then the error
+    const auto model = openModelAsFarAsItParses(args.file);
+    if (!model)
         return kExitBadFile;
     if (args.names) {
         // raw bytes, as stored: what a shell completion or a script hands back to the other commands
-        for (const gguf::TensorInfo &t : file->tensors()) {
-            std::fwrite(t.name.data(), 1, t.name.size(), stdout);
+        for (const gguf::SplitModel::TensorRef &t : model->tensors()) {
+            std::fwrite(t.info->name.data(), 1, t.info->name.size(), stdout);
             std::fputc('\n', stdout);
         }
-    } else if (args.json)
-        writeTensorIndexJson(*file);
-    else
-        printTable(*file);
-    if (file->error()) {
-        reportError(args.file, file->error());
-        return kExitBadFile;
+    } else if (args.json) {
+        writeTensorIndexJson(*model);
+    } else {
+        printTensorTable(*model, 0, model->tensors().size(), 0);
+        printTotals(*model);
     }
-    return kExitOk;
+    return reportModelProblem(*model) ? kExitBadFile : kExitOk;
 }
 
 } // namespace cli

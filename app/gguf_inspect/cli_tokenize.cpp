@@ -15,18 +15,19 @@
 namespace cli {
 namespace {
 
-// The tokenizer of FILE, or null after a message on stderr. Loader notes go to stderr, so stdout
-// holds only the ids.
+// The tokenizer of FILE (of a split set: shard 1's), or null after a message on stderr. Loader notes
+// go to stderr, so stdout holds only the ids.
 std::shared_ptr<const gguf::Tokenizer> openTokenizer(const CommandArgs &args)
 {
-    const auto file = openFile(args.file, OpenMode::Complete);
-    if (!file)
+    const MetadataFile metadata = openMetadataFile(args.file);
+    if (!metadata.file)
         return nullptr;
-    auto tokenizer = gguf::Tokenizer::create(file);
+    auto tokenizer = gguf::Tokenizer::create(metadata.file);
+    const std::string path = printable(metadata.path);
     for (const std::string &note : tokenizer->diagnostics())
-        std::fprintf(stderr, "gguf-inspect: %s: %s\n", args.file.c_str(), printable(note).c_str());
+        std::fprintf(stderr, "gguf-inspect: %s: %s\n", path.c_str(), printable(note).c_str());
     if (!tokenizer->canTokenize()) {
-        std::fprintf(stderr, "gguf-inspect: %s: no tokenizer to run\n", args.file.c_str());
+        std::fprintf(stderr, "gguf-inspect: %s: no tokenizer to run\n", path.c_str());
         return nullptr;
     }
     return tokenizer;

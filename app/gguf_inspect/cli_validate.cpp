@@ -52,11 +52,6 @@ void writeValidationJson(const std::vector<SetFinding> &findings, bool split)
     json.finish();
 }
 
-std::string plural(size_t n, const char *one, const char *many)
-{
-    return std::to_string(n) + " " + (n == 1 ? one : many);
-}
-
 void printReport(const gguf::SplitModel &model, const std::vector<SetFinding> &findings)
 {
     size_t counts[3] = {0, 0, 0};
@@ -70,10 +65,10 @@ void printReport(const gguf::SplitModel &model, const std::vector<SetFinding> &f
     if (findings.empty())
         print("no findings\n");
     else
-        print(plural(findings.size(), "finding", "findings") + ": " +
-              plural(counts[static_cast<size_t>(gguf::Severity::Error)], "error", "errors") + ", " +
-              plural(counts[static_cast<size_t>(gguf::Severity::Warning)], "warning", "warnings") + ", " +
-              plural(counts[static_cast<size_t>(gguf::Severity::Info)], "note", "notes") + "\n");
+        print(countOf(findings.size(), "finding", "findings") + ": " +
+              countOf(counts[static_cast<size_t>(gguf::Severity::Error)], "error", "errors") + ", " +
+              countOf(counts[static_cast<size_t>(gguf::Severity::Warning)], "warning", "warnings") + ", " +
+              countOf(counts[static_cast<size_t>(gguf::Severity::Info)], "note", "notes") + "\n");
     const char *what = model.isSplit() ? "model" : "file";
     if (const auto refusal = model.firstRefusal())
         print(std::string("llama.cpp would refuse this ") + what + ": " + printable(refusal->finding.message) + "\n");

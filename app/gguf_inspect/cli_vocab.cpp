@@ -92,14 +92,15 @@ void printTable(const gguf::Vocabulary &vocab)
 
 int runVocab(const CommandArgs &args)
 {
-    const auto file = openFile(args.file, OpenMode::Complete);
-    if (!file)
+    // a split set's vocabulary is in shard 1, whichever shard FILE names
+    const MetadataFile metadata = openMetadataFile(args.file);
+    if (!metadata.file)
         return kExitBadFile;
-    const gguf::Vocabulary vocab(*file);
+    const gguf::Vocabulary vocab(*metadata.file);
     if (args.json) {
         writeVocabJson(vocab);
     } else if (!vocab.isValid()) {
-        print(printable(args.file) + " has no tokenizer vocabulary (no tokenizer.ggml.tokens string array)\n");
+        print(printable(metadata.path) + " has no tokenizer vocabulary (no tokenizer.ggml.tokens string array)\n");
     } else {
         printTable(vocab);
     }

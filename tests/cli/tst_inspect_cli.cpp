@@ -90,6 +90,7 @@ private slots:
     void statsJson_data();
     void statsJson();
     void splitSetMissingShard();
+    void splitSetEveryCommand();
 
 private:
     QTemporaryDir m_tmp;
@@ -239,7 +240,9 @@ void TestInspectCli::tensorsJson()
     const auto manifest =
         ExactJson::parse(readFile(kDataDir + QStringLiteral("/ggml-reference/manifest.json")).toStdString());
     QVERIFY(manifest);
-    const QStringList keys{"index", "name", "type", "type_id", "dims", "elements", "bytes", "offset", "file_offset"};
+    // `offset` kept for scripts; `data_offset` says what it counts from (#40)
+    const QStringList keys{"index",    "name",  "type",   "type_id",     "dims",
+                           "elements", "bytes", "offset", "data_offset", "file_offset"};
     for (const ExactJson &t : (*manifest)["tensors"].items()) {
         const QString name = QString::fromStdString(t["file"].text());
         const Run run = inspect({QStringLiteral("tensors"), fixture(name), QStringLiteral("--json")});
@@ -260,6 +263,7 @@ void TestInspectCli::tensorsJson()
         QCOMPARE(ours["elements"].toUInt64(), t["n_elements"].toUInt64());
         QCOMPARE(ours["bytes"].toUInt64(), t["n_bytes"].toUInt64());
         QCOMPARE(ours["offset"].toUInt64(), t["data_offset_relative"].toUInt64());
+        QCOMPARE(ours["data_offset"].toUInt64(), t["data_offset_relative"].toUInt64());
         QCOMPARE(ours["file_offset"].toUInt64(), t["data_offset"].toUInt64());
     }
 }
@@ -777,6 +781,98 @@ void TestInspectCli::splitSetMissingShard()
     QCOMPARE(run.exitCode, 1);
     QCOMPARE(run.err.count("lonely-00002-of-00002.gguf"), qsizetype(1));
     QCOMPARE(run.err.count('\n'), qsizetype(1));
+}
+
+// Shard 2 of a two-file set, or shard 1 with a small SentencePiece vocabulary (4 tokens), each with one
+// 32-value F32 tensor "blk.K.w".
+static std::vector<uint8_t> vocabSetShard(uint16_t number)
+{
+    using V = gguf::test::BuildValue;
+    gguf::test::GgufBuilder builder;
+    if (number == 1)
+        builder.kv("general.architecture", V::str("llama"))
+            .kv("tokenizer.ggml.model", V::str("llama"))
+            .kv("tokenizer.ggml.tokens", V::stringArray({"<unk>", "<s>", "</s>", "\u2581hello"}))
+            .kv("tokenizer.ggml.scores",
+                V::array(gguf::ValueType::Float32, {V::f32(0), V::f32(0), V::f32(0), V::f32(-1)}))
+            .kv("tokenizer.ggml.token_type",
+                V::array(gguf::ValueType::Int32, {V::i32(2), V::i32(3), V::i32(3), V::i32(1)}));
+    builder.kv("split.no", V::u16(static_cast<uint16_t>(number - 1)))
+        .kv("split.count", V::u16(2))
+        .kv("split.tensors.count", V::i32(2))
+        .tensor("blk." + std::to_string(number) + ".w", {32}, 0);
+    return builder.build().bytes();
+}
+
+// Every command reads a split set as one model, whichever shard it is given (#40): the tensor list,
+// the dump and the byte map cover both files, the vocabulary and the tokenizer are shard 1's, and
+// `set` edits shard 1 only, saying so, and refuses shard 2.
+void TestInspectCli::splitSetEveryCommand()
+{
+    QTemporaryDir dir;
+    QVERIFY(dir.isValid());
+    const QString first = dir.filePath(QStringLiteral("set-00001-of-00002.gguf"));
+    const QString second = dir.filePath(QStringLiteral("set-00002-of-00002.gguf"));
+    QVERIFY(gguf::test::writeBytes(first, vocabSetShard(1)));
+    QVERIFY(gguf::test::writeBytes(second, vocabSetShard(2)));
+
+    Run run = inspect({QStringLiteral("tensors"), second, QStringLiteral("--json")});
+    QCOMPARE(run.exitCode, 0);
+    auto list = parsePythonJson(run.out);
+    QVERIFY(list && list->size() == 2);
+    for (size_t i = 0; i < 2; ++i) {
+        const ExactJson &t = list->items()[i];
+        QCOMPARE(t["index"].toUInt64(), uint64_t(i));
+        QCOMPARE(t["name"].text(), "blk." + std::to_string(i + 1) + ".w");
+        QCOMPARE(t["shard"].toUInt64(), uint64_t(i + 1));
+        QCOMPARE(t["data_offset"].toUInt64(), t["offset"].toUInt64());
+    }
+    run = inspect({QStringLiteral("tensors"), first});
+    QCOMPARE(run.exitCode, 0);
+    QVERIFY2(run.out.contains("2 tensors in 2 files") && run.out.contains("data offset") &&
+                 run.out.contains("file offset"),
+             run.out.constData());
+
+    run = inspect({QStringLiteral("dump"), second, QStringLiteral("--json")});
+    QCOMPARE(run.exitCode, 0);
+    const auto dump = parsePythonJson(run.out);
+    QVERIFY(dump && (*dump)["shards"].size() == 2);
+    QCOMPARE((*dump)["filename"].text(), second.toStdString());
+    QVERIFY((*dump)["shards"].items()[0]["metadata"].find("general.architecture") != nullptr);
+    QVERIFY((*dump)["shards"].items()[1]["tensors"].find("blk.2.w") != nullptr);
+    run = inspect({QStringLiteral("dump"), first});
+    QCOMPARE(run.exitCode, 0);
+    QVERIFY2(run.out.contains("== shard 2 of 2: ") && run.out.contains("blk.2.w"), run.out.constData());
+
+    run = inspect({QStringLiteral("layout"), first, QStringLiteral("--json")});
+    QCOMPARE(run.exitCode, 0);
+    const auto regions = parsePythonJson(run.out);
+    QVERIFY(regions && regions->isArray());
+    QStringList files;
+    for (const ExactJson &r : regions->items())
+        if (!files.contains(QString::fromStdString(r["file"].text())))
+            files << QString::fromStdString(r["file"].text());
+    QCOMPARE(files, QStringList({first, second}));
+
+    run = inspect({QStringLiteral("vocab"), second, QStringLiteral("--json")});
+    QCOMPARE(run.exitCode, 0);
+    QVERIFY2(run.out.contains("\u2581hello") || run.out.contains("\\u2581hello"), run.out.constData());
+    run = inspect({QStringLiteral("tokenize"), second, QStringLiteral("</s>"), QStringLiteral("--parse-special"),
+                   QStringLiteral("--json")});
+    QCOMPARE(run.exitCode, 0);
+    const auto ids = parsePythonJson(run.out);
+    QVERIFY2(ids && ids->size() == 1 && ids->items()[0]["id"].toUInt64() == 2u, run.out.constData());
+
+    // set: shard 2 refused (nothing written), shard 1 edited alone with a note
+    const QString out = dir.filePath(QStringLiteral("edited.gguf"));
+    run = inspect({QStringLiteral("set"), second, QStringLiteral("general.name=x"), QStringLiteral("-o"), out});
+    QCOMPARE(run.exitCode, 2);
+    QVERIFY2(run.err.contains(first.toUtf8()), run.err.constData());
+    QVERIFY(!QFileInfo::exists(out));
+    run = inspect(
+        {QStringLiteral("set"), first, QStringLiteral("general.architecture=llama"), QStringLiteral("-o"), out});
+    QVERIFY2(run.exitCode == 0, run.err.constData());
+    QVERIFY2(run.err.contains("only this file is edited"), run.err.constData());
 }
 
 QTEST_GUILESS_MAIN(TestInspectCli)
