@@ -13,6 +13,7 @@
 #include <algorithm>
 #include <cmath>
 #include <cstdio>
+#include <filesystem>
 #include <limits>
 #include <set>
 
@@ -157,17 +158,19 @@ void printTokenizer(const gguf::TokenizerDiff &t)
 
 void printTensors(const std::vector<gguf::TensorPair> &pairs, bool values)
 {
-    uint64_t onlyA = 0, onlyB = 0, shape = 0, type = 0, notCompared = 0;
+    uint64_t onlyA = 0, onlyB = 0, shape = 0, type = 0, notCompared = 0, problems = 0;
     for (const gguf::TensorPair &p : pairs) {
         onlyA += p.status == TensorDiffStatus::OnlyA;
         onlyB += p.status == TensorDiffStatus::OnlyB;
         shape += p.status == TensorDiffStatus::ShapeChanged;
         type += p.status == TensorDiffStatus::TypeChanged;
-        notCompared += p.status == TensorDiffStatus::NotCompared;
+        notCompared += p.status == TensorDiffStatus::NotCompared && p.problem.empty();
+        problems += !p.problem.empty();
     }
-    std::printf("\nTensors: %s; %s only in A, %s only in B, %s of another shape, %s of another type\n",
+    std::printf("\nTensors: %s; %s only in A, %s only in B, %s of another shape, %s of another type%s\n",
                 groupDigits(pairs.size()).c_str(), groupDigits(onlyA).c_str(), groupDigits(onlyB).c_str(),
-                groupDigits(shape).c_str(), groupDigits(type).c_str());
+                groupDigits(shape).c_str(), groupDigits(type).c_str(),
+                problems > 0 ? (", " + groupDigits(problems) + " not comparable").c_str() : "");
     std::vector<TextTable::Column> columns{{"name"}, {"status"}, {"A"}, {"B"}};
     if (values)
         for (const char *header : {"RMSE", "max|a-b|", "mean|a-b|/mean|a|", "cosine", "SNR dB", "rel L2"})
@@ -206,8 +209,8 @@ void printTensors(const std::vector<gguf::TensorPair> &pairs, bool values)
                         groupDigits(p.values.differing).c_str());
     }
     if (!values && notCompared > 0)
-        std::printf("  %s tensors of the same type and shape: data not compared (--values compares it)\n",
-                    groupDigits(notCompared).c_str());
+        std::printf("  %s of the same type and shape: data not compared (--values compares it)\n",
+                    countOf(notCompared, "tensor", "tensors").c_str());
 }
 
 void writeValue(JsonWriter &json, const gguf::Value &v, int depth = 0)
@@ -424,13 +427,50 @@ void writeTensorsJson(JsonWriter &json, const std::vector<gguf::TensorPair> &pai
             m ? json.unsignedInteger(p.valuesCompared ? p.values.differing : 0) : json.null();
             json.key("non_finite");
             p.valuesCompared ? json.unsignedInteger(p.values.nonFinitePairs) : json.null();
-            if (!p.problem.empty()) {
-                json.field("problem", p.problem);
-            }
         }
+        if (!p.problem.empty())
+            json.field("problem", p.problem);
         json.endObject();
     }
     json.endArray();
+}
+
+// Both sides are the very same files (one path twice, a link, the same set): every pair of the same
+// type and shape has the same bytes, known without reading them.
+void markSameFiles(const gguf::SplitModel &a, const gguf::SplitModel &b, std::vector<gguf::TensorPair> &pairs)
+{
+    if (a.shards().size() != b.shards().size())
+        return;
+    for (size_t i = 0; i < a.shards().size(); ++i) {
+        std::error_code error;
+        if (!std::filesystem::equivalent(a.shards()[i].path, b.shards()[i].path, error) || error)
+            return;
+    }
+    for (gguf::TensorPair &p : pairs)
+        if (p.status == TensorDiffStatus::NotCompared && p.problem.empty())
+            p.status = TensorDiffStatus::SameBytes;
+}
+
+// How a file is written, apart from what it holds: "GGUF v3, little-endian, alignment 32".
+std::string formatText(const gguf::GgufFile &f)
+{
+    return "GGUF v" + std::to_string(f.version()) + ", " + (f.byteSwapped() ? "big" : "little") +
+           "-endian, alignment " + std::to_string(f.alignment());
+}
+
+void writeFormatJson(JsonWriter &json, const gguf::GgufFile &a, const gguf::GgufFile &b)
+{
+    json.beginObject();
+    for (const auto &[key, f] : {std::pair{"a", &a}, std::pair{"b", &b}}) {
+        json.key(key);
+        json.beginObject();
+        json.field("version", f->version());
+        json.field("byte_order", f->byteSwapped() ? "big" : "little");
+        json.field("alignment", f->alignment());
+        json.endObject();
+    }
+    json.field("same", formatText(a) == formatText(b));
+    json.endObject();
 }
 
 // A pair whose data could not be compared (outside its file, a type the decoder lacks) is not
@@ -441,6 +481,78 @@ bool pairDiffers(const gguf::TensorPair &p)
         return true;
     return p.status != TensorDiffStatus::NotCompared && p.status != TensorDiffStatus::SameBytes &&
            p.status != TensorDiffStatus::SameValues;
+}
+
+// What diff found, for its report.
+struct DiffFindings {
+    const Side &a, &b;
+    const gguf::MetadataDiff &metadata;
+    const gguf::TokenizerDiff &tokenizer;
+    const std::vector<gguf::TensorPair> &pairs;
+    bool values = false;
+    bool differ = false;
+    uint64_t notCompared = 0; ///< pairs of the same type and shape whose data was not looked at
+};
+
+// identical: the same bytes or the same values, everywhere looked at, and nothing left unlooked at;
+// without --values, tensors of the same type and shape are not compared, so "no difference found"
+// is all that can be said (identical null, status 0).
+bool writeDiffJson(const DiffFindings &d)
+{
+    const gguf::GgufFile &fa = d.a.model->primary(), &fb = d.b.model->primary();
+    JsonWriter json(stdout);
+    json.beginObject();
+    json.field("a", d.a.path);
+    json.field("b", d.b.path);
+    json.key("identical");
+    if (d.differ)
+        json.boolean(false);
+    else if (d.notCompared > 0)
+        json.null();
+    else
+        json.boolean(true);
+    json.field("values_compared", d.values);
+    json.field("tensors_not_compared", d.notCompared);
+    json.key("format");
+    writeFormatJson(json, fa, fb);
+    json.key("metadata");
+    writeMetadataJson(json, d.metadata);
+    json.key("tokenizer");
+    writeTokenizerJson(json, d.tokenizer);
+    json.key("tensors");
+    writeTensorsJson(json, d.pairs, d.values);
+    json.endObject();
+    return json.finish();
+}
+
+void printSide(const char *letter, const Side &side)
+{
+    std::printf("%s  %s  (%s, %s, %s)\n", letter, printable(side.path).c_str(),
+                countOf(side.model->tensors().size(), "tensor", "tensors").c_str(),
+                countOf(side.model->primary().metadata().size(), "key", "keys").c_str(),
+                humanBytes(side.model->totalFileSize()).c_str());
+}
+
+void printDiff(const DiffFindings &d)
+{
+    const gguf::GgufFile &fa = d.a.model->primary(), &fb = d.b.model->primary();
+    printSide("A", d.a);
+    printSide("B", d.b);
+    if (formatText(fa) == formatText(fb))
+        std::printf("\nFormat: the same (%s)\n", formatText(fa).c_str());
+    else
+        std::printf("\nFormat: %s → %s (the bytes differ even where the values are the same)\n", formatText(fa).c_str(),
+                    formatText(fb).c_str());
+    printMetadata(d.metadata);
+    printTokenizer(d.tokenizer);
+    printTensors(d.pairs, d.values);
+    if (d.differ)
+        std::printf("\nThe two differ.\n");
+    else if (d.notCompared > 0)
+        std::printf("\nNo difference found, but the data of %s was not compared (--values compares it).\n",
+                    countOf(d.notCompared, "tensor", "tensors").c_str());
+    else
+        std::printf("\nThe two are identical.\n");
 }
 
 } // namespace
@@ -461,6 +573,7 @@ int runDiff(const CommandArgs &args)
     const gguf::MetadataDiff metadata = gguf::compareMetadata(a.model->primary(), b.model->primary());
     const gguf::TokenizerDiff tokenizer = gguf::compareTokenizers(a.model->primary(), b.model->primary());
     std::vector<gguf::TensorPair> pairs = gguf::matchTensors(*a.model, *b.model);
+    markSameFiles(*a.model, *b.model, pairs);
 
     // --tensor NAME…: those tensors only, their values compared
     const bool values = args.values || !args.tensors.empty();
@@ -490,40 +603,19 @@ int runDiff(const CommandArgs &args)
     }
 
     const bool tensorsDiffer = std::any_of(pairs.begin(), pairs.end(), pairDiffers);
-    const bool identical = metadata.identical() && tokenizer.identical() && !tensorsDiffer;
+    DiffFindings findings{a, b, metadata, tokenizer, pairs};
+    findings.values = values;
+    findings.differ = !metadata.identical() || !tokenizer.identical() || tensorsDiffer;
+    findings.notCompared = static_cast<uint64_t>(std::count_if(pairs.begin(), pairs.end(), [](const auto &p) {
+        return p.status == TensorDiffStatus::NotCompared && p.problem.empty();
+    }));
     if (args.json) {
-        JsonWriter json(stdout);
-        json.beginObject();
-        json.field("a", a.path);
-        json.field("b", b.path);
-        json.field("identical", identical);
-        json.field("values_compared", values);
-        json.key("metadata");
-        writeMetadataJson(json, metadata);
-        json.key("tokenizer");
-        writeTokenizerJson(json, tokenizer);
-        json.key("tensors");
-        writeTensorsJson(json, pairs, values);
-        json.endObject();
-        if (!json.finish())
+        if (!writeDiffJson(findings))
             return kExitUnreadable;
     } else {
-        std::printf("A  %s  (%s tensors, %s keys, %s)\n", printable(a.path).c_str(),
-                    groupDigits(a.model->tensors().size()).c_str(),
-                    groupDigits(a.model->primary().metadata().size()).c_str(),
-                    humanBytes(a.model->totalFileSize()).c_str());
-        std::printf("B  %s  (%s tensors, %s keys, %s)\n", printable(b.path).c_str(),
-                    groupDigits(b.model->tensors().size()).c_str(),
-                    groupDigits(b.model->primary().metadata().size()).c_str(),
-                    humanBytes(b.model->totalFileSize()).c_str());
-        printMetadata(metadata);
-        printTokenizer(tokenizer);
-        printTensors(pairs, values);
-        std::printf("\n%s\n", identical
-                                  ? (values ? "The two are identical." : "No difference (tensor data not compared).")
-                                  : "The two differ.");
+        printDiff(findings);
     }
-    return identical ? kExitOk : kExitDifferent;
+    return findings.differ ? kExitDifferent : kExitOk;
 }
 
 } // namespace cli

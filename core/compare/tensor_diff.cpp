@@ -6,6 +6,7 @@
 #include "core/quant/dequantize.h"
 
 #include <limits>
+#include <string>
 #include <unordered_map>
 
 namespace gguf {
@@ -26,6 +27,19 @@ bool byteSwapped(const SplitModel &model, int position)
 {
     const SplitModel::TensorRef &ref = model.tensors()[static_cast<size_t>(position)];
     return model.shards()[ref.shard].file->byteSwapped();
+}
+
+// Why a tensor's data cannot be there in full, naming the side: its range runs past the end of
+// its file (a cut copy); empty when it is all inside.
+std::string missingData(const SplitModel &model, int position, const char *side)
+{
+    const SplitModel::TensorRef &ref = model.tensors()[static_cast<size_t>(position)];
+    if (ref.info->dataInFile)
+        return {};
+    const GgufFile &file = *model.shards()[ref.shard].file;
+    return "the data in " + std::string(side) + " (" + std::to_string(ref.info->byteSize) + " bytes at offset " +
+           std::to_string(ref.info->fileOffset) + ") runs past the end of its file, which ends at " +
+           std::to_string(file.fileSize());
 }
 
 // When a remote tensor's bytes could not be fetched: the pair's problem says why (the message
@@ -94,6 +108,12 @@ std::vector<TensorPair> matchTensors(const SplitModel &a, const SplitModel &b)
                 p.status = TensorDiffStatus::ShapeChanged;
             else if (p.a->typeId != p.b->typeId)
                 p.status = TensorDiffStatus::TypeChanged;
+            // data missing or cut on either side: not comparable, so not known to be equal
+            if (p.comparable()) {
+                p.problem = missingData(a, p.positionA, "A");
+                if (p.problem.empty())
+                    p.problem = missingData(b, p.positionB, "B");
+            }
         } else {
             p.status = TensorDiffStatus::OnlyA;
         }

@@ -53,7 +53,9 @@ struct TensorPair {
 
 /// Matches the tensors of two models by name: A's in A's order, then those only in B in B's
 /// order, each with its index status (only in one, shape changed, type changed, not compared). A
-/// name used more than once pairs its k-th use in A with its k-th use in B.
+/// name used more than once pairs its k-th use in A with its k-th use in B. A comparable pair whose
+/// data runs past the end of its file on either side (a cut copy) gets a `problem` saying so,
+/// without reading any data.
 std::vector<TensorPair> matchTensors(const SplitModel &a, const SplitModel &b);
 
 /// Compares the data of a comparable pair: identical bytes (same type, same byte order) are

@@ -161,6 +161,74 @@ private slots:
         QCOMPARE(doc["metadata"]["same"].toInt(), 25);
     }
 
+    // A copy cut short is not identical (#40): without --values the data ranges are checked, and a
+    // tensor whose data runs past the end of its file differs.
+    void cutCopyDiffers()
+    {
+        QTemporaryDir dir;
+        QFile source(kQ4);
+        QVERIFY(source.open(QIODevice::ReadOnly));
+        const QByteArray whole = source.readAll();
+        const QString cut = dir.filePath("cut.gguf");
+        QVERIFY(gguf::test::writeBytes(cut, std::vector<uint8_t>(whole.begin(), whole.begin() + whole.size() / 2)));
+        // which tensors lose data: those whose range ends past the cut, read from the builder-free reader
+        const gguf::OpenResult r = gguf::GgufFile::open(kQ4.toStdString());
+        QVERIFY(r.file);
+        int lost = 0;
+        for (const gguf::TensorInfo &t : r.file->tensors())
+            lost += t.fileOffset + t.byteSize > uint64_t(whole.size() / 2);
+        QVERIFY(lost > 0);
+        const auto run = inspect({"diff", kQ4, cut, "--json"});
+        QCOMPARE(run.exitCode, 1);
+        const QJsonObject doc = QJsonDocument::fromJson(run.out).object();
+        QCOMPARE(doc["identical"].toBool(true), false);
+        int withProblem = 0;
+        for (const QJsonValue &t : doc["tensors"].toArray())
+            withProblem += t["problem"].toString().contains("runs past the end of its file");
+        QCOMPARE(withProblem, lost);
+        const auto text = inspect({"diff", kQ4, cut});
+        QCOMPARE(text.exitCode, 1);
+        QVERIFY2(text.out.contains("The two differ."), text.out.constData());
+    }
+
+    // identical means the same bytes or the same values, never "not looked at" (#40): a copy compared
+    // without --values is "no difference found" (identical null, status 0), naming what was not compared.
+    void withoutValuesNothingIsAssumed()
+    {
+        QTemporaryDir dir;
+        const QString copy = dir.filePath("copy.gguf");
+        QVERIFY(QFile::copy(kQ4, copy));
+        auto run = inspect({"diff", kQ4, copy, "--json"});
+        QCOMPARE(run.exitCode, 0);
+        QJsonObject doc = QJsonDocument::fromJson(run.out).object();
+        QVERIFY(doc.contains("identical") && doc["identical"].isNull());
+        QCOMPARE(doc["tensors_not_compared"].toInt(), 38);
+        run = inspect({"diff", kQ4, copy});
+        QVERIFY2(run.out.contains("No difference found, but the data of 38 tensors was not compared"),
+                 run.out.constData());
+        run = inspect({"diff", kQ4, copy, "--values", "--json"});
+        QCOMPARE(run.exitCode, 0);
+        doc = QJsonDocument::fromJson(run.out).object();
+        QCOMPARE(doc["identical"].toBool(false), true);
+        QCOMPARE(doc["tensors_not_compared"].toInt(), 0);
+    }
+
+    // Two files in other byte orders hold the same values in other bytes: the diff says so (#40).
+    void byteOrderIsNamed()
+    {
+        const QString little = kData + "/ggml-reference/q4_K.gguf", big = kData + "/big-endian/q4_K.gguf";
+        auto run = inspect({"diff", little, big, "--values", "--json"});
+        QCOMPARE(run.exitCode, 0);
+        const QJsonObject doc = QJsonDocument::fromJson(run.out).object();
+        QCOMPARE(doc["format"]["same"].toBool(true), false);
+        QCOMPARE(doc["format"]["a"]["byte_order"].toString(), QStringLiteral("little"));
+        QCOMPARE(doc["format"]["b"]["byte_order"].toString(), QStringLiteral("big"));
+        QCOMPARE(doc["tensors"][0]["status"].toString(), QStringLiteral("same-values"));
+        run = inspect({"diff", little, big});
+        QVERIFY2(run.out.contains("Format: GGUF v3, little-endian, alignment 32 → GGUF v3, big-endian, alignment 32"),
+                 run.out.constData());
+    }
+
     void splitSetAgainstMergedFile()
     {
         QTemporaryDir dir;
