@@ -109,6 +109,11 @@ void GgufParser::finding(Severity severity, std::string code, uint64_t offset, s
     m_file.m_findings.push_back(Finding{severity, std::move(code), offset, std::move(message)});
 }
 
+std::string GgufParser::fileEnd() const
+{
+    return ", which ends at " + formatOffset(m_fileSize) + m_countsNote;
+}
+
 bool GgufParser::needSlow(uint64_t n, const std::string &what)
 {
     if (n <= fileLeft() && needMore(m_pos + n))
@@ -116,7 +121,7 @@ bool GgufParser::needSlow(uint64_t n, const std::string &what)
     fatal(ErrorKind::Malformed, "truncated", m_pos,
           // the code says "truncated"; the message says where the file ends and in which field
           what + " needs " + std::to_string(n) + " bytes at offset " + formatOffset(m_pos) + " but the file ends at " +
-              formatOffset(m_fileSize),
+              formatOffset(m_fileSize) + m_countsNote,
           {n, what, what + ": needs " + std::to_string(n) + " bytes, " + std::to_string(fileLeft()) + " left"});
     return false;
 }
@@ -225,31 +230,42 @@ bool GgufParser::readVersion()
     return true;
 }
 
-// A claimed count must be backed by bytes: each item has a smallest possible encoding.
+// A claimed count must be backed by bytes: each item has a smallest possible encoding. A count past
+// 2^32 that the file cannot back is refused as absurd (no file holds four billion tensors or keys).
+// A smaller one is most likely a file cut short: reading goes on, and the field where the file ends
+// is named (needSlow adds what the counts needed), rather than blaming a count that is right.
 bool GgufParser::checkDeclaredCounts()
 {
+    constexpr uint64_t kAbsurdCount = uint64_t(1) << 32;
     const uint64_t minKv = (m_v1 ? 4 : 8) + 4 + 1;
     const uint64_t minTensor = (m_v1 ? 4 : 8) + 4 + 4 + 8;
-    if (m_file.m_declaredTensors > static_cast<uint64_t>(INT64_MAX) ||
-        m_file.m_declaredTensors > fileLeft() / minTensor) {
+    const uint64_t tensors = m_file.m_declaredTensors, kvs = m_file.m_declaredKvs;
+    if (tensors > kAbsurdCount && tensors > fileLeft() / minTensor) {
         fatal(ErrorKind::Malformed, "tensor_count_too_large", 8,
-              "the header claims " + std::to_string(m_file.m_declaredTensors) + " tensors but only " +
-                  std::to_string(fileLeft()) + " bytes follow the header",
+              "the header claims " + std::to_string(tensors) + " tensors but only " + std::to_string(fileLeft()) +
+                  " bytes follow the header",
               {m_v1 ? 4u : 8u, lengthName() + std::string(" tensor count"),
                lengthName() + std::string(" tensor count: each tensor info takes at least ") +
                    std::to_string(minTensor) + " bytes, and " + std::to_string(fileLeft()) +
                    " bytes follow the header"});
         return false;
     }
-    if (m_file.m_declaredKvs > static_cast<uint64_t>(INT64_MAX) || m_file.m_declaredKvs > fileLeft() / minKv) {
+    if (kvs > kAbsurdCount && kvs > fileLeft() / minKv) {
         fatal(ErrorKind::Malformed, "kv_count_too_large", m_file.kvCountOffset(),
-              "the header claims " + std::to_string(m_file.m_declaredKvs) + " key/value pairs but only " +
-                  std::to_string(fileLeft()) + " bytes follow the header",
+              "the header claims " + std::to_string(kvs) + " key/value pairs but only " + std::to_string(fileLeft()) +
+                  " bytes follow the header",
               {m_v1 ? 4u : 8u, lengthName() + std::string(" key/value count"),
                lengthName() + std::string(" key/value count: each pair takes at least ") + std::to_string(minKv) +
                    " bytes, and " + std::to_string(fileLeft()) + " bytes follow the header"});
         return false;
     }
+    // (both at most 2^32 here: the sum cannot overflow)
+    const uint64_t needed = (m_options.metadataOnly ? 0 : tensors * minTensor) + kvs * minKv;
+    if (needed > fileLeft())
+        m_countsNote = "; the header's " + std::to_string(tensors) + (tensors == 1 ? " tensor and " : " tensors and ") +
+                       std::to_string(kvs) + (kvs == 1 ? " key/value pair" : " key/value pairs") + " need at least " +
+                       std::to_string(needed) + " bytes after it, and " + std::to_string(fileLeft()) +
+                       " follow: the file was cut short";
     return true;
 }
 
@@ -385,7 +401,7 @@ bool GgufParser::walkValue(ValueType type, int depth, const std::string &outer, 
         if (len > fileLeft()) {
             fatal(ErrorKind::Malformed, "string_past_end", at,
                   where() + ": string length " + std::to_string(len) + " at offset " + formatOffset(at) +
-                      " runs past the end of the file (" + std::to_string(fileLeft()) + " bytes left)",
+                      " runs past the end of the file (" + std::to_string(fileLeft()) + " bytes left)" + fileEnd(),
                   {m_v1 ? 4u : 8u, where() + ": " + lengthName() + " string length",
                    lengthName() + std::string(" string length: ") + std::to_string(len) + " bytes of text, and " +
                        std::to_string(fileLeft()) + " bytes are left"});
@@ -422,7 +438,7 @@ bool GgufParser::readMetadata()
         if (keyLen > fileLeft()) {
             fatal(ErrorKind::Malformed, "key_past_end", e.offset,
                   where() + ": key length " + std::to_string(keyLen) + " at offset " + formatOffset(e.offset) +
-                      " runs past the end of the file",
+                      " runs past the end of the file" + fileEnd(),
                   {m_v1 ? 4u : 8u, where() + ": " + lengthName() + " key length",
                    lengthName() + std::string(" key length: ") + std::to_string(keyLen) + " bytes of key, and " +
                        std::to_string(fileLeft()) + " bytes are left"});
@@ -512,7 +528,7 @@ bool GgufParser::readTensorInfos()
         if (nameLen > fileLeft()) {
             fatal(ErrorKind::Malformed, "tensor_name_past_end", t.infoOffset,
                   where() + ": name length " + std::to_string(nameLen) + " at offset " + formatOffset(t.infoOffset) +
-                      " runs past the end of the file",
+                      " runs past the end of the file" + fileEnd(),
                   {m_v1 ? 4u : 8u, where() + ": " + lengthName() + " name length",
                    lengthName() + std::string(" name length: ") + std::to_string(nameLen) + " bytes of name, and " +
                        std::to_string(fileLeft()) + " bytes are left"});

@@ -73,6 +73,12 @@ private:
     uint64_t m_itemsDone = 0;
     uint64_t m_itemsTotal = 0;
     bool m_reportedNested = false;
+    /// The declared counts need more bytes than follow the header, yet are not absurd: the file was
+    /// most likely cut short, so reading goes on and the field where it ends is named (with this
+    /// note of what the counts needed).
+    std::string m_countsNote;
+    /// ", which ends at N (0x…)" and the counts note: the end of a "runs past the end" message.
+    std::string fileEnd() const;
     int32_t m_splitNo = -1;
     // The item being read, for the Breakage when reading stops inside it.
     Breakage::Section m_section = Breakage::Section::Header;

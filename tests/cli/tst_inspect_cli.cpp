@@ -465,7 +465,9 @@ void TestInspectCli::truncatedFile_data()
     QTest::addColumn<QString>("label"); // of the broken region, when checked
     QTest::newRow("inside the tensor count") << 11 << "truncated"
                                              << "broken: u64 tensor count: needs 8 bytes, 3 left";
-    QTest::newRow("counts without items") << 40 << "tensor_count_too_large"
+    // the counts (1 tensor, 4 pairs) are right; the file ends inside key 0's text (#40: it blamed the
+    // tensor count)
+    QTest::newRow("counts without items") << 40 << "key_past_end"
                                           << "";
     QTest::newRow("inside a string length") << 100 << "truncated"
                                             << "";
@@ -553,6 +555,9 @@ void TestInspectCli::truncatedFile()
     const ExactJson &last = findings->items().back();
     QCOMPARE(QString::fromStdString(last["code"].text()), code);
     QVERIFY(last["offset"].toUInt64().value_or(UINT64_MAX) <= uint64_t(keep));
+    // where the file ends is said in every message of a cut
+    const QString ends = QStringLiteral("ends at %1 (0x%2)").arg(keep).arg(keep, 0, 16);
+    QVERIFY2(QString::fromStdString(last["message"].text()).contains(ends), last["message"].text().c_str());
     const Run layout = inspect({QStringLiteral("layout"), path, QStringLiteral("--json")});
     QCOMPARE(layout.exitCode, 1);
     QCOMPARE(layout.err.count('\n'), 1);
