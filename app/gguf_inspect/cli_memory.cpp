@@ -232,15 +232,11 @@ int runMemory(const CommandArgs &args)
     const auto model = openModel(args.file);
     if (!model)
         return kExitBadFile;
+    // no estimate for what llama.cpp would not run: an imatrix, a vocabulary file, no block_count…
     const gguf::MemoryModel memory(*model);
-    if (!memory.shape().refusal.empty()) {
+    if (!memory.whyNoEstimate().empty()) {
         std::fprintf(stderr, "gguf-inspect: %s: %s\n", printable(args.file).c_str(),
-                     printable(memory.shape().refusal).c_str());
-        return kExitBadFile;
-    }
-    if (memory.shape().layers == 0) {
-        std::fprintf(stderr, "gguf-inspect: %s: no %s.block_count: not a model llama.cpp can run\n",
-                     printable(args.file).c_str(), printable(memory.shape().arch).c_str());
+                     printable(memory.whyNoEstimate()).c_str());
         return kExitBadFile;
     }
     const gguf::MemoryEstimate e = memory.estimate(in);

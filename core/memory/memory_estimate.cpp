@@ -127,14 +127,34 @@ std::string mibText(uint64_t bytes)
 MemoryModel::MemoryModel(const SplitModel &model)
     : m_shape(readModelShape(model.primary())), m_layerBytes(m_shape.layers, 0)
 {
+    findWhyNotRunnable(model.primary(), model.tensors().size());
     for (const SplitModel::TensorRef &t : model.tensors())
         addTensor(*t.info);
 }
 
 MemoryModel::MemoryModel(const GgufFile &file) : m_shape(readModelShape(file)), m_layerBytes(m_shape.layers, 0)
 {
+    findWhyNotRunnable(file, file.tensors().size());
     for (const TensorInfo &t : file.tensors())
         addTensor(t);
+}
+
+void MemoryModel::findWhyNotRunnable(const GgufFile &primary, size_t tensorCount)
+{
+    const MetadataEntry *type = primary.findMetadata("general.type");
+    const std::string_view typeName =
+        type && type->value.type() == ValueType::String ? type->value.toStringView() : std::string_view("model");
+    if (!m_shape.refusal.empty())
+        m_whyNoEstimate = m_shape.refusal;
+    else if (typeName != "model")
+        m_whyNoEstimate = "general.type is \"" + std::string(typeName) + "\", not a model: there are no weights to run";
+    else if (m_shape.arch.empty())
+        m_whyNoEstimate = "no general.architecture: not a model llama.cpp can run";
+    else if (tensorCount == 0)
+        m_whyNoEstimate =
+            "no tensors: this " + m_shape.arch + " file holds metadata only (a vocabulary?), no weights to load";
+    else if (m_shape.layers == 0)
+        m_whyNoEstimate = "no " + m_shape.arch + ".block_count: not a model llama.cpp runs on its own";
 }
 
 void MemoryModel::addTensor(const TensorInfo &tensor)

@@ -61,6 +61,10 @@ public:
     explicit MemoryModel(const GgufFile &file);
 
     const ModelShape &shape() const { return m_shape; }
+    /// Why there is no estimate to give, empty when there is: what llama.cpp refuses in the shape,
+    /// else the file is no model it runs (another general.type, no architecture, no tensors to
+    /// load, no block_count). The estimates can still be computed from the metadata.
+    const std::string &whyNoEstimate() const { return m_whyNoEstimate; }
     uint64_t weightBytes() const;
     MemoryEstimate estimate(const MemoryInputs &inputs) const;
     /// The device a budget applies to: the GPU when any layer is offloaded, else the CPU (RAM).
@@ -72,8 +76,10 @@ public:
 
 private:
     void addTensor(const TensorInfo &tensor);
+    void findWhyNotRunnable(const GgufFile &primary, size_t tensorCount);
 
     ModelShape m_shape;
+    std::string m_whyNoEstimate;
     uint64_t m_inputBytes = 0;  ///< token embedding and the other input tensors (always on the CPU)
     uint64_t m_outputBytes = 0; ///< output, output_norm, classifier heads
     uint64_t m_otherBytes = 0;  ///< outside any layer: with the first layer

@@ -175,6 +175,21 @@ private slots:
         const InspectRun refused = inspect({QStringLiteral("memory"), many});
         QCOMPARE(refused.exitCode, 1);
         QVERIFY2(refused.err.contains("block_count 100000"), refused.err.constData());
+        // no weights, no estimate (#40: a vocabulary file was given gigabytes, an imatrix "no .block_count")
+        const InspectRun vocab = inspect({QStringLiteral("memory"), dataPath(u"real/ggml-vocab-llama-spm.gguf")});
+        QCOMPARE(vocab.exitCode, 1);
+        QVERIFY(vocab.out.isEmpty());
+        QVERIFY2(vocab.err.contains("no tensors") && vocab.err.contains("no weights"), vocab.err.constData());
+        const QString imatrix = dir.filePath(QStringLiteral("imatrix.gguf"));
+        QVERIFY(writeBytes(imatrix, GgufBuilder()
+                                        .kv("general.type", BuildValue::str("imatrix"))
+                                        .tensor("blk.0.ffn_up.weight.in_sum2", {8}, 0)
+                                        .build()
+                                        .bytes()));
+        const InspectRun importance = inspect({QStringLiteral("memory"), imatrix});
+        QCOMPARE(importance.exitCode, 1);
+        QVERIFY2(importance.err.contains("general.type is \"imatrix\"") && !importance.err.contains(" .block_count"),
+                 importance.err.constData());
         for (const QString &path : {text, dir.path(), dir.filePath(QStringLiteral("missing.gguf"))}) {
             const InspectRun run = inspect({QStringLiteral("memory"), path});
             QCOMPARE(run.exitCode, 1);

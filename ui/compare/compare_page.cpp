@@ -47,10 +47,11 @@ QString describe(const std::shared_ptr<const gguf::SplitModel> &m)
 {
     if (!m)
         return {};
-    return ComparePage::tr("%1 (%2 tensors, %3)")
-        .arg(QFileInfo(QString::fromStdString(m->primary().path())).fileName())
-        .arg(TextFormat::count(m->tensors().size()))
-        .arg(TextFormat::byteSize(m->totalFileSize()));
+    const size_t n = m->tensors().size();
+    return ComparePage::tr("%1 (%2, %3)")
+        .arg(QFileInfo(QString::fromStdString(m->primary().path())).fileName(),
+             n == 1 ? ComparePage::tr("1 tensor") : ComparePage::tr("%1 tensors").arg(TextFormat::count(n)),
+             TextFormat::byteSize(m->totalFileSize()));
 }
 
 bool needsValues(const gguf::TensorPair &p)
@@ -217,7 +218,9 @@ void ComparePage::startNextBatch()
     const auto a = m_a, b = m_b;
     const uint64_t before = m_valueBytesDone, total = std::max<uint64_t>(1, m_valueBytesTotal);
     m_valueTracker->start(
-        tr("Comparing the values of %1 tensors").arg(TextFormat::count(m_tensorModel->rowCount())),
+        m_tensorModel->rowCount() == 1
+            ? tr("Comparing the values of 1 tensor")
+            : tr("Comparing the values of %1 tensors").arg(TextFormat::count(m_tensorModel->rowCount())),
         [a, b, rows = std::move(rows), pairs = std::move(pairs), before,
          total](const gguf::ProgressFn &progress) mutable {
             return CompareJobs::compareValues(a, b, std::move(rows), std::move(pairs), before, total, progress);

@@ -154,17 +154,13 @@ void MemoryPanel::setModel(const std::shared_ptr<const gguf::SplitModel> &model)
     m_estimate = {};
     if (model)
         m_memory = std::make_unique<gguf::MemoryModel>(*model);
-    const bool runnable = m_memory && m_memory->shape().layers > 0;
+    const bool runnable = m_memory && m_memory->whyNoEstimate().empty();
     m_body->setVisible(runnable);
     m_unavailable->setVisible(!runnable);
     if (!runnable) {
-        const std::string &refusal = m_memory ? m_memory->shape().refusal : std::string();
-        m_unavailable->setText(!model             ? QString()
-                               : !refusal.empty() ? tr("No estimate: %1.").arg(QString::fromStdString(refusal))
-                                                  : tr("No estimate: this file names no %1.block_count, so it is not "
-                                                       "a model llama.cpp runs on its own (an adapter, a vocabulary, "
-                                                       "a projector?).")
-                                                        .arg(QString::fromStdString(m_memory->shape().arch)));
+        const std::string refusal = m_memory ? m_memory->whyNoEstimate() : std::string();
+        // (the core says why: another general.type, no architecture, no tensors, no block_count)
+        m_unavailable->setText(model ? tr("No estimate: %1.").arg(QString::fromStdString(refusal)) : QString());
         return;
     }
     const gguf::ModelShape &shape = m_memory->shape();
@@ -221,7 +217,7 @@ gguf::MemoryInputs MemoryPanel::inputs() const
 
 void MemoryPanel::update()
 {
-    if (!m_memory || m_memory->shape().layers == 0)
+    if (!m_memory || !m_memory->whyNoEstimate().empty())
         return;
     const gguf::MemoryInputs in = inputs();
     m_estimate = m_memory->estimate(in);
@@ -270,7 +266,7 @@ void MemoryPanel::update()
 
 void MemoryPanel::redraw()
 {
-    if (!m_memory || m_memory->shape().layers == 0)
+    if (!m_memory || !m_memory->whyNoEstimate().empty())
         return;
     const double budgetGiB = m_budget->value();
     QVector<MemoryBarPlot::Device> bars;

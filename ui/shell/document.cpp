@@ -46,12 +46,17 @@ QString describeProblems(const gguf::SplitModel &model)
         const auto cut = std::count_if(findings.begin(), findings.end(),
                                        [](const gguf::Finding &f) { return f.code == "tensor_data_past_end"; });
         if (cut > 0)
-            lines << Document::tr("%1 is truncated (%2 bytes): the data of %3 of its %4 tensors runs past its end, so "
-                                  "their values cannot be shown.")
-                         .arg(QString::fromStdString(shard.path))
-                         .arg(shard.file->source().size())
-                         .arg(cut)
-                         .arg(shard.file->tensors().size());
+            lines << (cut == 1 ? Document::tr("%1 is truncated (%2 bytes): the data of 1 of its %3 tensors runs past "
+                                              "its end, so its values cannot be shown.")
+                                     .arg(QString::fromStdString(shard.path))
+                                     .arg(shard.file->source().size())
+                                     .arg(shard.file->tensors().size())
+                               : Document::tr("%1 is truncated (%2 bytes): the data of %3 of its %4 tensors runs past "
+                                              "its end, so their values cannot be shown.")
+                                     .arg(QString::fromStdString(shard.path))
+                                     .arg(shard.file->source().size())
+                                     .arg(cut)
+                                     .arg(shard.file->tensors().size()));
     }
     // (a damaged shard, whose structure broke off, gets the window's red bar instead)
     for (const auto &shard : model.shards())

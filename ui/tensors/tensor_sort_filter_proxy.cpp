@@ -1,7 +1,10 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 #include "ui/tensors/tensor_sort_filter_proxy.h"
 
+#include "ui/common/text_format.h"
 #include "ui/tensors/tensor_table_model.h"
+
+#include <QLocale>
 
 TensorSortFilterProxy::TensorSortFilterProxy(QObject *parent) : QSortFilterProxyModel(parent)
 {
@@ -119,6 +122,33 @@ bool TensorSortFilterProxy::lessThan(const QModelIndex &left, const QModelIndex 
         return order < 0;
     // Equal keys keep file order, so a sort is stable and repeatable.
     return left.data(TensorTableModel::TensorRole).toInt() < right.data(TensorTableModel::TensorRole).toInt();
+}
+
+QVariant TensorSortFilterProxy::data(const QModelIndex &index, int role) const
+{
+    const QVariant whole = QSortFilterProxyModel::data(index, role);
+    if (role != Qt::DisplayRole || !index.isValid() || index.parent().isValid() ||
+        !QSortFilterProxyModel::data(index, TensorTableModel::IsGroupRole).toBool())
+        return whole;
+    const QModelIndex group = index.siblingAtColumn(0);
+    const int shown = rowCount(group);
+    const int all = sourceModel()->rowCount(mapToSource(group));
+    if (shown == all)
+        return whole;
+    quint64 elements = 0, bytes = 0;
+    for (int row = 0; row < shown; ++row) {
+        const QModelIndex child = this->index(row, 0, group);
+        elements += child.data(TensorTableModel::ElementsRole).toULongLong();
+        bytes += child.data(TensorTableModel::BytesRole).toULongLong();
+    }
+    switch (index.column()) {
+    case TensorTableModel::ShapeColumn: return tr("%1 of %2 tensors").arg(shown).arg(all);
+    case TensorTableModel::ElementsColumn: return QLocale().toString(elements);
+    case TensorTableModel::BytesColumn: return TextFormat::byteSize(bytes);
+    case TensorTableModel::BitsPerWeightColumn:
+        return elements ? QString::number(8.0 * double(bytes) / double(elements), 'f', 2) : QString();
+    default: return whole;
+    }
 }
 
 TensorSortFilterProxy::Totals TensorSortFilterProxy::visibleTotals() const

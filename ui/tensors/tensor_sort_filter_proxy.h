@@ -27,6 +27,10 @@ public:
     /// Sums of the visible tensors (group rows are not counted themselves).
     Totals visibleTotals() const;
 
+    /// A layer group's row counts what the filter shows: "1 of 9 tensors", and the elements, bytes and
+    /// bits per weight of the visible ones (the source model counts every tensor of the layer).
+    QVariant data(const QModelIndex &index, int role = Qt::DisplayRole) const override;
+
     /// Natural order for names: runs of digits compare as numbers.
     static int compareNatural(const QString &a, const QString &b);
 

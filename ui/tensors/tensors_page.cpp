@@ -32,6 +32,7 @@ TensorsPage::TensorsPage(QWidget *parent)
       m_regex(new QCheckBox(tr("&Regular expression"), this)), m_grouped(new QCheckBox(tr("&Group by layer"), this)),
       m_view(new QTreeView(this)), m_totals(new QLabel(this))
 {
+    m_totals->setObjectName(QStringLiteral("tensorTotals"));
     m_proxy->setSourceModel(m_model);
     m_filter->setPlaceholderText(tr("Filter by name or type…"));
     m_filter->setClearButtonEnabled(true);
@@ -163,10 +164,16 @@ void TensorsPage::updateTotals()
 {
     const int all = m_model->model() ? static_cast<int>(m_model->model()->tensors().size()) : 0;
     const TensorSortFilterProxy::Totals totals = m_proxy->visibleTotals();
-    QString text = tr("%1 of %2 tensors shown — %3 elements, %4")
-                       .arg(totals.tensors)
-                       .arg(all)
-                       .arg(QLocale().toString(totals.elements), TextFormat::byteSize(totals.bytes));
+    const QString shown = all == 1 ? tr("%1 of 1 tensor shown").arg(totals.tensors)
+                                   : tr("%1 of %2 tensors shown").arg(totals.tensors).arg(all);
+    QString text =
+        tr("%1 — %2 elements, %3").arg(shown, QLocale().toString(totals.elements), TextFormat::byteSize(totals.bytes));
+    // a damaged file whose tensor infos broke off: its last row is the one being read, not a tensor
+    const auto broken = m_model->model() ? m_model->model()->firstBreak() : std::nullopt;
+    if (broken && broken->file->breakage()->section == gguf::Breakage::Section::TensorInfos)
+        text += tr(" — reading stopped in tensor info %1 of the %2 the header declares (the last row)")
+                    .arg(broken->file->breakage()->index)
+                    .arg(broken->file->declaredTensorCount());
     if (!m_proxy->errorString().isEmpty())
         text += QStringLiteral(" — ") + m_proxy->errorString();
     m_totals->setText(text);

@@ -183,8 +183,11 @@ void ChatTemplateView::showCurrent()
     const QString text = TextFormat::fromView(entry->value.toStringView());
     m_text->setPlainText(text);
     const QLocale locale;
-    m_info->setText(tr("%1 — %2 characters, %3 lines")
-                        .arg(key, locale.toString(text.size()), locale.toString(m_text->blockCount())));
+    const int lines = m_text->blockCount();
+    const QString size =
+        (text.size() == 1 ? tr("1 character") : tr("%1 characters").arg(locale.toString(text.size()))) +
+        QStringLiteral(", ") + (lines == 1 ? tr("1 line") : tr("%1 lines").arg(locale.toString(lines)));
+    m_info->setText(tr("%1 — %2").arg(key, size));
     m_copy->setEnabled(true);
     m_render->setEnabled(true);
 }

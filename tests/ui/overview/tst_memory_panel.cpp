@@ -14,6 +14,7 @@
 #include <QCheckBox>
 #include <QComboBox>
 #include <QDoubleSpinBox>
+#include <QFile>
 #include <QLabel>
 #include <QSlider>
 #include <QSpinBox>
@@ -29,6 +30,12 @@ std::shared_ptr<const SplitModel> tinyLlama()
 {
     Error error;
     return SplitModel::open(gguf::test::dataPath(u"real/tiny-llama-tied-q8_0.gguf").toStdString(), error);
+}
+
+QByteArray bytesOf(const test::GgufBuilder &builder)
+{
+    const std::vector<uint8_t> bytes = builder.build().bytes();
+    return QByteArray(reinterpret_cast<const char *>(bytes.data()), qsizetype(bytes.size()));
 }
 
 template <typename T> T *child(const QWidget &w, const char *name)
@@ -125,24 +132,49 @@ private slots:
         QVERIFY(!panel.maxContext());
     }
 
+    void notARunnableModel_data()
+    {
+        QTest::addColumn<QByteArray>("bytes");
+        QTest::addColumn<QString>("why");
+        using V = test::BuildValue;
+        QTest::newRow("adapter") << bytesOf(test::GgufBuilder()
+                                                .kv("general.architecture", V::str("llama"))
+                                                .kv("general.type", V::str("adapter"))
+                                                .tensor("blk.0.attn_q.weight.lora_a", {8, 2}, 0))
+                                 << QStringLiteral("general.type is \"adapter\"");
+        // an importance matrix names no architecture (#40: it said "no .block_count")
+        QTest::newRow("imatrix") << bytesOf(test::GgufBuilder()
+                                                .kv("general.type", V::str("imatrix"))
+                                                .tensor("blk.0.ffn_up.weight.in_sum2", {8}, 0))
+                                 << QStringLiteral("general.type is \"imatrix\"");
+        QTest::newRow("no block_count") << bytesOf(test::GgufBuilder()
+                                                       .kv("general.architecture", V::str("llama"))
+                                                       .tensor("blk.0.attn_q.weight", {8, 8}, 0))
+                                        << QStringLiteral("no llama.block_count");
+        // llama.cpp's vocabulary file: hyperparameters and a tokenizer, no tensor (#40: it got an estimate
+        // of gigabytes)
+        QFile vocab(test::dataPath(u"real/ggml-vocab-llama-spm.gguf"));
+        QVERIFY(vocab.open(QIODevice::ReadOnly));
+        QTest::newRow("vocabulary") << vocab.readAll() << QStringLiteral("no tensors");
+    }
+
     void notARunnableModel()
     {
-        // a file without block_count (an adapter, a vocabulary): no estimate, and it says why
-        test::GgufBuilder b;
-        b.kv("general.architecture", test::BuildValue::str("llama"))
-            .kv("general.type", test::BuildValue::str("adapter"));
-        const auto built = b.build();
-        const auto file = GgufFile::openBuffer(built.bytes(), "<adapter>").file;
+        QFETCH(QByteArray, bytes);
+        QFETCH(QString, why);
+        const std::vector<uint8_t> data(bytes.begin(), bytes.end());
+        const auto file = GgufFile::openBuffer(data, "<file>").file;
         QVERIFY(file);
         MemoryPanel panel;
         panel.setModel(SplitModel::single(file));
         const auto labels = panel.findChildren<QLabel *>();
-        const bool explained = std::any_of(labels.begin(), labels.end(), [](const QLabel *l) {
-            return !l->isHidden() && l->text().contains(QStringLiteral("llama.block_count"));
+        const bool explained = std::any_of(labels.begin(), labels.end(), [&](const QLabel *l) {
+            return !l->isHidden() && l->text().startsWith(QStringLiteral("No estimate: ")) && l->text().contains(why);
         });
         QVERIFY(explained);
         QVERIFY(child<QSpinBox>(panel, "memoryContext")->isHidden() ||
                 !child<QSpinBox>(panel, "memoryContext")->isVisibleTo(&panel));
+        QCOMPARE(panel.estimate().total(), uint64_t(0));
         // and back to a model
         panel.setModel(tinyLlama());
         QVERIFY(child<QSpinBox>(panel, "memoryContext")->isVisibleTo(&panel));

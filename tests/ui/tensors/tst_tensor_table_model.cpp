@@ -8,10 +8,14 @@
 #include "tests/support/gguf_builder.h"
 #include "tests/support/temp_files.h"
 #include "tests/support/test_paths.h"
+#include "ui/common/text_format.h"
 #include "ui/tensors/tensor_sort_filter_proxy.h"
 #include "ui/tensors/tensor_table_model.h"
+#include "ui/tensors/tensors_page.h"
 
 #include <QAbstractItemModelTester>
+#include <QFile>
+#include <QLabel>
 #include <QTemporaryDir>
 #include <QtTest>
 
@@ -281,6 +285,50 @@ private slots:
         QCOMPARE(model.rowCount(), 38);
     }
 
+    // A filtered layer group counts what it shows (#40: "9 tensors" above the one shown).
+    void groupCountsWhatTheFilterShows()
+    {
+        TensorTableModel model;
+        TensorSortFilterProxy proxy;
+        proxy.setSourceModel(&model);
+        model.setModel(m_sample);
+        model.setGroupedByLayer(true);
+        proxy.setFilter(QStringLiteral("blk.3.attn_q"), TensorSortFilterProxy::Syntax::Substring);
+        QCOMPARE(proxy.rowCount(), 1);
+        const QModelIndex group = proxy.index(0, 0);
+        QCOMPARE(proxy.rowCount(group), 1);
+        QCOMPARE(proxy.index(0, TensorTableModel::ShapeColumn).data().toString(), QStringLiteral("1 of 9 tensors"));
+        const TensorInfo *q = m_sample->primary().findTensor("blk.3.attn_q.weight");
+        QVERIFY(q);
+        QCOMPARE(proxy.index(0, TensorTableModel::ElementsColumn).data().toString(), QLocale().toString(q->elements));
+        QCOMPARE(proxy.index(0, TensorTableModel::BytesColumn).data().toString(), TextFormat::byteSize(q->byteSize));
+        // unfiltered, the group's own figures
+        proxy.setFilter(QString(), TensorSortFilterProxy::Syntax::Substring);
+        QCOMPARE(proxy.index(3, TensorTableModel::ShapeColumn).data().toString(), QStringLiteral("9 tensors"));
+    }
+
+    // A damaged file whose first tensor info broke off: the footer says what its one row is (#40: it
+    // read "0 of 0 tensors shown" above a visible row).
+    void damagedFooterExplainsTheLastRow()
+    {
+        QFile source(gguf::test::dataPath(u"ggml-reference/q4_K.gguf"));
+        QVERIFY(source.open(QIODevice::ReadOnly));
+        QTemporaryDir dir;
+        const QString path = dir.filePath(QStringLiteral("cut.gguf"));
+        const QByteArray cut = source.readAll().left(270); // inside the only tensor info
+        QVERIFY(gguf::test::writeBytes(path, std::vector<uint8_t>(cut.begin(), cut.end())));
+        Error error;
+        const auto model = SplitModel::open(path.toStdString(), error);
+        QVERIFY(model);
+        TensorsPage page;
+        page.setModel(model);
+        const auto *totals = page.findChild<QLabel *>(QStringLiteral("tensorTotals"));
+        QVERIFY(totals);
+        QVERIFY2(
+            totals->text().contains(QStringLiteral("reading stopped in tensor info 0 of the 1 the header declares")),
+            qPrintable(totals->text()));
+    }
+
     void totalsOfVisibleRows()
     {
         TensorTableModel model;
@@ -324,5 +372,5 @@ private:
     std::shared_ptr<const SplitModel> m_sample;
 };
 
-QTEST_GUILESS_MAIN(TestTensorTableModel)
+QTEST_MAIN(TestTensorTableModel)
 #include "tst_tensor_table_model.moc"

@@ -15,6 +15,7 @@
 #include <QClipboard>
 #include <QJsonDocument>
 #include <QJsonObject>
+#include <QLabel>
 #include <QPlainTextEdit>
 #include <QPushButton>
 #include <QTabWidget>
@@ -107,6 +108,11 @@ private slots:
         QCOMPARE(view.templateKeys(), (QStringList{"tokenizer.chat_template", "tokenizer.chat_template.tool_use",
                                                    "tokenizer.chat_template.rag"}));
         QCOMPARE(view.text(), QStringLiteral("{{ messages[0]['content'] }}"));
+        // its size, in words that agree with the counts (#40: "1 lines")
+        const auto labels = view.findChildren<QLabel *>();
+        QVERIFY(std::any_of(labels.begin(), labels.end(), [](const QLabel *l) {
+            return l->text() == QStringLiteral("tokenizer.chat_template — 28 characters, 1 line");
+        }));
         QVERIFY(view.showTemplate(QStringLiteral("tokenizer.chat_template.rag")));
         QCOMPARE(view.text(), QStringLiteral("{# rag #}"));
         QCOMPARE(view.currentKey(), QStringLiteral("tokenizer.chat_template.rag"));
