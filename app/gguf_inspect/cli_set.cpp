@@ -222,6 +222,9 @@ int reportSet(const CommandArgs &args, const gguf::GgufFile &file, const gguf::M
           (result.inPlace ? "saved in place (" + humanBytes(result.bytesWritten) + " of header written)"
                           : "written by a copy (" + humanBytes(result.bytesWritten) + ")") +
           "\n");
+    // a key the user did not write: say why it is there
+    if (plan.paddingKeyWritten)
+        print("note: " + plan.reason + "\n");
     return kExitOk;
 }
 
@@ -250,6 +253,7 @@ int runSet(const CommandArgs &args)
     // the plan checks the changes (MetadataChanges::problems) and says the first refusal
     gguf::HeaderOptions options;
     options.reserve = args.reserve;
+    options.paddingKey = args.inPlace; // a copy (-o) moves the data rather than add a key
     const auto plan = gguf::planHeader(*file, *changes, options, error);
     if (!plan)
         return setUsage(error);

@@ -206,9 +206,10 @@ std::optional<HeaderPlan> planHeader(const GgufFile &file, const MetadataChanges
     uint64_t dataOffset = 0;
     uint64_t padding = 0;
     bool padKey = false;
-    // A copy moves the data by a whole number of blocks, so that the copy runs on whole pages (and
-    // a file system that shares blocks between files can share them); the bytes this adds are
-    // spare room for later edits.
+    // The padding key is the program's own: it is written only to keep the data in place when the
+    // header shrank (and the caller saves in place), or to hold the spare room a reserve asks for.
+    // A reserved copy moves the data by a whole number of blocks, so that the copy runs on whole
+    // pages (and a file system that shares blocks between files can share them).
     const uint64_t block = std::max<uint64_t>(kCopyBlock, file.alignment());
     const auto grew = [&] {
         return "the header grew " + std::to_string(bare - file.dataOffset()) + " bytes past the start of the data";
@@ -225,14 +226,17 @@ std::optional<HeaderPlan> planHeader(const GgufFile &file, const MetadataChanges
         dataOffset = file.dataOffset();
         padding = file.dataOffset() - bare - overhead;
         padKey = true;
-        plan.reason = "the header shrank; the padding key fills " + std::to_string(padding + overhead) + " bytes";
-    } else if (options.paddingKey && !file.tensors().empty() && bare > file.dataOffset()) {
+        plan.reason = "the header shrank; to keep the data in place, the program's own key " +
+                      std::string(kPaddingKey) + " fills the " + std::to_string(padding + overhead) +
+                      " bytes it left (llama.cpp ignores it)";
+    } else if (options.reserve > 0 && !file.tensors().empty() && bare > file.dataOffset()) {
         dataOffset = movedData(bare + overhead + options.reserve);
         padding = dataOffset - bare - overhead;
         padKey = true;
-        plan.reason = grew();
+        plan.reason = grew() + "; " + std::string(kPaddingKey) + " holds " + std::to_string(padding) +
+                      " spare bytes for later edits, as the reserve asked";
     } else {
-        if (options.paddingKey && options.reserve > 0) {
+        if (options.reserve > 0) {
             padding = options.reserve;
             padKey = true;
         }
@@ -241,7 +245,7 @@ std::optional<HeaderPlan> planHeader(const GgufFile &file, const MetadataChanges
                       : options.paddingKey
                           ? "the header shrank by too little for the padding key (" + std::to_string(overhead) +
                                 " bytes at least) to fill the space before the data region"
-                          : "the header shrank by more than the alignment's slack and the padding key is not allowed";
+                          : "the header shrank, and a copy moves the data back to the header's end";
     }
     // the header is built in memory, padding included: a hostile alignment (2^30 is a power of
     // two ggml accepts) or data offset must not make it gigabytes

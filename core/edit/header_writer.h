@@ -15,10 +15,12 @@ class GgufFile;
 /// How to lay out an edited header.
 struct HeaderOptions {
     /// Spare bytes to leave in a header that must be rewritten by a copy anyway, so that later
-    /// edits can be saved in place (the plain layout holds them in the padding key).
+    /// edits can be saved in place (the plain layout holds them in the padding key). Without a
+    /// reserve, a copy writes no key the user did not ask for.
     uint64_t reserve = 0;
-    /// May the padding key (kPaddingKey) be written? Without it a header that shrank by more than
-    /// the alignment's slack can only be saved by a copy.
+    /// May the padding key (kPaddingKey) keep the data in place when the header shrank by more than
+    /// the alignment's slack? Only a save in place needs it (a copy can move the data back instead);
+    /// without it such a header is saved by a copy.
     bool paddingKey = true;
     /// Encode every value anew from its parsed form instead of copying the bytes of untouched
     /// pairs (what the tests use to check the encoder against every fixture).

@@ -129,6 +129,20 @@ private slots:
         QCOMPARE(after["metadata"]["general.name"]["value"].text(), std::string("x"));
         QCOMPARE(tensorHashes(m_model), hashes);
         QCOMPARE(inspect({"validate", m_model}).exitCode, 0);
+        // the copy that grew the header added no key; the save in place that shrank it did, and the
+        // text says why (#40)
+        QVERIFY(after["metadata"].find("gguf_explorer.padding"));
+        QVERIFY(inspect({"set", m_model,
+                         "general.name=a much longer name again, so that the header grows past its "
+                         "padding and the file is written by a copy",
+                         "--in-place"})
+                    .exitCode == 0);
+        QVERIFY(!dumpOf(m_model)["metadata"].find("gguf_explorer.padding"));
+        const auto text = inspect({"set", m_model, "general.name=x", "--in-place"});
+        QCOMPARE(text.exitCode, 0);
+        QVERIFY2(text.out.contains("note: the header shrank; to keep the data in place, the program's own key "
+                                   "gguf_explorer.padding fills"),
+                 text.out.constData());
     }
 
     void writesANewFileByTheKeysTypes()
@@ -175,6 +189,15 @@ private slots:
                  std::string("{% for m in messages %}{{ m.content }}{% endfor %}\n"));
         QCOMPARE(tensorHashes(out), tensorHashes(m_model));
         QCOMPARE(inspect({"validate", out}).exitCode, 0);
+        // a new file carries only what was put in it: no padding key, unless --reserve asks for room (#40)
+        QVERIFY(!m.find("gguf_explorer.padding"));
+        const QString roomy = m_dir->filePath("roomy.gguf");
+        QCOMPARE(
+            inspect({"set", m_model, "general.name=" + QString(300, 'n'), "--reserve", "4096", "-o", roomy}).exitCode,
+            0);
+        const ExactJson reserved = dumpOf(roomy);
+        QVERIFY(reserved["metadata"].find("gguf_explorer.padding"));
+        QCOMPARE(tensorHashes(roomy), tensorHashes(m_model));
     }
 
     void rejectsBadValues_data()

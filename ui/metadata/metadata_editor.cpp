@@ -26,8 +26,9 @@ QString shortText(const gguf::OwnedValue &v)
 // What a save job hands to the GUI thread.
 struct SaveOutcome {
     gguf::SaveResult result;
-    QString problem; ///< the plan was refused
-    QString reason;  ///< why in place or why a copy
+    QString problem;         ///< the plan was refused
+    QString reason;          ///< why in place or why a copy
+    bool paddingKey = false; ///< the program's own padding key was written (the reason says why)
 };
 
 } // namespace
@@ -269,7 +270,10 @@ void MetadataEditor::save(const QString &target, bool allowInPlace, quint64 rese
             emit saved(
                 QString::fromStdString(r.path), r.inPlace,
                 r.inPlace
-                    ? tr("saved in place: %1 of header written").arg(TextFormat::byteSize(r.bytesWritten))
+                    ? (outcome->paddingKey
+                           ? tr("saved in place: %1 of header written; %2")
+                                 .arg(TextFormat::byteSize(r.bytesWritten), outcome->reason)
+                           : tr("saved in place: %1 of header written").arg(TextFormat::byteSize(r.bytesWritten)))
                     : tr("written by a copy (%1; %2)").arg(TextFormat::byteSize(r.bytesWritten), outcome->reason));
     };
     m_saver->start(
@@ -279,11 +283,14 @@ void MetadataEditor::save(const QString &target, bool allowInPlace, quint64 rese
             std::string error;
             gguf::HeaderOptions options;
             options.reserve = reserve;
+            options.paddingKey = allowInPlace; // Save As moves the data rather than add a key
+
             const auto plan = gguf::planHeader(*file, changes, options, error);
             if (!plan) {
                 outcome->problem = QString::fromStdString(error);
             } else {
                 outcome->reason = QString::fromStdString(plan->reason);
+                outcome->paddingKey = plan->paddingKeyWritten;
                 outcome->result = gguf::writeEdited(*file, *plan, path, allowInPlace, gguf::SaveHooks{progress, {}});
             }
             return true;

@@ -374,10 +374,15 @@ QVariant MetadataTreeModel::data(const QModelIndex &index, int role) const
         switch (index.column()) {
         case KeyColumn: return element ? QStringLiteral("[%1]").arg(elementIndex) : ValueText::fullText(entry.key);
         case TypeColumn: return ValueText::typeName(value);
-        case ValueColumn: return ValueText::display(value, entry.key, element, m_vocab.get());
+        case ValueColumn:
+            if (!element && entry.key == gguf::kPaddingKey)
+                return paddingText(value);
+            return ValueText::display(value, entry.key, element, m_vocab.get());
         }
         return {};
     case Qt::ToolTipRole: {
+        if (!element && entry.key == gguf::kPaddingKey)
+            return paddingText(value);
         const quint64 offset = element ? value.offset() : entry.offset;
         const quint64 size = element ? value.size() : entry.end() - entry.offset;
         return tr("Bytes %1–%2 (%3)")
@@ -392,6 +397,15 @@ QVariant MetadataTreeModel::data(const QModelIndex &index, int role) const
     case ByteSizeRole: return QVariant::fromValue<quint64>(element ? value.size() : entry.end() - entry.offset);
     }
     return {};
+}
+
+// The program's own key, said to be so (#40): zeros that keep the data in place after an edit.
+QString MetadataTreeModel::paddingText(const gguf::Value &value)
+{
+    const quint64 n = value.type() == gguf::ValueType::Array ? value.array().size() : 0;
+    return tr("GGUF Explorer's own padding: %1 zero bytes written by an in-place save to keep the tensor "
+              "data where it was after the header shrank; llama.cpp ignores this key")
+        .arg(TextFormat::count(n));
 }
 
 QVariant MetadataTreeModel::addedData(const Node &node, const QModelIndex &index, int role) const

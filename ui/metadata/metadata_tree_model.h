@@ -11,6 +11,7 @@
 namespace gguf {
 class GgufFile;
 class MetadataChanges;
+class Value;
 struct OwnedValue;
 class Vocabulary;
 } // namespace gguf
@@ -84,6 +85,7 @@ private:
     QModelIndex indexOfNode(const Node *node) const;
     void build();
     QVariant pendingData(const Item &item, const QModelIndex &index, int role) const;
+    static QString paddingText(const gguf::Value &value);
     QVariant addedData(const Node &node, const QModelIndex &index, int role) const;
     QString keyOf(const Node *node) const;
     /// The top-level group `name` (made when new), and the group of `key`'s namespace.

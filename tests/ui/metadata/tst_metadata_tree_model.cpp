@@ -64,6 +64,27 @@ private slots:
         QCOMPARE(model.rowCount(), 0);
     }
 
+    // The program's own padding key says what it is (#40), rather than showing a row of zeros.
+    void paddingKeyIsTheProgramsOwn()
+    {
+        GgufBuilder b;
+        b.kv("general.name", V::str("x"))
+            .kv("gguf_explorer.padding", V::array(ValueType::Uint8, std::vector<BuildValue>(100, V::u8(0))));
+        const auto file = openBuilt(b);
+        QVERIFY(file);
+        MetadataTreeModel model;
+        model.setFile(file);
+        QModelIndex padding;
+        for (int row = 0; row < model.rowCount(); ++row)
+            for (int k = 0; k < model.rowCount(model.index(row, 0)); ++k)
+                if (child(model, model.index(row, 0), k).data().toString() == QStringLiteral("gguf_explorer.padding"))
+                    padding = child(model, model.index(row, 0), k, MetadataTreeModel::ValueColumn);
+        QVERIFY(padding.isValid());
+        QVERIFY2(padding.data().toString().startsWith(QStringLiteral("GGUF Explorer's own padding: 100 zero bytes")),
+                 qPrintable(padding.data().toString()));
+        QVERIFY(padding.data(Qt::ToolTipRole).toString().contains(QStringLiteral("llama.cpp ignores this key")));
+    }
+
     void decodedValues_data()
     {
         QTest::addColumn<QString>("key");
