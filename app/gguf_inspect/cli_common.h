@@ -56,6 +56,7 @@ struct CommandArgs {
     std::optional<std::string> chatTemplateFile;    ///< set: --chat-template-file F ('-': standard input)
     bool inPlace = false;                           ///< set: --in-place
     uint64_t reserve = 0;                           ///< set: --reserve BYTES
+    bool force = false;                             ///< set: --force (a chat template that does not parse)
     MemoryOptions memory;                           ///< memory: --ctx, --parallel, …
 };
 

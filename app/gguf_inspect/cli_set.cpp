@@ -6,6 +6,8 @@
 #include "app/gguf_inspect/json_writer.h"
 #include "core/edit/file_writer.h"
 #include "core/edit/header_writer.h"
+#include "core/template/chat_template.h"
+#include "core/vocab/well_known_keys.h"
 
 #include <charconv>
 #include <csignal>
@@ -56,6 +58,24 @@ bool readTypes(const std::vector<std::string> &specs, std::map<std::string, Type
 }
 
 // One KEY=VALUE or KEY[N]=VALUE into `changes`, the value read by the key's type.
+// A value as text; for an integer key with named values (general.file_type, *.pooling_type,
+// tokenizer.ggml.token_type's elements…) also the name, as the window offers it: file_type=Q8_0.
+std::optional<gguf::OwnedValue> parseNamed(const std::string &key, gguf::ValueType type, const std::string &text,
+                                           std::string &error)
+{
+    if (auto value = gguf::parseValue(type, text, error))
+        return value;
+    const bool integer = gguf::valueTypeSize(type) != 0 && type != gguf::ValueType::Float32 &&
+                         type != gguf::ValueType::Float64 && type != gguf::ValueType::Bool;
+    if (!integer)
+        return std::nullopt;
+    const std::optional<int64_t> named = gguf::enumValueOfName(key, text);
+    if (!named)
+        return std::nullopt;
+    std::string unused;
+    return gguf::parseValue(type, std::to_string(*named), unused);
+}
+
 bool addAssignment(const gguf::GgufFile &file, const std::string &arg, const std::map<std::string, TypeSpec> &types,
                    gguf::MetadataChanges &changes, std::string &error)
 {
@@ -100,7 +120,7 @@ bool addAssignment(const gguf::GgufFile &file, const std::string &arg, const std
             error = key + " is " + gguf::typeDisplayName(t.type, t.elementType) + ", not an array";
             return false;
         }
-        const auto element = gguf::parseValue(t.elementType, text, error);
+        const auto element = parseNamed(key, t.elementType, text, error);
         if (!element) {
             error = key + "[" + std::to_string(*index) + "]: " + error;
             return false;
@@ -111,12 +131,31 @@ bool addAssignment(const gguf::GgufFile &file, const std::string &arg, const std
         }
         return true;
     }
-    const auto value = gguf::parseValue(t.type, text, error, t.elementType);
+    const auto value = t.type == gguf::ValueType::Array ? gguf::parseValue(t.type, text, error, t.elementType)
+                                                        : parseNamed(key, t.type, text, error);
     if (!value) {
         error = key + " (" + gguf::typeDisplayName(t.type, t.elementType) + "): " + error;
         return false;
     }
     changes.set(key, *value);
+    return true;
+}
+
+// A chat template is parsed as the window's live check parses it: one that does not is refused
+// (nothing written) unless --force, and then written with a warning.
+bool checkTemplate(const CommandArgs &args, const std::string &text, std::string &error)
+{
+    const gguf::ChatTemplate parsed(text);
+    if (parsed.isValid())
+        return true;
+    const gguf::SourcePosition at = gguf::sourcePosition(text, parsed.errorOffset());
+    const std::string where = *args.chatTemplateFile + ": the chat template does not parse: " + parsed.error() +
+                              " at line " + std::to_string(at.line) + ", column " + std::to_string(at.column);
+    if (!args.force) {
+        error = where + " (--force writes it anyway)";
+        return false;
+    }
+    std::fprintf(stderr, "gguf-inspect: warning: %s; written anyway (--force)\n", printable(where).c_str());
     return true;
 }
 
@@ -151,7 +190,7 @@ std::optional<gguf::MetadataChanges> readChanges(const CommandArgs &args, const 
             return std::nullopt;
     if (args.chatTemplateFile) {
         std::string text;
-        if (!readText(*args.chatTemplateFile, text, error))
+        if (!readText(*args.chatTemplateFile, text, error) || !checkTemplate(args, text, error))
             return std::nullopt;
         changes.set("tokenizer.chat_template", gguf::OwnedValue::string(std::move(text)));
     }

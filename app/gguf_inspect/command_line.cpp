@@ -52,6 +52,7 @@ constexpr OptionDef kOptions[] = {
     {Option::InPlace, "in-place", "set: write FILE itself."},
     {Option::Reserve, "reserve",
      "set: when the file must be copied, leave this many spare header bytes for later edits.", "BYTES"},
+    {Option::Force, "force", "set: write a chat template that does not parse (refused without it)."},
     {Option::Ctx, "ctx", "memory: context length (default: the model's).", "N"},
     {Option::Parallel, "parallel", "memory: parallel sequences (default 1).", "N"},
     {Option::Ubatch, "ubatch", "memory: physical batch size (default 512).", "N"},
@@ -260,6 +261,7 @@ void fillArgs(const Parser &parser, const RawArguments &raw, const QStringList &
     if (parser.isSet(Option::ChatTemplateFile))
         args.chatTemplateFile = raw(parser.value(Option::ChatTemplateFile));
     args.inPlace = parser.isSet(Option::InPlace);
+    args.force = parser.isSet(Option::Force);
     const auto text = [&](Option o) -> std::optional<std::string> {
         return parser.isSet(o) ? std::optional(parser.value(o).toStdString()) : std::nullopt;
     };

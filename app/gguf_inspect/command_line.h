@@ -32,6 +32,7 @@ enum class Option : uint8_t {
     ChatTemplateFile,
     InPlace,
     Reserve,
+    Force,
     Ctx,
     Parallel,
     Ubatch,

@@ -54,13 +54,15 @@ constexpr Command kCommands[] = {
      "compares only the tensors named. Exit status 0 identical, 1 different, 3 a file could not be read",
      cli::runDiff, optionSet({Option::Values, Option::Tensor, Option::Json}), true},
     {"set",
-     "set FILE KEY=VALUE... [--type KEY=TYPE] [--remove KEY] [--chat-template-file F] [--reserve BYTES] "
+     "set FILE KEY=VALUE... [--type KEY=TYPE] [--remove KEY] [--chat-template-file F [--force]] [--reserve BYTES] "
      "(-o OUT | --in-place) [--json]",
      "edits the metadata; tensor bytes are kept as they are. A value is read by the key's type (a list [a, b] "
-     "for arrays; KEY[N]=VALUE changes one element); a new key needs --type. Written in place when the new header "
+     "for arrays; KEY[N]=VALUE changes one element; an enum key also takes its names: general.file_type=Q8_0); a new "
+     "key needs --type. A chat template that does not parse is refused unless --force. Written in place when the new "
+     "header "
      "fits before the data, else by a copy renamed over the target; without -o or --in-place nothing is written",
      cli::runSet,
-     optionSet({Option::Type, Option::Remove, Option::ChatTemplateFile, Option::InPlace, Option::Reserve,
+     optionSet({Option::Type, Option::Remove, Option::ChatTemplateFile, Option::InPlace, Option::Reserve, Option::Force,
                 Option::Output, Option::Json}),
      true},
     {"memory",

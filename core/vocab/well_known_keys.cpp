@@ -135,6 +135,29 @@ std::optional<std::string> enumValueName(std::string_view key, int64_t value)
     return std::string(*name);
 }
 
+std::optional<int64_t> enumValueOfName(std::string_view key, std::string_view name)
+{
+    const auto upper = [](std::string_view text) {
+        std::string out(text);
+        for (char &c : out)
+            c = (c >= 'a' && c <= 'z') ? char(c - 'a' + 'A') : c;
+        return out;
+    };
+    std::string wanted = upper(name);
+    if (wanted.starts_with("LLAMA_FTYPE_"))
+        wanted.erase(0, 12);
+    if (wanted.empty())
+        return std::nullopt;
+    // every enum here is small: file types below 64, the others below 8 (and -1)
+    for (int64_t value = -1; value < 256; ++value) {
+        const std::optional<std::string> known = enumValueName(key, value);
+        if (known &&
+            (upper(*known) == wanted || upper(*known) == "MOSTLY_" + wanted || "MOSTLY_" + upper(*known) == wanted))
+            return value;
+    }
+    return std::nullopt;
+}
+
 bool isTokenIdKey(std::string_view key)
 {
     return key.starts_with("tokenizer.ggml.") && endsWith(key, "_token_id");

@@ -28,6 +28,11 @@ std::optional<std::string_view> expertGatingFuncName(int64_t value);
 /// (pass the array's key). nullopt when the key has no enum or the value is not defined.
 std::optional<std::string> enumValueName(std::string_view key, int64_t value);
 
+/// The value an enum name stands for in `key`, as the window's choices offer it: the name
+/// enumValueName gives, in any case ("q8_0", "Q8_0"; for general.file_type also with llama.cpp's
+/// "LLAMA_FTYPE_" and "MOSTLY_" prefixes). nullopt when the key has no enum or no such name.
+std::optional<int64_t> enumValueOfName(std::string_view key, std::string_view name);
+
 /// True for `tokenizer.ggml.<role>_token_id` keys, whose value is a token id.
 bool isTokenIdKey(std::string_view key);
 

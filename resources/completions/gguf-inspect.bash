@@ -22,7 +22,7 @@ _gguf_inspect_options()
         stats) echo --bins --range --fast --sample --json ;;
         tokenize) echo --file --add-special --parse-special --json ;;
         diff) echo --values --tensor --json ;;
-        set) echo --type --remove --chat-template-file -o --output --in-place --reserve --json ;;
+        set) echo --type --remove --chat-template-file --force -o --output --in-place --reserve --json ;;
         memory)
             echo --ctx --parallel --ubatch --cache-type-k --cache-type-v --flash-attn --gpu-layers --no-mmap \
                 --budget --json

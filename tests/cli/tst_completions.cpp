@@ -382,7 +382,7 @@ void TestCompletions::optionsBelong_data()
     row("tokenize", "--file --add-special --parse-special --json");
     row("detokenize", "");
     row("diff", "--values --tensor --json");
-    row("set", "--type --remove --chat-template-file -o --output --in-place --reserve --json");
+    row("set", "--type --remove --chat-template-file --force -o --output --in-place --reserve --json");
     row("memory", "--ctx --parallel --ubatch --cache-type-k --cache-type-v --flash-attn --gpu-layers --no-mmap "
                   "--budget --json");
 }

@@ -200,6 +200,37 @@ private slots:
         QCOMPARE(tensorHashes(roomy), tensorHashes(m_model));
     }
 
+    // The names the window offers for an enum key are taken too (#40: "not an integer"), and a chat
+    // template that does not parse is refused unless --force (#40: taken without a word).
+    void enumNamesAndTemplateCheck()
+    {
+        const QString out = m_dir->filePath("named.gguf");
+        auto run = inspect({"set", m_model, "general.file_type=Q8_0", "-o", out});
+        QVERIFY2(run.exitCode == 0, run.err.constData());
+        QCOMPARE(dumpOf(out)["metadata"]["general.file_type"]["value"].toUInt64(), std::optional<uint64_t>(7));
+        QCOMPARE(dumpOf(out)["metadata"]["general.file_type"]["type"].text(),
+                 dumpOf(m_model)["metadata"]["general.file_type"]["type"].text());
+        run = inspect({"set", m_model, "general.file_type=no_such_type", "-o", out});
+        QCOMPARE(run.exitCode, 2);
+
+        const QString templ = m_dir->filePath("broken.jinja");
+        {
+            QFile f(templ);
+            QVERIFY(f.open(QIODevice::WriteOnly));
+            f.write("{% for m in messages %}{{ m.content }}\n");
+        }
+        const QString refused = m_dir->filePath("refused.gguf");
+        run = inspect({"set", m_model, "--chat-template-file", templ, "-o", refused});
+        QCOMPARE(run.exitCode, 2);
+        QVERIFY2(run.err.contains("does not parse") && run.err.contains("line 1"), run.err.constData());
+        QVERIFY(!QFile::exists(refused));
+        run = inspect({"set", m_model, "--chat-template-file", templ, "--force", "-o", refused});
+        QCOMPARE(run.exitCode, 0);
+        QVERIFY2(run.err.contains("warning: ") && run.err.contains("does not parse"), run.err.constData());
+        QCOMPARE(dumpOf(refused)["metadata"]["tokenizer.chat_template"]["value"].text(),
+                 std::string("{% for m in messages %}{{ m.content }}\n"));
+    }
+
     void rejectsBadValues_data()
     {
         QTest::addColumn<QStringList>("args");
