@@ -29,6 +29,9 @@ signals:
     void reloadRequested();
     /// The message bar's action: show the damaged file's break in the Bytes page.
     void breakRequested();
+    /// Opening `path` failed while no model was open (`why`: the reason and where): the start view
+    /// says so, rather than the bar above empty pages.
+    void failedWithNothingOpen(const QString &path, const QString &why);
 
 private:
     void reportLoaded(const QString &path, const QString &warning);

@@ -19,6 +19,7 @@
 #include "ui/shell/load_status.h"
 #include "ui/shell/recent_files.h"
 #include "ui/shell/remote_status.h"
+#include "ui/shell/start_view.h"
 #include "ui/tensors/tensors_page.h"
 #include "ui/tokenizer/tokenizer_page.h"
 #include "ui/weights/weights_page.h"
@@ -30,12 +31,13 @@
 #include <QMessageBox>
 #include <QSettings>
 #include <QShortcut>
+#include <QStackedWidget>
 #include <QStatusBar>
 #include <QVBoxLayout>
 
 MainWindow::MainWindow(QWidget *parent)
     : QMainWindow(parent), m_document(new Document(this)), m_messageBar(new MessageBar(this)),
-      m_pages(new PageHost(this))
+      m_pages(new PageHost(this)), m_stack(new QStackedWidget(this)), m_start(new StartView(this))
 {
     setWindowIcon(QIcon(QStringLiteral(":/gguf-explorer/gguf-explorer.svg")));
     setWindowTitle(tr("GGUF Explorer"));
@@ -45,7 +47,9 @@ MainWindow::MainWindow(QWidget *parent)
     auto *layout = new QVBoxLayout(central);
     layout->setContentsMargins(0, 4, 0, 0);
     layout->addWidget(m_messageBar);
-    layout->addWidget(m_pages, 1);
+    m_stack->addWidget(m_start);
+    m_stack->addWidget(m_pages);
+    layout->addWidget(m_stack, 1);
     setCentralWidget(central);
     auto *progress = new LoadStatus(this);
     statusBar()->addPermanentWidget(new RemoteStatus(m_document, this));
@@ -65,6 +69,7 @@ MainWindow::MainWindow(QWidget *parent)
     connect(cancel, &QShortcut::activated, m_comparison->document(), &Document::cancel);
     connectPages();
     createMenus();
+    createStartView();
     restoreSettings();
 }
 

@@ -21,7 +21,9 @@ class Page;
 class PageHost;
 class QMenu;
 class QTabWidget;
+class QStackedWidget;
 class RecentFiles;
+class StartView;
 class TensorsPage;
 class TokenizerPage;
 class WeightsPage;
@@ -82,6 +84,10 @@ private:
     void createMenus();
     QMenu *createViewMenu();
     void chooseFiles();
+    void chooseUrl();
+    void createStartView();
+    /// The start view (ways to open a file, why the last open failed) while no model is open, else the pages.
+    void showStart(bool start);
     void chooseCompareFile();
     /// Runs `action` on a window showing B, opening one when needed (once B's pages have it).
     void inOtherWindow(const std::function<void(MainWindow *)> &action);
@@ -119,6 +125,8 @@ private:
     CompareSession *m_comparison;
     QPointer<MainWindow> m_otherWindow;
     RecentFiles *m_recent = nullptr;
+    QStackedWidget *m_stack;
+    StartView *m_start;
     QString m_reselectTensor; ///< shown before a reload of m_reselectPath: shown again after it
     QString m_reselectPath;
     QString m_shownPath;  ///< the path of the model the pages are being given

@@ -4,6 +4,7 @@
 #include "app/build_info/build_info.h"
 #include "app/explorer/main_window.h"
 
+#include "app/explorer/load_reporter.h"
 #include "app/explorer/page_host.h"
 #include "ui/common/message_bar.h"
 #include "ui/importance/importance_page.h"
@@ -14,6 +15,7 @@
 #include "ui/shell/drop_paths.h"
 #include "ui/shell/open_url_dialog.h"
 #include "ui/shell/recent_files.h"
+#include "ui/shell/start_view.h"
 #include "ui/tensors/tensors_page.h"
 
 #include <QAction>
@@ -27,6 +29,7 @@
 #include <QMessageBox>
 #include <QMimeData>
 #include <QSettings>
+#include <QStackedWidget>
 
 void MainWindow::createMenus()
 {
@@ -34,11 +37,8 @@ void MainWindow::createMenus()
     QAction *open = file->addAction(QIcon::fromTheme(QStringLiteral("document-open")), tr("&Open…"), this,
                                     &MainWindow::chooseFiles);
     open->setShortcut(QKeySequence::Open);
-    QAction *openUrl =
-        file->addAction(QIcon::fromTheme(QStringLiteral("network-server")), tr("Open &URL…"), this, [this] {
-            if (const QString url = OpenUrlDialog::ask(this); !url.isEmpty())
-                openFile(url);
-        });
+    QAction *openUrl = file->addAction(QIcon::fromTheme(QStringLiteral("network-server")), tr("Open &URL…"), this,
+                                       &MainWindow::chooseUrl);
     openUrl->setShortcut(QKeySequence(Qt::CTRL | Qt::SHIFT | Qt::Key_O));
     openUrl->setToolTip(tr("Look inside a GGUF file on a web server or the Hugging Face hub without downloading it"));
     QMenu *recentMenu = file->addMenu(tr("Open &Recent"));
@@ -74,6 +74,34 @@ void MainWindow::chooseFiles()
         return;
     settings.setValue(QStringLiteral("lastDirectory"), QFileInfo(paths.first()).absolutePath());
     openFiles(paths);
+}
+
+void MainWindow::chooseUrl()
+{
+    if (const QString url = OpenUrlDialog::ask(this); !url.isEmpty())
+        openFile(url);
+}
+
+void MainWindow::createStartView()
+{
+    connect(m_start, &StartView::openRequested, this, &MainWindow::chooseFiles);
+    connect(m_start, &StartView::openUrlRequested, this, &MainWindow::chooseUrl);
+    connect(m_start, &StartView::recentChosen, this, &MainWindow::openFile);
+    connect(m_document, &Document::loaded, this, [this] { showStart(false); });
+    connect(m_reporter, &LoadReporter::failedWithNothingOpen, this, [this](const QString &path, const QString &why) {
+        m_start->setFailure(path, why);
+        showStart(true);
+    });
+    showStart(true);
+}
+
+void MainWindow::showStart(bool start)
+{
+    if (start)
+        m_start->setRecentFiles(m_recent->files());
+    else
+        m_start->setFailure({}, {});
+    m_stack->setCurrentWidget(start ? static_cast<QWidget *>(m_start) : m_pages);
 }
 
 void MainWindow::chooseCompareFile()

@@ -18,6 +18,7 @@
 #include "ui/plots/type_mix_plot.h"
 #include "ui/shell/document.h"
 #include "ui/shell/load_status.h"
+#include "ui/shell/start_view.h"
 #include "ui/tensors/tensor_sort_filter_proxy.h"
 #include "ui/tensors/tensor_table_model.h"
 #include "ui/tensors/tensors_page.h"
@@ -434,7 +435,22 @@ private slots:
         MainWindow window;
         window.resize(1100, 760);
         window.show();
+        // nothing open yet: the start view says why, beside the ways to open a file (#40: the window was
+        // an empty shell of pages)
+        const auto *start = window.findChild<StartView *>();
+        QVERIFY(start && start->isVisible());
+        QVERIFY(!window.pages()->isVisible());
+        {
+            QSignalSpy failedFirst(window.document(), &Document::loadFailed);
+            QVERIFY(drop(window, {QUrl::fromLocalFile(path)}));
+            QVERIFY(failedFirst.wait(10000));
+        }
+        QVERIFY(start->isVisible() && start->openButton()->isVisible() && start->openUrlButton()->isVisible());
+        QVERIFY2(start->failureText().contains(message), qPrintable(start->failureText()));
+        QCOMPARE(start->failureText().count(QDir::toNativeSeparators(path)), 1);
+        QVERIFY(window.messageBar()->isHidden()); // said once, in the start view
         QVERIFY(openAndWait(window, kSample));
+        QVERIFY(!start->isVisible() && window.pages()->isVisible());
         const auto model = window.document()->model();
         QSignalSpy failed(window.document(), &Document::loadFailed);
         QVERIFY(drop(window, {QUrl::fromLocalFile(path)}));

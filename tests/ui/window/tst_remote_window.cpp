@@ -21,6 +21,7 @@
 #include "ui/shell/document.h"
 #include "ui/shell/open_url_dialog.h"
 #include "ui/shell/remote_status.h"
+#include "ui/shell/start_view.h"
 #include "ui/weights/histogram_panel.h"
 #include "ui/weights/layer_panel.h"
 #include "ui/weights/stats_table.h"
@@ -310,7 +311,11 @@ void TestRemoteWindow::missingFileIsSaid()
     QVERIFY(failed.wait(15000));
     QVERIFY2(failed.at(0).at(1).toString().contains(QStringLiteral("no such file on the server (HTTP 404)")),
              qPrintable(failed.at(0).at(1).toString()));
-    QTRY_VERIFY(window.messageBar()->text().contains(QStringLiteral("HTTP 404")));
+    // nothing was open: the start view says it, beside the ways to open another (#40)
+    const auto *start = window.findChild<StartView *>();
+    QVERIFY(start);
+    QTRY_VERIFY(start->failureText().contains(QStringLiteral("HTTP 404")));
+    QVERIFY(start->failureText().contains(QString::fromStdString(m_server.url("/m/missing.gguf"))));
 }
 
 void TestRemoteWindow::dialogRefusesWhatIsNotAUrl()
