@@ -4,6 +4,7 @@
 #include "core/format/gguf_file.h"
 
 #include <algorithm>
+#include <cmath>
 #include <limits>
 
 namespace gguf {
@@ -155,6 +156,42 @@ SeriesStatistics seriesStatistics(std::span<const TensorSource> tensors, const P
     }
     result.complete = true;
     return result;
+}
+
+std::optional<std::pair<double, double>> centralRange(double min, double max, uint64_t finite, double share,
+                                                      uint32_t bins, const HistogramPass &pass, int maxPasses)
+{
+    double lo = min, hi = max;
+    if (finite == 0 || !(hi > lo) || bins < 4)
+        return std::pair{lo, hi};
+    const auto tail = static_cast<uint64_t>(std::floor((1.0 - share) / 2.0 * static_cast<double>(finite)));
+    for (int p = 0; p < maxPasses; ++p) {
+        const std::optional<Histogram> h = pass(lo, hi);
+        if (!h || h->counts.size() != bins)
+            return std::nullopt;
+        // the bins wholly in the lower tail (with what lies below the range), then in the upper
+        uint64_t cut = h->below;
+        uint32_t first = 0;
+        while (first < bins && cut + h->counts[first] <= tail)
+            cut += h->counts[first++];
+        cut = h->above;
+        uint32_t last = bins; // one past the last bin kept
+        while (last > first && cut + h->counts[last - 1] <= tail)
+            cut += h->counts[--last];
+        // a value just below a bin's edge may have been counted in that bin (histogramBin rounds),
+        // so keep one more bin on each side: every value below the new lower end is in the cut
+        // bins, whatever the rounding
+        const uint32_t from = first > 0 ? first - 1 : 0, to = std::min(last + 1, bins);
+        const double width = hi - lo;
+        const double newLo = from == 0 ? lo : lo + width * from / bins;
+        const double newHi = to == bins ? hi : lo + width * to / bins;
+        const bool little = newHi - newLo > 0.5 * width;
+        lo = newLo;
+        hi = newHi;
+        if (little || !(hi > lo))
+            break;
+    }
+    return std::pair{lo, hi};
 }
 
 } // namespace gguf

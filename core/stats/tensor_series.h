@@ -5,6 +5,7 @@
 #include "core/stats/tensor_stats.h"
 
 #include <cstdint>
+#include <functional>
 #include <optional>
 #include <span>
 #include <string>
@@ -61,6 +62,20 @@ StatisticsResult statisticsOf(const TensorSource &tensor, uint32_t bins, std::op
 /// percentiles, and the histogram over [min, max]; the same passes as `gguf-inspect stats`.
 StatisticsResult refinedStatisticsOf(const TensorSource &tensor, uint32_t bins, const TensorStatistics &first,
                                      const ProgressFn &progress);
+
+/// One histogram pass over [lo, hi] (the counts, and the finite values below and above); nullopt
+/// when it did not finish (cancelled, the data could not be read).
+using HistogramPass = std::function<std::optional<Histogram>(double lo, double hi)>;
+
+/// The range holding the central `share` (0 < share < 1, e.g. 0.999) of the `finite` values whose
+/// [min, max] is given: at most floor((1 − share) / 2 · finite) of them lie below its lower end and
+/// at most as many above its upper end. Found bin by bin: each pass histograms the current range
+/// and keeps the bins holding the central share, with one bin of margin on each side (so a value on
+/// a bin's edge is never lost); passes stop when one narrows the range by less than half, or after
+/// `maxPasses`. Tight to within about two bins of the last pass. Nullopt when a pass did not finish;
+/// [min, max] when nothing can be cut (no values, or min = max).
+std::optional<std::pair<double, double>> centralRange(double min, double max, uint64_t finite, double share,
+                                                      uint32_t bins, const HistogramPass &pass, int maxPasses = 6);
 
 /// Remote tensors larger than this have their statistics computed from a sample first.
 inline constexpr uint64_t kRemoteWholeLimit = uint64_t(64) << 20;

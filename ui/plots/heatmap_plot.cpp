@@ -75,6 +75,7 @@ void HeatmapPlot::setHeatmap(const gguf::Heatmap &heatmap, gguf::TileMeasure mea
     m_heatmap = heatmap;
     m_measure = measure;
     m_selection->setVisible(false);
+    m_selected = QPoint(-1, -1);
     m_stack->setCurrentWidget(m_plot);
     redraw();
     resetZoom();
@@ -97,6 +98,7 @@ void HeatmapPlot::showMessage(const QString &text)
     m_heatmap = {};
     m_map->data()->clear();
     m_selection->setVisible(false);
+    m_selected = QPoint(-1, -1);
     m_message->setText(text);
     m_readout->clear();
     m_stack->setCurrentWidget(m_message);
@@ -233,6 +235,8 @@ void HeatmapPlot::selectTile(int row, int column)
     m_selection->bottomRight->setCoords(static_cast<double>(h.colStart(c + 1)), static_cast<double>(h.rowStart(r + 1)));
     m_selection->setPen(QPen(palette().color(QPalette::Highlight), 2));
     m_selection->setVisible(true);
+    m_selected = QPoint(column, row);
+    m_readout->clear(); // the panel shows the selected tile's text: not twice (#40)
     m_plot->replot();
     emit tileClicked(row, column);
 }
@@ -248,7 +252,12 @@ void HeatmapPlot::hover(QMouseEvent *event)
     if (!hasPlot())
         return;
     const QPoint tile = tileUnder(event);
-    m_readout->setText(tileText(tile.y(), tile.x()));
+    m_readout->setText(tile == m_selected ? QString() : tileText(tile.y(), tile.x()));
+}
+
+QString HeatmapPlot::readout() const
+{
+    return m_readout->text();
 }
 
 void HeatmapPlot::released(QMouseEvent *event)

@@ -43,6 +43,9 @@ public:
     QPoint tileAt(double x, double y) const;
     /// What the read-out says about tile (row, column).
     QString tileText(int row, int column) const;
+    /// What the read-out under the pointer says (empty over the selected tile, whose text the panel
+    /// shows already).
+    QString readout() const;
     void resetZoom();
 
     QCustomPlot *plot() const { return m_plot; }
@@ -72,6 +75,7 @@ private:
     QCPColorMap *m_map;
     QCPColorScale *m_scale;
     QCPItemRect *m_selection;
+    QPoint m_selected{-1, -1}; ///< the selected tile: x column, y row
     gguf::Heatmap m_heatmap;
     gguf::TileMeasure m_measure = gguf::TileMeasure::MeanAbs;
     bool m_logColors = false;

@@ -41,13 +41,34 @@ HistogramPlot::HistogramPlot(QWidget *parent)
     m_plot->setNoAntialiasingOnDrag(true);
     m_plot->xAxis->setLabel(tr("Value"));
     m_plot->legend->setVisible(false);
-    m_plot->axisRect()->insetLayout()->setInsetAlignment(0, Qt::AlignTop | Qt::AlignRight);
+    m_plot->legend->setFillOrder(QCPLayoutGrid::foColumnsFirst);
+    m_plot->legend->setWrap(4);
     PlotStyle::enableZoomAndPan(m_plot);
     connect(m_plot, &QCustomPlot::mouseMove, this, &HistogramPlot::hover);
     connect(m_plot, &QCustomPlot::mouseDoubleClick, this, [this] { resetZoom(); });
     m_plot->setToolTip(tr("Wheel: zoom · drag: pan · double-click: whole range"));
     applyPalette();
     showMessage(QString());
+}
+
+void HistogramPlot::showLegend(bool show)
+{
+    // shown, the legend has a row of its own above the axes, its entries side by side (inside the
+    // axes it covered the peak, #40); hidden, it waits in the axes' inset layout, where it takes no
+    // room (and the plot's layout still owns it)
+    QCPLayoutGrid *layout = m_plot->plotLayout();
+    const bool above = layout->rowCount() > 1 && layout->element(0, 0) == m_plot->legend;
+    if (show && !above) {
+        m_plot->axisRect()->insetLayout()->take(m_plot->legend);
+        layout->insertRow(0);
+        layout->addElement(0, 0, m_plot->legend);
+        layout->setRowStretchFactor(0, 0.001);
+    } else if (!show && above) {
+        layout->take(m_plot->legend);
+        layout->simplify();
+        m_plot->axisRect()->insetLayout()->addElement(m_plot->legend, Qt::AlignTop | Qt::AlignRight);
+    }
+    m_plot->legend->setVisible(show);
 }
 
 void HistogramPlot::setSeries(const QVector<Series> &series, Scale scale)
@@ -139,7 +160,7 @@ void HistogramPlot::rebuild()
         fill.setAlphaF(0.12f);
         graph->setBrush(fill);
     }
-    m_plot->legend->setVisible(m_series.size() > 1);
+    showLegend(m_series.size() > 1);
     m_plot->yAxis->setLabel(m_scale == Scale::Counts ? tr("Values per bin") : tr("% of the tensor's values per bin"));
     if (m_logarithmic) {
         m_plot->yAxis->setScaleType(QCPAxis::stLogarithmic);

@@ -54,6 +54,7 @@ protected:
     void changeEvent(QEvent *event) override;
 
 private:
+    void showLegend(bool show);
     void rebuild();
     void applyPalette();
     void hover(QMouseEvent *event);

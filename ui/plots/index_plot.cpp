@@ -19,7 +19,11 @@ IndexPlot::IndexPlot(QWidget *parent)
 {
     PlotStyle::buildFrame(this, m_stack, m_plot, m_message, m_readout);
     m_plot->setMinimumSize(240, 160);
-    auto ticker = QSharedPointer<QCPAxisTicker>::create();
+    // the keys are whole numbers (an element, a layer, a channel): so are the ticks, never "0.5"
+    // printed as "1" beside the real 1 (#40)
+    auto ticker = QSharedPointer<QCPAxisTickerFixed>::create();
+    ticker->setTickStep(1.0);
+    ticker->setScaleStrategy(QCPAxisTickerFixed::ssMultiples);
     ticker->setTickStepStrategy(QCPAxisTicker::tssReadability);
     m_plot->xAxis->setTicker(ticker);
     m_plot->xAxis->setNumberFormat(QStringLiteral("f"));

@@ -36,7 +36,7 @@ HeatmapPanel::HeatmapPanel(QWidget *parent)
     m_measure->addItems({tr("Mean"), tr("Mean |x|"), tr("Max |x|"), tr("Std")});
     m_measure->setCurrentIndex(static_cast<int>(gguf::TileMeasure::MeanAbs));
     for (int cells : {64, 128, 256, 512, 1024})
-        m_grid->addItem(tr("%1 × %1 tiles").arg(cells), cells);
+        m_grid->addItem(tr("up to %1 × %1 tiles").arg(cells), cells);
     m_grid->setCurrentIndex(3);
     m_grid->setToolTip(tr("At most this many tiles per side; a small tensor gets one tile per value"));
     m_showBytes->setEnabled(false);
@@ -135,6 +135,7 @@ void HeatmapPanel::refresh()
                 return;
             }
             m_plot->setHeatmap(result.heatmap, static_cast<gguf::TileMeasure>(m_measure->currentIndex()));
+            showTile(-1, -1); // now says the grid drawn
         });
 }
 
@@ -143,7 +144,16 @@ void HeatmapPanel::showTile(int row, int column)
     m_tileRow = row;
     m_tileColumn = column;
     const QString text = m_plot->tileText(row, column);
-    m_tile->setText(text.isEmpty() ? tr("Click a tile to see its rows and columns.") : text);
+    // the grid drawn, which a small tensor makes smaller than the one asked for (#40: "512 × 512
+    // tiles" over a 256 × 256 tensor)
+    const gguf::Heatmap &h = m_plot->heatmap();
+    const QString grid = h.gridRows == 0 || h.gridCols == 0 ? QString()
+                                                            : tr("%1 × %2 tiles of up to %3 × %4 values. ")
+                                                                  .arg(h.gridRows)
+                                                                  .arg(h.gridCols)
+                                                                  .arg((h.tensorRows + h.gridRows - 1) / h.gridRows)
+                                                                  .arg((h.tensorCols + h.gridCols - 1) / h.gridCols);
+    m_tile->setText(text.isEmpty() ? grid + tr("Click a tile to see its rows and columns.") : text);
     m_showBytes->setEnabled(!text.isEmpty());
 }
 

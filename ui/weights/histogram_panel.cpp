@@ -21,19 +21,52 @@
 #include <QSplitter>
 #include <QVBoxLayout>
 
+#include <cmath>
+#include <numeric>
+
 namespace {
 
 using WeightJobs::RangeChoice;
 using WeightJobs::RangeMode;
 using WeightJobs::RangePreset;
+// Automatic, Whole range and Central are all RangeMode::Automatic to the core (a choice saved as
+// automatic comes back as Automatic); the panel tells them apart by their place in the list.
 constexpr RangePreset kHistogramPresets[] = {
-    {QT_TRANSLATE_NOOP("HistogramPanel", "Automatic (min – max)"), RangeMode::Automatic, 0, 6},
+    {QT_TRANSLATE_NOOP("HistogramPanel", "Automatic"), RangeMode::Automatic, 0, 6},
+    {QT_TRANSLATE_NOOP("HistogramPanel", "Whole range: min – max"), RangeMode::Automatic, 0, 6},
+    {QT_TRANSLATE_NOOP("HistogramPanel", "Central 99.9 %"), RangeMode::Automatic, 0, 6},
     {QT_TRANSLATE_NOOP("HistogramPanel", "Clip outliers: p1 – p99"), RangeMode::Percentiles, 0, 6},
     {QT_TRANSLATE_NOOP("HistogramPanel", "Clip outliers: p5 – p95"), RangeMode::Percentiles, 1, 5},
     {QT_TRANSLATE_NOOP("HistogramPanel", "Middle half: p25 – p75"), RangeMode::Percentiles, 2, 4},
     {QT_TRANSLATE_NOOP("HistogramPanel", "Custom range"), RangeMode::Custom, 0, 6},
 };
-constexpr int kCustom = 4;
+constexpr int kAutomatic = 0;
+constexpr int kWhole = 1;
+constexpr int kCentral = 2;
+constexpr int kPercentiles = 3; // p1 – p99
+constexpr int kCustom = 6;
+constexpr double kCentralShare = 0.999;
+
+// Whether a few far values squeeze the rest of a [min, max] histogram: the narrowest run of bins
+// holding 99.9 % of its values spans at most 1/16 of the bins.
+bool outliersDominate(const gguf::Histogram &h)
+{
+    const std::vector<uint64_t> &c = h.counts;
+    const uint64_t total = std::accumulate(c.begin(), c.end(), uint64_t(0));
+    if (total == 0 || c.size() < 16)
+        return false;
+    const auto keep = static_cast<uint64_t>(std::ceil(kCentralShare * static_cast<double>(total)));
+    size_t narrowest = c.size(), left = 0;
+    uint64_t sum = 0;
+    for (size_t right = 0; right < c.size(); ++right) {
+        sum += c[right];
+        while (left < right && sum - c[left] >= keep)
+            sum -= c[left++];
+        if (sum >= keep)
+            narrowest = std::min(narrowest, right - left + 1);
+    }
+    return narrowest * 16 <= c.size();
+}
 
 QVector<double> countsOf(const gguf::Histogram &h)
 {
@@ -48,9 +81,9 @@ QVector<double> countsOf(const gguf::Histogram &h)
 
 HistogramPanel::HistogramPanel(QWidget *parent)
     : QWidget(parent), m_bins(new QSpinBox(this)), m_range(new QComboBox(this)), m_lo(new QLineEdit(this)),
-      m_hi(new QLineEdit(this)), m_log(new QCheckBox(tr("&Log counts"), this)), m_plot(new HistogramPlot(this)),
-      m_table(new StatsTable(this)), m_tracker(new JobTracker(this)), m_progress(new JobProgress(this)),
-      m_sampleBar(new QWidget(this)), m_sampleText(new QLabel(m_sampleBar))
+      m_hi(new QLineEdit(this)), m_log(new QCheckBox(tr("&Log counts"), this)), m_shown(new QLabel(this)),
+      m_plot(new HistogramPlot(this)), m_table(new StatsTable(this)), m_tracker(new JobTracker(this)),
+      m_progress(new JobProgress(this)), m_sampleBar(new QWidget(this)), m_sampleText(new QLabel(m_sampleBar))
 {
     m_lazy = new LazyRefresh(this, [this] { refresh(); });
     m_bins->setRange(16, 4096);
@@ -59,6 +92,12 @@ HistogramPanel::HistogramPanel(QWidget *parent)
     m_bins->setToolTip(tr("Number of histogram bins (16–4096)"));
     for (const RangePreset &preset : kHistogramPresets)
         m_range->addItem(tr(preset.label));
+    m_range->setItemData(kAutomatic,
+                         tr("min – max, or the central 99.9 % of the values when a few outliers would squeeze the rest "
+                            "into one spike (the line under these controls says which)"),
+                         Qt::ToolTipRole);
+    m_range->setItemData(kCentral, tr("The narrowest range holding 99.9 % of the values, 0.05 % left out on each side"),
+                         Qt::ToolTipRole);
     for (QLineEdit *edit : {m_lo, m_hi}) {
         edit->setValidator(new QDoubleValidator(edit));
         edit->setMaximumWidth(110);
@@ -102,8 +141,12 @@ HistogramPanel::HistogramPanel(QWidget *parent)
     m_sampleBar->hide();
     connect(readWhole, &QPushButton::clicked, this, &HistogramPanel::readWholeTensor);
 
+    m_shown->setObjectName(QStringLiteral("histogramRangeShown"));
+    m_shown->setWordWrap(true);
+    m_shown->setTextInteractionFlags(Qt::TextSelectableByMouse);
     auto *layout = new QVBoxLayout(this);
     layout->addLayout(controls);
+    layout->addWidget(m_shown);
     layout->addWidget(m_sampleBar);
     layout->addWidget(split, 1);
     layout->addWidget(m_progress);
@@ -135,6 +178,7 @@ void HistogramPanel::setTensor(const TensorHandle &tensor)
     m_tensor = tensor;
     m_stats.reset();
     m_histogram.reset();
+    m_centralShown = m_percentilesChosen = false;
     m_readWhole = false;
     m_sampleBar->hide();
     m_tracker->drop();
@@ -157,9 +201,9 @@ int HistogramPanel::bins() const
 void HistogramPanel::setRangeChoice(const RangeChoice &choice)
 {
     int index = kCustom;
-    for (int i = 0; i < kCustom; ++i)
+    for (int i = 0; i < kCustom && index == kCustom; ++i)
         if (kHistogramPresets[i].matches(choice))
-            index = i;
+            index = i; // the first that matches: Automatic for an automatic choice
     const QSignalBlocker block(m_range);
     m_range->setCurrentIndex(index);
     m_lo->setEnabled(index == kCustom);
@@ -207,6 +251,7 @@ void HistogramPanel::readWholeTensor()
     m_readWhole = true;
     m_stats.reset();
     m_histogram.reset();
+    m_centralShown = m_percentilesChosen = false;
     m_sampleBar->hide();
     m_lazy->refreshNow();
 }
@@ -286,17 +331,31 @@ void HistogramPanel::refineStatistics(uint32_t bins)
 void HistogramPanel::computeHistogram()
 {
     const uint32_t bins = static_cast<uint32_t>(m_bins->value());
-    const RangeChoice choice = rangeChoice();
+    RangeChoice choice = rangeChoice();
     if (m_stats->finite == 0)
         return;
     if (choice.mode == RangeMode::Custom && !(choice.hi > choice.lo)) {
         m_plot->showMessage(tr("Type a range: the upper end must be above the lower end."));
         return;
     }
+    // the central 99.9 %, asked for or chosen because a few outliers squeeze the rest into a spike;
+    // a sample (of a remote tensor) gets p1 – p99 instead: the central range's passes would fetch
+    // the sample again each time
+    const int index = m_range->currentIndex();
+    const bool dominated = index == kAutomatic && outliersDominate(m_stats->histogram);
+    if (index == kCentral || (dominated && m_stats->sampledElements == 0)) {
+        computeCentral(bins);
+        return;
+    }
+    m_centralShown = false;
+    m_percentilesChosen = dominated;
+    if (dominated)
+        choice = kHistogramPresets[kPercentiles].choice();
     const std::pair<double, double> range = choice.rangeFor(*m_stats);
     // The first pass's histogram is already exact for the automatic range with this many bins.
     if (choice.mode == RangeMode::Automatic && m_histogram && m_histogram->exact &&
         m_histogram->counts.size() == bins && m_histogram->lo == range.first && m_histogram->hi == range.second) {
+        updateRangeNote();
         return;
     }
     const TensorHandle tensor = m_tensor;
@@ -317,6 +376,65 @@ void HistogramPanel::computeHistogram()
         });
 }
 
+void HistogramPanel::computeCentral(uint32_t bins)
+{
+    const TensorHandle tensor = m_tensor;
+    const gguf::TensorStatistics stats = *m_stats;
+    const uint64_t sample = stats.sampledElements > 0 ? WeightJobs::sampleBytesFor(tensor) : 0;
+    const bool chosen = m_range->currentIndex() == kAutomatic;
+    m_tracker->start(
+        tr("Central 99.9 % of %1").arg(tensor.name()),
+        [tensor, bins, stats, sample](const gguf::ProgressFn &progress) {
+            return WeightJobs::central(tensor, bins, stats, kCentralShare, progress, sample);
+        },
+        [this, chosen](const WeightJobs::Statistics &result) {
+            if (result.status != gguf::StatsStatus::Ok) {
+                m_plot->showMessage(
+                    tr("No histogram: %1.")
+                        .arg(result.error.isEmpty() ? TextFormat::statsStatus(result.status) : result.error));
+                return;
+            }
+            m_centralShown = true;
+            m_centralChosen = chosen;
+            draw(result.stats.histogram);
+        });
+}
+
+void HistogramPanel::updateRangeNote()
+{
+    if (!m_histogram || !m_stats) {
+        m_shown->clear();
+        return;
+    }
+    const gguf::Histogram &h = *m_histogram;
+    const QString range = tr("%1 – %2").arg(QString::number(h.lo, 'g', 6), QString::number(h.hi, 'g', 6));
+    const uint64_t outside = h.below + h.above;
+    const QString outsideText =
+        outside == 1 ? tr("1 value lies outside it") : tr("%1 values lie outside it").arg(outside);
+    const int index = m_range->currentIndex();
+    if (m_centralShown) {
+        m_shown->setText(
+            (m_centralChosen
+                 ? tr("Range shown: the central 99.9 % of the values, %1, chosen because a few outliers "
+                      "would squeeze the rest into one spike; %2, from %3 to %4 (Whole range shows them all).")
+                 : tr("Range shown: the central 99.9 % of the values, %1; %2, from %3 to %4."))
+                .arg(range, outsideText, QString::number(m_stats->min, 'g', 6), QString::number(m_stats->max, 'g', 6)));
+    } else if (m_percentilesChosen) {
+        m_shown->setText(tr("Range shown: p1 – p99 of the sample, %1, chosen because a few outliers would squeeze the "
+                            "rest into one spike; %2 (Whole range shows them all).")
+                             .arg(range, outsideText));
+    } else if (index == kAutomatic || index == kWhole) {
+        m_shown->setText(tr("Range shown: min – max, %1 (every value).").arg(range));
+    } else {
+        m_shown->setText(tr("Range shown: %1, %2; %3.").arg(m_range->currentText(), range, outsideText));
+    }
+}
+
+QString HistogramPanel::rangeNote() const
+{
+    return m_shown->text();
+}
+
 void HistogramPanel::draw(const gguf::Histogram &histogram)
 {
     m_histogram = histogram;
@@ -326,6 +444,7 @@ void HistogramPanel::draw(const gguf::Histogram &histogram)
                                                                  : tr("%1 (estimated)").arg(m_tensor.name());
     m_plot->setSeries({HistogramPlot::Series{name, histogram.lo, histogram.hi, countsOf(histogram)}},
                       HistogramPlot::Scale::Counts);
+    updateRangeNote();
 }
 
 QCustomPlot *HistogramPanel::shownPlot() const

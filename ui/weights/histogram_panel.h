@@ -58,25 +58,33 @@ public:
     void readWholeTensor();
     /// The bar that says the figures are of a sample, with its button.
     QWidget *sampleBar() const { return m_sampleBar; }
+    /// Which range the plot shows and why ("Range shown: the central 99.9 % …").
+    QString rangeNote() const;
 
 private:
     void settingsChanged();
     void computeStatistics();
     void refineStatistics(uint32_t bins);
     void computeHistogram();
+    void computeCentral(uint32_t bins);
     void draw(const gguf::Histogram &histogram);
+    void updateRangeNote();
 
     TensorHandle m_tensor;
     std::optional<gguf::TensorStatistics> m_stats;
     std::optional<gguf::Histogram> m_histogram;
-    LazyRefresh *m_lazy = nullptr; ///< refresh() when stale and visible
-    bool m_readWhole = false;      ///< the user asked for the whole tensor, not a sample
+    LazyRefresh *m_lazy = nullptr;    ///< refresh() when stale and visible
+    bool m_readWhole = false;         ///< the user asked for the whole tensor, not a sample
+    bool m_centralShown = false;      ///< the histogram drawn is over the central 99.9 %
+    bool m_centralChosen = false;     ///< ...because Automatic found outliers dominating
+    bool m_percentilesChosen = false; ///< Automatic chose p1 – p99 for a sample whose outliers dominate
 
     QSpinBox *m_bins;
     QComboBox *m_range;
     QLineEdit *m_lo;
     QLineEdit *m_hi;
     QCheckBox *m_log;
+    QLabel *m_shown;
     HistogramPlot *m_plot;
     StatsTable *m_table;
     JobTracker *m_tracker;

@@ -2,6 +2,7 @@
 #include "ui/weights/weight_jobs.h"
 
 #include "core/format/gguf_file.h"
+#include "core/util/parallel_chunks.h"
 
 #include <vector>
 
@@ -34,6 +35,31 @@ Statistics statistics(const TensorHandle &tensor, uint32_t bins, std::optional<s
                       const gguf::ProgressFn &progress, uint64_t sampleBytes)
 {
     return fromCore(gguf::statisticsOf(tensor.source(), bins, range, progress, sampleBytes));
+}
+
+Statistics central(const TensorHandle &tensor, uint32_t bins, const gguf::TensorStatistics &stats, double share,
+                   const gguf::ProgressFn &progress, uint64_t sampleBytes)
+{
+    // the passes that narrow the range (at most kPasses), then the histogram the user asked for
+    constexpr int kPasses = 6;
+    constexpr uint32_t kSearchBins = 256;
+    uint64_t pass = 0;
+    Statistics failed;
+    const auto range = gguf::centralRange(
+        stats.min, stats.max, stats.finite, share, kSearchBins,
+        [&](double lo, double hi) -> std::optional<gguf::Histogram> {
+            Statistics s = statistics(tensor, kSearchBins, std::pair{lo, hi},
+                                      gguf::progressPart(progress, pass++, 1, kPasses + 1), sampleBytes);
+            if (s.status != gguf::StatsStatus::Ok) {
+                failed = s;
+                return std::nullopt;
+            }
+            return s.stats.histogram;
+        },
+        kPasses);
+    if (!range)
+        return failed;
+    return statistics(tensor, bins, *range, gguf::progressPart(progress, kPasses, 1, kPasses + 1), sampleBytes);
 }
 
 Statistics refined(const TensorHandle &tensor, uint32_t bins, const gguf::TensorStatistics &first,

@@ -54,6 +54,12 @@ uint64_t sampleBytesFor(const TensorHandle &tensor);
 Statistics refined(const TensorHandle &tensor, uint32_t bins, const gguf::TensorStatistics &first,
                    const gguf::ProgressFn &progress);
 
+/// The histogram over the central `share` of `tensor`'s finite values (gguf::centralRange, found in
+/// passes over the tensor, or over the same sample as `stats` when `sampleBytes` is set), binned in
+/// `bins`: its [lo, hi] is the range found, its below/above what lies outside.
+Statistics central(const TensorHandle &tensor, uint32_t bins, const gguf::TensorStatistics &stats, double share,
+                   const gguf::ProgressFn &progress, uint64_t sampleBytes);
+
 /// The histogram of one tensor of a comparison.
 struct Series {
     QString name;

@@ -155,6 +155,56 @@ private slots:
         QCOMPARE(r.status, StatsStatus::NoData);
     }
 
+    // The central 99.9 % of a million values and 50 far outliers: found by passes of plain binning
+    // here, it holds the central share (at most 500 values cut on each side, counted here) and is
+    // barely wider than the exact one (from the sorted values).
+    void centralRangeLeavesTheOutliersOut()
+    {
+        std::vector<double> values;
+        uint64_t state = 12345;
+        for (int i = 0; i < 1000000; ++i) {
+            state = state * 6364136223846793005ull + 1442695040888963407ull;
+            values.push_back(double(state >> 11) / double(uint64_t(1) << 53) * 2.0 - 1.0); // [-1, 1)
+        }
+        for (int i = 0; i < 50; ++i)
+            values.push_back(i % 2 ? 1000.0 + i : -1000.0 - i);
+        const uint64_t n = values.size();
+        const uint64_t tail = static_cast<uint64_t>(std::floor(0.0005 * double(n)));
+        const auto [min, max] = std::minmax_element(values.begin(), values.end());
+        int passes = 0;
+        const gguf::HistogramPass pass = [&](double lo, double hi) {
+            ++passes;
+            gguf::Histogram h;
+            h.lo = lo;
+            h.hi = hi;
+            h.counts.assign(256, 0);
+            for (double v : values) {
+                if (v < lo)
+                    ++h.below;
+                else if (v > hi)
+                    ++h.above;
+                else
+                    ++h.counts[gguf::histogramBin(v, lo, hi, 256)];
+            }
+            return std::optional(h);
+        };
+        const auto range = gguf::centralRange(*min, *max, n, 0.999, 256, pass);
+        QVERIFY(range);
+        const auto [lo, hi] = *range;
+        QVERIFY(uint64_t(std::count_if(values.begin(), values.end(), [&](double v) { return v < lo; })) <= tail);
+        QVERIFY(uint64_t(std::count_if(values.begin(), values.end(), [&](double v) { return v > hi; })) <= tail);
+        std::vector<double> sorted = values;
+        std::sort(sorted.begin(), sorted.end());
+        const double exactWidth = sorted[n - 1 - tail] - sorted[tail];
+        QVERIFY2(hi - lo <= exactWidth * 1.05, qPrintable(QStringLiteral("%1 – %2").arg(lo).arg(hi)));
+        QVERIFY(passes >= 2 && passes <= 6);
+        // nothing to cut: the whole range
+        QCOMPARE(gguf::centralRange(2.0, 2.0, 10, 0.999, 256, pass), std::optional(std::pair{2.0, 2.0}));
+        // a pass that did not finish
+        QVERIFY(!gguf::centralRange(-1, 1, 10, 0.999, 256,
+                                    [](double, double) { return std::optional<gguf::Histogram>(); }));
+    }
+
     void progressPartMapsIntoTheWhole()
     {
         std::vector<std::pair<uint64_t, uint64_t>> seen;

@@ -12,6 +12,7 @@
 #include "ui/weights/histogram_panel.h"
 #include "ui/weights/stats_table.h"
 
+#include <QComboBox>
 #include <QPushButton>
 #include <QThreadPool>
 #include <QtTest>
@@ -52,6 +53,20 @@ std::vector<float> withOutliers()
     return values;
 }
 
+// 100,000 values spread over [0, 1) and ten far outliers, five on each side: a [min, max] histogram
+// is one spike.
+std::vector<float> spike()
+{
+    std::vector<float> values;
+    for (int i = 0; i < 100000; ++i)
+        values.push_back(static_cast<float>(i) / 100000.0f);
+    for (int i = 0; i < 5; ++i) {
+        values.push_back(1000.0f + static_cast<float>(i));
+        values.push_back(-1000.0f - static_cast<float>(i));
+    }
+    return values;
+}
+
 constexpr uint64_t kBigElements = uint64_t(1) << 25; // 32 M values: long enough to interrupt
 
 std::shared_ptr<const SplitModel> makeModel()
@@ -60,6 +75,7 @@ std::shared_ptr<const SplitModel> makeModel()
     builder.tensor("staircase", {136}, 0, f32Bytes(staircase()));
     builder.tensor("outliers", {1002}, 0, f32Bytes(withOutliers()));
     builder.tensor("big", {4096, kBigElements / 4096}, 2); // Q4_0, zero-filled
+    builder.tensor("spike", {100010}, 0, f32Bytes(spike()));
     OpenResult opened = GgufFile::openBuffer(builder.build().bytes());
     return opened.file ? SplitModel::single(opened.file) : nullptr;
 }
@@ -82,7 +98,7 @@ private slots:
     {
         m_model = makeModel();
         QVERIFY(m_model);
-        QCOMPARE(m_model->tensors().size(), size_t(3));
+        QCOMPARE(m_model->tensors().size(), size_t(4));
     }
 
     void cleanup()
@@ -184,6 +200,36 @@ private slots:
                  qPrintable(QStringLiteral("[%1, %2]").arg(h.lo).arg(h.hi)));
         QVERIFY(h.below >= 1 && h.above >= 1);
         QVERIFY(panel.statsTable()->valueText(StatsTable::Row::Outside).contains(QStringLiteral("below")));
+    }
+
+    // A few outliers would squeeze the rest into one bin: Automatic shows the central 99.9 % and says
+    // so; Whole range shows min – max (#40).
+    void centralRangeWhenOutliersDominate()
+    {
+        HistogramPanel panel;
+        panel.resize(900, 500);
+        panel.show();
+        panel.setTensor(TensorHandle::named(m_model, QStringLiteral("spike")));
+        QTRY_VERIFY_WITH_TIMEOUT(panel.rangeNote().contains(QStringLiteral("central 99.9 %")), 20000);
+        const Histogram &h = *panel.histogram();
+        QVERIFY2(h.lo >= -0.05 && h.hi <= 1.05, qPrintable(QStringLiteral("[%1, %2]").arg(h.lo).arg(h.hi)));
+        QCOMPARE(h.below + h.above, uint64_t(10)); // the outliers, and only they
+        QVERIFY(panel.rangeNote().contains(QStringLiteral("chosen because a few outliers")));
+        QVERIFY(panel.rangeNote().contains(QStringLiteral("10 values lie outside it")));
+        QComboBox *range = nullptr;
+        for (QComboBox *box : panel.findChildren<QComboBox *>())
+            if (box->findText(QStringLiteral("Whole range: min – max")) >= 0)
+                range = box;
+        QVERIFY(range);
+        range->setCurrentIndex(range->findText(QStringLiteral("Whole range: min – max")));
+        QTRY_VERIFY_WITH_TIMEOUT(panel.histogram() && panel.histogram()->lo == -1004.0, 20000);
+        QVERIFY2(panel.rangeNote().startsWith(QStringLiteral("Range shown: min – max")), qPrintable(panel.rangeNote()));
+        // the staircase has no outliers: Automatic keeps min – max
+        range->setCurrentIndex(0);
+        panel.setTensor(TensorHandle::named(m_model, QStringLiteral("staircase")));
+        QTRY_VERIFY_WITH_TIMEOUT(panel.histogram() && panel.histogram()->lo == 0.5, 20000);
+        QVERIFY(JobTracker::pool()->waitForDone(20000));
+        QTRY_VERIFY(panel.rangeNote().startsWith(QStringLiteral("Range shown: min – max")));
     }
 
     void staleResultIsDropped()

@@ -33,6 +33,7 @@
 #include <QThreadPool>
 #include <QTreeView>
 #include <QtTest>
+#include <qcustomplot.h>
 
 #include <qcustomplot.h>
 
@@ -188,6 +189,44 @@ private slots:
         QCOMPARE(page.mode(), WeightsPage::Mode::Histogram);
     }
 
+    // Layer numbers are whole: a 2-layer chart has ticks 0 and 1 only, each once (#40: -1, 0, 1, 1, 2).
+    void layerTicksAreWholeNumbers()
+    {
+        LayerChart chart;
+        chart.resize(700, 300);
+        chart.setPoints({{0, 1.0, QStringLiteral("blk.0.w")}, {1, 2.0, QStringLiteral("blk.1.w")}},
+                        QStringLiteral("mean"));
+        chart.show();
+        chart.plot()->replot();
+        const QVector<double> ticks = chart.plot()->xAxis->tickVector();
+        QVERIFY(!ticks.isEmpty());
+        QStringList labels = chart.plot()->xAxis->tickVectorLabels().toList();
+        for (double t : ticks)
+            QCOMPARE(t, std::round(t));
+        labels.removeDuplicates();
+        QCOMPARE(labels.size(), ticks.size());
+    }
+
+    // Two histograms drawn together: their legend sits above the axes, never over the bars (#40: it
+    // covered the peak); one histogram has no legend and no room kept for one.
+    void legendKeepsOffTheBars()
+    {
+        HistogramPlot plot;
+        plot.resize(600, 400);
+        plot.show();
+        const QVector<double> bell{1, 4, 9, 16, 25, 16, 9, 4, 1};
+        plot.setSeries({{QStringLiteral("A"), -1, 1, bell}, {QStringLiteral("B"), -1, 1, bell}},
+                       HistogramPlot::Scale::Shares);
+        plot.plot()->replot();
+        QVERIFY(plot.plot()->legend->visible());
+        QVERIFY(!plot.plot()->legend->outerRect().intersects(plot.plot()->axisRect()->rect()));
+        const int twoHigh = plot.plot()->axisRect()->rect().height();
+        plot.setSeries({{QStringLiteral("A"), -1, 1, bell}}, HistogramPlot::Scale::Counts);
+        plot.plot()->replot();
+        QVERIFY(!plot.plot()->legend->visible());
+        QVERIFY(plot.plot()->axisRect()->rect().height() > twoHigh);
+    }
+
     void heatmapTilesAndTheirBytes()
     {
         WeightsPage page;
@@ -204,9 +243,15 @@ private slots:
         QCOMPARE(h.gridRows, uint32_t(kRows)); // grid clipped to the tensor's own size
         QCOMPARE(h.gridCols, uint32_t(kCols));
         QCOMPARE(h.mean[5 * kCols + 3], 5.0f);
+        // the grid drawn, not the one asked for (#40: "512 × 512 tiles" over a smaller tensor)
+        QVERIFY2(heatmap->tileInfo().startsWith(
+                     QStringLiteral("%1 × %2 tiles of up to 1 × 1 values.").arg(kRows).arg(kCols)),
+                 qPrintable(heatmap->tileInfo()));
         QSignalSpy clicked(heatmap->plot(), &HeatmapPlot::tileClicked);
         heatmap->plot()->selectTile(5, 3);
         QCOMPARE(clicked.count(), 1);
+        // the selected tile's text is said once, below the plot, not again in the read-out (#40)
+        QVERIFY(heatmap->plot()->readout().isEmpty());
         QVERIFY2(heatmap->tileInfo().contains(QStringLiteral("Rows 5–5, columns 3–3")),
                  qPrintable(heatmap->tileInfo()));
         // F32: the tile's first row's block range is exactly its one value.
