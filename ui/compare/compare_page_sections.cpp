@@ -29,6 +29,7 @@
 #include <QPushButton>
 #include <QScrollArea>
 #include <QSplitter>
+#include <QStyle>
 #include <QTabWidget>
 #include <QTableView>
 #include <QTreeView>
@@ -131,6 +132,12 @@ QWidget *ComparePage::buildTensorsSection()
     m_tensorView->setSelectionBehavior(QAbstractItemView::SelectRows);
     m_tensorView->setSelectionMode(QAbstractItemView::SingleSelection);
     m_tensorView->horizontalHeader()->resizeSection(TensorDiffModel::Name, 240);
+    // every header readable whole, the sort mark included (#40: "mean |a−b| / mean |a|" was cut)
+    QHeaderView *header = m_tensorView->horizontalHeader();
+    const int mark = style()->pixelMetric(QStyle::PM_HeaderMarkSize, nullptr, header);
+    for (int c = 0; c < m_tensorModel->columnCount(); ++c)
+        if (c != TensorDiffModel::Name)
+            header->resizeSection(c, std::max(header->sectionSize(c), header->sectionSizeHint(c) + mark));
     m_tensorView->setContextMenuPolicy(Qt::CustomContextMenu);
     m_tensorView->setToolTip(tr("Double-click: show the tensor in A (in B when only B has it)"));
     m_valueProgress->track(m_overviewTracker);

@@ -75,7 +75,14 @@ HexPage::HexPage(QWidget *parent)
     side->setWidgetResizable(true);
     side->setFrameShape(QFrame::NoFrame);
     side->setHorizontalScrollBarPolicy(Qt::ScrollBarAlwaysOff);
-    side->setMinimumWidth(m_inspector->minimumSizeHint().width() + side->verticalScrollBar()->sizeHint().width());
+    // a vertical scroll bar that came and went as the inspector's height changed left the
+    // inspector as wide as the viewport had been without it, its right edge cut off (#40)
+    side->setVerticalScrollBarPolicy(Qt::ScrollBarAlwaysOn);
+    m_side = side;
+    fitInspector();
+    // what the inspector shows (a quantized block's fields in the legend, long values) can widen it:
+    // its side follows, so that nothing in it is cut (#40: a 128-byte field read "12")
+    m_inspector->installEventFilter(this);
     m_splitter->addWidget(m_view);
     m_splitter->addWidget(side);
     m_splitter->setStretchFactor(0, 1);
@@ -92,6 +99,18 @@ HexPage::HexPage(QWidget *parent)
 }
 
 HexPage::~HexPage() = default;
+
+void HexPage::fitInspector()
+{
+    m_side->setMinimumWidth(m_inspector->minimumSizeHint().width() + m_side->verticalScrollBar()->sizeHint().width());
+}
+
+bool HexPage::eventFilter(QObject *watched, QEvent *event)
+{
+    if (watched == m_inspector && event->type() == QEvent::LayoutRequest)
+        fitInspector();
+    return Page::eventFilter(watched, event);
+}
 
 void HexPage::createActions()
 {

@@ -20,6 +20,7 @@ class JobTracker;
 class MessageBar;
 class QComboBox;
 class QLabel;
+class QScrollArea;
 class QSplitter;
 
 namespace gguf {
@@ -93,6 +94,9 @@ signals:
     /// A search ended: found (and selected) or not.
     void searchFinished(bool found);
 
+protected:
+    bool eventFilter(QObject *watched, QEvent *event) override;
+
 private:
     void buildAnnotator(int shard);
     void annotatorBuilt(int shard, std::shared_ptr<const HexAnnotator> built);
@@ -119,6 +123,8 @@ private:
     QSplitter *m_splitter;
     HexView *m_view;
     HexInspector *m_inspector;
+    QScrollArea *m_side = nullptr; ///< the inspector's scroll area
+    void fitInspector();
     HexSearch *m_search;
     JobTracker *m_annotatorJobs; ///< builds the annotator of the file shown, on Qt's global pool
     JobTracker *m_fetchJobs;     ///< fetches the rows on screen of a remote file, on Qt's global pool

@@ -243,6 +243,22 @@ void ImportancePage::computeReport()
         [this](Computed computed) { showReport(std::move(computed)); });
 }
 
+// Each column as wide as its header and its first rows need, at most about 16 characters (a longer
+// text, a weight's problem, is cut with its tooltip saying it whole): more of the 15 columns fit,
+// and none is a wide blank whose header sits off screen (#40: the Share column and those after it)
+void ImportancePage::fitColumns()
+{
+    QHeaderView *header = m_table->horizontalHeader();
+    header->setResizeContentsPrecision(200);
+    const int widest = fontMetrics().horizontalAdvance(QLatin1Char('0')) * 16 + 16;
+    for (int c = 0; c < m_proxy->columnCount(); ++c) {
+        m_table->resizeColumnToContents(c);
+        const int least = header->sectionSizeHint(c);
+        const int cap = c == ImportanceModel::Tensor ? 320 : widest;
+        header->resizeSection(c, std::max(least, std::min(header->sectionSize(c), cap)));
+    }
+}
+
 void ImportancePage::showReport(Computed computed)
 {
     if (!computed.facts || !computed.report) {
@@ -282,8 +298,7 @@ void ImportancePage::showReport(Computed computed)
                                   "--show-statistics computes it.");
     m_summary->setText(text);
     m_model->setReport(*computed.report);
-    m_table->resizeColumnsToContents();
-    m_table->setColumnWidth(ImportanceModel::Tensor, std::min(m_table->columnWidth(ImportanceModel::Tensor), 320));
+    fitColumns();
 
     // roles across the layers, in the order of their first appearance
     {

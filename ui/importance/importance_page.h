@@ -87,6 +87,7 @@ private:
     QWidget *createChannelsTab();
     QWidget *createLayersTab();
     void computeReport();
+    void fitColumns();
     void showReport(Computed computed);
     void computeDetail();
     void showDetail(Detail detail);

@@ -61,6 +61,7 @@ KindPanel::KindPanel(QWidget *parent)
 QTreeWidgetItem *KindPanel::add(QTreeWidgetItem *parent, const QString &label, const QString &value)
 {
     auto *item = parent ? new QTreeWidgetItem(parent, {label, value}) : new QTreeWidgetItem(m_tree, {label, value});
+    item->setToolTip(0, label); // a long name (a base model's file) may be cut: said whole here
     item->setToolTip(1, value);
     return item;
 }
@@ -317,5 +318,6 @@ void KindPanel::showBaseCheck(const QString &basePath, const gguf::AdapterCheck 
         add(m_baseItem, tr("…"), tr("%n more pair(s) that do not fit", nullptr, listed - kListed));
     add(m_baseItem, tr("Pairs that fit"), QLocale().toString(qulonglong(fit)));
     m_baseItem->setExpanded(!ok);
+    m_tree->resizeColumnToContents(0); // "Against <base file>" whole (#40)
     emit baseChecked();
 }

@@ -248,10 +248,15 @@ QVariant TensorTableModel::tensorData(int tensor, int column, int role) const
         return {};
     case Qt::ToolTipRole:
         switch (column) {
-        case NameColumn:
+        case NameColumn: {
+            // the whole name (a long one is cut in its column), and what is wrong with it
+            const QString name = ValueText::fullText(info.name);
             if (!placed)
-                return tr("The tensor infos of this damaged file broke off, so where its data starts is unknown");
-            return info.dataInFile ? QVariant() : tr("The data of this tensor lies outside the file");
+                return name + QLatin1Char('\n') +
+                       tr("The tensor infos of this damaged file broke off, so where its data starts is unknown");
+            return info.dataInFile ? name
+                                   : name + QLatin1Char('\n') + tr("The data of this tensor lies outside the file");
+        }
         case TypeColumn:
             return QString::fromUtf8(gguf::typeTraits(info.typeId).note.data(),
                                      static_cast<qsizetype>(gguf::typeTraits(info.typeId).note.size()));

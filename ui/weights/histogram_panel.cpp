@@ -90,14 +90,7 @@ HistogramPanel::HistogramPanel(QWidget *parent)
     m_bins->setValue(256);
     m_bins->setAccelerated(true);
     m_bins->setToolTip(tr("Number of histogram bins (16–4096)"));
-    for (const RangePreset &preset : kHistogramPresets)
-        m_range->addItem(tr(preset.label));
-    m_range->setItemData(kAutomatic,
-                         tr("min – max, or the central 99.9 % of the values when a few outliers would squeeze the rest "
-                            "into one spike (the line under these controls says which)"),
-                         Qt::ToolTipRole);
-    m_range->setItemData(kCentral, tr("The narrowest range holding 99.9 % of the values, 0.05 % left out on each side"),
-                         Qt::ToolTipRole);
+    fillRangeMenu();
     for (QLineEdit *edit : {m_lo, m_hi}) {
         edit->setValidator(new QDoubleValidator(edit));
         edit->setMaximumWidth(110);
@@ -169,6 +162,18 @@ HistogramPanel::HistogramPanel(QWidget *parent)
     connect(resetZoom, &QPushButton::clicked, m_plot, &HistogramPlot::resetZoom);
     connect(m_progress, &JobProgress::restartClicked, m_lazy, &LazyRefresh::refreshNow);
     m_plot->showMessage(tr("Select a tensor to see its histogram."));
+}
+
+void HistogramPanel::fillRangeMenu()
+{
+    for (const RangePreset &preset : kHistogramPresets)
+        m_range->addItem(tr(preset.label));
+    m_range->setItemData(kAutomatic,
+                         tr("min – max, or the central 99.9 % of the values when a few outliers would squeeze the rest "
+                            "into one spike (the line under these controls says which)"),
+                         Qt::ToolTipRole);
+    m_range->setItemData(kCentral, tr("The narrowest range holding 99.9 % of the values, 0.05 % left out on each side"),
+                         Qt::ToolTipRole);
 }
 
 void HistogramPanel::setTensor(const TensorHandle &tensor)

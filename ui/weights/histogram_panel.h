@@ -62,6 +62,7 @@ public:
     QString rangeNote() const;
 
 private:
+    void fillRangeMenu();
     void settingsChanged();
     void computeStatistics();
     void refineStatistics(uint32_t bins);
