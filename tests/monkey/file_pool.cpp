@@ -4,12 +4,17 @@
 #include "core/format/ggml_types.h"
 #include "tests/support/gguf_builder.h"
 #include "tests/support/kind_samples.h"
+#include "tests/support/range_server/range_server.h"
 #include "tests/support/test_paths.h"
 
 #include <QBuffer>
 #include <QDir>
 #include <QFile>
+#include <QFileInfo>
 #include <QImage>
+#include <QUrl>
+
+#include <string>
 
 using gguf::test::GgufBuilder;
 using gguf::test::V;
@@ -41,10 +46,41 @@ FilePool::FilePool(QRandomGenerator &random)
     makeGoodFiles();
     makeDamagedFiles(random);
     makeHugeSparseFile();
+    serveSome();
+}
+
+FilePool::~FilePool()
+{
+    if (m_server)
+        m_server->stop();
+}
+
+void FilePool::serveSome()
+{
+    m_server = std::make_unique<gguf::test::RangeServer>();
+    if (!m_server->start()) {
+        m_error = QStringLiteral("the range server could not listen on 127.0.0.1");
+        return;
+    }
+    // a model, a vocabulary, a split set (each shard found from the other), a cut copy, and a name
+    // the server does not have (404)
+    for (const char *name :
+         {"sample.gguf", "real-ggml-vocab-phi-3.gguf", "split-00001-of-00002.gguf", "split-00002-of-00002.gguf"})
+        m_server->serve("/pool/" + std::string(name), m_dir.filePath(QLatin1String(name)).toStdString());
+    for (const QString &path : std::as_const(m_paths))
+        if (QFileInfo(path).fileName().startsWith(QLatin1String("truncated-"))) {
+            m_server->serve("/pool/cut.gguf", path.toStdString());
+            break;
+        }
+    for (const char *name :
+         {"sample.gguf", "real-ggml-vocab-phi-3.gguf", "split-00002-of-00002.gguf", "cut.gguf", "not-there.gguf"})
+        m_paths << QString::fromStdString(m_server->url("/pool/" + std::string(name)));
 }
 
 QString FilePool::name(const QString &path) const
 {
+    if (path.contains(QLatin1String("://")))
+        return QStringLiteral("URL ") + QUrl(path).path();
     return QDir(m_dir.path()).relativeFilePath(path);
 }
 

@@ -22,7 +22,7 @@ namespace {
 constexpr int kLogLength = 20;
 
 /// How often each action is drawn (in Action order).
-constexpr std::array<quint32, 21> kWeights = {
+constexpr std::array<quint32, 24> kWeights = {
     8,  // OpenFile
     5,  // DropFiles
     2,  // CompareDrop
@@ -43,6 +43,10 @@ constexpr std::array<quint32, 21> kWeights = {
     8,  // RandomKeys
     4,  // Wait
     1,  // CloseOtherWindows
+    2,  // Burst
+    4,  // ComparePair
+    5,  // EditMetadata
+    3,  // KindFacts
 };
 
 /// Keeps the window open whatever is pressed (Close Window, Quit): the walk ends it itself.
@@ -183,6 +187,9 @@ QString Monkey::perform(Action action, const Params &p)
     case Action::Wait: return wait(p);
     case Action::CloseOtherWindows: return closeOtherWindows();
     case Action::Burst: return burst(p);
+    case Action::ComparePair: return comparePair(p);
+    case Action::EditMetadata: return editMetadata(p);
+    case Action::KindFacts: return kindFacts(p);
     case Action::Count: break;
     }
     return {};

@@ -81,6 +81,9 @@ private:
         Wait,
         CloseOtherWindows,
         Burst,
+        ComparePair,
+        EditMetadata,
+        KindFacts,
         Count
     };
     using Params = std::array<quint32, 6>;
@@ -129,6 +132,14 @@ private:
     /// Two to four actions with no event delivered between them (a load overtaken, a page switched
     /// while the pages take a model).
     QString burst(const Params &p);
+    // the views reached through their own APIs (monkey_views.cpp)
+    /// The Compare page's pair panel: a comparison started when there is none, else a pair of
+    /// tensors shown in detail and one of its views chosen.
+    QString comparePair(const Params &p);
+    /// The metadata edited: a value set, a key removed, undo, redo, Save (in place) or Save As.
+    QString editMetadata(const Params &p);
+    /// The Overview's kind facts: an item expanded or collapsed, an adapter checked against a base.
+    QString kindFacts(const Params &p);
     // helpers for the actions
     QWidget *currentPage() const;
     /// The visible, enabled widgets of type T in `root`, in creation order.

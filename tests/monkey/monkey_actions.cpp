@@ -231,9 +231,13 @@ QString Monkey::openFile(const Params &p)
 QString Monkey::dropFiles(const Params &p, bool compare)
 {
     const QStringList &paths = m_pool->paths();
-    QList<QUrl> urls{QUrl::fromLocalFile(paths[p[0] % paths.size()])};
+    // a URL of the pool's server is dropped as a browser drops a link
+    const auto urlOf = [](const QString &path) {
+        return path.contains(QLatin1String("://")) ? QUrl(path) : QUrl::fromLocalFile(path);
+    };
+    QList<QUrl> urls{urlOf(paths[p[0] % paths.size()])};
     if (p[1] % 6 == 0)
-        urls << QUrl::fromLocalFile(paths[p[2] % paths.size()]);
+        urls << urlOf(paths[p[2] % paths.size()]);
     QMimeData mime;
     mime.setUrls(urls);
     const QPoint pos(static_cast<int>(p[3] % std::max(1, m_window->width())),
@@ -241,7 +245,7 @@ QString Monkey::dropFiles(const Params &p, bool compare)
     const Qt::KeyboardModifiers modifiers = compare ? Qt::ControlModifier : Qt::NoModifier;
     QStringList names;
     for (const QUrl &url : urls)
-        names << pathName(url.toLocalFile());
+        names << pathName(url.isLocalFile() ? url.toLocalFile() : url.toString());
     const QString what = QStringLiteral("%1drop %2 at (%3, %4)")
                              .arg(compare ? QStringLiteral("Ctrl+") : QString(), names.join(QStringLiteral(" and ")))
                              .arg(pos.x())
