@@ -190,7 +190,7 @@ private slots:
         };
         const auto range = gguf::centralRange(*min, *max, n, 0.999, 256, pass);
         QVERIFY(range);
-        const auto [lo, hi] = *range;
+        const double lo = range->first, hi = range->second;
         QVERIFY(uint64_t(std::count_if(values.begin(), values.end(), [&](double v) { return v < lo; })) <= tail);
         QVERIFY(uint64_t(std::count_if(values.begin(), values.end(), [&](double v) { return v > hi; })) <= tail);
         std::vector<double> sorted = values;

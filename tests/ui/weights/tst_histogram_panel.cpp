@@ -58,6 +58,7 @@ std::vector<float> withOutliers()
 std::vector<float> spike()
 {
     std::vector<float> values;
+    values.reserve(100010);
     for (int i = 0; i < 100000; ++i)
         values.push_back(static_cast<float>(i) / 100000.0f);
     for (int i = 0; i < 5; ++i) {
