@@ -29,6 +29,7 @@
 #include <QDir>
 #include <QFileInfo>
 #include <QMessageBox>
+#include <QScreen>
 #include <QSettings>
 #include <QShortcut>
 #include <QStackedWidget>
@@ -272,7 +273,12 @@ void MainWindow::closeEvent(QCloseEvent *event)
 void MainWindow::restoreSettings()
 {
     QSettings settings;
-    if (!restoreGeometry(settings.value(QStringLiteral("mainWindow/geometry")).toByteArray()))
+    // the first-start size, also for a saved size larger than the screen (saved by a window that a
+    // bug once made hundreds of thousands of pixels tall)
+    const QScreen *screen = QGuiApplication::primaryScreen();
+    const bool restored = restoreGeometry(settings.value(QStringLiteral("mainWindow/geometry")).toByteArray());
+    if (!restored ||
+        (screen && (width() > screen->availableSize().width() * 2 || height() > screen->availableSize().height() * 2)))
         resize(1100, 760);
     restoreState(settings.value(QStringLiteral("mainWindow/state")).toByteArray());
     m_pages->restorePages(settings);

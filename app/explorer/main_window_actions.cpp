@@ -30,6 +30,7 @@
 #include <QMimeData>
 #include <QSettings>
 #include <QStackedWidget>
+#include <QTimer>
 
 void MainWindow::createMenus()
 {
@@ -87,7 +88,13 @@ void MainWindow::createStartView()
     connect(m_start, &StartView::openRequested, this, &MainWindow::chooseFiles);
     connect(m_start, &StartView::openUrlRequested, this, &MainWindow::chooseUrl);
     connect(m_start, &StartView::recentChosen, this, &MainWindow::openFile);
-    connect(m_document, &Document::loaded, this, [this] { showStart(false); });
+    // the pages appear (and lay themselves out) in a turn of their own, not in the event that ended the load
+    connect(m_document, &Document::loaded, this, [this] {
+        QTimer::singleShot(0, this, [this] {
+            if (m_document->model())
+                showStart(false);
+        });
+    });
     connect(m_reporter, &LoadReporter::failedWithNothingOpen, this, [this](const QString &path, const QString &why) {
         m_start->setFailure(path, why);
         showStart(true);

@@ -37,7 +37,9 @@ void PageHost::showModel(std::shared_ptr<const gguf::SplitModel> model)
     m_waiting = m_pages;
     if (Page *current = currentPage(); current && m_waiting.removeOne(current))
         m_waiting.prepend(current);
-    showOnNextPage(++m_generation);
+    // the page in view too takes the model in a turn of its own, not in the event that ended the load
+    const quint64 generation = ++m_generation;
+    QTimer::singleShot(0, this, [this, generation] { showOnNextPage(generation); });
 }
 
 void PageHost::showOnNextPage(quint64 generation)

@@ -5,10 +5,13 @@
 #include "app/gguf_bench/bench_util.h"
 
 #include <algorithm>
+#include <atomic>
+#include <cstdint>
 #include <cstdio>
 #include <cstdlib>
 #include <filesystem>
 #include <string>
+#include <thread>
 #include <vector>
 
 namespace bench {
@@ -81,6 +84,34 @@ void report(const char *what, const std::string &explorer, const std::string &pr
                 runs.front().seconds);
 }
 
+// Every core kept busy by a spinning thread at the normal priority for as long as it lives: the
+// "under load" of a machine building or running something else beside the window (#40).
+class BusyCores {
+public:
+    BusyCores()
+    {
+        const unsigned cores = std::max(1u, std::thread::hardware_concurrency());
+        for (unsigned i = 0; i < cores; ++i)
+            m_threads.emplace_back([this] {
+                volatile uint64_t spin = 0;
+                while (!m_stop.load(std::memory_order_relaxed))
+                    spin = spin + 1;
+            });
+    }
+    ~BusyCores()
+    {
+        m_stop = true;
+        for (std::thread &t : m_threads)
+            t.join();
+    }
+    BusyCores(const BusyCores &) = delete;
+    BusyCores &operator=(const BusyCores &) = delete;
+
+private:
+    std::atomic<bool> m_stop{false};
+    std::vector<std::thread> m_threads;
+};
+
 } // namespace
 
 void benchStall(const std::string &dir, const std::string &explorer)
@@ -104,6 +135,13 @@ void benchStall(const std::string &dir, const std::string &explorer)
     std::snprintf(what, sizeof what, "generated model: 256k tokens, 500k merges, 20,000 tensors, %.1f GB (sparse)",
                   static_cast<double>(claimed) / 1e9);
     report(what, explorer, shots + "/big", big);
+    {
+        // under load: one spinning thread per core beside the window, and the floor under the same load
+        const BusyCores busy;
+        report("under load (a spinning thread per core): floor, empty window", explorer, shots + "/floor-busy",
+               dir + "/no-such-file.gguf");
+        report("under load: bundled sample", explorer, shots + "/sample-busy", "");
+    }
     std::filesystem::remove(big);
     std::filesystem::remove_all(shots);
 }

@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 #include "ui/plots/heatmap_plot.h"
 
+#include "queued_plot.h"
 #include "ui/plots/plot_style.h"
 
 #include <QEvent>
@@ -30,7 +31,7 @@ QString measureName(gguf::TileMeasure m, const QString &symbol)
 } // namespace
 
 HeatmapPlot::HeatmapPlot(QWidget *parent)
-    : QWidget(parent), m_stack(new QStackedLayout), m_plot(new QCustomPlot(this)), m_message(new QLabel(this)),
+    : QWidget(parent), m_stack(new QStackedLayout), m_plot(new QueuedPlot(this)), m_message(new QLabel(this)),
       m_readout(new QLabel(this))
 {
     PlotStyle::buildFrame(this, m_stack, m_plot, m_message, m_readout);
@@ -153,7 +154,7 @@ void HeatmapPlot::redraw()
         m_map->setDataRange(logarithmic ? QCPRange(smallest, hi) : QCPRange(0, hi > 0 ? hi : 1));
     }
     m_scale->axis()->setLabel(measureName(m_measure, m_symbol));
-    m_plot->replot();
+    PlotStyle::redraw(m_plot);
 }
 
 void HeatmapPlot::resetZoom()
@@ -161,7 +162,7 @@ void HeatmapPlot::resetZoom()
     const auto x0 = static_cast<double>(m_heatmap.firstColumn), y0 = static_cast<double>(m_heatmap.firstRow);
     m_plot->xAxis->setRange(x0, x0 + std::max<double>(1, static_cast<double>(m_heatmap.tensorCols)));
     m_plot->yAxis->setRange(y0, y0 + std::max<double>(1, static_cast<double>(m_heatmap.tensorRows)));
-    m_plot->replot();
+    PlotStyle::redraw(m_plot);
 }
 
 void HeatmapPlot::setNonNegative(bool nonNegative)
@@ -174,7 +175,7 @@ void HeatmapPlot::setAxisLabels(const QString &rows, const QString &columns)
 {
     m_plot->yAxis->setLabel(rows);
     m_plot->xAxis->setLabel(columns);
-    m_plot->replot();
+    PlotStyle::redraw(m_plot);
 }
 
 void HeatmapPlot::setValueSymbol(const QString &symbol)
@@ -237,7 +238,7 @@ void HeatmapPlot::selectTile(int row, int column)
     m_selection->setVisible(true);
     m_selected = QPoint(column, row);
     m_readout->clear(); // the panel shows the selected tile's text: not twice (#40)
-    m_plot->replot();
+    PlotStyle::redraw(m_plot);
     emit tileClicked(row, column);
 }
 
@@ -295,5 +296,5 @@ void HeatmapPlot::applyPalette()
     m_scale->axis()->setSubTickPen(QPen(text));
     m_scale->axis()->setTickLabelColor(text);
     m_scale->axis()->setLabelColor(text);
-    m_plot->replot();
+    PlotStyle::redraw(m_plot);
 }

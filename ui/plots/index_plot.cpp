@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 #include "ui/plots/index_plot.h"
 
+#include "queued_plot.h"
 #include "ui/plots/plot_style.h"
 
 #include <QEvent>
@@ -14,7 +15,7 @@
 #include <limits>
 
 IndexPlot::IndexPlot(QWidget *parent)
-    : QWidget(parent), m_stack(new QStackedLayout), m_plot(new QCustomPlot(this)), m_message(new QLabel(this)),
+    : QWidget(parent), m_stack(new QStackedLayout), m_plot(new QueuedPlot(this)), m_message(new QLabel(this)),
       m_readout(new QLabel(this))
 {
     PlotStyle::buildFrame(this, m_stack, m_plot, m_message, m_readout);
@@ -147,7 +148,7 @@ void IndexPlot::resetZoom()
         const double lower = values.lower - margin;
         m_plot->yAxis->setRange(m_includeZero ? std::min(0.0, lower) : lower, values.upper + margin);
     }
-    m_plot->replot();
+    PlotStyle::redraw(m_plot);
 }
 
 void IndexPlot::hover(QMouseEvent *event)
@@ -173,5 +174,5 @@ void IndexPlot::applyPalette()
     scatter.setPen(QPen(color));
     scatter.setBrush(palette().color(QPalette::Base));
     m_graph->setScatterStyle(scatter);
-    m_plot->replot();
+    PlotStyle::redraw(m_plot);
 }

@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 #include "ui/plots/memory_bar_plot.h"
 
+#include "queued_plot.h"
 #include "ui/plots/plot_style.h"
 
 #include <QEvent>
@@ -18,7 +19,7 @@ const char *const kPartNames[MemoryBarPlot::kParts] = {
 
 } // namespace
 
-MemoryBarPlot::MemoryBarPlot(QWidget *parent) : QWidget(parent), m_plot(new QCustomPlot(this))
+MemoryBarPlot::MemoryBarPlot(QWidget *parent) : QWidget(parent), m_plot(new QueuedPlot(this))
 {
     auto *layout = new QVBoxLayout(this);
     layout->setContentsMargins(0, 0, 0, 0);
@@ -87,7 +88,7 @@ void MemoryBarPlot::setDevices(const QVector<Device> &devices, double budget)
         m_budget->point1->setCoords(budget / m_scale, 0);
         m_budget->point2->setCoords(budget / m_scale, 1);
     }
-    m_plot->replot();
+    PlotStyle::redraw(m_plot);
 }
 
 double MemoryBarPlot::drawnBytes(int device, int part) const
@@ -127,5 +128,5 @@ void MemoryBarPlot::applyPalette()
     budgetPen.setStyle(Qt::DashLine);
     budgetPen.setWidthF(1.5);
     m_budget->setPen(budgetPen);
-    m_plot->replot();
+    PlotStyle::redraw(m_plot);
 }

@@ -1,6 +1,8 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 #include "ui/plots/plot_style.h"
 
+#include "queued_plot.h"
+
 #include <QLabel>
 #include <QStackedLayout>
 #include <QVBoxLayout>
@@ -28,6 +30,14 @@ void styleAxis(QCPAxis *axis, const QPalette &palette)
 } // namespace
 
 namespace PlotStyle {
+
+void redraw(QCustomPlot *plot)
+{
+    if (auto *queued = dynamic_cast<QueuedPlot *>(plot))
+        queued->redraw();
+    else
+        plot->replot();
+}
 
 void apply(QCustomPlot *plot, const QPalette &palette)
 {

@@ -13,6 +13,10 @@ namespace PlotStyle {
 
 void apply(QCustomPlot *plot, const QPalette &palette);
 
+/// Draws `plot` anew at its next paint, once however many changes come before it, and not at all
+/// while it is off screen (the window's plots are QueuedPlots; any other is replotted at once).
+void redraw(QCustomPlot *plot);
+
 /// Wheel zoom and drag pan on both axes.
 void enableZoomAndPan(QCustomPlot *plot);
 

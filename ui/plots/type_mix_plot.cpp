@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 #include "ui/plots/type_mix_plot.h"
 
+#include "queued_plot.h"
 #include "ui/plots/plot_style.h"
 
 #include <QEvent>
@@ -30,7 +31,7 @@ std::pair<double, QString> unitFor(double maxBytes)
 } // namespace
 
 TypeMixPlot::TypeMixPlot(QWidget *parent)
-    : QWidget(parent), m_stack(new QStackedLayout(this)), m_plot(new QCustomPlot(this)), m_empty(new QLabel(this))
+    : QWidget(parent), m_stack(new QStackedLayout(this)), m_plot(new QueuedPlot(this)), m_empty(new QLabel(this))
 {
     m_empty->setAlignment(Qt::AlignCenter);
     m_empty->setEnabled(false);
@@ -66,7 +67,7 @@ void TypeMixPlot::setBars(const QVector<Bar> &bars, const QString &emptyText)
     m_plot->yAxis->setLabel(tr("Tensor data (%1)").arg(unit));
     m_plot->yAxis->setRange(0, maxBytes > 0 ? maxBytes / scale * 1.1 : 1);
     m_series->setData(keys, values);
-    m_plot->replot();
+    PlotStyle::redraw(m_plot);
     m_empty->setText(emptyText.isEmpty() ? tr("This file has no tensors.") : emptyText);
     m_stack->setCurrentWidget(bars.isEmpty() ? static_cast<QWidget *>(m_empty) : m_plot);
 }
@@ -94,5 +95,5 @@ void TypeMixPlot::applyPalette()
     m_series->setPen(QPen(fill.darker(120)));
     fill.setAlphaF(0.75f);
     m_series->setBrush(fill);
-    m_plot->replot();
+    PlotStyle::redraw(m_plot);
 }

@@ -17,7 +17,7 @@ StartView::StartView(QWidget *parent)
       m_recent(new QListWidget(this))
 {
     setObjectName(QStringLiteral("startView"));
-    auto *title = new QLabel(tr("No model open"), this);
+    auto *title = new QLabel(tr("No model open"));
     QFont big = title->font();
     big.setPointSizeF(big.pointSizeF() * 1.6);
     big.setBold(true);
@@ -36,7 +36,14 @@ StartView::StartView(QWidget *parent)
     buttons->addWidget(m_open);
     buttons->addWidget(m_openUrl);
     buttons->addStretch(1);
-    auto *column = new QVBoxLayout;
+    // a column of readable width in the middle: its word-wrapped texts are laid out for that width,
+    // never for the few pixels of a window squeezed by its stretches (their height for such a width
+    // made the window's minimum height hundreds of thousands of pixels)
+    auto *content = new QWidget(this);
+    content->setMinimumWidth(fontMetrics().averageCharWidth() * 60);
+    content->setMaximumWidth(fontMetrics().averageCharWidth() * 110);
+    auto *column = new QVBoxLayout(content);
+    column->setContentsMargins(0, 0, 0, 0);
     column->addWidget(title);
     column->addWidget(m_failure);
     column->addWidget(hint);
@@ -45,10 +52,9 @@ StartView::StartView(QWidget *parent)
     column->addWidget(m_recentTitle);
     column->addWidget(m_recent);
     column->addStretch(1);
-    // a readable column in the middle of a wide window
     auto *outer = new QHBoxLayout(this);
     outer->addStretch(1);
-    outer->addLayout(column, 4);
+    outer->addWidget(content, 4);
     outer->addStretch(1);
     connect(m_open, &QPushButton::clicked, this, &StartView::openRequested);
     connect(m_openUrl, &QPushButton::clicked, this, &StartView::openUrlRequested);

@@ -139,9 +139,17 @@ void TokenizeView::buildTokenizer()
                                   tokenizer->preType().empty()
                                       ? QString()
                                       : tr(", pre-tokenizer %1").arg(TextFormat::fromView(tokenizer->preType())));
+            // a few lines, the rest in the tooltip (a vocabulary may give thousands: the label, as tall
+            // as its text, made the window's least height 600,000 px)
+            constexpr qsizetype kShown = 6;
+            QStringList all;
             for (const std::string &d : tokenizer->diagnostics())
-                notes << TextFormat::fromView(d);
+                all << TextFormat::fromView(d);
+            notes << all.mid(0, kShown);
+            if (all.size() > kShown)
+                notes << tr("… and %1 more notes (hover to read the first 100)").arg(all.size() - kShown);
             m_notes->setText(notes.join(QLatin1Char('\n')));
+            m_notes->setToolTip(all.size() > kShown ? all.mid(0, 100).join(QLatin1Char('\n')) : QString());
             m_editor->setEnabled(tokenizer->canTokenize());
             m_addSpecial->setToolTip(tr("Add the tokens the model adds around a prompt: %1")
                                          .arg(tokenizer->kind() == gguf::TokenizerKind::Wpm

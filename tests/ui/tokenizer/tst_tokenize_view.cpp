@@ -3,6 +3,7 @@
 // them (the test vectors' values), the toggles, chips with tooltips that lead to the vocabulary,
 // counts, long texts on a worker, and files without a tokenizer.
 #include "core/format/gguf_file.h"
+#include "tests/support/gguf_builder.h"
 #include "tests/support/screenshots.h"
 #include "tests/support/test_paths.h"
 #include "ui/tokenizer/token_chips.h"
@@ -124,6 +125,29 @@ private slots:
         QVERIFY(settled(view));
         QVERIFY(view.editor()->isEnabled());
         QVERIFY(view.notesText().contains("BPE"));
+    }
+
+    // A vocabulary with a hundred notes (a token text used twice is one each) shows a few, the rest in
+    // the tooltip: as tall as its text, the notes made the window's least height 600,000 px (#40)
+    void manyNotesStayShort()
+    {
+        std::vector<std::string> tokens{"a", "b", "ab"};
+        for (int i = 0; i < 100; ++i)
+            tokens.push_back("dup");
+        gguf::test::GgufBuilder builder;
+        builder.kv("tokenizer.ggml.model", gguf::test::V::str("gpt2"))
+            .kv("tokenizer.ggml.tokens", gguf::test::V::stringArray(tokens))
+            .kv("tokenizer.ggml.merges", gguf::test::V::stringArray({"a b"}));
+        const auto file = GgufFile::openBuffer(builder.build().bytes(), "dups.gguf").file;
+        QVERIFY(file);
+        TokenizeView view;
+        view.resize(900, 600);
+        view.show();
+        view.setFile(file);
+        QVERIFY(settled(view));
+        QVERIFY2(view.notesText().count(QLatin1Char('\n')) <= 8, qPrintable(view.notesText()));
+        QVERIFY(view.notesText().contains(QStringLiteral("more notes")));
+        QVERIFY2(view.minimumSizeHint().height() < 1000, qPrintable(QString::number(view.minimumSizeHint().height())));
     }
 
     void longTextOnAWorker()

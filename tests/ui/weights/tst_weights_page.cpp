@@ -227,6 +227,35 @@ private slots:
         QVERIFY(plot.plot()->axisRect()->rect().height() > twoHigh);
     }
 
+    // A plot is drawn once per paint, not per change or resize, and not at all off screen (#40: a page
+    // that appeared replotted its histogram at each of the resizes its layout made, tens of ms each
+    // on a busy machine).
+    void plotsDrawOncePerPaint()
+    {
+        HistogramPlot plot;
+        QCoreApplication::processEvents(); // (QCustomPlot's own first replot, queued by its constructor)
+        int drawn = 0;
+        connect(plot.plot(), &QCustomPlot::afterReplot, this, [&drawn] { ++drawn; });
+        const QVector<double> bell{1, 4, 9, 16, 25, 16, 9, 4, 1};
+        plot.setSeries({{QStringLiteral("A"), -1, 1, bell}}, HistogramPlot::Scale::Counts);
+        plot.setLogarithmic(true);
+        plot.resize(500, 300);
+        QCoreApplication::processEvents();
+        QCOMPARE(drawn, 0); // hidden: nothing drawn
+        plot.show();
+        QVERIFY(QTest::qWaitForWindowExposed(&plot));
+        QCoreApplication::processEvents();
+        QCOMPARE(drawn, 1); // shown: drawn at its first paint
+        drawn = 0;
+        for (int width = 510; width < 560; width += 10)
+            plot.resize(width, 300);
+        plot.plot()->repaint();
+        QCoreApplication::processEvents();
+        QCOMPARE(drawn, 1); // five resizes, one paint: drawn once
+        // what is drawn is the last state
+        QCOMPARE(plot.plot()->yAxis->scaleType(), QCPAxis::stLogarithmic);
+    }
+
     void heatmapTilesAndTheirBytes()
     {
         WeightsPage page;

@@ -448,6 +448,9 @@ private slots:
         QVERIFY(start->isVisible() && start->openButton()->isVisible() && start->openUrlButton()->isVisible());
         QVERIFY2(start->failureText().contains(message), qPrintable(start->failureText()));
         QCOMPARE(start->failureText().count(QDir::toNativeSeparators(path)), 1);
+        // its wrapped texts laid out for a readable width: the window's least height stays a window's
+        QVERIFY2(window.minimumSizeHint().height() < 1000,
+                 qPrintable(QString::number(window.minimumSizeHint().height())));
         QVERIFY(window.messageBar()->isHidden()); // said once, in the start view
         QVERIFY(openAndWait(window, kSample));
         QVERIFY(!start->isVisible() && window.pages()->isVisible());
