@@ -27,6 +27,10 @@ struct UgmModel {
 /// WordPiece's trie of every token's text, for the longest match (tokenizer_wpm.cpp).
 struct WpmModel {
     ByteTrie tokens;
+    /// tokenizer.ggml.normalizer.lowercase (default true) and .strip_accents (default: lowercase),
+    /// as newer llama.cpp reads them (docs/TOKENIZER.md §2.3)
+    bool lowercase = true;
+    bool stripAccents = true;
 };
 
 /// RWKV's trie of unescaped token bytes (tokenizer_rwkv.cpp).

@@ -277,6 +277,8 @@ void buildModelTables(const GgufFile &file, TokenizerData &d)
         d.wpm = std::make_unique<WpmModel>();
         for (const auto &[text, id] : d.textToId)
             d.wpm->tokens.insert(text, id);
+        d.wpm->lowercase = file.value("tokenizer.ggml.normalizer.lowercase").toBool().value_or(true);
+        d.wpm->stripAccents = file.value("tokenizer.ggml.normalizer.strip_accents").toBool().value_or(d.wpm->lowercase);
     } else if (d.kind == TokenizerKind::Rwkv) {
         d.rwkv = buildRwkvModel(d);
     }

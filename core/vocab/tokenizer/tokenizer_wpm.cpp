@@ -14,13 +14,17 @@ bool isChineseChar(uint32_t cp)
            (cp >= 0xF900 && cp <= 0xFAFF) || (cp >= 0x2F800 && cp <= 0x2FA1F);
 }
 
-// Normalized, lower-cased words: whitespace separates them, punctuation, ASCII symbols and CJK
-// ideographs are words of one character, control characters vanish.
-std::vector<std::string> words(std::string_view text)
+// Normalized words: whitespace separates them, punctuation, ASCII symbols and CJK ideographs are
+// words of one character, control characters vanish. With strip_accents (the default) each code
+// point is reduced to the first of its canonical decomposition and every combining mark (\p{M}:
+// Mn, Mc and Me) is dropped, as newer llama.cpp does ("x\u0301" is "x"; llama.cpp c392e509 kept
+// the mark, docs/TOKENIZER.md §2.3); with lowercase (the default), lower-cased.
+std::vector<std::string> words(std::string_view text, const WpmModel &model)
 {
     std::vector<std::string> words(1);
     for (uint32_t cp : unicode::decodeUtf8(text)) {
-        cp = unicode::nfdFirst(cp);
+        if (model.stripAccents)
+            cp = unicode::nfdFirst(cp);
         if (unicode::isWhitespace(cp)) {
             if (!words.back().empty())
                 words.emplace_back();
@@ -29,8 +33,10 @@ std::vector<std::string> words(std::string_view text)
         const uint8_t category = unicode::category(cp);
         if (cp == 0 || cp == unicode::kReplacement || category == unicode::kOther)
             continue;
+        if (model.stripAccents && category == unicode::kMark)
+            continue;
         std::string s;
-        unicode::appendUtf8(unicode::toLower(cp), s);
+        unicode::appendUtf8(model.lowercase ? unicode::toLower(cp) : cp, s);
         if (category == unicode::kPunctuation || (cp < 0x7F && category == unicode::kSymbol) || isChineseChar(cp)) {
             if (!words.back().empty())
                 words.emplace_back();
@@ -49,7 +55,7 @@ std::vector<std::string> words(std::string_view text)
 
 void tokenizeWpm(const TokenizerData &d, std::string_view text, std::vector<TokenId> &out)
 {
-    for (const std::string &word : words(text)) {
+    for (const std::string &word : words(text, *d.wpm)) {
         if (word.empty())
             continue;
         // the vocabulary marks word starts with ▁ (HuggingFace's "##" continuations lost theirs)
