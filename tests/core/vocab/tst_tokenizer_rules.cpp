@@ -186,21 +186,20 @@ private slots:
     {
         const std::vector<Tok> vocab{{"[UNK]", 0, 2},          {kSp + "x", 0, 1}, {kSp + "X", 0, 1},
                                      {kSp + "\xC3\xA9", 0, 1}, {kSp + "e", 0, 1}, {kSp + "x\xCC\x81", 0, 1}};
-        using V = BuildValue;
-        const auto plain = built("bert", vocab, {{"tokenizer.ggml.unknown_token_id", V::u32(0)}});
+        const auto plain = built("bert", vocab, {{"tokenizer.ggml.unknown_token_id", BuildValue::u32(0)}});
         QVERIFY(plain && plain->canTokenize());
         QCOMPARE(tok(plain, "X"), (std::vector<TokenId>{1}));         // lower-cased
         QCOMPARE(tok(plain, "x\xCC\x81"), (std::vector<TokenId>{1})); // the mark dropped
         QCOMPARE(tok(plain, "\xC3\xA9"), (std::vector<TokenId>{4}));  // é decomposed: e
         const auto cased = built("bert", vocab,
-                                 {{"tokenizer.ggml.unknown_token_id", V::u32(0)},
-                                  {"tokenizer.ggml.normalizer.lowercase", V::boolean(false)}});
+                                 {{"tokenizer.ggml.unknown_token_id", BuildValue::u32(0)},
+                                  {"tokenizer.ggml.normalizer.lowercase", BuildValue::boolean(false)}});
         QCOMPARE(tok(cased, "X"), (std::vector<TokenId>{2}));        // kept upper-case
         QCOMPARE(tok(cased, "\xC3\xA9"), (std::vector<TokenId>{3})); // and no stripping either
         QCOMPARE(tok(cased, "x\xCC\x81"), (std::vector<TokenId>{5}));
         const auto lowerOnly = built("bert", vocab,
-                                     {{"tokenizer.ggml.unknown_token_id", V::u32(0)},
-                                      {"tokenizer.ggml.normalizer.strip_accents", V::boolean(false)}});
+                                     {{"tokenizer.ggml.unknown_token_id", BuildValue::u32(0)},
+                                      {"tokenizer.ggml.normalizer.strip_accents", BuildValue::boolean(false)}});
         QCOMPARE(tok(lowerOnly, "X"), (std::vector<TokenId>{1}));
         QCOMPARE(tok(lowerOnly, "\xC3\xA9"), (std::vector<TokenId>{3}));
     }
