@@ -199,32 +199,19 @@ std::optional<gguf::MetadataChanges> readChanges(const CommandArgs &args, const 
     return changes;
 }
 
-uint64_t splitKey(const gguf::GgufFile &file, const char *key)
-{
-    const gguf::MetadataEntry *entry = file.findMetadata(key);
-    return entry ? entry->value.toUInt().value_or(0) : 0;
-}
-
 // A split set keeps the model's metadata in shard 1 (split.no 0), the only shard `set` edits: FILE
-// being another shard is refused (usage, nothing written); shard 1 is edited alone, and a note on
-// stderr says the other shards are unchanged.
+// being another shard is refused before anything else (usage, nothing written); shard 1 is edited
+// alone, and a note on stderr says the other shards are unchanged.
 std::optional<int> checkSplitShard(const CommandArgs &args, const gguf::GgufFile &file)
 {
-    const uint64_t count = splitKey(file, "split.count");
-    if (count < 2)
-        return std::nullopt;
-    const uint64_t number = splitKey(file, "split.no") + 1;
-    if (number != 1) {
-        std::string first = "shard 1";
-        if (const auto name = gguf::parseShardName(args.file))
-            first = gguf::shardPath(*name, 1);
-        return setUsage(args.file + " is shard " + std::to_string(number) + " of a " + std::to_string(count) +
-                        "-file split set, whose metadata lives in shard 1: edit " + first + " (nothing was changed)");
-    }
-    std::fprintf(stderr,
-                 "gguf-inspect: note: %s is shard 1 of a %llu-file split set; only this file is edited (the other "
-                 "shards hold tensor data and stay as they are)\n",
-                 printable(args.file).c_str(), static_cast<unsigned long long>(count));
+    if (const std::string refusal = gguf::otherShardRefusal(file); !refusal.empty())
+        return setUsage(refusal + " (nothing was changed)");
+    const uint64_t count = file.value("split.count").toUInt().value_or(0);
+    if (count >= 2)
+        std::fprintf(stderr,
+                     "gguf-inspect: note: %s is shard 1 of a %llu-file split set; only this file is edited (the "
+                     "other shards hold tensor data and stay as they are)\n",
+                     printable(args.file).c_str(), static_cast<unsigned long long>(count));
     return std::nullopt;
 }
 

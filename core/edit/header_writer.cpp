@@ -2,6 +2,7 @@
 #include "core/edit/header_writer.h"
 
 #include "core/format/gguf_file.h"
+#include "core/format/split_model.h"
 #include "core/util/byte_order.h"
 
 #include <algorithm>
@@ -138,6 +139,17 @@ uint64_t dataStartAfter(const GgufFile &file, uint64_t end)
 
 } // namespace
 
+std::string otherShardRefusal(const GgufFile &file)
+{
+    const auto no = file.value("split.no").toUInt();
+    if (!no || *no == 0)
+        return {};
+    const auto name = parseShardName(file.path());
+    return "this is shard " + std::to_string(*no + 1) +
+           " of a split set, whose metadata lives in the first shard: edit " +
+           (name ? shardPath(*name, 1) : std::string("that one"));
+}
+
 std::optional<HeaderPlan> planHeader(const GgufFile &file, const MetadataChanges &changes, const HeaderOptions &options,
                                      std::string &error)
 {
@@ -146,11 +158,8 @@ std::optional<HeaderPlan> planHeader(const GgufFile &file, const MetadataChanges
                              : "only the metadata of the file was read";
         return std::nullopt;
     }
-    if (const auto no = file.value("split.no").toUInt(); no && *no > 0) {
-        error = "this is shard " + std::to_string(*no + 1) +
-                " of a split set: its metadata lives in the first shard; edit that one";
+    if (error = otherShardRefusal(file); !error.empty())
         return std::nullopt;
-    }
     if (const auto problems = changes.problems(file); !problems.empty()) {
         error = problems.front();
         return std::nullopt;

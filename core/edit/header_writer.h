@@ -43,6 +43,11 @@ struct HeaderPlan {
     std::string reason;
 };
 
+/// Why `file` may not be edited because it is a shard of a split set other than the first (whose
+/// split.no is not 0): the set's metadata lives in shard 1, which the message names by path when the
+/// file's name follows llama.cpp's shard naming. Empty for shard 1 and for a file of its own.
+std::string otherShardRefusal(const GgufFile &file);
+
 /// Serializes `file`'s header with `changes` applied. Untouched pairs and every tensor info are
 /// copied byte for byte; changed values are encoded in the file's byte order and version (v1's
 /// 32-bit lengths), keeping each value's exact type; the magic, the version, the alignment and the

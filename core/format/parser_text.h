@@ -1,13 +1,18 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 #pragma once
 
-// Small helpers shared by the parser's two files (private to gguf_format).
+// Small helpers shared by the parser's files (private to gguf_format).
 
 #include <cstdint>
 #include <string>
 #include <string_view>
 
 namespace gguf {
+
+inline bool isPowerOfTwo(uint64_t v)
+{
+    return v != 0 && (v & (v - 1)) == 0;
+}
 
 /// `v` rounded up to a multiple of `a` (saturates instead of wrapping).
 inline uint64_t alignUp(uint64_t v, uint64_t a)

@@ -11,6 +11,12 @@ TensorSortFilterProxy::TensorSortFilterProxy(QObject *parent) : QSortFilterProxy
     setSortRole(TensorTableModel::SortRole);
     // A layer group stays visible while any of its tensors matches.
     setRecursiveFilteringEnabled(true);
+    // the visible totals of a group are computed once per filter and model, not at each paint
+    const auto forget = [this] { m_groupTotals.clear(); };
+    connect(this, &QAbstractItemModel::modelReset, this, forget);
+    connect(this, &QAbstractItemModel::layoutChanged, this, forget);
+    connect(this, &QAbstractItemModel::rowsInserted, this, forget);
+    connect(this, &QAbstractItemModel::rowsRemoved, this, forget);
 }
 
 bool TensorSortFilterProxy::setFilter(const QString &pattern, Syntax syntax)
@@ -30,6 +36,7 @@ bool TensorSortFilterProxy::setFilter(const QString &pattern, Syntax syntax)
     m_pattern = valid ? pattern : QString();
     m_syntax = syntax;
     m_regex = regex;
+    m_groupTotals.clear();
     invalidateFilter();
     return valid;
 }
@@ -131,22 +138,28 @@ QVariant TensorSortFilterProxy::data(const QModelIndex &index, int role) const
         !QSortFilterProxyModel::data(index, TensorTableModel::IsGroupRole).toBool())
         return whole;
     const QModelIndex group = index.siblingAtColumn(0);
-    const int shown = rowCount(group);
-    const int all = sourceModel()->rowCount(mapToSource(group));
-    if (shown == all)
-        return whole;
-    quint64 elements = 0, bytes = 0;
-    for (int row = 0; row < shown; ++row) {
-        const QModelIndex child = this->index(row, 0, group);
-        elements += child.data(TensorTableModel::ElementsRole).toULongLong();
-        bytes += child.data(TensorTableModel::BytesRole).toULongLong();
+    const int sourceRow = mapToSource(group).row();
+    auto cached = m_groupTotals.constFind(sourceRow);
+    if (cached == m_groupTotals.constEnd()) {
+        GroupTotals t;
+        t.shown = rowCount(group);
+        t.all = sourceModel()->rowCount(mapToSource(group));
+        for (int row = 0; t.shown != t.all && row < t.shown; ++row) {
+            const QModelIndex child = this->index(row, 0, group);
+            t.elements += child.data(TensorTableModel::ElementsRole).toULongLong();
+            t.bytes += child.data(TensorTableModel::BytesRole).toULongLong();
+        }
+        cached = m_groupTotals.insert(sourceRow, t);
     }
+    const GroupTotals &t = *cached;
+    if (t.shown == t.all)
+        return whole;
     switch (index.column()) {
-    case TensorTableModel::ShapeColumn: return tr("%1 of %2 tensors").arg(shown).arg(all);
-    case TensorTableModel::ElementsColumn: return QLocale().toString(elements);
-    case TensorTableModel::BytesColumn: return TextFormat::byteSize(bytes);
+    case TensorTableModel::ShapeColumn: return tr("%1 of %2 tensors").arg(t.shown).arg(t.all);
+    case TensorTableModel::ElementsColumn: return QLocale().toString(t.elements);
+    case TensorTableModel::BytesColumn: return TextFormat::byteSize(t.bytes);
     case TensorTableModel::BitsPerWeightColumn:
-        return elements ? QString::number(8.0 * double(bytes) / double(elements), 'f', 2) : QString();
+        return t.elements ? QString::number(8.0 * double(t.bytes) / double(t.elements), 'f', 2) : QString();
     default: return whole;
     }
 }

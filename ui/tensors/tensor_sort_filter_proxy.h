@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 #pragma once
 
+#include <QHash>
 #include <QRegularExpression>
 #include <QSortFilterProxyModel>
 
@@ -43,4 +44,10 @@ private:
     Syntax m_syntax = Syntax::Substring;
     QRegularExpression m_regex;
     QString m_error;
+    /// A filtered layer group's rows shown, of all, and what they add up to (by source row).
+    struct GroupTotals {
+        int shown = 0, all = 0;
+        quint64 elements = 0, bytes = 0;
+    };
+    mutable QHash<int, GroupTotals> m_groupTotals;
 };

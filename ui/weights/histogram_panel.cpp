@@ -273,12 +273,8 @@ void HistogramPanel::computeStatistics()
             return WeightJobs::statistics(tensor, bins, std::nullopt, progress, sample);
         },
         [this, bins](const WeightJobs::Statistics &result) {
-            if (result.status != gguf::StatsStatus::Ok) {
-                m_plot->showMessage(
-                    tr("No histogram: %1.")
-                        .arg(result.error.isEmpty() ? TextFormat::statsStatus(result.status) : result.error));
+            if (showFailure(result))
                 return;
-            }
             m_stats = result.stats;
             const bool sampled = m_stats->sampledElements > 0;
             if (sampled) {
@@ -320,12 +316,8 @@ void HistogramPanel::refineStatistics(uint32_t bins)
             return WeightJobs::refined(tensor, bins, first, progress);
         },
         [this](const WeightJobs::Statistics &result) {
-            if (result.status != gguf::StatsStatus::Ok) {
-                m_plot->showMessage(
-                    tr("No histogram: %1.")
-                        .arg(result.error.isEmpty() ? TextFormat::statsStatus(result.status) : result.error));
+            if (showFailure(result))
                 return;
-            }
             // exact percentiles, and the exact histogram over [min, max]
             m_stats = result.stats;
             draw(result.stats.histogram);
@@ -371,12 +363,8 @@ void HistogramPanel::computeHistogram()
             return WeightJobs::statistics(tensor, bins, range, progress, sample);
         },
         [this](const WeightJobs::Statistics &result) {
-            if (result.status != gguf::StatsStatus::Ok) {
-                m_plot->showMessage(
-                    tr("No histogram: %1.")
-                        .arg(result.error.isEmpty() ? TextFormat::statsStatus(result.status) : result.error));
+            if (showFailure(result))
                 return;
-            }
             draw(result.stats.histogram);
         });
 }
@@ -393,16 +381,21 @@ void HistogramPanel::computeCentral(uint32_t bins)
             return WeightJobs::central(tensor, bins, stats, kCentralShare, progress, sample);
         },
         [this, chosen](const WeightJobs::Statistics &result) {
-            if (result.status != gguf::StatsStatus::Ok) {
-                m_plot->showMessage(
-                    tr("No histogram: %1.")
-                        .arg(result.error.isEmpty() ? TextFormat::statsStatus(result.status) : result.error));
+            if (showFailure(result))
                 return;
-            }
             m_centralShown = true;
             m_centralChosen = chosen;
             draw(result.stats.histogram);
         });
+}
+
+bool HistogramPanel::showFailure(const WeightJobs::Statistics &result)
+{
+    if (result.status == gguf::StatsStatus::Ok)
+        return false;
+    m_plot->showMessage(
+        tr("No histogram: %1.").arg(result.error.isEmpty() ? TextFormat::statsStatus(result.status) : result.error));
+    return true;
 }
 
 void HistogramPanel::updateRangeNote()

@@ -70,6 +70,8 @@ private:
     void computeCentral(uint32_t bins);
     void draw(const gguf::Histogram &histogram);
     void updateRangeNote();
+    /// A job's failure said where the plot is; true when it failed.
+    bool showFailure(const WeightJobs::Statistics &result);
 
     TensorHandle m_tensor;
     std::optional<gguf::TensorStatistics> m_stats;

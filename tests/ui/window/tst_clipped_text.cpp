@@ -53,13 +53,17 @@ bool showAt(MainWindow &window, QSize size)
     return QTest::qWaitForWindowExposed(&window);
 }
 
-// Lets the jobs of what is on screen finish, and their results arrive.
+// Lets the jobs of what is on screen finish and their results arrive: rounds of the event loop (the
+// pages take a model one per round, a finished job delivers in the next) until no worker runs and a
+// whole round started none.
 void settle()
 {
-    for (int round = 0; round < 3; ++round) {
-        QTest::qWait(50);
+    for (int quiet = 0, round = 0; quiet < 3 && round < 100; ++round) {
+        QCoreApplication::processEvents(QEventLoop::AllEvents);
+        QCoreApplication::sendPostedEvents();
+        const bool idle = JobTracker::pool()->activeThreadCount() == 0;
         JobTracker::pool()->waitForDone(30000);
-        QCoreApplication::processEvents();
+        quiet = idle ? quiet + 1 : 0;
     }
 }
 

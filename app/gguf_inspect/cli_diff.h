@@ -1,0 +1,43 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
+#pragma once
+
+// `diff`'s findings, shared by its text report (cli_diff.cpp) and its JSON document (cli_diff_json.cpp).
+
+#include "core/compare/metadata_diff.h"
+#include "core/compare/tensor_diff.h"
+#include "core/compare/tokenizer_diff.h"
+#include "core/format/split_model.h"
+
+#include <cstdint>
+#include <memory>
+#include <string>
+#include <vector>
+
+namespace cli {
+
+/// One of the two models compared, as given.
+struct DiffSide {
+    std::string path;
+    std::shared_ptr<const gguf::SplitModel> model;
+};
+
+// What diff found, for its report.
+struct DiffFindings {
+    const DiffSide &a, &b;
+    const gguf::MetadataDiff &metadata;
+    const gguf::TokenizerDiff &tokenizer;
+    const std::vector<gguf::TensorPair> &pairs;
+    bool values = false;
+    bool differ = false;
+    uint64_t notCompared = 0; ///< pairs of the same type and shape whose data was not looked at
+};
+
+// How a file is written, apart from what it holds: "GGUF v3, little-endian, alignment 32".
+std::string formatText(const gguf::GgufFile &f);
+
+// identical: the same bytes or the same values, everywhere looked at, and nothing left unlooked at;
+// without --values, tensors of the same type and shape are not compared, so "no difference found"
+// is all that can be said (identical null, status 0).
+bool writeDiffJson(const DiffFindings &d);
+
+} // namespace cli
