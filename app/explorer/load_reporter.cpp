@@ -104,17 +104,15 @@ void LoadReporter::reportFailure(const QString &path, const QString &message, qu
 {
     m_savedNotice.clear();
     m_progress->finish();
-    QString text =
-        offset == Document::kNoOffset
-            ? tr("Could not open %1: %2.").arg(QDir::toNativeSeparators(path), message)
-            : tr("Could not open %1: %2 (byte offset %3).").arg(QDir::toNativeSeparators(path), message).arg(offset);
+    // the reason, and where when at a byte of the file
+    const QString why = offset == Document::kNoOffset ? message + QLatin1Char('.')
+                                                      : tr("%1 (byte offset %2).").arg(message).arg(offset);
     if (!m_document->model()) {
         // nothing open: the start view says it, beside the ways to open another file
-        emit failedWithNothingOpen(path, offset == Document::kNoOffset
-                                             ? message + QLatin1Char('.')
-                                             : tr("%1 (byte offset %2).").arg(message).arg(offset));
+        emit failedWithNothingOpen(path, why);
         return;
     }
-    text += QLatin1Char('\n') + tr("Still showing %1.").arg(QFileInfo(m_document->path()).fileName());
+    const QString text = tr("Could not open %1: %2").arg(QDir::toNativeSeparators(path), why) + QLatin1Char('\n') +
+                         tr("Still showing %1.").arg(QFileInfo(m_document->path()).fileName());
     m_bar->showMessage(MessageBar::Kind::Error, text);
 }
