@@ -86,8 +86,11 @@ void grabWeightViews(MainWindow &window, const QString &prefix, int mode, StallM
         grab();
 }
 
+void whenIdle(MainWindow &window, const std::function<bool()> &busy, const std::function<void()> &then);
+
 // Shows the Tokenizer page's Tokenize section with a sample text and grabs it as
-// `<prefix>-tokenize.png` once the text is tokenized (when the file has a tokenizer); then `done`.
+// `<prefix>-tokenize.png` once the text is tokenized (when the file has a tokenizer), or once the
+// section says why it cannot be; then `done`.
 void grabTokenize(MainWindow &window, const QString &prefix, StallMonitor *monitor, const std::function<void()> &done)
 {
     TokenizerPage *page = window.page<TokenizerPage>();
@@ -108,10 +111,12 @@ void grabTokenize(MainWindow &window, const QString &prefix, StallMonitor *monit
         });
     };
     TokenizeView *view = page->tokenizeView();
-    QObject::connect(view, &TokenizeView::tokenized, &window, grab, Qt::SingleShotConnection);
     view->setText(QStringLiteral("The quick brown fox doesn't tokenize itself: 1234567 tokens, \u00bd price!\n"
                                  "Gr\u00f6\u00dfe \u6570\u5b66 \u0645\u0631\u062d\u0628\u0627 \U0001F999 <s> "
                                  "    def f(x): return x**2"));
+    // once tokenized, or once the tokenizer is built when llama.cpp would refuse the vocabulary
+    whenIdle(
+        window, [view] { return view->isBusy(); }, grab);
 }
 
 // Renders the file's chat template with the example messages and grabs it as

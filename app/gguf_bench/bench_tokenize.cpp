@@ -8,6 +8,7 @@
 #include <algorithm>
 #include <array>
 #include <cstdio>
+#include <cstring>
 #include <string_view>
 #include <vector>
 
@@ -61,6 +62,42 @@ uint64_t decodeFloor(std::string_view text)
     return sum;
 }
 
+// The bytes of a file (empty when it cannot be read).
+std::vector<uint8_t> readFile(const std::string &path)
+{
+    std::vector<uint8_t> bytes;
+    if (FILE *f = std::fopen(path.c_str(), "rb")) {
+        uint8_t buffer[1 << 16];
+        for (size_t n; (n = std::fread(buffer, 1, sizeof buffer, f)) > 0;)
+            bytes.insert(bytes.end(), buffer, buffer + n);
+        std::fclose(f);
+    }
+    return bytes;
+}
+
+// A vocabulary file with its tokenizer.ggml.pre string replaced (a vocabulary-only file: nothing
+// after the header moves).
+std::vector<uint8_t> withPre(const std::vector<uint8_t> &base, std::string_view pre)
+{
+    static constexpr std::string_view kKey = "tokenizer.ggml.pre";
+    std::vector<uint8_t> needle(8, 0);
+    needle[0] = static_cast<uint8_t>(kKey.size());
+    needle.insert(needle.end(), kKey.begin(), kKey.end());
+    const auto at = std::search(base.begin(), base.end(), needle.begin(), needle.end());
+    if (at == base.end())
+        return {};
+    const auto value = at + static_cast<ptrdiff_t>(needle.size()) + 4; // after the type id
+    uint64_t length = 0;
+    std::memcpy(&length, &*value, sizeof length);
+    std::vector<uint8_t> out(base.begin(), value);
+    const uint64_t newLength = pre.size();
+    const auto *lengthBytes = reinterpret_cast<const uint8_t *>(&newLength);
+    out.insert(out.end(), lengthBytes, lengthBytes + 8);
+    out.insert(out.end(), pre.begin(), pre.end());
+    out.insert(out.end(), value + 8 + static_cast<ptrdiff_t>(length), base.end());
+    return out;
+}
+
 } // namespace
 
 void benchTokenize(const std::string &dataDir, bool quick)
@@ -74,6 +111,21 @@ void benchTokenize(const std::string &dataDir, bool quick)
                 static_cast<unsigned long long>(keep % 10));
     std::printf("| vocabulary | tokenizer | pre-tokenizer | tokens | seconds | MB/s | tokens/s | × floor |\n");
     std::printf("|---|---|---|---|---|---|---|---|\n");
+    const auto row = [&](const std::string &name, const gguf::Tokenizer &tokenizer) {
+        std::vector<double> seconds;
+        size_t count = 0;
+        for (int run = 0; run < 3; ++run) {
+            const double t0 = now();
+            count = tokenizer.tokenize(text).size();
+            seconds.push_back(now() - t0);
+        }
+        std::sort(seconds.begin(), seconds.end());
+        const double s = seconds[1];
+        std::printf("| %s | %s | %s | %zu | %.2f | %.2f | %s | %.0f |\n", name.c_str(),
+                    std::string(gguf::tokenizerKindName(tokenizer.kind())).c_str(),
+                    tokenizer.preType().empty() ? "-" : std::string(tokenizer.preType()).c_str(), count, s, mb / s,
+                    formatRate(static_cast<double>(count) / s, "tok/s").c_str(), s / floorSeconds);
+    };
     for (const char *name : {"llama-spm", "gpt-2", "deepseek-coder", "deepseek-llm", "falcon", "bert-bge"}) {
         const std::string path = dataDir + "/ggml-vocab-" + name + ".gguf";
         const auto opened = gguf::GgufFile::open(path);
@@ -81,20 +133,19 @@ void benchTokenize(const std::string &dataDir, bool quick)
             std::printf("| %s | could not open %s | | | | | | |\n", name, path.c_str());
             continue;
         }
-        const auto tokenizer = gguf::Tokenizer::create(opened.file);
-        std::vector<double> seconds;
-        size_t count = 0;
-        for (int run = 0; run < 3; ++run) {
-            const double t0 = now();
-            count = tokenizer->tokenize(text).size();
-            seconds.push_back(now() - t0);
+        row(name, *gguf::Tokenizer::create(opened.file));
+    }
+    // the regex sets of newer llama.cpp, each on deepseek-llm's vocabulary with that pre value
+    const std::vector<uint8_t> base = readFile(dataDir + "/ggml-vocab-deepseek-llm.gguf");
+    for (const char *pre : {"deepseek-v3", "gpt-4o", "qwen35", "kimi-k2", "tiny_aya", "afmoe", "superbpe", "youtu",
+                            "exaone-moe", "seed-coder", "bailingmoe", "jais-2", "laguna", "minicpm5",
+                            "granite-embed-multi-97m", "spark2_5", "ufakzeka", "gemma4", "whitespace"}) {
+        const auto opened = gguf::GgufFile::openBuffer(withPre(base, pre), pre);
+        if (!opened.file) {
+            std::printf("| deepseek-llm as %s | could not build it | | | | | | |\n", pre);
+            continue;
         }
-        std::sort(seconds.begin(), seconds.end());
-        const double s = seconds[1];
-        std::printf("| %s | %s | %s | %zu | %.2f | %.2f | %s | %.0f |\n", name,
-                    std::string(gguf::tokenizerKindName(tokenizer->kind())).c_str(),
-                    tokenizer->preType().empty() ? "-" : std::string(tokenizer->preType()).c_str(), count, s, mb / s,
-                    formatRate(static_cast<double>(count) / s, "tok/s").c_str(), s / floorSeconds);
+        row(std::string("deepseek-llm as ") + pre, *gguf::Tokenizer::create(opened.file));
     }
 }
 

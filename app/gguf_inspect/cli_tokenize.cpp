@@ -27,7 +27,8 @@ std::shared_ptr<const gguf::Tokenizer> openTokenizer(const CommandArgs &args)
     for (const std::string &note : tokenizer->diagnostics())
         std::fprintf(stderr, "gguf-inspect: %s: %s\n", path.c_str(), printable(note).c_str());
     if (!tokenizer->canTokenize()) {
-        std::fprintf(stderr, "gguf-inspect: %s: no tokenizer to run\n", path.c_str());
+        std::fprintf(stderr, "gguf-inspect: %s: %s\n", path.c_str(),
+                     tokenizer->refusal().empty() ? "no tokenizer to run" : printable(tokenizer->refusal()).c_str());
         return nullptr;
     }
     return tokenizer;

@@ -59,8 +59,8 @@ struct DetokenizeOptions {
 
 /// A model's tokenizer, built from the file's vocabulary and tokenizer keys alone, giving the
 /// token ids llama.cpp gives (docs/TOKENIZER.md). Immutable after create(); safe to use from
-/// several threads at once. Where llama.cpp would refuse or crash (an unknown pre-tokenizer, a
-/// missing byte token, …) it reports a diagnostic and goes on as documented.
+/// several threads at once. Where llama.cpp would crash (a missing byte token, …) it reports a
+/// diagnostic and goes on as documented; what llama.cpp refuses (an unknown pre-tokenizer) it refuses.
 class Tokenizer {
 public:
     /// The tokenizer of `file`; never null (check canTokenize() and diagnostics()).
@@ -70,10 +70,13 @@ public:
     Tokenizer &operator=(const Tokenizer &) = delete;
 
     bool canTokenize() const;
+    /// Why llama.cpp refuses to load this vocabulary, a sentence quoting its error ("unknown
+    /// pre-tokenizer type: 'xyz'"); empty when it loads it. A refused vocabulary gives no ids.
+    const std::string &refusal() const;
     TokenizerKind kind() const;
     /// `tokenizer.ggml.pre` as stored ("" when absent).
     std::string_view pre() const;
-    /// The pre-tokenizer used, by llama.cpp's name ("LLAMA3"; "DEFAULT" for an unknown value).
+    /// The pre-tokenizer used, by llama.cpp's name ("LLAMA3"; "DEFAULT" for none or an unknown value).
     std::string_view preType() const;
     /// What the loader noticed: an unknown pre value, duplicate tokens, a short scores array, …
     const std::vector<std::string> &diagnostics() const;

@@ -2,6 +2,7 @@
 // `gguf-inspect tokenize` and `detokenize`: the ids of llama.cpp's test vectors, the JSON shape,
 // the text sources and the exit statuses.
 #include "tests/support/inspect_run.h"
+#include "tests/support/pre_splice.h"
 #include "tests/support/test_paths.h"
 
 #include <QFile>
@@ -91,6 +92,33 @@ private slots:
         const auto run = inspect({"tokenize", kData + "/ggml-reference/f32.gguf", "a"});
         QCOMPARE(run.exitCode, 1);
         QVERIFY(run.err.contains("tokenizer.ggml.tokens"));
+    }
+    // A pre value llama.cpp does not know: it refuses the vocabulary, and so does tokenize (exit 1,
+    // llama.cpp's error quoted, no ids); a value it learned after c392e509 tokenizes
+    void unknownPreIsRefused()
+    {
+        QFile gpt2(kGpt2);
+        QVERIFY(gpt2.open(QIODevice::ReadOnly));
+        const QByteArray base = gpt2.readAll();
+        QTemporaryDir dir;
+        const auto write = [&](const QByteArray &pre) {
+            const QString path = dir.filePath(QString::fromUtf8(pre) + ".gguf");
+            QFile out(path);
+            const QByteArray bytes = gguf::test::withPre(base, pre);
+            return !bytes.isEmpty() && out.open(QIODevice::WriteOnly) && out.write(bytes) == bytes.size() ? path
+                                                                                                          : QString();
+        };
+        const QString unknown = write("gpt-9");
+        QVERIFY(!unknown.isEmpty());
+        const auto refused = inspect({"tokenize", unknown, "Hello world"});
+        QCOMPARE(refused.exitCode, 1);
+        QVERIFY2(refused.err.contains("llama.cpp refuses this vocabulary: \"unknown pre-tokenizer type: 'gpt-9'\""),
+                 qPrintable(refused.err));
+        QVERIFY(refused.out.isEmpty());
+        const QString known = write("gpt-4o");
+        const auto run = inspect({"tokenize", known, "Hello world"});
+        QCOMPARE(run.exitCode, 0);
+        QCOMPARE(run.out, QString("15496 995\n")); // gpt-2's ids for "Hello" and " world"
     }
 };
 

@@ -133,8 +133,11 @@ void TokenizeView::buildTokenizer()
         [this](const std::shared_ptr<const gguf::Tokenizer> &tokenizer) {
             m_tokenizer = tokenizer;
             QStringList notes;
-            if (tokenizer->canTokenize())
-                notes << tr("%1 tokenizer%2: the ids llama.cpp gives (its rules as of commit c392e509).")
+            if (!tokenizer->refusal().empty())
+                notes << TextFormat::fromView(tokenizer->refusal()) + QLatin1Char('.');
+            else if (tokenizer->canTokenize())
+                notes << tr("%1 tokenizer%2: the ids llama.cpp gives (its rules as of commit de3ff815, the "
+                            "llama.cpp of node-llama-cpp 3.22.1).")
                              .arg(TextFormat::fromView(gguf::tokenizerKindName(tokenizer->kind())),
                                   tokenizer->preType().empty()
                                       ? QString()

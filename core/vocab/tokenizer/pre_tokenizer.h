@@ -21,12 +21,17 @@ struct PreTokenizerSpec {
     bool cleanSpaces = true;   ///< detokenizing removes spaces before punctuation
     bool ignoreMerges = false; ///< a word that is a token is not merged from its characters
     bool addBos = false;
-    bool bosNull = false; ///< the BOS default is "none"
+    bool bosNull = false;           ///< the BOS default is "none"
+    bool escapeWhitespaces = false; ///< spaces become "▁" before splitting, and back in pieces
+    bool byteEncode = true;         ///< words are spelled in GPT-2's byte stand-ins (else raw UTF-8)
 };
 
 /// The spec of a `tokenizer.ggml.pre` value: empty and "default" give DEFAULT; nullopt for a value
-/// llama.cpp (c392e509) does not know.
+/// llama.cpp (de3ff815) does not know, which it refuses.
 std::optional<PreTokenizerSpec> preTokenizerSpec(std::string_view pre);
+
+/// Every `tokenizer.ggml.pre` value llama.cpp knows ("default" included, the empty one not).
+std::vector<std::string_view> knownPreTokenizers();
 
 /// A code point range [begin, end) of a text.
 using CodePointRange = std::pair<uint32_t, uint32_t>;
@@ -52,6 +57,8 @@ private:
     explicit RegexSplitter(RegexSet set);
     struct Compiled;
     std::vector<std::unique_ptr<Compiled>> m_patterns;
+    bool splitWithPattern(const Compiled &pattern, std::span<const uint32_t> cps, std::span<const uint32_t> subject,
+                          const std::vector<CodePointRange> &pieces, std::vector<CodePointRange> &next) const;
     std::string m_error;
 };
 

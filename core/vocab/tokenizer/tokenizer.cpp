@@ -94,7 +94,11 @@ std::shared_ptr<const Tokenizer> Tokenizer::create(std::shared_ptr<const GgufFil
 
 bool Tokenizer::canTokenize() const
 {
-    return m_data->kind != TokenizerKind::None;
+    return m_data->kind != TokenizerKind::None && m_data->refusal.empty();
+}
+const std::string &Tokenizer::refusal() const
+{
+    return m_data->refusal;
 }
 TokenizerKind Tokenizer::kind() const
 {
@@ -175,7 +179,7 @@ std::optional<std::vector<TokenId>> Tokenizer::tokenize(std::string_view text, c
 {
     const TokenizerData &d = *m_data;
     std::vector<TokenId> out;
-    if (d.kind == TokenizerKind::None)
+    if (!canTokenize())
         return out;
     // BOS/EOS (CLS/SEP for WordPiece) when asked; a null id is skipped where llama.cpp would abort
     const auto addIf = [&](bool wanted, TokenId id) {

@@ -8,10 +8,20 @@
 namespace gguf {
 namespace {
 
+// "<0xXX>", upper-case hex, as llama.cpp spells a byte token.
+std::string byteTokenText(char c)
+{
+    static constexpr std::string_view kHex = "0123456789ABCDEF";
+    const auto byte = static_cast<uint8_t>(c);
+    return std::string("<0x") + kHex[byte >> 4] + kHex[byte & 15] + '>';
+}
+
 void mergeWord(const TokenizerData &d, std::string_view word, std::vector<TokenId> &out, std::string &key)
 {
     std::vector<MergeSymbol> symbols;
-    if (d.preSpec.ignoreMerges && d.find(word) != kNoToken)
+    // a word that is a token stays whole: with ignore_merges, and for GEMMA4 a run of newlines
+    const bool newlines = d.preSpec.type == "GEMMA4" && word.find_first_not_of('\n') == std::string_view::npos;
+    if ((d.preSpec.ignoreMerges || newlines) && d.find(word) != kNoToken)
         symbols.push_back({-1, -1, 0, word.size()});
     else
         symbols = splitIntoChars(word);
@@ -32,10 +42,13 @@ void mergeWord(const TokenizerData &d, std::string_view word, std::vector<TokenI
             out.push_back(id);
             continue;
         }
-        // the piece's single bytes that are tokens; llama.cpp silently drops the others
-        for (char c : piece)
-            if (const TokenId id = d.find({&c, 1}); id != kNoToken)
+        // the piece's bytes that are tokens (as themselves, or as "<0xXX>" without byte encoding);
+        // llama.cpp silently drops the others
+        for (char c : piece) {
+            const TokenId id = d.preSpec.byteEncode ? d.find({&c, 1}) : d.find(byteTokenText(c));
+            if (id != kNoToken)
                 out.push_back(id);
+        }
     }
 }
 
@@ -43,6 +56,13 @@ void mergeWord(const TokenizerData &d, std::string_view word, std::vector<TokenI
 
 bool tokenizeBpe(const TokenizerData &d, std::string_view text, std::vector<TokenId> &out)
 {
+    std::string escaped;
+    if (d.preSpec.escapeWhitespaces) { // every space becomes "▁" (U+2581) first
+        escaped.reserve(text.size());
+        for (char c : text)
+            escaped += c == ' ' ? std::string_view("\xE2\x96\x81") : std::string_view(&c, 1);
+        text = escaped;
+    }
     const std::vector<uint32_t> cps = unicode::decodeUtf8(text);
     std::vector<CodePointRange> words;
     const bool complete = RegexSplitter::forSet(d.preSpec.regexes).split(cps, words);
@@ -51,9 +71,13 @@ bool tokenizeBpe(const TokenizerData &d, std::string_view text, std::vector<Toke
         utf8.clear();
         for (uint32_t i = begin; i < end; ++i)
             unicode::appendUtf8(cps[i], utf8);
-        word.clear();
-        unicode::appendByteStandIns(utf8, word);
-        mergeWord(d, word, out, key);
+        if (d.preSpec.byteEncode) {
+            word.clear();
+            unicode::appendByteStandIns(utf8, word);
+            mergeWord(d, word, out, key);
+        } else {
+            mergeWord(d, utf8, out, key);
+        }
     }
     return complete;
 }

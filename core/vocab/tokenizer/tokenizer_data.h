@@ -50,6 +50,8 @@ struct TokenizerData {
     TokenizerKind kind = TokenizerKind::None;
     std::string_view pre;
     PreTokenizerSpec preSpec;
+    /// Why llama.cpp refuses the vocabulary (quoting its error); no ids are given then
+    std::string refusal;
 
     std::vector<std::string_view> text; ///< token text, views into the mapping (or into `owned`)
     std::deque<std::string> owned;      ///< replacement text of empty tokens

@@ -30,7 +30,7 @@ TokenizerKind kindOfModel(std::string_view model)
 {
     if (model == "llama")
         return TokenizerKind::Spm;
-    if (model == "gpt2")
+    if (model == "gpt2" || model == "gemma4")
         return TokenizerKind::Bpe;
     if (model == "bert")
         return TokenizerKind::Wpm;
@@ -104,16 +104,63 @@ void readSpecialIds(const GgufFile &file, TokenizerData &d, std::array<TokenId, 
     }
 }
 
-// Tokens found by their text when no key names them become control tokens (§1.3). llama.cpp takes
-// the first match in its hash map's order; the lowest id is taken here.
+// DeepSeek's "<｜end▁of▁sentence｜>" (full-width bars, U+2581 for the spaces).
+constexpr std::string_view kEndOfSentence = "<\xEF\xBD\x9C"
+                                            "end\xE2\x96\x81of\xE2\x96\x81sentence\xEF\xBD\x9C>";
+
+// The end-of-generation tokens, and what llama.cpp changes by them: every EOG text is a control
+// token; gpt-oss's channel tokens, o200k_harmony's and solar-open's "<|end|>" and gemma4's "</s>"
+// get the attributes llama.cpp's workarounds give them.
+void markEndOfGeneration(TokenizerData &d, const std::array<TokenId, 6> &fim)
+{
+    std::vector<TokenId> eog;
+    for (TokenId id : {fim[3], fim[4], fim[5]})
+        if (id != kNoToken)
+            eog.push_back(id);
+    // clang-format off
+    static constexpr std::string_view kEndOfGeneration[] = {
+        "<|eot_id|>", "<|im_end|>", "<|end|>", "<|return|>", "<|call|>", "<|flush|>", "<|calls|>", "<end_of_turn>",
+        "<|endoftext|>", "</s>", "<|eom_id|>", "<EOT>", "_<EOT>", "[EOT]", "[EOS]", "<|end_of_text|>",
+        "<end_of_utterance>", "<eos>", "<turn|>", "<|tool_response>", kEndOfSentence, "[e~["};
+    // clang-format on
+    for (std::string_view text : kEndOfGeneration)
+        if (const TokenId id = d.find(text); id != kNoToken) {
+            eog.push_back(id);
+            if (!d.has(id, kAttrControl)) {
+                d.attrs[static_cast<size_t>(id)] |= kAttrControl;
+                d.diagnostics.push_back("token " + std::to_string(id) + " '" + std::string(text) +
+                                        "' ends generation; it is made a control token, as llama.cpp does");
+            }
+        }
+    for (std::string_view text : {"<|channel|>", "<|message|>", "<|start|>", "<|constrain|>"})
+        if (const TokenId id = d.find(text); id != kNoToken)
+            d.attrs[static_cast<size_t>(id)] = kAttrUserDefined;
+    for (TokenId id : {d.eos, d.eot, d.eom})
+        if (d.valid(id))
+            eog.push_back(id);
+    const auto eogHas = [&](std::initializer_list<std::string_view> texts) {
+        return std::any_of(eog.begin(), eog.end(), [&](TokenId id) {
+            return d.valid(id) && std::find(texts.begin(), texts.end(), d.text[static_cast<size_t>(id)]) != texts.end();
+        });
+    };
+    const bool end = eogHas({"<|end|>"}), call = eogHas({"<|call|>", "<|calls|>"});
+    if (end && call && (eogHas({"<|return|>"}) || eogHas({"<|flush|>"})))
+        d.attrs[static_cast<size_t>(d.find("<|end|>"))] = kAttrUserDefined;
+    if (eogHas({"<|tool_response>"}) && eogHas({"</s>"}))
+        d.attrs[static_cast<size_t>(d.find("</s>"))] = kAttrNormal;
+}
+
+// Tokens found by their text when no key names them; each gains the control attribute, keeping the
+// ones it had (§1.3; llama.cpp's impl::load at de3ff815). llama.cpp takes the first match in its hash
+// map's order; the lowest id is taken here.
 void detectByText(TokenizerData &d, std::array<TokenId, 6> &fim)
 {
     const auto forceControl = [&](TokenId id) {
         if (!d.has(id, kAttrControl)) {
-            d.attrs[static_cast<size_t>(id)] = kAttrControl;
+            d.attrs[static_cast<size_t>(id)] |= kAttrControl;
             d.diagnostics.push_back("token " + std::to_string(id) + " '" +
                                     std::string(d.text[static_cast<size_t>(id)]) +
-                                    "' looks like a control token; its type is overridden, as llama.cpp does");
+                                    "' looks like a control token; it is made one, as llama.cpp does");
         }
     };
     const auto detect = [&](TokenId &id, std::initializer_list<std::string_view> texts) {
@@ -125,32 +172,31 @@ void detectByText(TokenizerData &d, std::array<TokenId, 6> &fim)
         if (id != kNoToken)
             forceControl(id);
     };
-    detect(d.eot, {"<|eot_id|>", "<|im_end|>", "<|end|>", "<end_of_turn>", "<|endoftext|>", "<EOT>",
-                   "<\xEF\xBD\x9C"
-                   "end\xE2\x96\x81of\xE2\x96\x81sentence\xEF\xBD\x9C>"});
+    detect(d.eot, {"<|eot_id|>", "<|im_end|>", "<|end|>", "<end_of_turn>", "<|endoftext|>", "<|end_of_text|>", "<EOT>",
+                   "_<EOT>", "[EOT]", kEndOfSentence, "<end_of_utterance>"});
     detect(d.eom, {"<|eom_id|>"});
-    detect(fim[0], {"<|fim_prefix|>", "<fim-prefix>",
+    detect(fim[0], {"<|fim_prefix|>", "<fim-prefix>", "<fim_prefix>",
                     "<\xEF\xBD\x9C"
                     "fim\xE2\x96\x81"
                     "begin\xEF\xBD\x9C>",
-                    "<PRE>"});
-    detect(fim[1], {"<|fim_suffix|>", "<fim-suffix>",
+                    "<PRE>", "\xE2\x96\x81<PRE>", "<|code_prefix|>", "<|prefix|>"});
+    detect(fim[1], {"<|fim_suffix|>", "<fim-suffix>", "<fim_suffix>",
                     "<\xEF\xBD\x9C"
                     "fim\xE2\x96\x81hole\xEF\xBD\x9C>",
-                    "<SUF>"});
-    detect(fim[2], {"<|fim_middle|>", "<fim-middle>",
+                    "<SUF>", "\xE2\x96\x81<SUF>", "<|code_suffix|>", "<|suffix|>"});
+    detect(fim[2], {"<|fim_middle|>", "<fim-middle>", "<fim_middle>",
                     "<\xEF\xBD\x9C"
                     "fim\xE2\x96\x81"
                     "end\xEF\xBD\x9C>",
-                    "<MID>"});
-    detect(fim[3], {"<|fim_pad|>", "<fim-pad>", "<PAD>"});
-    detect(fim[4], {"<|fim_repo|>", "<|repo_name|>", "<fim-repo>", "<REPO>"});
+                    "<MID>", "\xE2\x96\x81<MID>", "<|code_middle|>", "<|middle|>"});
+    detect(fim[3], {"<|fim_pad|>", "<fim-pad>", "<fim_pad>", "<PAD>", "[PAD]"});
+    detect(fim[4], {"<|fim_repo|>", "<|repo_name|>", "<fim-repo>", "<REPO>", "<reponame>"});
     detect(fim[5], {"<|file_sep|>"});
-    // every end-of-generation text is a control token
-    for (std::string_view text :
-         {"<|eot_id|>", "<|im_end|>", "<|end|>", "<end_of_turn>", "<|endoftext|>", "<|eom_id|>", "<EOT>"})
-        if (const TokenId id = d.find(text); id != kNoToken)
-            forceControl(id);
+    // control tokens named "unused…" are unused ones too
+    for (size_t i = 0; i < d.attrs.size(); ++i)
+        if ((d.attrs[i] & kAttrControl) && d.text[i].find("unused") != std::string_view::npos)
+            d.attrs[i] |= kAttrUnused;
+    markEndOfGeneration(d, fim);
 }
 
 bool containsAny(std::string_view s, std::initializer_list<std::string_view> parts)
@@ -172,7 +218,10 @@ void applyNameHacks(const GgufFile &file, TokenizerData &d)
     std::string name(file.value("general.name").toStringView());
     std::transform(name.begin(), name.end(), name.begin(),
                    [](char c) { return static_cast<char>(std::tolower(static_cast<unsigned char>(c))); });
-    if (containsAny(d.pre, {"jina-v2-de", "jina-v2-es", "jina-v2-code"})) {
+    const std::string_view arch = file.value("general.architecture").toStringView();
+    const std::string_view pre = file.value("tokenizer.ggml.pre").toStringView();
+    if (containsAny(pre, {"jina-v2-de", "jina-v2-es", "jina-v2-code"}) ||
+        containsAny(arch, {"nomic-bert-moe", "jina-bert-v3"})) {
         setAttr("<mask>", kAttrLstrip, true);
     } else if (containsAny(name, {"phi-3", "phi3"})) {
         for (TokenId id : d.specialCache)
@@ -180,6 +229,8 @@ void applyNameHacks(const GgufFile &file, TokenizerData &d)
         setAttr("</s>", kAttrRstrip, true);
         for (std::string_view t : {"<unk>", "<s>", "<|endoftext|>"})
             setAttr(t, kAttrRstrip, false);
+    } else if (containsAny(name, {"modern-bert"})) {
+        setAttr("[MASK]", kAttrLstrip, true);
     }
 }
 
@@ -248,9 +299,10 @@ void chooseBpePreTokenizer(const Vocabulary &vocab, TokenizerData &d)
                 "(it warns that generation quality will be degraded)");
     } else {
         d.preSpec = *preTokenizerSpec("default");
-        d.diagnostics.push_back(
-            "tokenizer.ggml.pre '" + std::string(d.pre) +
-            "' is unknown to llama.cpp (which refuses such a file); the DEFAULT pre-tokenizer is used");
+        d.refusal = "llama.cpp refuses this vocabulary: \"unknown pre-tokenizer type: '" + std::string(d.pre) +
+                    "'\" (tokenizer.ggml.pre is none of the " + std::to_string(knownPreTokenizers().size()) +
+                    " values it knows), so it gives no ids";
+        return;
     }
     const RegexSplitter &splitter = RegexSplitter::forSet(d.preSpec.regexes);
     if (!splitter.error().empty())
@@ -304,16 +356,19 @@ std::unique_ptr<TokenizerData> loadTokenizerData(std::shared_ptr<const GgufFile>
     }
     d->kind = kindOfModel(vocab.model());
     if (d->kind == TokenizerKind::None) {
-        d->diagnostics.push_back(vocab.model().empty()
-                                     ? std::string("the file has no tokenizer.ggml.model")
-                                     : "tokenizer.ggml.model '" + std::string(vocab.model()) +
-                                           "' cannot tokenize text (llama.cpp knows llama, gpt2, bert, t5, rwkv)");
+        d->diagnostics.push_back(
+            vocab.model().empty() ? std::string("the file has no tokenizer.ggml.model")
+                                  : "tokenizer.ggml.model '" + std::string(vocab.model()) +
+                                        "' cannot tokenize text (llama.cpp knows llama, gpt2, gemma4, bert, t5, rwkv)");
         return d;
     }
-    d->pre = vocab.pre();
+    // llama.cpp reads a "gemma4" vocabulary as BPE with the GEMMA4 pre-tokenizer, whatever the key says
+    d->pre = vocab.model() == "gemma4" ? std::string_view("gemma4") : vocab.pre();
     if (d->kind == TokenizerKind::Bpe)
         chooseBpePreTokenizer(vocab, *d);
     setDefaults(*d);
+    if (vocab.model() == "gemma4") // no default special tokens
+        d->bos = d->eos = kNoToken;
     const auto flag = [&](std::string_view key, bool &out) {
         if (const auto v = file->value(key).toBool())
             out = *v;
@@ -337,6 +392,8 @@ std::unique_ptr<TokenizerData> loadTokenizerData(std::shared_ptr<const GgufFile>
     readSpecialIds(*file, *d, fim);
     flag("tokenizer.ggml.add_bos_token", d->addBos);
     flag("tokenizer.ggml.add_eos_token", d->addEos);
+    if (d->kind == TokenizerKind::Bpe && d->preSpec.type == "GEMMA4")
+        d->addBos = true; // llama.cpp forces it for GEMMA4
     detectByText(*d, fim);
 
     // partition candidates, longest text first (§4.1; equal lengths by id, where llama.cpp's

@@ -109,8 +109,12 @@ std::string Tokenizer::tokenToPiece(TokenId id, bool special, int lstrip) const
     case TokenizerKind::Bpe:
         if (verbatim)
             piece = text;
+        else if ((attr & kAttrNormal) && d.preSpec.escapeWhitespaces)
+            unicode::appendSpaceMarksAsSpaces(text, piece);
         else if (attr & kAttrNormal)
             appendBpeDecoded(text, piece);
+        else if (attr & kAttrByte) // newer llama.cpp renders BPE byte tokens too
+            piece = std::string(1, byteOfToken(text));
         break;
     case TokenizerKind::Rwkv: return unescapeRwkvToken(text); // no strip, as in llama.cpp
     case TokenizerKind::None: break;

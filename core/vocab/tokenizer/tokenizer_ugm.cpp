@@ -86,7 +86,7 @@ std::string normalize(const TokenizerData &d, const UgmModel &m, std::string_vie
 struct Best {
     TokenId id;
     size_t from;
-    float score;
+    double score; ///< kept in double, as newer llama.cpp does (c392e509 stored it as float)
 };
 
 } // namespace
@@ -132,11 +132,11 @@ void tokenizeUgm(const TokenizerData &d, std::string_view text, std::vector<Toke
     if (n == 0)
         return;
     // best[i]: the best segmentation of the first i bytes, by its last token
-    std::vector<Best> best(n + 1, {d.unk, 0, -FLT_MAX});
+    std::vector<Best> best(n + 1, {d.unk, 0, -DBL_MAX});
     best[0] = {d.unk, 0, 0};
     for (size_t at = 0; at < n;) {
         const size_t charLength = std::min(unicode::sequenceLength(static_cast<uint8_t>(normalized[at])), n - at);
-        const float here = best[at].score;
+        const double here = best[at].score;
         bool wholeChar = false;
         uint32_t node = 0;
         for (size_t end = at; end < n && (node = m.tokens.child(node, normalized[end])) != ByteTrie::kNone;) {
@@ -146,15 +146,14 @@ void tokenizeUgm(const TokenizerData &d, std::string_view text, std::vector<Toke
                 continue;
             wholeChar = wholeChar || end - at == charLength;
             // user-defined tokens score 0; the sum in double, as SentencePiece does
-            const double score =
-                double{here} + (d.has(id, kAttrUserDefined) ? 0.0 : double{d.scores[static_cast<size_t>(id)]});
+            const double score = here + (d.has(id, kAttrUserDefined) ? 0.0 : double{d.scores[static_cast<size_t>(id)]});
             if (score > best[end].score)
-                best[end] = {id, at, static_cast<float>(score)};
+                best[end] = {id, at, score};
         }
         if (!wholeChar) {
-            const double score = double{here} + double{m.unknownScore};
+            const double score = here + double{m.unknownScore};
             if (score > best[at + charLength].score)
-                best[at + charLength] = {d.unk, at, static_cast<float>(score)};
+                best[at + charLength] = {d.unk, at, score};
         }
         at += charLength;
     }

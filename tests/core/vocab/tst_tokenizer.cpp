@@ -115,7 +115,7 @@ private slots:
         const QJsonArray texts = doc["texts"].toArray();
         QCOMPARE(texts.size(), 61);
         const QJsonObject all = doc["ids"].toObject();
-        QCOMPARE(all.size(), 11);
+        QCOMPARE(all.size(), 12);
         for (const QString &vocab : all.keys())
             for (const bool parse : {false, true}) {
                 const QJsonArray lists = all[vocab].toObject()[parse ? "parse_special" : "plain"].toArray();

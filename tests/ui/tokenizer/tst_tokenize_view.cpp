@@ -4,6 +4,7 @@
 // counts, long texts on a worker, and files without a tokenizer.
 #include "core/format/gguf_file.h"
 #include "tests/support/gguf_builder.h"
+#include "tests/support/pre_splice.h"
 #include "tests/support/screenshots.h"
 #include "tests/support/test_paths.h"
 #include "ui/tokenizer/token_chips.h"
@@ -178,6 +179,25 @@ private slots:
         QVERIFY(settled(view));
         QVERIFY(!view.editor()->isEnabled());
         QVERIFY(view.notesText().contains("tokenizer.ggml.tokens"));
+    }
+    // A pre value llama.cpp does not know: the section says llama.cpp refuses the vocabulary, in its
+    // words, and gives no ids (#41)
+    void unknownPreIsRefused()
+    {
+        QFile gpt2(gguf::test::dataPath(QStringLiteral("real/ggml-vocab-gpt-2.gguf")));
+        QVERIFY(gpt2.open(QIODevice::ReadOnly));
+        const QByteArray bytes = gguf::test::withPre(gpt2.readAll(), "made-up-pre");
+        const auto opened = GgufFile::openBuffer({bytes.begin(), bytes.end()}, "made-up.gguf");
+        QVERIFY(opened.file);
+        TokenizeView view;
+        view.setFile(opened.file);
+        view.show();
+        QVERIFY(settled(view));
+        QVERIFY(!view.editor()->isEnabled());
+        QVERIFY2(view.notesText().contains("llama.cpp refuses this vocabulary: \"unknown pre-tokenizer type: "
+                                           "'made-up-pre'\""),
+                 qPrintable(view.notesText()));
+        QVERIFY(view.ids().empty());
     }
 };
 
