@@ -126,7 +126,7 @@ void benchTokenize(const std::string &dataDir, bool quick)
                     tokenizer.preType().empty() ? "-" : std::string(tokenizer.preType()).c_str(), count, s, mb / s,
                     formatRate(static_cast<double>(count) / s, "tok/s").c_str(), s / floorSeconds);
     };
-    for (const char *name : {"llama-spm", "gpt-2", "deepseek-coder", "deepseek-llm", "falcon", "bert-bge"}) {
+    for (const char *name : {"llama-spm", "gpt-2", "deepseek-coder", "deepseek-llm", "falcon", "bert-bge", "qwen35"}) {
         const std::string path = dataDir + "/ggml-vocab-" + name + ".gguf";
         const auto opened = gguf::GgufFile::open(path);
         if (!opened.file) {
