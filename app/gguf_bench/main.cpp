@@ -171,7 +171,20 @@ void benchStats(const std::string &dir, bool quick)
     }
 }
 
-void benchOpen(const std::string &dir)
+// Median of 9 runs of a shell command, in seconds.
+double medianRun(const std::string &command)
+{
+    std::vector<double> times;
+    for (int i = 0; i < 9; ++i) {
+        const double t0 = now();
+        if (std::system(command.c_str()) != 0)
+            std::printf("(%s failed)\n", command.c_str());
+        times.push_back(now() - t0);
+    }
+    return medianOf(times);
+}
+
+void benchOpen(const std::string &dir, const std::string &inspect)
 {
     const std::string path = dir + "/bench-open-big.gguf";
     uint64_t claimed = 0;
@@ -179,14 +192,7 @@ void benchOpen(const std::string &dir)
     std::printf("\n## Opening a generated model: 256k tokens, 500k merges, 20,000 tensors, %.1f GB claimed "
                 "(sparse), header %.1f MB\n\n",
                 static_cast<double>(claimed) / 1e9, static_cast<double>(header) / 1e6);
-    const std::string head = "head -c " + std::to_string(header) + " '" + path + "' > /dev/null";
-    std::vector<double> heads;
-    for (int i = 0; i < 9; ++i) {
-        const double t0 = now();
-        if (std::system(head.c_str()) != 0)
-            std::printf("(head failed)\n");
-        heads.push_back(now() - t0);
-    }
+    const double headMs = medianRun("head -c " + std::to_string(header) + " '" + path + "' > /dev/null") * 1e3;
     double peak = peakMemoryOfChild([&] {
         std::vector<double> times;
         for (int i = 0; i < 9; ++i) {
@@ -198,10 +204,19 @@ void benchOpen(const std::string &dir)
         }
         std::printf("| open (header, metadata, tensor index), median of 9 | %.2f ms |\n", medianOf(times) * 1e3);
     });
-    const double headMs = medianOf(heads) * 1e3;
     std::printf("| `head -c %llu` (process included), median of 9 | %.2f ms |\n",
                 static_cast<unsigned long long>(header), headMs);
     std::printf("| peak RSS of the opening process | %.1f MiB |\n", peak);
+    // the whole program as a user runs it: start, open, print, exit (goal: at most 3× `head -c`)
+    if (std::filesystem::exists(inspect)) {
+        const double startMs = medianRun("'" + inspect + "' --version > /dev/null") * 1e3;
+        const double infoMs = medianRun("'" + inspect + "' info '" + path + "' > /dev/null") * 1e3;
+        std::printf("| `gguf-inspect --version` (starting the program), median of 9 | %.2f ms |\n", startMs);
+        std::printf("| `gguf-inspect info` (process included), median of 9 | %.2f ms, %.2f× `head -c` (goal ≤ 3×) |\n",
+                    infoMs, infoMs / headMs);
+    } else {
+        std::printf("| `gguf-inspect info` | not measured: no %s |\n", inspect.c_str());
+    }
     std::filesystem::remove(path);
 }
 
@@ -212,11 +227,12 @@ int main(int argc, char **argv)
     bool quick = false;
     std::string dir = std::filesystem::temp_directory_path().string();
     std::set<std::string> phases;
-    // the explorer of the same build: app/gguf-explorer beside app/gguf_bench/
+    // the programs of the same build: app/gguf-explorer and app/gguf-inspect beside app/gguf_bench/
     std::error_code noError;
-    std::string explorer =
-        (std::filesystem::read_symlink("/proc/self/exe", noError).parent_path().parent_path() / "gguf-explorer")
-            .string();
+    const std::filesystem::path appDir =
+        std::filesystem::read_symlink("/proc/self/exe", noError).parent_path().parent_path();
+    std::string explorer = (appDir / "gguf-explorer").string();
+    const std::string inspect = (appDir / "gguf-inspect").string(); // of the same build, beside it too
     for (int i = 1; i < argc; ++i) {
         const std::string a = argv[i];
         if (a == "--quick")
@@ -260,7 +276,7 @@ int main(int argc, char **argv)
     if (phases.count("stats"))
         benchStats(dir, quick);
     if (phases.count("open"))
-        benchOpen(dir);
+        benchOpen(dir, inspect);
     if (phases.count("diff"))
         benchDiff(dir, quick);
     if (phases.count("edit"))

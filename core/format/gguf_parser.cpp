@@ -84,25 +84,6 @@ bool GgufParser::needSlow(uint64_t n, const std::string &what)
     return false;
 }
 
-uint32_t GgufParser::readU32()
-{
-    const uint32_t v = loadAs<uint32_t>(m_data + m_pos, m_swap);
-    m_pos += 4;
-    return v;
-}
-
-uint64_t GgufParser::readU64()
-{
-    const uint64_t v = loadAs<uint64_t>(m_data + m_pos, m_swap);
-    m_pos += 8;
-    return v;
-}
-
-uint64_t GgufParser::readLength()
-{
-    return m_v1 ? readU32() : readU64();
-}
-
 bool GgufParser::reportProgress()
 {
     ++m_itemsDone;

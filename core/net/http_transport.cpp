@@ -1,7 +1,6 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 #include "core/net/http_transport.h"
-
-#include <curl/curl.h>
+#include "curl_library.h"
 
 #include <algorithm>
 #include <cctype>
@@ -65,17 +64,20 @@ Error networkError(std::string code, std::string message)
 
 std::string resolveLocation(const std::string &base, const std::string &location)
 {
-    CURLU *u = curl_url();
+    const CurlLibrary *curl = curlLibrary(); // loaded: a transfer got this far
+    CURLU *u = curl ? curl->url() : nullptr;
+    if (!u)
+        return {};
     std::string out;
-    if (u && curl_url_set(u, CURLUPART_URL, base.c_str(), 0) == CURLUE_OK &&
-        curl_url_set(u, CURLUPART_URL, location.c_str(), 0) == CURLUE_OK) {
+    if (curl->urlSet(u, CURLUPART_URL, base.c_str(), 0) == CURLUE_OK &&
+        curl->urlSet(u, CURLUPART_URL, location.c_str(), 0) == CURLUE_OK) {
         char *text = nullptr;
-        if (curl_url_get(u, CURLUPART_URL, &text, 0) == CURLUE_OK && text) {
+        if (curl->urlGet(u, CURLUPART_URL, &text, 0) == CURLUE_OK && text) {
             out = text;
-            curl_free(text);
+            curl->free(text);
         }
     }
-    curl_url_cleanup(u);
+    curl->urlCleanup(u);
     return out;
 }
 
@@ -235,24 +237,17 @@ int onProgress(void *user, curl_off_t, curl_off_t, curl_off_t, curl_off_t)
     return 0;
 }
 
-void initCurlOnce()
-{
-    static std::once_flag once;
-    std::call_once(once, [] { curl_global_init(CURL_GLOBAL_DEFAULT); });
-}
-
 } // namespace
 
 HttpTransport::HttpTransport(RemoteUrl url, HttpOptions options)
     : m_url(std::move(url)), m_options(std::move(options)), m_resolved(m_url.url)
 {
-    initCurlOnce();
 }
 
 HttpTransport::~HttpTransport()
 {
-    for (void *h : m_idle)
-        curl_easy_cleanup(static_cast<CURL *>(h));
+    for (void *h : m_idle) // (a handle exists only once libcurl is loaded)
+        curlLibrary()->easyCleanup(static_cast<CURL *>(h));
 }
 
 std::string HttpTransport::resolvedUrl() const
@@ -271,7 +266,8 @@ void *HttpTransport::takeHandle()
             return h;
         }
     }
-    return curl_easy_init();
+    const CurlLibrary *curl = curlLibrary();
+    return curl ? curl->easyInit() : nullptr;
 }
 
 void HttpTransport::giveBack(void *handle)
@@ -315,36 +311,38 @@ HttpTransport::Outcome HttpTransport::exchange(uint64_t offset, uint64_t size, b
 
         CURL *curl = static_cast<CURL *>(takeHandle());
         if (!curl) {
-            error = networkError("curl", "could not start an HTTP request");
+            const std::string why = curlLibraryError();
+            error = networkError("curl", why.empty() ? "could not start an HTTP request" : why);
             return Outcome::Fail;
         }
-        curl_easy_reset(curl);
+        const CurlLibrary &lib = *curlLibrary();
+        lib.easyReset(curl);
         const std::string range = std::to_string(offset) + "-" + std::to_string(offset + size - 1);
         curl_slist *headers = nullptr;
         // the token goes to the hub's own host and nowhere else (not to the CDN it redirects to)
         const bool hub = !m_url.hubOrigin.empty() && originOf(url) == m_url.hubOrigin;
         if (hub && !m_options.token.empty())
-            headers = curl_slist_append(headers, ("Authorization: Bearer " + m_options.token).c_str());
-        curl_easy_setopt(curl, CURLOPT_URL, url.c_str());
-        curl_easy_setopt(curl, CURLOPT_RANGE, range.c_str());
-        curl_easy_setopt(curl, CURLOPT_HTTPHEADER, headers);
-        curl_easy_setopt(curl, CURLOPT_USERAGENT, "gguf-explorer");
-        curl_easy_setopt(curl, CURLOPT_FOLLOWLOCATION, 0L);
-        curl_easy_setopt(curl, CURLOPT_PROTOCOLS_STR, "http,https");
-        curl_easy_setopt(curl, CURLOPT_NOSIGNAL, 1L);
-        curl_easy_setopt(curl, CURLOPT_CONNECTTIMEOUT, m_options.connectTimeoutS);
-        curl_easy_setopt(curl, CURLOPT_LOW_SPEED_LIMIT, 1L);
-        curl_easy_setopt(curl, CURLOPT_LOW_SPEED_TIME, m_options.stallTimeoutS);
-        curl_easy_setopt(curl, CURLOPT_HEADERFUNCTION, onHeader);
-        curl_easy_setopt(curl, CURLOPT_HEADERDATA, &x);
-        curl_easy_setopt(curl, CURLOPT_WRITEFUNCTION, onBody);
-        curl_easy_setopt(curl, CURLOPT_WRITEDATA, &x);
-        curl_easy_setopt(curl, CURLOPT_NOPROGRESS, 0L);
-        curl_easy_setopt(curl, CURLOPT_XFERINFOFUNCTION, onProgress);
-        curl_easy_setopt(curl, CURLOPT_XFERINFODATA, &x);
+            headers = lib.slistAppend(headers, ("Authorization: Bearer " + m_options.token).c_str());
+        lib.easySetopt(curl, CURLOPT_URL, url.c_str());
+        lib.easySetopt(curl, CURLOPT_RANGE, range.c_str());
+        lib.easySetopt(curl, CURLOPT_HTTPHEADER, headers);
+        lib.easySetopt(curl, CURLOPT_USERAGENT, "gguf-explorer");
+        lib.easySetopt(curl, CURLOPT_FOLLOWLOCATION, 0L);
+        lib.easySetopt(curl, CURLOPT_PROTOCOLS_STR, "http,https");
+        lib.easySetopt(curl, CURLOPT_NOSIGNAL, 1L);
+        lib.easySetopt(curl, CURLOPT_CONNECTTIMEOUT, m_options.connectTimeoutS);
+        lib.easySetopt(curl, CURLOPT_LOW_SPEED_LIMIT, 1L);
+        lib.easySetopt(curl, CURLOPT_LOW_SPEED_TIME, m_options.stallTimeoutS);
+        lib.easySetopt(curl, CURLOPT_HEADERFUNCTION, onHeader);
+        lib.easySetopt(curl, CURLOPT_HEADERDATA, &x);
+        lib.easySetopt(curl, CURLOPT_WRITEFUNCTION, onBody);
+        lib.easySetopt(curl, CURLOPT_WRITEDATA, &x);
+        lib.easySetopt(curl, CURLOPT_NOPROGRESS, 0L);
+        lib.easySetopt(curl, CURLOPT_XFERINFOFUNCTION, onProgress);
+        lib.easySetopt(curl, CURLOPT_XFERINFODATA, &x);
         ++m_requests;
-        const CURLcode code = curl_easy_perform(curl);
-        curl_slist_free_all(headers);
+        const CURLcode code = lib.easyPerform(curl);
+        lib.slistFreeAll(headers);
         giveBack(curl);
         m_bytes += x.delivered;
         delivered = x.delivered;
@@ -378,7 +376,7 @@ HttpTransport::Outcome HttpTransport::exchange(uint64_t offset, uint64_t size, b
             const bool retry = code != CURLE_COULDNT_RESOLVE_HOST && code != CURLE_COULDNT_RESOLVE_PROXY &&
                                code != CURLE_UNSUPPORTED_PROTOCOL && code != CURLE_URL_MALFORMAT &&
                                code != CURLE_PEER_FAILED_VERIFICATION && code != CURLE_SSL_CONNECT_ERROR;
-            std::string why = curl_easy_strerror(code);
+            std::string why = lib.easyStrerror(code);
             if (code == CURLE_COULDNT_RESOLVE_HOST)
                 why = "cannot resolve the host name " + hostOf(url) + " (no network, or a typing error?)";
             else if (code == CURLE_COULDNT_CONNECT)

@@ -1,7 +1,6 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 #include "core/net/remote_url.h"
-
-#include <curl/curl.h>
+#include "curl_library.h"
 
 #include <algorithm>
 #include <cctype>
@@ -12,18 +11,31 @@
 namespace gguf::net {
 namespace {
 
+// (a handle exists only once libcurl is loaded)
 struct UrlDeleter {
-    void operator()(CURLU *u) const { curl_url_cleanup(u); }
+    void operator()(CURLU *u) const { curlLibrary()->urlCleanup(u); }
 };
 using UrlHandle = std::unique_ptr<CURLU, UrlDeleter>;
+
+/// A URL handle, or null when libcurl cannot be loaded.
+UrlHandle newUrl()
+{
+    const CurlLibrary *curl = curlLibrary();
+    return UrlHandle(curl ? curl->url() : nullptr);
+}
+
+CURLUcode setPart(CURLU *u, CURLUPart which, const char *text, unsigned int flags = 0)
+{
+    return curlLibrary()->urlSet(u, which, text, flags);
+}
 
 std::string part(CURLU *u, CURLUPart which)
 {
     char *text = nullptr;
-    if (curl_url_get(u, which, &text, 0) != CURLUE_OK || !text)
+    if (curlLibrary()->urlGet(u, which, &text, 0) != CURLUE_OK || !text)
         return {};
     std::string out(text);
-    curl_free(text);
+    curlLibrary()->free(text);
     return out;
 }
 
@@ -62,22 +74,22 @@ bool hubNameOk(const std::string &s, bool slashes)
 
 std::string hostOf(const std::string &url)
 {
-    UrlHandle u(curl_url());
-    if (!u || curl_url_set(u.get(), CURLUPART_URL, url.c_str(), 0) != CURLUE_OK)
+    UrlHandle u = newUrl();
+    if (!u || setPart(u.get(), CURLUPART_URL, url.c_str()) != CURLUE_OK)
         return {};
     return lower(part(u.get(), CURLUPART_HOST));
 }
 
 std::string originOf(const std::string &url)
 {
-    UrlHandle u(curl_url());
-    if (!u || curl_url_set(u.get(), CURLUPART_URL, url.c_str(), 0) != CURLUE_OK)
+    UrlHandle u = newUrl();
+    if (!u || setPart(u.get(), CURLUPART_URL, url.c_str()) != CURLUE_OK)
         return {};
     char *port = nullptr;
-    if (curl_url_get(u.get(), CURLUPART_PORT, &port, CURLU_DEFAULT_PORT) != CURLUE_OK || !port)
+    if (curlLibrary()->urlGet(u.get(), CURLUPART_PORT, &port, CURLU_DEFAULT_PORT) != CURLUE_OK || !port)
         return {};
     const std::string p(port);
-    curl_free(port);
+    curlLibrary()->free(port);
     return lower(part(u.get(), CURLUPART_SCHEME)) + "://" + lower(part(u.get(), CURLUPART_HOST)) + ":" + p;
 }
 
@@ -121,8 +133,12 @@ std::optional<RemoteUrl> parseRemoteUrl(const std::string &given, Error &error, 
         out.hub = true;
         return out;
     }
-    UrlHandle u(curl_url());
-    if (!u || curl_url_set(u.get(), CURLUPART_URL, given.c_str(), 0) != CURLUE_OK) {
+    UrlHandle u = newUrl();
+    if (!u) {
+        error = badName(given, curlLibraryError());
+        return std::nullopt;
+    }
+    if (setPart(u.get(), CURLUPART_URL, given.c_str()) != CURLUE_OK) {
         error = badName(given, "not a valid URL");
         return std::nullopt;
     }
@@ -139,15 +155,15 @@ std::optional<RemoteUrl> parseRemoteUrl(const std::string &given, Error &error, 
 
 std::string siblingUrl(const std::string &url, const std::string &name)
 {
-    UrlHandle u(curl_url());
-    if (!u || curl_url_set(u.get(), CURLUPART_URL, url.c_str(), 0) != CURLUE_OK)
+    UrlHandle u = newUrl();
+    if (!u || setPart(u.get(), CURLUPART_URL, url.c_str()) != CURLUE_OK)
         return {};
     std::string path = part(u.get(), CURLUPART_PATH);
     const auto slash = path.rfind('/');
     path = (slash == std::string::npos ? std::string("/") : path.substr(0, slash + 1)) + name;
-    curl_url_set(u.get(), CURLUPART_PATH, path.c_str(), 0);
-    curl_url_set(u.get(), CURLUPART_QUERY, nullptr, 0);
-    curl_url_set(u.get(), CURLUPART_FRAGMENT, nullptr, 0);
+    setPart(u.get(), CURLUPART_PATH, path.c_str());
+    setPart(u.get(), CURLUPART_QUERY, nullptr);
+    setPart(u.get(), CURLUPART_FRAGMENT, nullptr);
     return part(u.get(), CURLUPART_URL);
 }
 
@@ -166,12 +182,12 @@ std::string hubToken()
 
 std::string redactUrl(const std::string &url)
 {
-    UrlHandle u(curl_url());
-    if (!u || curl_url_set(u.get(), CURLUPART_URL, url.c_str(), 0) != CURLUE_OK)
+    UrlHandle u = newUrl();
+    if (!u || setPart(u.get(), CURLUPART_URL, url.c_str()) != CURLUE_OK)
         return url;
-    curl_url_set(u.get(), CURLUPART_USER, nullptr, 0);
-    curl_url_set(u.get(), CURLUPART_PASSWORD, nullptr, 0);
-    curl_url_set(u.get(), CURLUPART_QUERY, nullptr, 0);
+    setPart(u.get(), CURLUPART_USER, nullptr);
+    setPart(u.get(), CURLUPART_PASSWORD, nullptr);
+    setPart(u.get(), CURLUPART_QUERY, nullptr);
     return part(u.get(), CURLUPART_URL);
 }
 
