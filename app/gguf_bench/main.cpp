@@ -125,9 +125,11 @@ void benchStats(const std::string &dir, bool quick)
                 "the three passes in turn in fresh processes, mapping included; times are medians, the ratio is the "
                 "median of the rounds' ratios, with their range)\n\n",
                 static_cast<unsigned long long>(size >> 20), cores, kRounds);
-    std::printf("| type | elements | read floor s | dequant pass s | stats s | stats / dequant (range) | Melem/s | "
-                "key sample | peak RSS of stats MiB | peak RSS of dequant pass MiB | RSS at start MiB |\n");
-    std::printf("|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|\n");
+    std::printf(
+        "| type | elements | read floor s | dequant pass s | stats (fast) s | exact stats s | fast / dequant "
+        "(range) | exact / dequant (range) | Melem/s fast | key sample | peak RSS fast MiB | peak RSS exact MiB | "
+        "peak RSS of dequant pass MiB | RSS at start MiB |\n");
+    std::printf("|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|\n");
     // the types #22 names: Q4_K, Q8_0, F16, Q2_K, Q3_K, Q5_K, Q6_K, Q4_0, Q5_0, IQ4_XS, BF16, F32
     for (const uint32_t type : {12u, 8u, 1u, 10u, 11u, 13u, 14u, 2u, 6u, 23u, 30u, 0u}) {
         const std::string path = dir + "/bench-stats-" + gguf::typeName(type) + ".gguf";
@@ -153,6 +155,15 @@ void benchStats(const std::string &dir, bool quick)
                            opt.bins = 256;
                            if (gguf::computeStatistics(data, opt, st) != gguf::StatsStatus::Ok)
                                std::exit(1);
+                       }),
+                       // the default of `gguf-inspect stats` and the window: exact percentiles and histogram
+                       withTensor([&](const gguf::TensorData &data) {
+                           gguf::TensorStatistics st;
+                           gguf::StatsOptions opt;
+                           opt.bins = 256;
+                           if (gguf::computeStatistics(data, opt, st) != gguf::StatsStatus::Ok ||
+                               gguf::refineStatistics(data, opt, st) != gguf::StatsStatus::Ok)
+                               std::exit(1);
                        })},
                       rounds);
         std::filesystem::remove(path);
@@ -162,11 +173,14 @@ void benchStats(const std::string &dir, bool quick)
         }
         const uint32_t stride = gguf::keySampleStride(elements, gguf::StatsOptions{}.exactKeyElements);
         const auto [ratio, lowest, highest] = rounds.ratio(2, 1);
-        std::printf("| %s | %llu | %.3f | %.3f | %.3f | %.2f× (%.2f–%.2f) | %.0f | 1 in %u | %.1f | %.1f | %.1f |\n",
-                    gguf::typeName(type).c_str(), static_cast<unsigned long long>(elements), rounds.median(0),
-                    rounds.median(1), rounds.median(2), ratio, lowest, highest,
-                    static_cast<double>(elements) / 1e6 / rounds.median(2), stride, rounds.peakMiB(2),
-                    rounds.peakMiB(1), rounds.runs[2][0].residentAtStartMiB);
+        const auto [exact, exactLowest, exactHighest] = rounds.ratio(3, 1);
+        std::printf(
+            "| %s | %llu | %.3f | %.3f | %.3f | %.3f | %.2f× (%.2f–%.2f) | %.2f× (%.2f–%.2f) | %.0f | 1 in %u | "
+            "%.1f | %.1f | %.1f | %.1f |\n",
+            gguf::typeName(type).c_str(), static_cast<unsigned long long>(elements), rounds.median(0), rounds.median(1),
+            rounds.median(2), rounds.median(3), ratio, lowest, highest, exact, exactLowest, exactHighest,
+            static_cast<double>(elements) / 1e6 / rounds.median(2), stride, rounds.peakMiB(2), rounds.peakMiB(3),
+            rounds.peakMiB(1), rounds.runs[2][0].residentAtStartMiB);
         std::fflush(stdout);
     }
 }
@@ -246,6 +260,13 @@ int main(int argc, char **argv)
             uint64_t claimed = 0;
             writeBigSparseModel(argv[++i], claimed);
             std::printf("%s: %.1f GB (sparse)\n", argv[i], static_cast<double>(claimed) / 1e9);
+            return 0;
+        } else if (a == "--write-stats-tensor" && i + 2 < argc) {
+            // the 1 GiB tensor of `stats` for one type (its ggml id), kept for a look by hand
+            const auto type = static_cast<uint32_t>(std::stoul(argv[++i]));
+            const uint64_t elements = writeSingleTensorFile(argv[++i], type, quick ? (64u << 20) : (1u << 30));
+            std::printf("%s: %llu elements of %s\n", argv[i], static_cast<unsigned long long>(elements),
+                        gguf::typeName(type).c_str());
             return 0;
         } else if (a == "dequant" || a == "stats" || a == "open" || a == "tokenize" || a == "tokens" || a == "stall" ||
                    a == "diff" || a == "edit" || a == "kinds" || a == "remote")

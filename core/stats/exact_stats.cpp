@@ -1,11 +1,23 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
-// refineStatistics: the exact histogram of the automatic range and the exact percentiles, in two
-// passes after computeStatistics (docs/FORMAT.md §9). Every finite value is decoded by the same
-// dequantizer as the first pass; its float32 bit pattern, split into a high and a low 16-bit half,
-// places it exactly: the first pass here counts the high halves of every value (and bins the
-// values), the second counts the low halves of the values whose high half holds a wanted rank.
+// refineStatistics: the exact histogram of the automatic range and the exact percentiles, after
+// computeStatistics (docs/FORMAT.md §9, "Exact figures").
+//
+// F16 and BF16 tensors: one pass counts every 16-bit pattern in place (no decoding); each pattern is
+// one value, so the sorted values, hence the percentiles and every value's bin, follow from the
+// 65,536 counts.
+//
+// Every other type, two passes over the decoded values. A value's float32 bit pattern is split into
+// a high and a low 16-bit half. Pass A counts the high halves ("keys") of all values; nothing else
+// is done per value. Since a histogram bin is a monotone function of the value, a key whose first
+// and last value (within [min, max]) fall in the same bin puts all its values in that bin: those
+// keys are binned from their counts. Pass B revisits only the values whose key either straddles a
+// bin edge (binned one by one, with histogramBin) or holds a wanted rank (its low halves counted,
+// which pins the value at that rank exactly); a 64 Ki-entry table says which keys those are.
+#include "core/format/ggml_types.h"
 #include "core/quant/dequantize.h"
 #include "core/stats/tensor_stats.h"
+#include "core/util/cpu_features.h"
+#include "core/util/float_convert.h"
 #include "key_counts.h"
 #include "stats_scan.h"
 
@@ -15,6 +27,8 @@
 #include <bit>
 #include <cmath>
 #include <cstdint>
+#include <limits>
+#include <optional>
 #include <vector>
 
 namespace gguf {
@@ -22,11 +36,13 @@ namespace {
 
 using keys::kKeyCount;
 using keys::zeroedArray;
+using Table = std::unique_ptr<uint64_t[], keys::FreeDeleter>;
 
+using detail::loadU16;
 using detail::scan::kPiece; // decoded at a time
 
 /// The 65536 keys in ascending order of the values they hold: negative keys by descending
-/// magnitude (-0 last), then positive ones (+0 first). NaN and infinity keys are never counted.
+/// magnitude (-0 last), then positive ones (+0 first). The same order serves F16 and BF16 patterns.
 template <typename F> void forEachKeyInValueOrder(F f)
 {
     for (uint32_t m = 0x8000; m-- > 0;)
@@ -47,6 +63,12 @@ template <typename F> void forEachLowHalfInValueOrder(uint32_t key, F f)
     }
 }
 
+/// True for the keys of finite float32 values (the exponent field is not all ones).
+bool finiteKey(uint32_t key)
+{
+    return (key & 0x7f80u) != 0x7f80u;
+}
+
 /// NumPy's linear interpolation (`_lerp` of numpy/lib/_function_base_impl.py): from a towards b,
 /// or back from b when t ≥ 0.5, which keeps the result monotonic and exact at both ends
 /// (docs/FORMAT.md §9).
@@ -56,7 +78,55 @@ double lerp(double a, double b, double t)
     return t >= 0.5 ? b - d * (1.0 - t) : a + d * t;
 }
 
-/// Runs `scan(values, count)` over every decoded value of `data`, on every core, one buffer of
+/// Percentile `level` of `count` sorted values by NumPy's default (method "linear"; docs/FORMAT.md
+/// §9): the value at the virtual index (count - 1) * level / 100, interpolated between its two
+/// neighbours.
+template <typename ValueAt> double numpyPercentile(uint64_t count, double level, const ValueAt &valueAtRank)
+{
+    const double h = static_cast<double>(count - 1) * (level / 100.0);
+    const double below = std::floor(h);
+    const auto rank = static_cast<uint64_t>(below);
+    const double a = valueAtRank(rank);
+    if (rank + 1 >= count)
+        return a;
+    return lerp(a, valueAtRank(rank + 1), h - below);
+}
+
+/// The ranks (0-based, among the sorted finite values) that the percentiles read: the two
+/// neighbours of each virtual index, sorted, without repeats.
+std::vector<uint64_t> wantedRanks(uint64_t finite)
+{
+    std::vector<uint64_t> ranks;
+    for (const double level : kPercentileLevels) {
+        const auto rank = static_cast<uint64_t>(std::floor(static_cast<double>(finite - 1) * (level / 100.0)));
+        ranks.push_back(rank);
+        ranks.push_back(std::min(rank + 1, finite - 1));
+    }
+    std::sort(ranks.begin(), ranks.end());
+    ranks.erase(std::unique(ranks.begin(), ranks.end()), ranks.end());
+    return ranks;
+}
+
+/// The histogram's range for the automatic case: [min, max], or for a constant tensor the one
+/// unit around its value that NumPy gives it (docs/FORMAT.md §9).
+struct BinRange {
+    double lo = 0, hi = 0;
+    uint32_t bins = 1;
+    bool here = false; ///< the automatic range is binned here (else the first pass binned a chosen range)
+    uint32_t of(double x) const { return histogramBin(x, lo, hi, bins); }
+};
+
+/// Each pass is half of the progress.
+ProgressFn halfOfProgress(const StatsOptions &options, uint64_t before)
+{
+    if (!options.progress)
+        return {};
+    return [before, &options](uint64_t done, uint64_t total) {
+        return options.progress(before * total + done, 2 * total);
+    };
+}
+
+/// Runs `scan(worker, values)` over every decoded value of `data`, on every core, one buffer of
 /// kPiece floats per worker; false when cancelled or a piece does not decode.
 template <typename Scan>
 bool forEachPiece(const TensorData &data, const StatsOptions &options, uint64_t chunk, const ProgressFn &progress,
@@ -89,18 +159,468 @@ bool forEachPiece(const TensorData &data, const StatsOptions &options, uint64_t 
     return finished && !failed && !readError(data);
 }
 
-/// Percentile `level` of `count` sorted values by NumPy's default (method "linear"; docs/FORMAT.md
-/// §9): the value at the virtual index (count - 1) * level / 100, interpolated between its two
-/// neighbours.
-template <typename ValueAt> double numpyPercentile(uint64_t count, double level, const ValueAt &valueAtRank)
+/// Adds the workers' tables (each `copies` interleaved counters per entry) into one of `entries`.
+std::vector<uint64_t> sumTables(const std::vector<Table> &tables, size_t entries, size_t copies)
 {
-    const double h = static_cast<double>(count - 1) * (level / 100.0);
-    const double below = std::floor(h);
-    const auto rank = static_cast<uint64_t>(below);
-    const double a = valueAtRank(rank);
-    if (rank + 1 >= count)
-        return a;
-    return lerp(a, valueAtRank(rank + 1), h - below);
+    std::vector<uint64_t> sum(entries, 0);
+    for (const Table &t : tables)
+        for (size_t e = 0; e < entries; ++e)
+            for (size_t c = 0; c < copies; ++c)
+                sum[e] += t[e * copies + c];
+    return sum;
+}
+
+// ---- F16 and BF16: every value is one of 65,536 patterns -------------------------------------
+
+/// Counts every 16-bit pattern of an F16 or BF16 tensor, read in place; nullopt when cancelled or
+/// unreadable.
+std::optional<std::vector<uint64_t>> countPatterns(const TensorData &data, const StatsOptions &options, uint64_t chunk)
+{
+    const uint64_t chunks = (data.elements + chunk - 1) / chunk;
+    const unsigned workers = workerCount(options.threads, chunks);
+    // two interleaved counters per pattern: runs of one pattern (zeros) alternate between them
+    // instead of each increment waiting for the one before
+    constexpr size_t kCopies = 2;
+    std::vector<Table> tables;
+    for (unsigned w = 0; w < workers; ++w)
+        tables.push_back(zeroedArray<uint64_t>(kKeyCount * kCopies));
+    const bool finished = runChunks(
+        chunks, options.threads,
+        [&](uint64_t c, unsigned worker) {
+            const uint64_t first = c * chunk, last = std::min(data.elements, (c + 1) * chunk);
+            const ElementHold hold(data, first, last);
+            if (!hold)
+                return;
+            uint64_t *t = tables[worker].get();
+            const uint8_t *p = data.bytes.data() + 2 * first;
+            const size_t n = static_cast<size_t>(last - first);
+            const bool swap = data.swapBytes;
+            size_t i = 0;
+            for (; i + 2 <= n; i += 2) {
+                uint16_t a = loadU16(p + 2 * i), b = loadU16(p + 2 * i + 2);
+                if (swap) {
+                    a = __builtin_bswap16(a);
+                    b = __builtin_bswap16(b);
+                }
+                ++t[size_t{a} * kCopies];
+                ++t[size_t{b} * kCopies + 1];
+            }
+            for (; i < n; ++i) {
+                const uint16_t a = loadU16(p + 2 * i);
+                ++t[size_t{swap ? __builtin_bswap16(a) : a} * kCopies];
+            }
+        },
+        watchedProgress(data, options.progress));
+    if (!finished || readError(data))
+        return std::nullopt;
+    return sumTables(tables, kKeyCount, kCopies);
+}
+
+/// The exact percentiles and automatic histogram from the counts of every F16 or BF16 pattern;
+/// false when they do not add up to the finite values of the first pass (the tensor changed).
+bool exactFromPatterns(const std::vector<uint64_t> &patterns, uint32_t typeId, const BinRange &range,
+                       TensorStatistics &stats)
+{
+    const auto valueOf = [typeId](uint32_t p) {
+        const auto h = static_cast<uint16_t>(p);
+        return typeId == static_cast<uint32_t>(GgmlType::F16) ? fp16ToFp32(h) : bf16ToFp32(h);
+    };
+    // the distinct finite values in ascending order, with the number of values up to each
+    std::vector<std::pair<float, uint64_t>> upTo;
+    uint64_t seen = 0;
+    forEachKeyInValueOrder([&](uint32_t p) {
+        const float v = valueOf(p);
+        if (patterns[p] == 0 || !std::isfinite(v))
+            return;
+        seen += patterns[p];
+        upTo.emplace_back(v, seen);
+    });
+    if (seen != stats.finite)
+        return false;
+    const auto valueAtRank = [&](uint64_t rank) {
+        const auto it = std::upper_bound(upTo.begin(), upTo.end(), rank,
+                                         [](uint64_t r, const std::pair<float, uint64_t> &e) { return r < e.second; });
+        return static_cast<double>(it->first);
+    };
+    for (size_t i = 0; i < kPercentileLevels.size(); ++i)
+        stats.percentiles[i] = numpyPercentile(stats.finite, kPercentileLevels[i], valueAtRank);
+    if (range.here) {
+        stats.histogram.counts.assign(range.bins, 0);
+        uint64_t before = 0;
+        for (const auto &[v, through] : upTo) {
+            stats.histogram.counts[range.of(v)] += through - before;
+            before = through;
+        }
+    }
+    return true;
+}
+
+// ---- every other type: keys, then the values of a few keys ---------------------------------
+
+/// Where a wanted rank lies: its key, and how many finite values lie in lower keys.
+struct Wanted {
+    uint64_t rank = 0;
+    uint32_t key = 0;
+    uint64_t before = 0;
+};
+
+/// The float values of `key` in ascending order: the value at `index` (0 … 65,535).
+float keyValueAt(uint32_t key, uint32_t index)
+{
+    const uint32_t low = (key & 0x8000u) ? 0xffffu - index : index;
+    return std::bit_cast<float>((key << 16) | low);
+}
+
+/// How pass A splits each key's count: the values below `threshold[key]` in one half, the others
+/// in the other. A key whose values (within [min, max]) lie in one bin has threshold +∞; one that
+/// spans two bins, the first value of the upper one; one that spans more is `general` and its
+/// values are binned one by one in pass B.
+struct Split {
+    std::vector<float> threshold = std::vector<float>(kKeyCount, std::numeric_limits<float>::infinity());
+    std::vector<uint32_t> lowBin = std::vector<uint32_t>(kKeyCount, 0);
+    std::vector<uint8_t> general = std::vector<uint8_t>(kKeyCount, 0);
+};
+
+/// The first value (in value order) of `key` whose bin is at least `bin`: the bin is monotone in
+/// the value, so a binary search over the key's 65,536 values finds it.
+float firstValueInBin(uint32_t key, uint32_t bin, const BinRange &range)
+{
+    uint32_t a = 0, b = 0xffff;
+    while (a < b) {
+        const uint32_t mid = a + (b - a) / 2;
+        if (range.of(keyValueAt(key, mid)) >= bin)
+            b = mid;
+        else
+            a = mid + 1;
+    }
+    return keyValueAt(key, a);
+}
+
+Split splitKeys(const TensorStatistics &stats, const BinRange &range)
+{
+    Split split;
+    if (!range.here)
+        return split;
+    keys::KeySpan span;
+    span.coverValues(static_cast<float>(stats.min), static_cast<float>(stats.max));
+    span.forEachKey([&](uint32_t key) {
+        if (!finiteKey(key))
+            return;
+        const auto [first, last] = keys::keyRange(key);
+        const uint32_t low = range.of(std::max(first, stats.min)), high = range.of(std::min(last, stats.max));
+        split.lowBin[key] = low;
+        if (high == low + 1)
+            split.threshold[key] = firstValueInBin(key, high, range);
+        else if (high > low + 1)
+            split.general[key] = 1;
+    });
+    return split;
+}
+
+/// Pass A's entry of each value: 2·key + (x ≥ threshold[key]), the key being its upper 16 bits.
+void entriesOf(std::span<const float> values, const float *threshold, uint32_t *out)
+{
+    for (size_t i = 0; i < values.size(); ++i) {
+        const uint32_t key = std::bit_cast<uint32_t>(values[i]) >> 16;
+        out[i] = 2 * key + static_cast<uint32_t>(values[i] >= threshold[key]);
+    }
+}
+
+#if GGUF_X86_KERNELS
+/// The same, 16 values at a time (the threshold gathered); NaN compares false in both.
+GGUF_AVX512_KERNEL void entriesOfAvx512(std::span<const float> values, const float *threshold, uint32_t *out)
+{
+    size_t i = 0;
+    for (; i + 16 <= values.size(); i += 16) {
+        const __m512 x = _mm512_loadu_ps(values.data() + i);
+        const __m512i key = _mm512_srli_epi32(_mm512_castps_si512(x), 16);
+        const __m512 t = _mm512_i32gather_ps(key, threshold, 4);
+        const __m512i twice = _mm512_add_epi32(key, key);
+        const __m512i entry =
+            _mm512_mask_add_epi32(twice, _mm512_cmp_ps_mask(x, t, _CMP_GE_OQ), twice, _mm512_set1_epi32(1));
+        _mm512_storeu_si512(out + i, entry);
+    }
+    entriesOf(values.subspan(i), threshold, out + i);
+}
+#endif
+
+/// One worker's pass A counts: 32-bit counters, four interleaved copies per entry (runs of equal
+/// values, zeros above all, alternate between them instead of each increment waiting for the one
+/// before), added into 64-bit totals before they could overflow.
+struct EntryCounter {
+    static constexpr size_t kCopies = 4, kEntries = 2 * kKeyCount;
+    std::unique_ptr<uint32_t[], keys::FreeDeleter> counts = zeroedArray<uint32_t>(kEntries * kCopies);
+    std::vector<uint64_t> totals = std::vector<uint64_t>(kEntries, 0);
+    std::vector<uint32_t> entries = std::vector<uint32_t>(kPiece);
+    uint64_t pending = 0;
+
+    void flush()
+    {
+        for (size_t e = 0; e < kEntries; ++e)
+            for (size_t c = 0; c < kCopies; ++c) {
+                totals[e] += counts[e * kCopies + c];
+                counts[e * kCopies + c] = 0;
+            }
+        pending = 0;
+    }
+
+    void count(std::span<const float> values, const float *threshold)
+    {
+        if (pending + values.size() > UINT32_MAX)
+            flush();
+        pending += values.size();
+#if GGUF_X86_KERNELS
+        if (detail::cpuHasAvx512())
+            entriesOfAvx512(values, threshold, entries.data());
+        else
+#endif
+            entriesOf(values, threshold, entries.data());
+        uint32_t *t = counts.get();
+        const uint32_t *e = entries.data();
+        const size_t n = values.size();
+        size_t i = 0;
+        for (; i + 4 <= n; i += 4) {
+            ++t[size_t{e[i]} * kCopies];
+            ++t[size_t{e[i + 1]} * kCopies + 1];
+            ++t[size_t{e[i + 2]} * kCopies + 2];
+            ++t[size_t{e[i + 3]} * kCopies + 3];
+        }
+        for (; i < n; ++i)
+            ++t[size_t{e[i]} * kCopies];
+    }
+};
+
+/// Pass A: every value's key, counted in two halves by the key's threshold (index 2·key + half).
+std::optional<std::vector<uint64_t>> countKeys(const TensorData &data, const StatsOptions &options, uint64_t chunk,
+                                               std::vector<std::vector<float>> &buffers, const Split &split)
+{
+    const unsigned workers = workerCount(options.threads, (data.elements + chunk - 1) / chunk);
+    std::vector<EntryCounter> counters(workers);
+    const float *threshold = split.threshold.data();
+    if (!forEachPiece(data, options, chunk, halfOfProgress(options, 0), buffers,
+                      [&](unsigned w, std::span<const float> values) { counters[w].count(values, threshold); }))
+        return std::nullopt;
+    std::vector<uint64_t> sum(EntryCounter::kEntries, 0);
+    for (EntryCounter &c : counters) {
+        c.flush();
+        for (size_t e = 0; e < EntryCounter::kEntries; ++e)
+            sum[e] += c.totals[e];
+    }
+    return sum;
+}
+
+/// What pass B looks at, per key (`look`): bit 31 set when the key spans more than two bins (its
+/// values are binned one by one), and in the low bits 1 + the slot of its low-half table when it
+/// holds a wanted rank (0: none).
+struct Plan {
+    std::vector<Wanted> wanted;
+    std::vector<uint32_t> slotKeys;
+    std::vector<uint32_t> look = std::vector<uint32_t>(kKeyCount, 0);
+    std::vector<uint64_t> bins; ///< the histogram of the keys that span at most two bins
+    bool anyGeneral = false;    ///< a key spans more than two bins (only with more than 512 bins)
+    static constexpr uint32_t kGeneral = 0x80000000u;
+};
+
+/// Places the wanted ranks in their keys and bins the keys that span at most two bins; nullopt
+/// when the keys do not hold every rank (the tensor changed between the passes).
+std::optional<Plan> planPassB(const std::vector<uint64_t> &halves, const Split &split, const TensorStatistics &stats,
+                              const BinRange &range)
+{
+    Plan plan;
+    const std::vector<uint64_t> ranks = wantedRanks(stats.finite);
+    uint64_t before = 0;
+    size_t next = 0;
+    if (range.here)
+        plan.bins.assign(range.bins, 0);
+    forEachKeyInValueOrder([&](uint32_t key) {
+        const uint64_t below = halves[2 * key], above = halves[2 * key + 1];
+        const uint64_t n = finiteKey(key) ? below + above : 0;
+        if (n == 0)
+            return;
+        while (next < ranks.size() && ranks[next] < before + n)
+            plan.wanted.push_back({ranks[next++], key, before});
+        before += n;
+        if (!range.here)
+            return;
+        if (split.general[key]) {
+            plan.look[key] = Plan::kGeneral;
+            plan.anyGeneral = true;
+        } else {
+            plan.bins[split.lowBin[key]] += below;
+            if (above)
+                plan.bins[split.lowBin[key] + 1] += above;
+        }
+    });
+    if (plan.wanted.size() != ranks.size())
+        return std::nullopt;
+    for (const Wanted &w : plan.wanted)
+        if ((plan.look[w.key] & ~Plan::kGeneral) == 0) {
+            plan.slotKeys.push_back(w.key);
+            plan.look[w.key] |= static_cast<uint32_t>(plan.slotKeys.size()); // slot + 1
+        }
+    return plan;
+}
+
+/// Pass B's counts, summed over the workers.
+struct PassB {
+    std::vector<uint64_t> low;  ///< per slot, the count of each low half
+    std::vector<uint64_t> bins; ///< the values of keys that span more than two bins, binned one by one
+};
+
+#if GGUF_X86_KERNELS
+/// The indices of the values whose key is one of `keys` (at most 16), 16 values at a time.
+GGUF_AVX512_KERNEL size_t flaggedAvx512(std::span<const float> values, const std::vector<uint32_t> &keys, uint32_t *out)
+{
+    __m512i wanted[16];
+    const size_t m = std::min<size_t>(keys.size(), 16);
+    for (size_t j = 0; j < m; ++j)
+        wanted[j] = _mm512_set1_epi32(static_cast<int>(keys[j]));
+    const __m512i lanes = _mm512_setr_epi32(0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15);
+    size_t count = 0, i = 0;
+    for (; i + 16 <= values.size(); i += 16) {
+        const __m512i key = _mm512_srli_epi32(_mm512_castps_si512(_mm512_loadu_ps(values.data() + i)), 16);
+        __mmask16 hit = 0;
+        for (size_t j = 0; j < m; ++j)
+            hit = static_cast<__mmask16>(hit | _mm512_cmpeq_epi32_mask(key, wanted[j]));
+        if (hit) {
+            const __m512i at = _mm512_add_epi32(lanes, _mm512_set1_epi32(static_cast<int>(i)));
+            _mm512_mask_compressstoreu_epi32(out + count, hit, at);
+            count += static_cast<size_t>(std::popcount(static_cast<uint32_t>(hit)));
+        }
+    }
+    for (; i < values.size(); ++i)
+        if (std::find(keys.begin(), keys.end(), std::bit_cast<uint32_t>(values[i]) >> 16) != keys.end())
+            out[count++] = static_cast<uint32_t>(i);
+    return count;
+}
+#endif
+
+/// Pass B's work on one piece: the values whose key needs a look are found 16 at a time without a
+/// branch per value, then handled one by one.
+struct PassBScan {
+    const Plan &plan;
+    const BinRange &range;
+    uint64_t *low;
+    uint64_t *bins;
+    std::vector<uint32_t> &indices; ///< room for a piece
+
+    void handle(float x, uint32_t what) const
+    {
+        if (what & Plan::kGeneral)
+            ++bins[range.of(x)];
+        if (const uint32_t slot = what & ~Plan::kGeneral)
+            ++low[size_t{slot - 1} * 0x10000 + (std::bit_cast<uint32_t>(x) & 0xffffu)];
+    }
+
+    void operator()(std::span<const float> values) const
+    {
+#if GGUF_X86_KERNELS
+        if (!plan.anyGeneral && detail::cpuHasAvx512()) {
+            const size_t found = flaggedAvx512(values, plan.slotKeys, indices.data());
+            for (size_t f = 0; f < found; ++f) {
+                const float x = values[indices[f]];
+                handle(x, plan.look[std::bit_cast<uint32_t>(x) >> 16]);
+            }
+            return;
+        }
+#endif
+        const uint32_t *look = plan.look.data();
+        const size_t n = values.size();
+        size_t i = 0;
+        for (; i + 16 <= n; i += 16) {
+            std::array<uint32_t, 16> what{};
+            uint32_t mask = 0;
+            for (uint32_t j = 0; j < 16; ++j) {
+                what[j] = look[std::bit_cast<uint32_t>(values[i + j]) >> 16];
+                mask |= static_cast<uint32_t>(what[j] != 0) << j;
+            }
+            for (; mask != 0; mask &= mask - 1) {
+                const auto j = static_cast<uint32_t>(std::countr_zero(mask));
+                handle(values[i + j], what[j]);
+            }
+        }
+        for (; i < n; ++i)
+            if (const uint32_t what = look[std::bit_cast<uint32_t>(values[i]) >> 16])
+                handle(values[i], what);
+    }
+};
+
+std::optional<PassB> runPassB(const TensorData &data, const StatsOptions &options, uint64_t chunk,
+                              std::vector<std::vector<float>> &buffers, const Plan &plan, const BinRange &range)
+{
+    const unsigned workers = workerCount(options.threads, (data.elements + chunk - 1) / chunk);
+    std::vector<Table> low;
+    std::vector<std::vector<uint64_t>> bins(workers, std::vector<uint64_t>(range.here ? range.bins : 0, 0));
+    std::vector<std::vector<uint32_t>> indices(workers, std::vector<uint32_t>(kPiece));
+    for (unsigned w = 0; w < workers; ++w)
+        low.push_back(zeroedArray<uint64_t>(plan.slotKeys.size() * 0x10000));
+    if (!forEachPiece(data, options, chunk, halfOfProgress(options, 1), buffers,
+                      [&](unsigned w, std::span<const float> values) {
+                          PassBScan{plan, range, low[w].get(), bins[w].data(), indices[w]}(values);
+                      }))
+        return std::nullopt;
+    PassB out;
+    out.low = sumTables(low, plan.slotKeys.size() * 0x10000, 1);
+    out.bins.assign(range.here ? range.bins : 0, 0);
+    for (const std::vector<uint64_t> &b : bins)
+        for (size_t i = 0; i < b.size(); ++i)
+            out.bins[i] += b[i];
+    return out;
+}
+
+/// The exact percentiles and histogram from pass B's counts.
+void exactFromKeys(const Plan &plan, const PassB &b, const BinRange &range, TensorStatistics &stats)
+{
+    const auto valueAtRank = [&](uint64_t rank) {
+        const auto w =
+            std::find_if(plan.wanted.begin(), plan.wanted.end(), [rank](const Wanted &x) { return x.rank == rank; });
+        const size_t slot = (plan.look[w->key] & ~Plan::kGeneral) - 1u;
+        uint64_t seen = w->before;
+        uint32_t found = 0;
+        bool done = false;
+        forEachLowHalfInValueOrder(w->key, [&](uint32_t l) {
+            if (done)
+                return;
+            seen += b.low[slot * 0x10000 + l];
+            if (seen > rank) {
+                found = l;
+                done = true;
+            }
+        });
+        return static_cast<double>(std::bit_cast<float>((w->key << 16) | found));
+    };
+    for (size_t i = 0; i < kPercentileLevels.size(); ++i)
+        stats.percentiles[i] = numpyPercentile(stats.finite, kPercentileLevels[i], valueAtRank);
+    if (range.here) {
+        stats.histogram.counts = plan.bins;
+        for (uint32_t i = 0; i < range.bins; ++i)
+            stats.histogram.counts[i] += b.bins[i];
+    }
+}
+
+/// The F16/BF16 route, or the two passes; the result's status.
+StatsStatus refine(const TensorData &data, const StatsOptions &options, const BinRange &range, TensorStatistics &stats)
+{
+    const uint64_t chunk = std::max<uint64_t>(kPiece, statsChunkElements(data, options) / kPiece * kPiece);
+    if (data.typeId == static_cast<uint32_t>(GgmlType::F16) || data.typeId == static_cast<uint32_t>(GgmlType::BF16)) {
+        const auto patterns = countPatterns(data, options, chunk);
+        if (!patterns)
+            return fetchStatus(data).value_or(StatsStatus::Cancelled);
+        return exactFromPatterns(*patterns, data.typeId, range, stats) ? StatsStatus::Ok : StatsStatus::NoData;
+    }
+    std::vector<std::vector<float>> buffers;
+    const Split split = splitKeys(stats, range);
+    const auto halves = countKeys(data, options, chunk, buffers, split);
+    if (!halves)
+        return fetchStatus(data).value_or(StatsStatus::Cancelled);
+    const auto plan = planPassB(*halves, split, stats, range);
+    if (!plan)
+        return StatsStatus::NoData;
+    const auto passB = runPassB(data, options, chunk, buffers, *plan, range);
+    if (!passB)
+        return fetchStatus(data).value_or(StatsStatus::Cancelled);
+    exactFromKeys(*plan, *passB, range, stats);
+    return StatsStatus::Ok;
 }
 
 } // namespace
@@ -114,133 +634,25 @@ StatsStatus refineStatistics(const TensorData &data, const StatsOptions &options
         stats.histogram.exact = true;
         return StatsStatus::Ok;
     }
-    const bool binHere = !options.range;
-    const uint32_t bins = std::clamp<uint32_t>(options.bins, 1, 65536);
-    // a constant tensor gets the range NumPy gives it: one unit around its value (docs/FORMAT.md §9)
-    const double lo = stats.max > stats.min ? stats.min : stats.min - 0.5;
-    const double hi = stats.max > stats.min ? stats.max : stats.max + 0.5;
-    // each pass is half of the progress
-    const auto half = [&options](uint64_t before) -> ProgressFn {
-        if (!options.progress)
-            return {};
-        return [before, &options](uint64_t done, uint64_t total) {
-            return options.progress(before * total + done, 2 * total);
-        };
-    };
-    std::vector<std::vector<float>> buffers;
-
-    // Pass 1: every finite value's high half, and the histogram over [min, max]
-    const uint64_t chunk = std::max<uint64_t>(kPiece, statsChunkElements(data, options) / kPiece * kPiece);
-    const unsigned workers = workerCount(options.threads, (data.elements + chunk - 1) / chunk);
-    std::vector<std::unique_ptr<uint64_t[], keys::FreeDeleter>> highCounts;
-    std::vector<std::vector<uint64_t>> binCounts(workers);
-    for (unsigned w = 0; w < workers; ++w) {
-        highCounts.push_back(zeroedArray<uint64_t>(kKeyCount));
-        if (binHere)
-            binCounts[w].assign(bins, 0);
+    BinRange range;
+    range.here = !options.range;
+    range.bins = std::clamp<uint32_t>(options.bins, 1, 65536);
+    range.lo = stats.max > stats.min ? stats.min : stats.min - 0.5;
+    range.hi = stats.max > stats.min ? stats.max : stats.max + 0.5;
+    TensorStatistics out = stats;
+    const StatsStatus status = refine(data, options, range, out);
+    if (status != StatsStatus::Ok)
+        return status;
+    out.percentileError.fill(0);
+    out.percentileRankError = 0;
+    out.percentilesExact = true;
+    if (range.here) {
+        out.histogram.lo = range.lo;
+        out.histogram.hi = range.hi;
+        out.histogram.below = out.histogram.above = 0;
+        out.histogram.exact = true;
     }
-    if (!forEachPiece(data, options, chunk, half(0), buffers, [&](unsigned w, std::span<const float> values) {
-            uint64_t *high = highCounts[w].get();
-            for (const float x : values) {
-                if (!std::isfinite(x))
-                    continue;
-                ++high[std::bit_cast<uint32_t>(x) >> 16];
-                if (binHere)
-                    ++binCounts[w][histogramBin(x, lo, hi, bins)];
-            }
-        }))
-        return fetchStatus(data).value_or(StatsStatus::Cancelled);
-    std::vector<uint64_t> high(kKeyCount, 0);
-    for (unsigned w = 0; w < highCounts.size(); ++w)
-        for (size_t k = 0; k < kKeyCount; ++k)
-            high[k] += highCounts[w][k];
-    highCounts.clear();
-
-    // the ranks the percentiles need, and the high half that holds each
-    std::vector<uint64_t> ranks;
-    for (const double level : kPercentileLevels) {
-        const auto rank = static_cast<uint64_t>(std::floor(static_cast<double>(stats.finite - 1) * (level / 100.0)));
-        ranks.push_back(rank);
-        ranks.push_back(std::min(rank + 1, stats.finite - 1));
-    }
-    std::sort(ranks.begin(), ranks.end());
-    ranks.erase(std::unique(ranks.begin(), ranks.end()), ranks.end());
-    struct Wanted {
-        uint64_t rank = 0;
-        uint32_t key = 0;
-        uint64_t before = 0; ///< values of lower keys
-    };
-    std::vector<Wanted> wanted;
-    {
-        uint64_t before = 0;
-        size_t next = 0;
-        forEachKeyInValueOrder([&](uint32_t key) {
-            const uint64_t n = high[key];
-            while (next < ranks.size() && ranks[next] < before + n)
-                wanted.push_back({ranks[next++], key, before});
-            before += n;
-        });
-        if (wanted.size() != ranks.size())
-            return StatsStatus::NoData; // the tensor changed between the passes
-    }
-    std::array<int, kKeyCount> slotOf{};
-    slotOf.fill(-1);
-    std::vector<uint32_t> slotKeys;
-    for (const Wanted &w : wanted)
-        if (slotOf[w.key] < 0) {
-            slotOf[w.key] = static_cast<int>(slotKeys.size());
-            slotKeys.push_back(w.key);
-        }
-
-    // Pass 2: the low halves of the values in those high halves
-    std::vector<std::unique_ptr<uint64_t[], keys::FreeDeleter>> lowCounts;
-    for (unsigned w = 0; w < workers; ++w)
-        lowCounts.push_back(zeroedArray<uint64_t>(slotKeys.size() * 0x10000));
-    if (!forEachPiece(data, options, chunk, half(1), buffers, [&](unsigned w, std::span<const float> values) {
-            uint64_t *low = lowCounts[w].get();
-            for (const float x : values) {
-                const uint32_t bits = std::bit_cast<uint32_t>(x);
-                const int slot = slotOf[bits >> 16];
-                if (slot >= 0 && std::isfinite(x))
-                    ++low[static_cast<size_t>(slot) * 0x10000 + (bits & 0xffffu)];
-            }
-        }))
-        return fetchStatus(data).value_or(StatsStatus::Cancelled);
-    const auto valueAtRank = [&](uint64_t rank) {
-        const auto w = std::find_if(wanted.begin(), wanted.end(), [rank](const Wanted &x) { return x.rank == rank; });
-        const size_t slot = static_cast<size_t>(slotOf[w->key]);
-        uint64_t seen = w->before;
-        uint32_t found = 0;
-        bool done = false;
-        forEachLowHalfInValueOrder(w->key, [&](uint32_t l) {
-            if (done)
-                return;
-            for (const auto &counts : lowCounts)
-                seen += counts[slot * 0x10000 + l];
-            if (seen > rank) {
-                found = l;
-                done = true;
-            }
-        });
-        return static_cast<double>(std::bit_cast<float>((w->key << 16) | found));
-    };
-    for (size_t i = 0; i < kPercentileLevels.size(); ++i) {
-        stats.percentiles[i] = numpyPercentile(stats.finite, kPercentileLevels[i], valueAtRank);
-        stats.percentileError[i] = 0;
-    }
-    stats.percentileRankError = 0;
-    stats.percentilesExact = true;
-
-    if (binHere) {
-        stats.histogram.lo = lo;
-        stats.histogram.hi = hi;
-        stats.histogram.counts.assign(bins, 0);
-        for (const std::vector<uint64_t> &counts : binCounts)
-            for (uint32_t b = 0; b < bins; ++b)
-                stats.histogram.counts[b] += counts[b];
-        stats.histogram.below = stats.histogram.above = 0;
-        stats.histogram.exact = true;
-    }
+    stats = std::move(out);
     return StatsStatus::Ok;
 }
 

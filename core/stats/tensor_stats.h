@@ -95,16 +95,16 @@ struct TensorStatistics {
 /// value, or of a random sample of one in keySampleStride() values for large tensors.
 StatsStatus computeStatistics(const TensorData &data, const StatsOptions &options, TensorStatistics &out);
 
-/// Makes the estimates of computeStatistics exact, in two more passes over the data (the window
-/// and `gguf-inspect stats` call it after the first pass; `stats` must be what computeStatistics
-/// gave for the same data and options). Without options.range, the histogram is counted again
-/// over [min, max] of the finite values (a constant tensor: [v - 0.5, v + 0.5], as NumPy does)
-/// with histogramBin. The percentiles become exact by NumPy's default definition (np.percentile,
-/// method "linear": between the two closest ranks of the sorted finite values; docs/FORMAT.md §9):
-/// the first pass counts the upper 16 bits of every finite value, the second the lower 16 bits of
-/// the values whose upper bits hold a wanted rank, which pins each wanted value's float32 bit
-/// pattern. Progress runs over both passes; memory stays bounded (two 64 Ki-entry count tables per
-/// thread at most).
+/// Makes the estimates of computeStatistics exact (the window and `gguf-inspect stats` call it
+/// after the first pass; `stats` must be what computeStatistics gave for the same data and options).
+/// Without options.range, the histogram is counted again over [min, max] of the finite values (a
+/// constant tensor: [v - 0.5, v + 0.5], as NumPy does) by histogramBin's rule. The percentiles
+/// become exact by NumPy's default definition (np.percentile, method "linear": between the two
+/// closest ranks of the sorted finite values; docs/FORMAT.md §9). F16 and BF16 take one more pass,
+/// counting every bit pattern; other types two, over the decoded values: every value counted by
+/// its upper 16 bits, split where its key straddles a bin edge, then the lower 16 bits of the
+/// values whose key holds a wanted rank (docs/FORMAT.md §9, "How the exact figures are found").
+/// Progress runs over the passes; memory stays bounded (a few 64 Ki-entry count tables per thread).
 /// Unsupported for statistics of a sample (sampledElements > 0).
 StatsStatus refineStatistics(const TensorData &data, const StatsOptions &options, TensorStatistics &stats);
 

@@ -9,6 +9,7 @@
 #include <QTest>
 
 #include <algorithm>
+#include <bit>
 #include <cmath>
 #include <limits>
 
@@ -112,6 +113,8 @@ private slots:
     void constantTensor();
     void nonFiniteAndSignedZeros();
     void tiesAcrossRanks();
+    void everyHalfPattern_data();
+    void everyHalfPattern();
 };
 
 void TestExactStats::everyReferenceType_data()
@@ -252,6 +255,65 @@ void TestExactStats::tiesAcrossRanks()
     const TensorStatistics p = refined(f32Data(pair), {});
     checkAgainst(p, expectedOf(pair, 64), true);
     QCOMPARE(p.percentiles[5], 4.76678659915924);
+}
+
+void TestExactStats::everyHalfPattern_data()
+{
+    QTest::addColumn<bool>("brain");
+    QTest::addColumn<bool>("bigEndian");
+    QTest::newRow("F16") << false << false;
+    QTest::newRow("F16 big-endian") << false << true;
+    QTest::newRow("BF16") << true << false;
+    QTest::newRow("BF16 big-endian") << true << true;
+}
+
+// F16 and BF16 are counted by bit pattern, without decoding: every one of the 65,536 patterns
+// (NaNs, infinities, signed zeros and subnormals among them), some repeated, each value converted
+// here by its definition.
+void TestExactStats::everyHalfPattern()
+{
+    QFETCH(bool, brain);
+    QFETCH(bool, bigEndian);
+    const auto valueOf = [brain](uint32_t p) {
+        if (brain)
+            return std::bit_cast<float>(p << 16);
+        const int exponent = static_cast<int>((p >> 10) & 31);
+        const auto mantissa = static_cast<double>(p & 1023);
+        const double sign = (p & 0x8000) ? -1.0 : 1.0;
+        if (exponent == 31)
+            return static_cast<float>(mantissa == 0 ? sign * std::numeric_limits<double>::infinity()
+                                                    : std::numeric_limits<double>::quiet_NaN());
+        return static_cast<float>(
+            sign * (exponent == 0 ? std::ldexp(mantissa, -24) : std::ldexp(1024.0 + mantissa, exponent - 25)));
+    };
+    std::vector<uint8_t> bytes;
+    std::vector<float> values;
+    for (uint32_t round = 0; round < 3; ++round)
+        for (uint32_t p = 0; p < 0x10000; ++p) {
+            if (round > 0 && (p * 2654435761u >> (29 + round)) != 0)
+                continue; // a few patterns again, more of the first ones in the third round
+            const auto hi = static_cast<uint8_t>(p >> 8), lo = static_cast<uint8_t>(p);
+            bytes.push_back(bigEndian ? hi : lo);
+            bytes.push_back(bigEndian ? lo : hi);
+            values.push_back(valueOf(p));
+        }
+    TensorData data;
+    data.typeId = brain ? 30 : 1;
+    data.bytes = bytes;
+    data.elements = values.size();
+    data.swapBytes = bigEndian;
+    for (const uint32_t bins : {64u, 1000u}) {
+        StatsOptions options;
+        options.bins = bins;
+        options.exactKeyElements = 4096;
+        options.chunkElements = 16384;
+        const TensorStatistics s = refined(data, options);
+        checkAgainst(s, expectedOf(values, bins), true);
+        QCOMPARE(s.nan, static_cast<uint64_t>(
+                            std::count_if(values.begin(), values.end(), [](float v) { return std::isnan(v); })));
+        QCOMPARE(s.posInf, static_cast<uint64_t>(
+                               std::count(values.begin(), values.end(), std::numeric_limits<float>::infinity())));
+    }
 }
 
 QTEST_GUILESS_MAIN(TestExactStats)
