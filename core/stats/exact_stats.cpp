@@ -170,6 +170,52 @@ std::vector<uint64_t> sumTables(const std::vector<Table> &tables, size_t entries
     return sum;
 }
 
+/// One worker's counts of `entries` things: 32-bit counters, `copies` interleaved per entry (runs
+/// of equal values, zeros above all, alternate between them instead of each increment waiting for
+/// the one before), added into 64-bit totals before they could overflow. The 32-bit table is half
+/// the cache footprint of a 64-bit one.
+class Counter32 {
+public:
+    Counter32(size_t entries, size_t copies)
+        : m_entries(entries), m_copies(copies), m_counts(zeroedArray<uint32_t>(entries * copies)), m_totals(entries, 0)
+    {
+    }
+    /// The table, with room for `n` more increments.
+    uint32_t *room(size_t n)
+    {
+        if (m_pending + n > UINT32_MAX)
+            flush();
+        m_pending += n;
+        return m_counts.get();
+    }
+    void flush()
+    {
+        for (size_t e = 0; e < m_entries; ++e)
+            for (size_t c = 0; c < m_copies; ++c) {
+                m_totals[e] += m_counts[e * m_copies + c];
+                m_counts[e * m_copies + c] = 0;
+            }
+        m_pending = 0;
+    }
+    /// Adds the workers' counts, flushed, into one total per entry.
+    static std::vector<uint64_t> sum(std::vector<Counter32> &counters, size_t entries)
+    {
+        std::vector<uint64_t> out(entries, 0);
+        for (Counter32 &c : counters) {
+            c.flush();
+            for (size_t e = 0; e < entries; ++e)
+                out[e] += c.m_totals[e];
+        }
+        return out;
+    }
+
+private:
+    size_t m_entries, m_copies;
+    std::unique_ptr<uint32_t[], keys::FreeDeleter> m_counts;
+    std::vector<uint64_t> m_totals;
+    uint64_t m_pending = 0;
+};
+
 // ---- F16 and BF16: every value is one of 65,536 patterns -------------------------------------
 
 /// Counts every 16-bit pattern of an F16 or BF16 tensor, read in place; nullopt when cancelled or
@@ -177,13 +223,10 @@ std::vector<uint64_t> sumTables(const std::vector<Table> &tables, size_t entries
 std::optional<std::vector<uint64_t>> countPatterns(const TensorData &data, const StatsOptions &options, uint64_t chunk)
 {
     const uint64_t chunks = (data.elements + chunk - 1) / chunk;
-    const unsigned workers = workerCount(options.threads, chunks);
-    // two interleaved counters per pattern: runs of one pattern (zeros) alternate between them
-    // instead of each increment waiting for the one before
-    constexpr size_t kCopies = 2;
-    std::vector<Table> tables;
-    for (unsigned w = 0; w < workers; ++w)
-        tables.push_back(zeroedArray<uint64_t>(kKeyCount * kCopies));
+    constexpr size_t kCopies = 2; // see Counter32
+    std::vector<Counter32> counters;
+    for (unsigned w = workerCount(options.threads, chunks); w > 0; --w)
+        counters.emplace_back(kKeyCount, kCopies);
     const bool finished = runChunks(
         chunks, options.threads,
         [&](uint64_t c, unsigned worker) {
@@ -191,29 +234,27 @@ std::optional<std::vector<uint64_t>> countPatterns(const TensorData &data, const
             const ElementHold hold(data, first, last);
             if (!hold)
                 return;
-            uint64_t *t = tables[worker].get();
             const uint8_t *p = data.bytes.data() + 2 * first;
-            const size_t n = static_cast<size_t>(last - first);
-            const bool swap = data.swapBytes;
+            const auto n = static_cast<size_t>(last - first);
+            uint32_t *t = counters[worker].room(n);
+            const auto pattern = [p, swap = data.swapBytes](size_t i) {
+                const uint16_t h = loadU16(p + 2 * i);
+                return size_t{swap ? __builtin_bswap16(h) : h} * kCopies;
+            };
             size_t i = 0;
-            for (; i + 2 <= n; i += 2) {
-                uint16_t a = loadU16(p + 2 * i), b = loadU16(p + 2 * i + 2);
-                if (swap) {
-                    a = __builtin_bswap16(a);
-                    b = __builtin_bswap16(b);
-                }
-                ++t[size_t{a} * kCopies];
-                ++t[size_t{b} * kCopies + 1];
+            for (; i + 4 <= n; i += 4) {
+                ++t[pattern(i)];
+                ++t[pattern(i + 1) + 1];
+                ++t[pattern(i + 2)];
+                ++t[pattern(i + 3) + 1];
             }
-            for (; i < n; ++i) {
-                const uint16_t a = loadU16(p + 2 * i);
-                ++t[size_t{swap ? __builtin_bswap16(a) : a} * kCopies];
-            }
+            for (; i < n; ++i)
+                ++t[pattern(i)];
         },
         watchedProgress(data, options.progress));
     if (!finished || readError(data))
         return std::nullopt;
-    return sumTables(tables, kKeyCount, kCopies);
+    return Counter32::sum(counters, kKeyCount);
 }
 
 /// The exact percentiles and automatic histogram from the counts of every F16 or BF16 pattern;
@@ -344,38 +385,21 @@ GGUF_AVX512_KERNEL void entriesOfAvx512(std::span<const float> values, const flo
 }
 #endif
 
-/// One worker's pass A counts: 32-bit counters, four interleaved copies per entry (runs of equal
-/// values, zeros above all, alternate between them instead of each increment waiting for the one
-/// before), added into 64-bit totals before they could overflow.
+/// One worker's pass A: the entries of a piece, then their counts (four copies, see Counter32).
 struct EntryCounter {
     static constexpr size_t kCopies = 4, kEntries = 2 * kKeyCount;
-    std::unique_ptr<uint32_t[], keys::FreeDeleter> counts = zeroedArray<uint32_t>(kEntries * kCopies);
-    std::vector<uint64_t> totals = std::vector<uint64_t>(kEntries, 0);
+    Counter32 counts{kEntries, kCopies};
     std::vector<uint32_t> entries = std::vector<uint32_t>(kPiece);
-    uint64_t pending = 0;
-
-    void flush()
-    {
-        for (size_t e = 0; e < kEntries; ++e)
-            for (size_t c = 0; c < kCopies; ++c) {
-                totals[e] += counts[e * kCopies + c];
-                counts[e * kCopies + c] = 0;
-            }
-        pending = 0;
-    }
 
     void count(std::span<const float> values, const float *threshold)
     {
-        if (pending + values.size() > UINT32_MAX)
-            flush();
-        pending += values.size();
 #if GGUF_X86_KERNELS
         if (detail::cpuHasAvx512())
             entriesOfAvx512(values, threshold, entries.data());
         else
 #endif
             entriesOf(values, threshold, entries.data());
-        uint32_t *t = counts.get();
+        uint32_t *t = counts.room(values.size());
         const uint32_t *e = entries.data();
         const size_t n = values.size();
         size_t i = 0;
@@ -400,13 +424,11 @@ std::optional<std::vector<uint64_t>> countKeys(const TensorData &data, const Sta
     if (!forEachPiece(data, options, chunk, halfOfProgress(options, 0), buffers,
                       [&](unsigned w, std::span<const float> values) { counters[w].count(values, threshold); }))
         return std::nullopt;
-    std::vector<uint64_t> sum(EntryCounter::kEntries, 0);
-    for (EntryCounter &c : counters) {
-        c.flush();
-        for (size_t e = 0; e < EntryCounter::kEntries; ++e)
-            sum[e] += c.totals[e];
-    }
-    return sum;
+    std::vector<Counter32> counts;
+    counts.reserve(counters.size());
+    for (EntryCounter &c : counters)
+        counts.push_back(std::move(c.counts));
+    return Counter32::sum(counts, EntryCounter::kEntries);
 }
 
 /// What pass B looks at, per key (`look`): bit 31 set when the key spans more than two bins (its
