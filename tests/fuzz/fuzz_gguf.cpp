@@ -2,7 +2,8 @@
 // libFuzzer target over the whole read path: parse, byte map, validation, metadata values (arrays
 // included), vocabulary index, the tokenizer (built from hostile vocabularies, then tokenizing and
 // detokenizing a mixed text), the chat template (parsed and rendered), and dequantization +
-// statistics + heatmap of every tensor found; the kind of file and the memory estimate.
+// statistics + heatmap of every tensor found; the kind of file and the memory estimate; and the
+// safetensors reader (#43) over the same bytes.
 // Built with clang by scripts/fuzz.sh; the same function is replayed over the seed corpus and the
 // regression inputs by the tst_fuzz_replay test in every normal build.
 #include "core/edit/header_writer.h"
@@ -14,6 +15,7 @@
 #include "core/kind/lora_delta.h"
 #include "core/memory/memory_estimate.h"
 #include "core/quant/dequantize.h"
+#include "core/safetensors/safetensors_file.h"
 #include "core/stats/heatmap.h"
 #include "core/stats/tensor_stats.h"
 #include "core/template/chat_template.h"
@@ -41,10 +43,34 @@ uint64_t touchValue(const gguf::Value &v)
     return sink;
 }
 
+// The safetensors reader over the same bytes: the header, its rules, every tensor's range (a
+// tensor said to be in the file lies inside it; findings point inside the file).
+uint64_t fuzzSafetensors(const uint8_t *data, size_t size)
+{
+    const gguf::st::SafetensorsOpen r =
+        gguf::st::SafetensorsFile::openBuffer(std::vector<uint8_t>(data, data + size), "fuzz-input");
+    if (!r.file)
+        return 0;
+    uint64_t sink = r.file->parameterCount() + r.file->metadata().size() + r.file->referenceAccepts();
+    for (const gguf::st::TensorEntry &t : r.file->tensors()) {
+        if (t.dataInFile && (t.fileBegin > size || t.end - t.begin > size - t.fileBegin))
+            __builtin_trap();
+        if (t.dataInFile && t.end > t.begin)
+            sink += r.file->source().data()[t.fileBegin + (t.end - t.begin) - 1];
+        sink += t.name.size() + t.shape.size() + gguf::st::dtypeSize(t.dtype);
+    }
+    for (const gguf::Finding &f : r.file->findings())
+        if (f.offset > size)
+            __builtin_trap();
+    return sink;
+}
+
 } // namespace
 
 extern "C" int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
+    volatile uint64_t safetensorsSink = fuzzSafetensors(data, size);
+    (void)safetensorsSink;
     gguf::OpenResult r = gguf::GgufFile::openBuffer(std::vector<uint8_t>(data, data + size), "fuzz-input");
     if (!r.file)
         return 0;
