@@ -324,4 +324,20 @@ int usageError(std::string_view command, const std::string &message)
     return kExitUsage;
 }
 
+void printLayoutTable(const std::vector<LayoutRow> &rows)
+{
+    TextTable table({{"offset", TextTable::Align::Right},
+                     {"hex", TextTable::Align::Right},
+                     {"size", TextTable::Align::Right},
+                     {"kind"},
+                     {"label"}});
+    char hex[24];
+    for (const LayoutRow &r : rows) {
+        std::snprintf(hex, sizeof hex, "0x%llx", static_cast<unsigned long long>(r.offset));
+        table.addRow(
+            {std::to_string(r.offset), hex, groupDigits(r.size), std::string(r.kind), printable(r.label, 120)});
+    }
+    table.print();
+}
+
 } // namespace cli

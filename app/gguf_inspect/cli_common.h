@@ -96,6 +96,15 @@ const gguf::GgufFile *printShardHeading(const gguf::SplitModel &model, size_t in
 /// one line on stderr and returns true (the command then exits 1 after its output).
 bool reportModelProblem(const gguf::SplitModel &model);
 
+/// One row of `layout`'s text table.
+struct LayoutRow {
+    uint64_t offset = 0, size = 0;
+    std::string_view kind;
+    std::string label;
+};
+/// `layout`'s table: offset, hex offset, size, kind, label (made printable, at most 120 characters).
+void printLayoutTable(const std::vector<LayoutRow> &rows);
+
 /// "gguf-inspect: COMMAND: <message>" and the --help hint on stderr; returns kExitUsage.
 int usageError(std::string_view command, const std::string &message);
 

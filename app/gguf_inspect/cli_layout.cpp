@@ -37,18 +37,10 @@ void writeLayoutJson(const gguf::SplitModel &model)
 
 void printMap(const gguf::ByteMap &map)
 {
-    TextTable table({{"offset", TextTable::Align::Right},
-                     {"hex", TextTable::Align::Right},
-                     {"size", TextTable::Align::Right},
-                     {"kind"},
-                     {"label"}});
-    char hex[24];
-    for (const gguf::Region &r : map.regions()) {
-        std::snprintf(hex, sizeof hex, "0x%llx", static_cast<unsigned long long>(r.offset));
-        table.addRow({std::to_string(r.offset), hex, groupDigits(r.size), std::string(gguf::regionKindName(r.kind)),
-                      printable(map.label(r), 120)});
-    }
-    table.print();
+    std::vector<LayoutRow> rows;
+    for (const gguf::Region &r : map.regions())
+        rows.push_back({r.offset, r.size, gguf::regionKindName(r.kind), map.label(r)});
+    printLayoutTable(rows);
 }
 
 } // namespace

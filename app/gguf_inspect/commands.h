@@ -22,6 +22,9 @@ int runVocab(const CommandArgs &args);
 int runValidate(const CommandArgs &args);
 /// `layout FILE [--json]`: every byte of the file, in order.
 int runLayout(const CommandArgs &args);
+/// A FILE whose first bytes say safetensors (#43): the overview ("" command), info, tensors,
+/// validate and layout for it, or a clear refusal for the other commands; nullopt for any other file.
+std::optional<int> runSafetensors(std::string_view command, const CommandArgs &args);
 /// `dequant FILE TENSOR -o OUT`: float32 values, raw or .npy.
 int runDequant(const CommandArgs &args);
 /// `stats FILE [TENSOR…] [--bins N] [--range LO HI] [--fast] [--json]`.

@@ -100,7 +100,9 @@ int main(int argc, char *argv[])
     // Full buffering: JSON and tables are written in many small pieces.
     static char buffer[1 << 16];
     std::setvbuf(stdout, buffer, _IOFBF, sizeof buffer);
-    const int status = invocation.command->run(invocation.args);
+    // a safetensors FILE takes its own path (#43)
+    const std::optional<int> safetensors = cli::runSafetensors(invocation.command->name, invocation.args);
+    const int status = safetensors ? *safetensors : invocation.command->run(invocation.args);
     if (std::fflush(stdout) != 0 || std::ferror(stdout)) {
         std::fputs("gguf-inspect: cannot write to standard output\n", stderr);
         // for diff, 1 would read as "the two differ"

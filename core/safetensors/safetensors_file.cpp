@@ -89,8 +89,12 @@ public:
             finding("header_start", 8,
                     "the header does not start with '{' (accepted today; safetensors plans to refuse it)",
                     Severity::Warning);
-        for (size_t i = 0; i < root->values.size(); ++i)
+        m_file.m_jsonEnd = 8 + root->end;
+        for (size_t i = 0; i < root->values.size(); ++i) {
+            if (root->keys[i].first == "__metadata__")
+                m_file.m_metadataRange = {8 + root->keys[i].second, 8 + root->values[i].end};
             entry(root->keys[i].first, 8 + root->keys[i].second, root->values[i]);
+        }
         checkOffsets();
     }
 
@@ -332,6 +336,119 @@ uint64_t SafetensorsFile::parameterCount() const
     for (const TensorEntry &t : m_tensors)
         n += t.elements;
     return n;
+}
+
+std::string_view regionKindName(RegionKind kind)
+{
+    switch (kind) {
+    case RegionKind::HeaderLength: return "header_length";
+    case RegionKind::Header: return "header";
+    case RegionKind::Metadata: return "metadata";
+    case RegionKind::TensorEntry: return "tensor_info";
+    case RegionKind::HeaderPadding: return "padding";
+    case RegionKind::TensorData: return "tensor_data";
+    case RegionKind::Unused: return "unused";
+    case RegionKind::Unparsed: return "unparsed";
+    }
+    return "unknown";
+}
+
+namespace {
+
+std::string shapeText(const std::vector<uint64_t> &shape)
+{
+    std::string s = "[";
+    for (size_t i = 0; i < shape.size(); ++i)
+        s += (i ? ", " : "") + std::to_string(shape[i]);
+    return s + "]";
+}
+
+/// Appends [from, to) as `kind`, filling any gap before it with `filler`.
+void place(std::vector<Region> &out, uint64_t &at, uint64_t from, uint64_t to, RegionKind kind, std::string label,
+           RegionKind filler, const std::string &fillerLabel)
+{
+    from = std::max(from, at);
+    if (to <= from)
+        return;
+    if (from > at)
+        out.push_back(Region{at, from - at, filler, fillerLabel});
+    out.push_back(Region{from, to - from, kind, std::move(label)});
+    at = to;
+}
+
+void headerRegions(const SafetensorsFile &f, std::vector<Region> &out, uint64_t &at)
+{
+    struct Piece {
+        uint64_t begin, end;
+        RegionKind kind;
+        std::string label;
+    };
+    std::vector<Piece> pieces;
+    if (f.metadataRange().second > f.metadataRange().first)
+        pieces.push_back({f.metadataRange().first, f.metadataRange().second, RegionKind::Metadata,
+                          "__metadata__ (" + std::to_string(f.metadata().size()) + " strings)"});
+    for (const TensorEntry &t : f.tensors())
+        pieces.push_back({t.nameOffset, t.entryEnd, RegionKind::TensorEntry,
+                          "tensor \"" + t.name + "\" " + std::string(dtypeName(t.dtype)) + " " + shapeText(t.shape)});
+    std::sort(pieces.begin(), pieces.end(), [](const Piece &a, const Piece &b) { return a.begin < b.begin; });
+    for (Piece &p : pieces)
+        place(out, at, p.begin, p.end, p.kind, std::move(p.label), RegionKind::Header, "header JSON");
+    place(out, at, f.jsonEnd(), f.dataOffset(), RegionKind::HeaderPadding, "header padding", RegionKind::Header,
+          "header JSON");
+}
+
+void dataRegions(const SafetensorsFile &f, std::vector<Region> &out, uint64_t &at)
+{
+    std::vector<const TensorEntry *> order;
+    for (const TensorEntry &t : f.tensors())
+        if (t.end >= t.begin && t.fileBegin < f.fileSize())
+            order.push_back(&t);
+    std::stable_sort(order.begin(), order.end(),
+                     [](const TensorEntry *a, const TensorEntry *b) { return a->fileBegin < b->fileBegin; });
+    for (const TensorEntry *t : order) {
+        const uint64_t end = std::min(f.fileSize(), t->fileBegin + (t->end - t->begin));
+        place(out, at, t->fileBegin, end, RegionKind::TensorData,
+              "tensor \"" + t->name + "\" data" + (t->dataInFile ? "" : " (cut short: the file ends)"),
+              RegionKind::Unused, "unused: no tensor's data");
+    }
+    if (at < f.fileSize())
+        out.push_back(Region{at, f.fileSize() - at, RegionKind::Unused, "unused: after the last tensor's data"});
+}
+
+} // namespace
+
+std::vector<Region> byteRegions(const SafetensorsFile &f)
+{
+    std::vector<Region> out;
+    const uint64_t size = f.fileSize();
+    if (size == 0)
+        return out;
+    out.push_back(Region{0, std::min<uint64_t>(8, size), RegionKind::HeaderLength,
+                         "header length: " + std::to_string(f.headerLength()) + " bytes of JSON"});
+    uint64_t at = out.back().size;
+    if (!f.headerComplete()) {
+        if (at < size)
+            out.push_back(Region{at, size - at, RegionKind::Unparsed, "not read: " + f.error().message});
+        return out;
+    }
+    headerRegions(f, out, at);
+    dataRegions(f, out, at);
+    return out;
+}
+
+bool looksLikeSafetensors(const uint8_t *head, size_t headSize, uint64_t fileSize)
+{
+    if (headSize < 10 || fileSize < 10)
+        return false;
+    uint64_t n = 0;
+    for (int i = 7; i >= 0; --i)
+        n = (n << 8) | head[i];
+    if (n < 2 || n > kMaxHeaderLength || n > fileSize - 8)
+        return false;
+    size_t i = 8;
+    while (i < headSize && head[i] == ' ')
+        ++i;
+    return i < headSize && head[i] == '{';
 }
 
 const TensorEntry *SafetensorsFile::tensor(std::string_view name) const

@@ -15,6 +15,7 @@
 #include <optional>
 #include <string>
 #include <string_view>
+#include <utility>
 #include <vector>
 
 namespace gguf::st {
@@ -85,6 +86,11 @@ public:
     const ByteSource &source() const { return *m_source; }
     /// Sum of the tensors' element counts.
     uint64_t parameterCount() const;
+    /// Where the JSON object ends (the header's padding follows, up to dataOffset()); 0 when the
+    /// header was not read.
+    uint64_t jsonEnd() const { return m_jsonEnd; }
+    /// The `"__metadata__": {…}` member, [begin, end); empty when there is none.
+    std::pair<uint64_t, uint64_t> metadataRange() const { return m_metadataRange; }
     const TensorEntry *tensor(std::string_view name) const;
 
 private:
@@ -97,6 +103,38 @@ private:
     std::vector<MetadataItem> m_metadata;
     std::vector<Finding> m_findings;
     Error m_error;
+    uint64_t m_jsonEnd = 0;
+    std::pair<uint64_t, uint64_t> m_metadataRange{0, 0};
 };
+
+/// What a stretch of a safetensors file holds (the byte map of `gguf-inspect layout` and the Bytes
+/// page).
+enum class RegionKind : uint8_t {
+    HeaderLength,  ///< the 8-byte length N
+    Header,        ///< JSON punctuation between entries
+    Metadata,      ///< the `__metadata__` member
+    TensorEntry,   ///< one tensor's member: its name and {dtype, shape, data_offsets}
+    HeaderPadding, ///< spaces after the JSON object, up to the data
+    TensorData,
+    Unused,   ///< data bytes no tensor claims
+    Unparsed, ///< what could not be read, after a header that broke
+};
+
+/// "header_length", "header", "metadata", "tensor_info", "padding", "tensor_data", "unused", "unparsed".
+std::string_view regionKindName(RegionKind kind);
+
+struct Region {
+    uint64_t offset = 0, size = 0;
+    RegionKind kind = RegionKind::Unused;
+    std::string label;
+};
+
+/// Every byte of the file in order, in regions (a tensor's data clipped where it would overlap the
+/// one before or run past the end of the file).
+std::vector<Region> byteRegions(const SafetensorsFile &file);
+
+/// Whether the first bytes of a file (`head`, of a file of `fileSize` bytes) look like safetensors:
+/// a plausible header length, then the JSON object's `{` (after spaces).
+bool looksLikeSafetensors(const uint8_t *head, size_t headSize, uint64_t fileSize);
 
 } // namespace gguf::st

@@ -263,6 +263,59 @@ private slots:
         QVERIFY(r.file->referenceAccepts()); // neither refuses the file
     }
 
+    void byteMapCoversEveryByte()
+    {
+        std::string h = R"({"__metadata__":{"format":"pt"},"b":{"dtype":"U8","shape":[2],"data_offsets":[4,6]},)"
+                        R"("a":{"dtype":"F32","shape":[1],"data_offsets":[0,4]}})";
+        h.append(3, ' ');
+        const auto r = SafetensorsFile::openBuffer(fileOf(h, zeros(9)), "map");
+        const std::vector<Region> regions = byteRegions(*r.file);
+        uint64_t covered = 0;
+        for (const Region &g : regions) {
+            QCOMPARE(g.offset, covered); // in order, no gap, no overlap
+            QVERIFY(g.size > 0);
+            covered += g.size;
+        }
+        QCOMPARE(covered, r.file->fileSize());
+        const auto kindAt = [&](uint64_t offset) {
+            for (const Region &g : regions)
+                if (offset >= g.offset && offset < g.offset + g.size)
+                    return g.kind;
+            return RegionKind::Unparsed;
+        };
+        QCOMPARE(kindAt(0), RegionKind::HeaderLength);
+        QCOMPARE(kindAt(8), RegionKind::Header); // the opening brace
+        QCOMPARE(kindAt(at(h, "\"__metadata__\"")), RegionKind::Metadata);
+        QCOMPARE(kindAt(at(h, "\"b\"")), RegionKind::TensorEntry);
+        QCOMPARE(kindAt(8 + h.size() - 1), RegionKind::HeaderPadding);
+        const uint64_t data = r.file->dataOffset();
+        QCOMPARE(kindAt(data), RegionKind::TensorData);     // a
+        QCOMPARE(kindAt(data + 5), RegionKind::TensorData); // b
+        QCOMPARE(kindAt(data + 6), RegionKind::Unused);     // 3 bytes nobody claims
+        QCOMPARE(regions.back().offset + regions.back().size, r.file->fileSize());
+
+        // a header that broke: the length, then the rest unread
+        const auto bad = SafetensorsFile::openBuffer(fileOf("{\"a\":", zeros(4)), "bad");
+        const std::vector<Region> two = byteRegions(*bad.file);
+        QCOMPARE(two.size(), 2u);
+        QCOMPARE(two[1].kind, RegionKind::Unparsed);
+        QCOMPARE(two[1].offset + two[1].size, bad.file->fileSize());
+    }
+
+    void sniffing()
+    {
+        const auto st = fileOf(R"({"a":{"dtype":"U8","shape":[1],"data_offsets":[0,1]}})", zeros(1));
+        QVERIFY(looksLikeSafetensors(st.data(), st.size(), st.size()));
+        const auto spaced = fileOf("  {}", {});
+        QVERIFY(looksLikeSafetensors(spaced.data(), spaced.size(), spaced.size()));
+        const uint8_t gguf[16] = {'G', 'G', 'U', 'F', 3, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0};
+        QVERIFY(!looksLikeSafetensors(gguf, sizeof gguf, 1 << 20));
+        QVERIFY(!looksLikeSafetensors(st.data(), 9, st.size()));  // too short to tell
+        QVERIFY(!looksLikeSafetensors(st.data(), st.size(), 20)); // the length runs past the end
+        const auto list = fileOf("[1,2]", {});
+        QVERIFY(!looksLikeSafetensors(list.data(), list.size(), list.size()));
+    }
+
     void fromDiskAndNotAFile()
     {
         QTemporaryDir dir;

@@ -1,0 +1,157 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
+// `gguf-inspect` on a safetensors file (#43, first commands): the overview, info, tensors, validate
+// and layout, and the refusal of the other commands, on files written here byte by byte.
+#include "tests/support/inspect_run.h"
+
+#include <QFile>
+#include <QJsonArray>
+#include <QJsonDocument>
+#include <QJsonObject>
+#include <QTemporaryDir>
+#include <QTest>
+
+using gguf::test::inspect;
+
+namespace {
+
+// The 8-byte little-endian header length, the header padded with spaces to a multiple of 8 (as the
+// reference writer does), then `data`.
+QByteArray fileOf(QByteArray header, const QByteArray &data)
+{
+    header.append(QByteArray((8 - header.size() % 8) % 8, ' '));
+    QByteArray out(8, '\0');
+    auto n = static_cast<quint64>(header.size());
+    for (int i = 0; i < 8; ++i, n >>= 8)
+        out[i] = static_cast<char>(n & 0xff);
+    return out + header + data;
+}
+
+const QByteArray kHeader = "{\"__metadata__\":{\"format\":\"pt\"},"
+                           "\"model.embed_tokens.weight\":{\"dtype\":\"BF16\",\"shape\":[4,3],\"data_offsets\":[0,24]},"
+                           "\"model.norm.weight\":{\"dtype\":\"F32\",\"shape\":[3],\"data_offsets\":[24,36]}}";
+
+} // namespace
+
+class TestInspectSafetensors : public QObject {
+    Q_OBJECT
+
+private slots:
+    void initTestCase()
+    {
+        QVERIFY(m_dir.isValid());
+        m_good = write("model.safetensors", fileOf(kHeader, QByteArray(36, '\x01')));
+        // b overlaps a, and the file ends 4 bytes early
+        m_bad = write("bad.bin", fileOf("{\"a\":{\"dtype\":\"F32\",\"shape\":[4],\"data_offsets\":[0,16]},"
+                                        "\"b\":{\"dtype\":\"F32\",\"shape\":[2],\"data_offsets\":[8,16]}}",
+                                        QByteArray(12, '\0')));
+    }
+
+    void info()
+    {
+        const auto run = inspect({"info", m_good, "--json"});
+        QCOMPARE(run.exitCode, 0);
+        const QJsonObject o = QJsonDocument::fromJson(run.out).object();
+        QCOMPARE(o["format"].toString(), QStringLiteral("safetensors"));
+        QCOMPARE(o["file_size"].toInteger(), QFileInfo(m_good).size());
+        const qint64 n = kHeader.size() + (8 - kHeader.size() % 8) % 8;
+        QCOMPARE(o["header_length"].toInteger(), n);
+        QCOMPARE(o["data_offset"].toInteger(), 8 + n);
+        QCOMPARE(o["tensor_count"].toInt(), 2);
+        QCOMPARE(o["parameter_count"].toInt(), 15);
+        QCOMPARE(o["tensor_types"].toObject()["BF16"].toInt(), 1);
+        QCOMPARE(o["metadata"].toObject()["format"].toString(), QStringLiteral("pt"));
+        QVERIFY(o["accepted"].toBool());
+
+        const auto overview = inspect({m_good});
+        QCOMPARE(overview.exitCode, 0);
+        QVERIFY(overview.out.contains("format:         safetensors"));
+        QVERIFY(overview.out.contains("model.norm.weight"));
+        QVERIFY(overview.out.contains("would load this file"));
+    }
+
+    void tensors()
+    {
+        const auto run = inspect({"tensors", m_good, "--json"});
+        QCOMPARE(run.exitCode, 0);
+        const QJsonArray a = QJsonDocument::fromJson(run.out).array();
+        QCOMPARE(a.size(), 2);
+        const QJsonObject e = a[0].toObject();
+        QCOMPARE(e["name"].toString(), QStringLiteral("model.embed_tokens.weight"));
+        QCOMPARE(e["type"].toString(), QStringLiteral("BF16"));
+        QCOMPARE(e["shape"].toArray(), (QJsonArray{4, 3}));
+        QCOMPARE(e["dims"].toArray(), (QJsonArray{3, 4})); // innermost first, as for a GGUF
+        QCOMPARE(e["bytes"].toInt(), 24);
+        const qint64 dataOffset = 8 + kHeader.size() + (8 - kHeader.size() % 8) % 8;
+        QCOMPARE(a[1].toObject()["offset"].toInt(), 24);
+        QCOMPARE(a[1].toObject()["file_offset"].toInteger(), dataOffset + 24);
+        const auto names = inspect({"tensors", m_good, "--names"});
+        QCOMPARE(names.out, QByteArray("model.embed_tokens.weight\nmodel.norm.weight\n"));
+    }
+
+    void validate()
+    {
+        QCOMPARE(inspect({"validate", m_good}).exitCode, 0);
+        const auto run = inspect({"validate", m_bad, "--json"});
+        QCOMPARE(run.exitCode, 1);
+        QStringList codes;
+        for (const QJsonValue &f : QJsonDocument::fromJson(run.out).array())
+            codes << f.toObject()["code"].toString();
+        QVERIFY2(codes.contains("tensors_overlap"), qPrintable(codes.join(' ')));
+        QVERIFY2(codes.contains("tensor_data_past_end"), qPrintable(codes.join(' ')));
+        // the overlap is reported at b's data_offsets in the header
+        QFile f(m_bad);
+        QVERIFY(f.open(QIODevice::ReadOnly));
+        const qint64 where = f.readAll().indexOf("[8,16]");
+        for (const QJsonValue &x : QJsonDocument::fromJson(run.out).array())
+            if (x.toObject()["code"].toString() == "tensors_overlap")
+                QCOMPARE(x.toObject()["offset"].toInteger(), where);
+    }
+
+    void layoutCoversEveryByte()
+    {
+        for (const QString &file : {m_good, m_bad}) {
+            const auto run = inspect({"layout", file, "--json"});
+            QCOMPARE(run.exitCode, 0);
+            qint64 at = 0;
+            for (const QJsonValue &r : QJsonDocument::fromJson(run.out).array()) {
+                QCOMPARE(r.toObject()["offset"].toInteger(), at);
+                at += r.toObject()["size"].toInteger();
+            }
+            QCOMPARE(at, QFileInfo(file).size());
+        }
+    }
+
+    void otherCommandsSaySo()
+    {
+        const auto run = inspect({"stats", m_good});
+        QCOMPARE(run.exitCode, 1);
+        QVERIFY2(run.err.contains("safetensors"), run.err.constData());
+        QVERIFY(run.out.isEmpty());
+    }
+
+    void brokenHeader()
+    {
+        const QString cut = write("cut.safetensors", fileOf("{\"a\":{\"dtype\":", QByteArray()));
+        const auto run = inspect({"info", cut});
+        QCOMPARE(run.exitCode, 1);
+        QVERIFY2(run.err.contains("not JSON"), run.err.constData());
+        const auto layout = inspect({"layout", cut, "--json"});
+        const QJsonArray regions = QJsonDocument::fromJson(layout.out).array();
+        QCOMPARE(regions.last().toObject()["kind"].toString(), QStringLiteral("unparsed"));
+    }
+
+private:
+    QString write(const QString &name, const QByteArray &bytes)
+    {
+        QFile f(m_dir.filePath(name));
+        if (!f.open(QIODevice::WriteOnly) || f.write(bytes) != bytes.size())
+            return {};
+        return f.fileName();
+    }
+
+    QTemporaryDir m_dir;
+    QString m_good, m_bad;
+};
+
+QTEST_GUILESS_MAIN(TestInspectSafetensors)
+#include "tst_inspect_safetensors.moc"
