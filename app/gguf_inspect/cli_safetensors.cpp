@@ -1,16 +1,14 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
-// A Hugging Face .safetensors file given to gguf-inspect (#43, first commands): the overview, info,
-// tensors, validate and layout, read by core/safetensors (docs/SAFETENSORS.md). A FILE is taken
-// for safetensors by its first bytes, not its name.
+// A Hugging Face checkpoint given to gguf-inspect (#43): a .safetensors file (told by its first
+// bytes, not its name), a `*.safetensors.index.json`, or a folder. The overview, info, tensors,
+// validate and layout, read by core/safetensors (docs/SAFETENSORS.md).
 #include "app/gguf_inspect/commands.h"
 
 #include "app/gguf_inspect/json_writer.h"
 #include "core/format/gguf_parser.h"
-#include "core/safetensors/safetensors_file.h"
+#include "core/safetensors/checkpoint.h"
 
-#include <array>
 #include <cstdio>
-#include <fstream>
 #include <map>
 #include <string>
 #include <vector>
@@ -18,6 +16,7 @@
 namespace cli {
 namespace {
 
+using gguf::st::Checkpoint;
 using gguf::st::SafetensorsFile;
 using gguf::st::TensorEntry;
 
@@ -29,106 +28,194 @@ std::string shapeOf(const TensorEntry &t)
     return s + "]";
 }
 
+uint64_t bytesOf(const TensorEntry &t)
+{
+    return t.end >= t.begin ? t.end - t.begin : 0;
+}
+
 /// The dtypes and how many tensors hold each, in the format's order.
-std::map<gguf::st::Dtype, uint64_t> dtypeCounts(const SafetensorsFile &f)
+std::map<gguf::st::Dtype, uint64_t> dtypeCounts(const Checkpoint &c)
 {
     std::map<gguf::st::Dtype, uint64_t> counts;
-    for (const TensorEntry &t : f.tensors())
-        ++counts[t.dtype];
+    for (const Checkpoint::TensorRef &t : c.tensors())
+        ++counts[t.entry->dtype];
     return counts;
 }
 
-std::string verdict(const SafetensorsFile &f)
+/// Every finding: the checkpoint's, then each shard's, with the file each is about.
+std::vector<std::pair<const gguf::Finding *, std::string>> allFindings(const Checkpoint &c)
 {
-    if (f.referenceAccepts())
-        return "the safetensors library would load this file";
-    for (const gguf::Finding &x : f.findings())
-        if (x.severity == gguf::Severity::Error)
-            return "the safetensors library would refuse this file: " + printable(x.message);
-    return "the safetensors library would refuse this file";
+    std::vector<std::pair<const gguf::Finding *, std::string>> out;
+    for (const Checkpoint::FileFinding &f : c.findings())
+        out.emplace_back(&f.finding, f.file);
+    for (const Checkpoint::Shard &s : c.shards())
+        if (s.file)
+            for (const gguf::Finding &f : s.file->findings())
+                out.emplace_back(&f, s.path);
+    return out;
 }
 
-/// The first `count` tensors as a table, names cut at `nameWidth` characters.
-void printTensorRows(const SafetensorsFile &f, size_t count, size_t nameWidth)
+std::string verdict(const Checkpoint &c)
 {
-    TextTable table({{"#", TextTable::Align::Right},
-                     {"name"},
-                     {"dtype"},
-                     {"shape"},
-                     {"elements", TextTable::Align::Right},
-                     {"bytes", TextTable::Align::Right},
-                     {"data offset", TextTable::Align::Right},
-                     {"file offset", TextTable::Align::Right}});
-    for (size_t i = 0; i < count; ++i) {
-        const TensorEntry &t = f.tensors()[i];
-        table.addRow({std::to_string(i), printable(t.name, nameWidth), std::string(gguf::st::dtypeName(t.dtype)),
-                      shapeOf(t), groupDigits(t.elements), groupDigits(t.end >= t.begin ? t.end - t.begin : 0),
-                      groupDigits(t.begin), groupDigits(t.fileBegin)});
-    }
-    table.print();
+    const char *what = c.shards().size() > 1 ? "checkpoint" : "file";
+    if (c.referenceAccepts())
+        return std::string("the safetensors library would load this ") + what;
+    for (const auto &[f, file] : allFindings(c))
+        if (f->severity == gguf::Severity::Error)
+            return std::string("the safetensors library would refuse this ") + what + ": " + printable(f->message);
+    return std::string("the safetensors library would refuse this ") + what;
 }
 
-void writeInfoJson(const SafetensorsFile &f)
+/// A shard that could not be read, or whose header broke: one line on stderr; true when any.
+bool reportShardProblem(const Checkpoint &c)
+{
+    for (const Checkpoint::Shard &s : c.shards())
+        if (s.error) {
+            reportError(s.path, s.error);
+            return true;
+        }
+    return false;
+}
+
+/// config.json's scalar fields people look for first.
+void writeConfigSummary(JsonWriter &json, const gguf::json::Value &config)
+{
+    json.key("config");
+    json.beginObject();
+    for (const char *key : {"model_type", "hidden_size", "num_hidden_layers", "num_attention_heads",
+                            "num_key_value_heads", "intermediate_size", "vocab_size", "max_position_embeddings",
+                            "torch_dtype", "num_local_experts", "num_experts"})
+        if (const gguf::json::Value *v = config.find(key)) {
+            if (v->kind == gguf::json::Value::Kind::String)
+                json.field(key, v->text);
+            else if (const auto n = v->asUnsigned())
+                json.field(key, *n);
+        }
+    json.endObject();
+}
+
+void writeInfoJson(const Checkpoint &c)
 {
     JsonWriter json(stdout);
     json.beginObject();
-    json.field("path", f.path());
+    json.field("path", c.path());
     json.field("format", "safetensors");
-    json.field("file_size", f.fileSize());
-    json.field("header_length", f.headerLength());
-    json.field("data_offset", f.dataOffset());
-    json.field("tensor_count", static_cast<uint64_t>(f.tensors().size()));
-    json.field("metadata_count", static_cast<uint64_t>(f.metadata().size()));
-    json.field("parameter_count", f.parameterCount());
+    if (c.shards().size() == 1 && c.shards()[0].file) { // one file: its figures at the top, as for a GGUF
+        const SafetensorsFile &f = *c.shards()[0].file;
+        json.field("file_size", f.fileSize());
+        json.field("header_length", f.headerLength());
+        json.field("data_offset", f.dataOffset());
+    }
+    json.key("shards");
+    json.beginArray();
+    for (const Checkpoint::Shard &s : c.shards()) {
+        json.beginObject();
+        json.field("path", s.path);
+        json.field("file_size", s.file ? std::optional(s.file->fileSize()) : std::nullopt);
+        json.field("header_length", s.file ? std::optional(s.file->headerLength()) : std::nullopt);
+        json.field("data_offset", s.file ? std::optional(s.file->dataOffset()) : std::nullopt);
+        json.field("tensor_count", s.file ? std::optional<uint64_t>(s.file->tensors().size()) : std::nullopt);
+        json.endObject();
+    }
+    json.endArray();
+    json.field("index", c.indexPath().empty() ? std::optional<std::string>() : std::optional(c.indexPath()));
+    json.field("architecture", c.architecture());
+    json.field("tensor_count", static_cast<uint64_t>(c.tensors().size()));
+    json.field("parameter_count", c.parameterCount());
+    json.field("tensor_bytes", c.tensorBytes());
     json.key("tensor_types");
     json.beginObject();
-    for (const auto &[dtype, n] : dtypeCounts(f))
+    for (const auto &[dtype, n] : dtypeCounts(c))
         json.field(gguf::st::dtypeName(dtype), n);
     json.endObject();
-    json.key("metadata");
+    json.key("metadata"); // the first shard's __metadata__
     json.beginObject();
-    for (const gguf::st::MetadataItem &m : f.metadata())
-        json.field(m.key, m.value);
+    if (!c.shards().empty() && c.shards()[0].file)
+        for (const gguf::st::MetadataItem &m : c.shards()[0].file->metadata())
+            json.field(m.key, m.value);
     json.endObject();
-    json.field("accepted", f.referenceAccepts());
+    if (c.config())
+        writeConfigSummary(json, *c.config());
+    json.field("accepted", c.referenceAccepts());
     json.endObject();
     json.finish();
 }
 
-void printOverview(const SafetensorsFile &f, bool withTensors)
+/// The first `count` tensors as a table, names cut at `nameWidth` characters; a shard column when
+/// there are several.
+void printTensorRows(const Checkpoint &c, size_t count, size_t nameWidth)
 {
-    std::string types;
-    for (const auto &[dtype, n] : dtypeCounts(f))
-        types += (types.empty() ? "" : ", ") + std::string(gguf::st::dtypeName(dtype)) + " × " + groupDigits(n);
-    std::string out;
-    out += "path:           " + printable(f.path()) + "\n";
-    out += "format:         safetensors\n";
-    out += "file size:      " + groupDigits(f.fileSize()) + " bytes (" + humanBytes(f.fileSize()) + ")\n";
-    out += "header length:  " + groupDigits(f.headerLength()) + " bytes of JSON\n";
-    out += "data offset:    " + gguf::formatOffset(f.dataOffset()) + "\n";
-    out += "tensors:        " + groupDigits(f.tensors().size()) + "\n";
-    out += "metadata keys:  " + groupDigits(f.metadata().size()) + "\n";
-    for (const gguf::st::MetadataItem &m : f.metadata())
-        out += "  " + printable(m.key, 40) + " = " + printable(m.value, 80) + "\n";
-    out += "parameters:     " + groupDigits(f.parameterCount()) + "\n";
-    out += "tensor types:   " + (types.empty() ? std::string("-") : types) + "\n";
-    out += verdict(f) + "\n";
-    print(out);
-    if (!withTensors || f.tensors().empty())
-        return;
-    print("\n");
-    const size_t shown = std::min<size_t>(f.tensors().size(), 10);
-    printTensorRows(f, shown, 60);
-    if (shown < f.tensors().size())
-        print("… and " + countOf(f.tensors().size() - shown, "more tensor", "more tensors") + "\n");
+    const bool sharded = c.shards().size() > 1;
+    std::vector<TextTable::Column> columns = {{"#", TextTable::Align::Right},
+                                              {"name"},
+                                              {"dtype"},
+                                              {"shape"},
+                                              {"elements", TextTable::Align::Right},
+                                              {"bytes", TextTable::Align::Right},
+                                              {"data offset", TextTable::Align::Right},
+                                              {"file offset", TextTable::Align::Right}};
+    if (sharded)
+        columns.push_back({"shard", TextTable::Align::Right});
+    TextTable table(columns);
+    for (size_t i = 0; i < count; ++i) {
+        const TensorEntry &t = *c.tensors()[i].entry;
+        std::vector<std::string> row = {
+            std::to_string(i),    printable(t.name, nameWidth), std::string(gguf::st::dtypeName(t.dtype)),
+            shapeOf(t),           groupDigits(t.elements),      groupDigits(bytesOf(t)),
+            groupDigits(t.begin), groupDigits(t.fileBegin)};
+        if (sharded)
+            row.push_back(std::to_string(c.tensors()[i].shard + 1));
+        table.addRow(row);
+    }
+    table.print();
 }
 
-void writeTensorsJson(const SafetensorsFile &f)
+void printOverview(const Checkpoint &c, bool withTensors)
+{
+    std::string types;
+    for (const auto &[dtype, n] : dtypeCounts(c))
+        types += (types.empty() ? "" : ", ") + std::string(gguf::st::dtypeName(dtype)) + " × " + groupDigits(n);
+    std::string out;
+    out += "path:           " + printable(c.path()) + "\n";
+    out += "format:         safetensors\n";
+    if (!c.indexPath().empty())
+        out += "index:          " + printable(c.indexPath()) + "\n";
+    for (size_t i = 0; i < c.shards().size(); ++i) {
+        const Checkpoint::Shard &s = c.shards()[i];
+        const std::string what = s.file ? groupDigits(s.file->fileSize()) + " bytes, header " +
+                                              groupDigits(s.file->headerLength()) + " bytes of JSON, " +
+                                              countOf(s.file->tensors().size(), "tensor", "tensors")
+                                        : "not read: " + s.error.message;
+        out += (i == 0 ? "shards:         " : "                ") + printable(s.path) + " (" + printable(what) + ")\n";
+    }
+    if (!c.architecture().empty())
+        out += "architecture:   " + printable(c.architecture()) + " (config.json)\n";
+    else if (!c.configProblem().empty())
+        out += "config.json:    " + printable(c.configProblem()) + "\n";
+    out += "tensors:        " + groupDigits(c.tensors().size()) + "\n";
+    out += "parameters:     " + groupDigits(c.parameterCount()) + "\n";
+    out += "tensor data:    " + groupDigits(c.tensorBytes()) + " bytes (" + humanBytes(c.tensorBytes()) + ")\n";
+    out += "tensor types:   " + (types.empty() ? std::string("-") : types) + "\n";
+    if (!c.shards().empty() && c.shards()[0].file)
+        for (const gguf::st::MetadataItem &m : c.shards()[0].file->metadata())
+            out += "metadata:       " + printable(m.key, 40) + " = " + printable(m.value, 80) + "\n";
+    out += verdict(c) + "\n";
+    print(out);
+    if (!withTensors || c.tensors().empty())
+        return;
+    print("\n");
+    const size_t shown = std::min<size_t>(c.tensors().size(), 10);
+    printTensorRows(c, shown, 60);
+    if (shown < c.tensors().size())
+        print("… and " + countOf(c.tensors().size() - shown, "more tensor", "more tensors") + "\n");
+}
+
+void writeTensorsJson(const Checkpoint &c)
 {
     JsonWriter json(stdout);
     json.beginArray();
-    for (size_t i = 0; i < f.tensors().size(); ++i) {
-        const TensorEntry &t = f.tensors()[i];
+    for (size_t i = 0; i < c.tensors().size(); ++i) {
+        const TensorEntry &t = *c.tensors()[i].entry;
         json.beginObject();
         json.field("index", static_cast<uint64_t>(i));
         json.field("name", t.name);
@@ -144,126 +231,130 @@ void writeTensorsJson(const SafetensorsFile &f)
             json.unsignedInteger(*d);
         json.endArray();
         json.field("elements", t.elements);
-        json.field("bytes", t.end >= t.begin ? t.end - t.begin : 0);
+        json.field("bytes", bytesOf(t));
         json.field("offset", t.begin);
         json.field("file_offset", t.fileBegin);
+        if (c.shards().size() > 1)
+            json.field("file", c.shards()[c.tensors()[i].shard].path);
         json.endObject();
     }
     json.endArray();
     json.finish();
 }
 
-int runTensorsOf(const SafetensorsFile &f, const CommandArgs &args)
+int runTensorsOf(const Checkpoint &c, const CommandArgs &args)
 {
     if (args.json) {
-        writeTensorsJson(f);
+        writeTensorsJson(c);
     } else if (args.names) {
-        for (const TensorEntry &t : f.tensors())
-            print(printable(t.name) + "\n");
+        for (const Checkpoint::TensorRef &t : c.tensors())
+            print(printable(t.entry->name) + "\n");
     } else {
-        printTensorRows(f, f.tensors().size(), 80);
+        printTensorRows(c, c.tensors().size(), 80);
     }
-    return f.headerComplete() ? kExitOk : kExitBadFile;
+    return reportShardProblem(c) ? kExitBadFile : kExitOk;
 }
 
-int runValidateOf(const SafetensorsFile &f, const CommandArgs &args)
+int runValidateOf(const Checkpoint &c, const CommandArgs &args)
 {
+    const auto findings = allFindings(c);
+    const bool several = c.shards().size() > 1 || !c.indexPath().empty();
     if (args.json) {
         JsonWriter json(stdout);
         json.beginArray();
-        for (const gguf::Finding &x : f.findings()) {
+        for (const auto &[f, file] : findings) {
             json.beginObject();
-            json.field("severity", gguf::severityName(x.severity));
-            json.field("code", x.code);
-            json.field("offset", x.offset);
-            json.field("message", x.message);
+            json.field("severity", gguf::severityName(f->severity));
+            json.field("code", f->code);
+            json.field("offset", f->offset);
+            json.field("message", f->message);
+            if (several)
+                json.field("file", file);
             json.endObject();
         }
         json.endArray();
         json.finish();
     } else {
-        for (const gguf::Finding &x : f.findings())
-            print(std::string(gguf::severityName(x.severity)) + ": offset " + gguf::formatOffset(x.offset) + ": " +
-                  x.code + ": " + printable(x.message) + "\n");
-        print((f.findings().empty() ? std::string("no findings\n")
-                                    : countOf(f.findings().size(), "finding", "findings") + "\n") +
-              verdict(f) + "\n");
+        for (const auto &[f, file] : findings)
+            print(std::string(gguf::severityName(f->severity)) + ": " + (several ? printable(file) + ": " : "") +
+                  "offset " + gguf::formatOffset(f->offset) + ": " + f->code + ": " + printable(f->message) + "\n");
+        print((findings.empty() ? std::string("no findings") : countOf(findings.size(), "finding", "findings")) + "\n" +
+              verdict(c) + "\n");
     }
-    return f.referenceAccepts() ? kExitOk : kExitBadFile;
+    return c.referenceAccepts() ? kExitOk : kExitBadFile;
 }
 
-int runLayoutOf(const SafetensorsFile &f, const CommandArgs &args)
+int runLayoutOf(const Checkpoint &c, const CommandArgs &args)
 {
-    const std::vector<gguf::st::Region> regions = gguf::st::byteRegions(f);
-    if (args.json) {
-        JsonWriter json(stdout);
+    const bool several = c.shards().size() > 1;
+    JsonWriter json(stdout);
+    if (args.json)
         json.beginArray();
+    for (size_t i = 0; i < c.shards().size(); ++i) {
+        const Checkpoint::Shard &s = c.shards()[i];
+        if (!args.json && several)
+            print(std::string(i ? "\n" : "") + "== shard " + std::to_string(i + 1) + " of " +
+                  std::to_string(c.shards().size()) + ": " + printable(s.path) + "\n");
+        if (!s.file)
+            continue;
+        const std::vector<gguf::st::Region> regions = gguf::st::byteRegions(*s.file);
+        std::vector<LayoutRow> rows;
+        rows.reserve(regions.size());
         for (const gguf::st::Region &r : regions) {
+            if (!args.json) {
+                rows.push_back({r.offset, r.size, gguf::st::regionKindName(r.kind), r.label});
+                continue;
+            }
             json.beginObject();
+            if (several)
+                json.field("file", s.path);
             json.field("offset", r.offset);
             json.field("size", r.size);
             json.field("kind", gguf::st::regionKindName(r.kind));
             json.field("label", r.label);
             json.endObject();
         }
+        if (!args.json)
+            printLayoutTable(rows);
+    }
+    if (args.json) {
         json.endArray();
         json.finish();
-    } else {
-        std::vector<LayoutRow> rows;
-        rows.reserve(regions.size());
-        for (const gguf::st::Region &r : regions)
-            rows.push_back({r.offset, r.size, gguf::st::regionKindName(r.kind), r.label});
-        printLayoutTable(rows);
     }
-    return f.headerComplete() ? kExitOk : kExitBadFile;
-}
-
-/// The first bytes of a local file say safetensors (URLs are not read as safetensors yet).
-bool isSafetensorsFile(const std::string &path)
-{
-    std::ifstream in(path, std::ios::binary | std::ios::ate);
-    if (!in)
-        return false;
-    const auto size = static_cast<uint64_t>(in.tellg());
-    std::array<char, 64> head{};
-    in.seekg(0);
-    in.read(head.data(), head.size());
-    return gguf::st::looksLikeSafetensors(reinterpret_cast<const uint8_t *>(head.data()),
-                                          static_cast<size_t>(in.gcount()), size);
+    return reportShardProblem(c) ? kExitBadFile : kExitOk;
 }
 
 } // namespace
 
 std::optional<int> runSafetensors(std::string_view command, const CommandArgs &args)
 {
-    if (args.file.empty() || !isSafetensorsFile(args.file))
+    if (args.file.empty() || !Checkpoint::looksLikeCheckpoint(args.file))
         return std::nullopt;
     if (command != "" && command != "info" && command != "tensors" && command != "validate" && command != "layout") {
         std::fprintf(stderr,
-                     "gguf-inspect: %s: a safetensors file; `%s` does not read safetensors yet (info, tensors, "
+                     "gguf-inspect: %s: a safetensors checkpoint; `%s` does not read safetensors yet (info, tensors, "
                      "validate and layout do)\n",
                      printable(args.file).c_str(), std::string(command).c_str());
         return kExitBadFile;
     }
-    const gguf::st::SafetensorsOpen opened = gguf::st::SafetensorsFile::open(args.file);
-    if (!opened.file) {
-        reportError(args.file, opened.error);
+    gguf::Error error;
+    const auto checkpoint = Checkpoint::open(args.file, error);
+    if (!checkpoint) {
+        reportError(args.file, error);
         return kExitBadFile;
     }
-    const SafetensorsFile &f = *opened.file;
+    const Checkpoint &c = *checkpoint;
     if (command == "tensors")
-        return runTensorsOf(f, args);
+        return runTensorsOf(c, args);
     if (command == "validate")
-        return runValidateOf(f, args);
+        return runValidateOf(c, args);
     if (command == "layout")
-        return runLayoutOf(f, args);
+        return runLayoutOf(c, args);
     if (args.json)
-        writeInfoJson(f);
+        writeInfoJson(c);
     else
-        printOverview(f, command.empty());
-    if (!f.headerComplete())
-        reportError(args.file, f.error());
-    return f.headerComplete() ? kExitOk : kExitBadFile;
+        printOverview(c, command.empty());
+    return reportShardProblem(c) ? kExitBadFile : kExitOk;
 }
 
 } // namespace cli

@@ -39,7 +39,7 @@ constexpr std::array<DtypeInfo, 15> kDtypes{{
     {Dtype::U64, "U64", 8},
 }};
 
-std::string quoted(std::string_view s)
+std::string inQuotes(std::string_view s)
 {
     return "\"" + std::string(s) + "\"";
 }
@@ -154,7 +154,7 @@ private:
             const uint64_t at = 8 + v.keys[i].second;
             if (value.kind != json::Value::Kind::String) {
                 finding("metadata_value_not_string", 8 + value.begin,
-                        "__metadata__ " + quoted(v.keys[i].first) + " is not a string");
+                        "__metadata__ " + inQuotes(v.keys[i].first) + " is not a string");
                 continue;
             }
             m_file.m_metadata.push_back(MetadataItem{v.keys[i].first, value.text, at});
@@ -166,14 +166,14 @@ private:
     bool shapeOf(const std::string &name, const json::Value &shape, TensorEntry &t)
     {
         if (shape.kind != json::Value::Kind::Array)
-            return refuse("bad_shape", 8 + shape.begin, "tensor " + quoted(name) + ": shape is not a list");
+            return refuse("bad_shape", 8 + shape.begin, "tensor " + inQuotes(name) + ": shape is not a list");
         uint64_t elements = 1;
         bool overflow = false;
         for (const json::Value &d : shape.values) {
             const auto n = d.asUnsigned();
             if (!n)
                 return refuse("bad_shape", 8 + d.begin,
-                              "tensor " + quoted(name) + ": a dimension is not a non-negative integer");
+                              "tensor " + inQuotes(name) + ": a dimension is not a non-negative integer");
             t.shape.push_back(*n);
             if (*n != 0 && elements > UINT64_MAX / *n)
                 overflow = true;
@@ -181,7 +181,7 @@ private:
         }
         if (overflow)
             return refuse("shape_overflow", 8 + shape.begin,
-                          "tensor " + quoted(name) + ": the number of elements overflows 64 bits");
+                          "tensor " + inQuotes(name) + ": the number of elements overflows 64 bits");
         t.elements = elements;
         return true;
     }
@@ -190,7 +190,7 @@ private:
     {
         const auto bad = [&] {
             return refuse("bad_offsets", 8 + offsets.begin,
-                          "tensor " + quoted(name) +
+                          "tensor " + inQuotes(name) +
                               ": data_offsets is not a pair of non-negative integers [begin, end]");
         };
         if (offsets.kind != json::Value::Kind::Array || offsets.values.size() != 2)
@@ -210,7 +210,7 @@ private:
         if (std::any_of(m_file.m_tensors.begin(), m_file.m_tensors.end(),
                         [&](const TensorEntry &t) { return t.name == name; }))
             finding("duplicate_tensor_name", keyOffset,
-                    "tensor " + quoted(name) + " is named twice (the reference implementation keeps the last)",
+                    "tensor " + inQuotes(name) + " is named twice (the reference implementation keeps the last)",
                     Severity::Warning);
         TensorEntry t;
         t.name = name;
@@ -218,20 +218,20 @@ private:
         t.entryOffset = 8 + v.begin;
         t.entryEnd = 8 + v.end;
         if (v.kind != json::Value::Kind::Object)
-            return finding("bad_tensor_entry", t.entryOffset, "tensor " + quoted(name) + " is not an object");
+            return finding("bad_tensor_entry", t.entryOffset, "tensor " + inQuotes(name) + " is not an object");
         const json::Value *dtype = v.find("dtype"), *shape = v.find("shape"), *offsets = v.find("data_offsets");
         if (!dtype || !shape || !offsets)
             return finding("missing_field", t.entryOffset,
-                           "tensor " + quoted(name) + " lacks " +
+                           "tensor " + inQuotes(name) + " lacks " +
                                (!dtype   ? "dtype"
                                 : !shape ? "shape"
                                          : "data_offsets"));
         const auto d = dtype->kind == json::Value::Kind::String ? dtypeFromName(dtype->text) : std::nullopt;
         if (!d)
             return finding("unknown_dtype", 8 + dtype->begin,
-                           "tensor " + quoted(name) + ": " +
+                           "tensor " + inQuotes(name) + ": " +
                                (dtype->kind == json::Value::Kind::String
-                                    ? "dtype " + quoted(dtype->text) + " is not one safetensors defines"
+                                    ? "dtype " + inQuotes(dtype->text) + " is not one safetensors defines"
                                     : std::string("dtype is not a string")));
         t.dtype = *d;
         if (!shapeOf(name, *shape, t) || !offsetsOf(name, *offsets, t))
@@ -256,7 +256,7 @@ private:
         for (const size_t i : order) {
             TensorEntry &t = tensors[i];
             const uint64_t at = m_offsetsAt[i];
-            const std::string who = "tensor " + quoted(t.name);
+            const std::string who = "tensor " + inQuotes(t.name);
             t.fileBegin = t.begin > UINT64_MAX - m_file.dataOffset() ? UINT64_MAX : t.begin + m_file.dataOffset();
             t.dataInFile = t.end >= t.begin && t.end <= dataSize;
             if (t.end < t.begin)

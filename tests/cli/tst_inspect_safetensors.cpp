@@ -140,6 +140,45 @@ private slots:
         QCOMPARE(regions.last().toObject()["kind"].toString(), QStringLiteral("unparsed"));
     }
 
+    void shardedFolder()
+    {
+        QTemporaryDir dir;
+        QVERIFY(dir.isValid());
+        const auto put = [&](const QString &name, const QByteArray &bytes) {
+            QFile f(dir.filePath(name));
+            QVERIFY(f.open(QIODevice::WriteOnly));
+            f.write(bytes);
+        };
+        put("model-00001-of-00002.safetensors",
+            fileOf("{\"x\":{\"dtype\":\"F16\",\"shape\":[2],\"data_offsets\":[0,4]}}", QByteArray(4, '\0')));
+        put("model-00002-of-00002.safetensors",
+            fileOf("{\"y\":{\"dtype\":\"F32\",\"shape\":[1],\"data_offsets\":[0,4]}}", QByteArray(4, '\0')));
+        put("model.safetensors.index.json", "{\"weight_map\": {\"x\": \"model-00001-of-00002.safetensors\", "
+                                            "\"y\": \"model-00002-of-00002.safetensors\"}}");
+        put("config.json", "{\"architectures\": [\"Qwen2ForCausalLM\"], \"num_hidden_layers\": 2}");
+        auto run = inspect({"info", dir.path(), "--json"});
+        QCOMPARE(run.exitCode, 0);
+        QJsonObject o = QJsonDocument::fromJson(run.out).object();
+        QCOMPARE(o["shards"].toArray().size(), 2);
+        QCOMPARE(o["architecture"].toString(), QStringLiteral("Qwen2ForCausalLM"));
+        QCOMPARE(o["config"].toObject()["num_hidden_layers"].toInt(), 2);
+        QCOMPARE(o["tensor_count"].toInt(), 2);
+        run = inspect({"tensors", dir.filePath("model.safetensors.index.json"), "--json"});
+        QCOMPARE(run.exitCode, 0);
+        const QJsonArray tensors = QJsonDocument::fromJson(run.out).array();
+        QCOMPARE(tensors.size(), 2);
+        QVERIFY(tensors[1].toObject()["file"].toString().endsWith("model-00002-of-00002.safetensors"));
+        QCOMPARE(inspect({"validate", dir.path()}).exitCode, 0);
+        // a shard gone: said, and validate refuses
+        QVERIFY(QFile::remove(dir.filePath("model-00002-of-00002.safetensors")));
+        run = inspect({"validate", dir.path(), "--json"});
+        QCOMPARE(run.exitCode, 1);
+        QVERIFY2(run.out.contains("shard_missing"), run.out.constData());
+        run = inspect({dir.path()});
+        QCOMPARE(run.exitCode, 1);
+        QVERIFY(run.out.contains("not read"));
+    }
+
 private:
     QString write(const QString &name, const QByteArray &bytes)
     {
