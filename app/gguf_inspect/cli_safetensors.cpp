@@ -330,10 +330,12 @@ std::optional<int> runSafetensors(std::string_view command, const CommandArgs &a
 {
     if (args.file.empty() || !Checkpoint::looksLikeCheckpoint(args.file))
         return std::nullopt;
+    if (command == "stats" || command == "dequant")
+        return std::nullopt; // the values: read by the same commands as a GGUF's (cli_values.cpp)
     if (command != "" && command != "info" && command != "tensors" && command != "validate" && command != "layout") {
         std::fprintf(stderr,
                      "gguf-inspect: %s: a safetensors checkpoint; `%s` does not read safetensors yet (info, tensors, "
-                     "validate and layout do)\n",
+                     "validate, layout, stats and dequant do)\n",
                      printable(args.file).c_str(), std::string(command).c_str());
         return kExitBadFile;
     }

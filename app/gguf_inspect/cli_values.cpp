@@ -5,6 +5,7 @@
 #include "app/gguf_inspect/json_writer.h"
 #include "core/format/ggml_types.h"
 #include "core/quant/dequantize.h"
+#include "core/safetensors/checkpoint.h"
 #include "core/stats/tensor_export.h"
 #include "core/stats/tensor_stats.h"
 
@@ -19,37 +20,138 @@
 namespace cli {
 namespace {
 
-// A tensor of a model (a split set's tensors are in their shards' files).
-struct ModelTensor {
-    const gguf::GgufFile *file = nullptr;
+// A tensor whose values a command reads: its info (a GGUF tensor's, or one made for a safetensors
+// tensor, #43), how to reach its bytes, and why they cannot be read when that is known up front.
+struct ValueTensor {
     const gguf::TensorInfo *info = nullptr;
+    std::function<gguf::TensorData()> data;
+    std::string unreadable;
+    std::string type; ///< the type's name as the file calls it
 };
 
-// The tensor called `name` in any shard of `model`; null (and one line on stderr) when none is.
-ModelTensor findTensorOrComplain(const gguf::SplitModel &model, const std::string &path, const std::string &name)
+// The tensors of FILE — a GGUF, a split set as a whole, or a safetensors checkpoint — and the files
+// they are in (never written over).
+struct ValueSource {
+    std::vector<ValueTensor> tensors;
+    std::vector<std::string> files;
+    std::shared_ptr<const void> keep; ///< the model or checkpoint the infos point into
+};
+
+// What a safetensors tensor would be as a GGUF tensor info: the ggml type of its dtype (F32, F16,
+// BF16, F64, I8–I64; others have none), its dims innermost first.
+gguf::TensorInfo infoOf(const gguf::st::TensorEntry &t, uint32_t index)
 {
-    for (const gguf::SplitModel::TensorRef &t : model.tensors())
+    gguf::TensorInfo info;
+    info.index = index;
+    info.name = t.name;
+    info.typeId = gguf::st::ggmlTypeOf(t.dtype).value_or(UINT32_MAX);
+    info.nDims = static_cast<uint32_t>(std::min<size_t>(t.shape.size(), 4));
+    for (size_t d = 0; d < info.nDims; ++d)
+        info.ne[d] = t.shape[t.shape.size() - 1 - d];
+    for (size_t d = 4; d < t.shape.size(); ++d) // more than four dims: the outer ones folded into the fourth
+        info.ne[3] *= t.shape[t.shape.size() - 1 - d];
+    info.elements = t.elements;
+    info.byteSize = t.end >= t.begin ? t.end - t.begin : 0;
+    info.sizeFromType = info.byteSize == t.elements * gguf::st::dtypeSize(t.dtype);
+    info.dataInFile = t.dataInFile;
+    info.fileOffset = t.fileBegin;
+    return info;
+}
+
+std::optional<ValueSource> checkpointValues(const std::string &path)
+{
+    gguf::Error error;
+    const auto checkpoint = gguf::st::Checkpoint::open(path, error);
+    if (!checkpoint) {
+        reportError(path, error);
+        return std::nullopt;
+    }
+    struct Kept {
+        std::shared_ptr<const gguf::st::Checkpoint> checkpoint;
+        std::vector<gguf::TensorInfo> infos;
+    };
+    auto kept = std::make_shared<Kept>();
+    kept->checkpoint = checkpoint;
+    for (size_t i = 0; i < checkpoint->tensors().size(); ++i)
+        kept->infos.push_back(infoOf(*checkpoint->tensors()[i].entry, static_cast<uint32_t>(i)));
+    ValueSource out;
+    out.keep = kept;
+    for (const gguf::st::Checkpoint::Shard &shard : checkpoint->shards())
+        out.files.push_back(shard.path);
+    for (size_t i = 0; i < checkpoint->tensors().size(); ++i) {
+        const gguf::st::Checkpoint::TensorRef ref = checkpoint->tensors()[i];
+        const gguf::st::SafetensorsFile *file = checkpoint->shards()[ref.shard].file.get();
+        const gguf::TensorInfo *info = &kept->infos[i];
+        ValueTensor v{info,
+                      [file, info] {
+                          gguf::TensorData d;
+                          d.typeId = info->typeId;
+                          d.elements = info->elements;
+                          d.source = &file->source();
+                          if (info->dataInFile) {
+                              d.lease = file->source().acquire(info->fileOffset, info->byteSize);
+                              d.bytes = d.lease.bytes();
+                          }
+                          return d;
+                      },
+                      {},
+                      std::string(gguf::st::dtypeName(ref.entry->dtype))};
+        if (info->typeId == UINT32_MAX)
+            v.unreadable = "its dtype " + std::string(gguf::st::dtypeName(ref.entry->dtype)) + " is not read yet";
+        out.tensors.push_back(std::move(v));
+    }
+    return out;
+}
+
+std::optional<ValueSource> valuesOf(const std::string &path)
+{
+    if (gguf::st::Checkpoint::looksLikeCheckpoint(path))
+        return checkpointValues(path);
+    // a split set as a whole: every tensor of every shard
+    const auto model = openModel(path);
+    if (!model)
+        return std::nullopt;
+    ValueSource out;
+    out.keep = model;
+    for (const gguf::SplitModel::Shard &shard : model->shards())
+        out.files.push_back(shard.path);
+    for (const gguf::SplitModel::TensorRef &t : model->tensors()) {
+        const gguf::GgufFile *file = model->shards()[t.shard].file.get();
+        const gguf::TensorInfo *info = t.info;
+        out.tensors.push_back(
+            {info, [file, info] { return gguf::tensorData(*file, *info); }, {}, gguf::typeName(info->typeId)});
+    }
+    return out;
+}
+
+// The tensor called `name`; null (and one line on stderr) when there is none.
+const ValueTensor *findTensorOrComplain(const ValueSource &source, const std::string &path, const std::string &name)
+{
+    for (const ValueTensor &t : source.tensors)
         if (t.info->name == name)
-            return {model.shards()[t.shard].file.get(), t.info};
+            return &t;
     std::fprintf(stderr,
                  "gguf-inspect: %s: no tensor named '%s' (%zu tensors; list them with 'gguf-inspect tensors %s')\n",
-                 printable(path).c_str(), printable(name, 80).c_str(), model.tensors().size(), printable(path).c_str());
-    return {};
+                 printable(path).c_str(), printable(name, 80).c_str(), source.tensors.size(), printable(path).c_str());
+    return nullptr;
 }
 
 // Whether `output` names one of the model's files (never written over).
-bool isModelFile(const gguf::SplitModel &model, const std::string &output)
+bool isModelFile(const ValueSource &source, const std::string &output)
 {
     std::error_code ec;
-    for (const gguf::SplitModel::Shard &shard : model.shards())
-        if (std::filesystem::exists(output, ec) && std::filesystem::equivalent(output, shard.path, ec))
+    for (const std::string &file : source.files)
+        if (std::filesystem::exists(output, ec) && std::filesystem::equivalent(output, file, ec))
             return true;
     return false;
 }
 
 // Why a tensor's values cannot be produced, or empty when they can.
-std::string whyNotDecodable(const gguf::TensorInfo &t)
+std::string whyNotDecodable(const ValueTensor &v)
 {
+    const gguf::TensorInfo &t = *v.info;
+    if (!v.unreadable.empty())
+        return v.unreadable;
     if (!gguf::canDequantize(t.typeId))
         return "its type " + gguf::typeName(t.typeId) + " cannot be decoded";
     if (!t.dataInFile)
@@ -125,21 +227,21 @@ int runDequant(const CommandArgs &args)
                    stderr);
         return kExitUsage;
     }
-    // a shard of a split set: the tensor may be in any shard
-    const auto model = openModel(args.file);
-    if (!model)
+    // a shard of a split set, or of a checkpoint: the tensor may be in any shard
+    const auto source = valuesOf(args.file);
+    if (!source)
         return kExitBadFile;
-    const ModelTensor found = findTensorOrComplain(*model, args.file, args.rest[0]);
-    if (!found.info)
+    const ValueTensor *found = findTensorOrComplain(*source, args.file, args.rest[0]);
+    if (!found)
         return kExitUsage;
-    const gguf::TensorInfo *t = found.info;
-    if (const std::string why = whyNotDecodable(*t); !why.empty()) {
+    const gguf::TensorInfo *t = found->info;
+    if (const std::string why = whyNotDecodable(*found); !why.empty()) {
         std::fprintf(stderr, "gguf-inspect: %s: tensor '%s': %s\n", args.file.c_str(), printable(t->name, 80).c_str(),
                      why.c_str());
         return kExitBadFile;
     }
     // never write over a file being read
-    if (args.output != "-" && isModelFile(*model, args.output)) {
+    if (args.output != "-" && isModelFile(*source, args.output)) {
         std::fprintf(stderr, "gguf-inspect: refusing to write the output over the input file %s\n",
                      args.output.c_str());
         return kExitUsage;
@@ -152,7 +254,7 @@ int runDequant(const CommandArgs &args)
     const bool npy = args.output.size() > 4 && args.output.compare(args.output.size() - 4, 4, ".npy") == 0;
     const std::span<const uint64_t> dims(t->ne.data(), std::min<uint32_t>(t->nDims, 4));
     ProgressPrinter progress("decoding " + std::string(t->name));
-    const gguf::TensorData data = gguf::tensorData(*found.file, *t);
+    const gguf::TensorData data = found->data();
     const gguf::StatsStatus status = gguf::exportFloat32(
         data, dims, npy ? gguf::ExportFormat::Npy : gguf::ExportFormat::RawFloat32, out, std::ref(progress));
     const bool closed = out == stdout ? std::fflush(out) == 0 : std::fclose(out) == 0;
@@ -178,10 +280,11 @@ struct TensorOutcome {
     gguf::TensorStatistics stats;
 };
 
-TensorOutcome statisticsOf(const CommandArgs &args, const gguf::GgufFile &file, const gguf::TensorInfo &t)
+TensorOutcome statisticsOf(const CommandArgs &args, const ValueTensor &v)
 {
+    const gguf::TensorInfo &t = *v.info;
     TensorOutcome out;
-    out.why = whyNotDecodable(t);
+    out.why = whyNotDecodable(v);
     if (!out.why.empty())
         return out;
     gguf::StatsOptions options;
@@ -190,7 +293,7 @@ TensorOutcome statisticsOf(const CommandArgs &args, const gguf::GgufFile &file, 
     options.sampleBytes = static_cast<uint64_t>(args.sampleMiB) << 20;
     ProgressPrinter progress("statistics of " + std::string(t.name));
     options.progress = std::ref(progress);
-    const gguf::TensorData data = gguf::tensorData(file, t);
+    const gguf::TensorData data = v.data();
     out.ok = gguf::computeStatistics(data, options, out.stats) == gguf::StatsStatus::Ok;
     // the same first pass as the window's, then its exact passes
     if (out.ok && !args.fast)
@@ -218,18 +321,18 @@ TextTable statsTable()
                       {"inf", right}});
 }
 
-void addStatsRow(TextTable &table, const gguf::TensorInfo &t, const TensorOutcome &r)
+void addStatsRow(TextTable &table, const ValueTensor &v, const TensorOutcome &r)
 {
+    const gguf::TensorInfo &t = *v.info;
     if (!r.ok) {
-        table.addRow({printable(t.name, 64), gguf::typeName(t.typeId), groupDigits(t.elements), "-", "-", "-", "-", "-",
-                      "-", "-", "-", "-", "-"});
+        table.addRow(
+            {printable(t.name, 64), v.type, groupDigits(t.elements), "-", "-", "-", "-", "-", "-", "-", "-", "-", "-"});
         return;
     }
     const gguf::TensorStatistics &s = r.stats;
-    table.addRow({printable(t.name, 64), gguf::typeName(t.typeId), groupDigits(s.count), number(s.min), number(s.max),
-                  number(s.mean), number(s.std), number(s.percentiles[0]), number(s.percentiles[3]),
-                  number(s.percentiles[6]), groupDigits(s.zeros), groupDigits(s.nan),
-                  groupDigits(s.posInf + s.negInf)});
+    table.addRow({printable(t.name, 64), v.type, groupDigits(s.count), number(s.min), number(s.max), number(s.mean),
+                  number(s.std), number(s.percentiles[0]), number(s.percentiles[3]), number(s.percentiles[6]),
+                  groupDigits(s.zeros), groupDigits(s.nan), groupDigits(s.posInf + s.negInf)});
 }
 
 // What the figures under the table are: exact or estimated, of a sample or of every value.
@@ -257,20 +360,20 @@ int runStats(const CommandArgs &args)
         std::fputs("gguf-inspect: --bins must be between 1 and 65536\n", stderr);
         return kExitUsage;
     }
-    // a split set as a whole: every tensor of every shard, or the named ones wherever they are
-    const auto model = openModel(args.file);
-    if (!model)
+    // a split set (or checkpoint) as a whole: every tensor of every shard, or the named ones wherever they are
+    const auto source = valuesOf(args.file);
+    if (!source)
         return kExitBadFile;
-    std::vector<ModelTensor> chosen;
+    std::vector<const ValueTensor *> chosen;
     for (const std::string &name : args.rest) {
-        const ModelTensor t = findTensorOrComplain(*model, args.file, name);
-        if (!t.info)
+        const ValueTensor *t = findTensorOrComplain(*source, args.file, name);
+        if (!t)
             return kExitUsage;
         chosen.push_back(t);
     }
     if (args.rest.empty())
-        for (const gguf::SplitModel::TensorRef &t : model->tensors())
-            chosen.push_back({model->shards()[t.shard].file.get(), t.info});
+        for (const ValueTensor &t : source->tensors)
+            chosen.push_back(&t);
 
     int status = kExitOk;
     JsonWriter json(stdout);
@@ -279,9 +382,9 @@ int runStats(const CommandArgs &args)
     TextTable table = statsTable();
     double worstRankError = 0;               // of the tensors whose keys were sampled
     uint64_t sampledRead = 0, sampledOf = 0; // --sample: elements read, of the sampled tensors' elements
-    for (const ModelTensor &m : chosen) {
-        const gguf::TensorInfo *t = m.info;
-        const TensorOutcome r = statisticsOf(args, *m.file, *t);
+    for (const ValueTensor *m : chosen) {
+        const gguf::TensorInfo *t = m->info;
+        const TensorOutcome r = statisticsOf(args, *m);
         if (r.ok) {
             worstRankError = std::max(worstRankError, r.stats.percentileRankError);
             if (r.stats.sampledElements > 0) {
@@ -298,7 +401,7 @@ int runStats(const CommandArgs &args)
         if (args.json)
             writeStatsJson(json, *t, r.ok ? &r.stats : nullptr);
         else
-            addStatsRow(table, *t, r);
+            addStatsRow(table, *m, r);
     }
     if (args.json) {
         json.endArray();

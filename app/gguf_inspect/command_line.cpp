@@ -116,13 +116,13 @@ public:
         for (const Command &c : commands)
             text += QStringLiteral("  gguf-inspect %1\n      %2\n")
                         .arg(QLatin1String(c.synopsis), QLatin1String(c.summary));
-        text +=
-            QStringLiteral("\nExit status: 0 success, 1 the file could not be read as GGUF (validate: llama.cpp "
-                           "would refuse it; diff: the two differ; set: the write failed, the file unchanged; "
-                           "stats: a tensor's statistics could not be computed), 2 "
-                           "wrong usage (set: nothing written), 3 diff: a file could not be read.\n\n"
-                           "A FILE may also be a Hugging Face .safetensors file, a model.safetensors.index.json or a "
-                           "checkpoint folder: the overview, info, tensors, validate and layout read it.");
+        text += QStringLiteral(
+            "\nExit status: 0 success, 1 the file could not be read as GGUF (validate: llama.cpp "
+            "would refuse it; diff: the two differ; set: the write failed, the file unchanged; "
+            "stats: a tensor's statistics could not be computed), 2 "
+            "wrong usage (set: nothing written), 3 diff: a file could not be read.\n\n"
+            "A FILE may also be a Hugging Face .safetensors file, a model.safetensors.index.json or a "
+            "checkpoint folder: the overview, info, tensors, validate, layout, stats and dequant read it.");
         m_parser.setApplicationDescription(text);
         m_help = m_parser.addHelpOption();
         m_version = m_parser.addVersionOption();

@@ -3,6 +3,7 @@
 // the reference implementation's checks of the offsets against the shapes and the file.
 #include "safetensors_file.h"
 
+#include "core/format/ggml_types.h"
 #include "core/format/mapped_file.h"
 #include "core/util/byte_order.h"
 #include "json_reader.h"
@@ -62,6 +63,21 @@ std::optional<Dtype> dtypeFromName(std::string_view name)
         if (d.name == name)
             return d.dtype;
     return std::nullopt;
+}
+
+std::optional<uint32_t> ggmlTypeOf(Dtype dtype)
+{
+    switch (dtype) {
+    case Dtype::F32: return static_cast<uint32_t>(GgmlType::F32);
+    case Dtype::F16: return static_cast<uint32_t>(GgmlType::F16);
+    case Dtype::BF16: return static_cast<uint32_t>(GgmlType::BF16);
+    case Dtype::F64: return static_cast<uint32_t>(GgmlType::F64);
+    case Dtype::I8: return static_cast<uint32_t>(GgmlType::I8);
+    case Dtype::I16: return static_cast<uint32_t>(GgmlType::I16);
+    case Dtype::I32: return static_cast<uint32_t>(GgmlType::I32);
+    case Dtype::I64: return static_cast<uint32_t>(GgmlType::I64);
+    default: return std::nullopt;
+    }
 }
 
 /// Reads one file's header into a SafetensorsFile.

@@ -29,6 +29,9 @@ std::string_view dtypeName(Dtype dtype);
 uint32_t dtypeSize(Dtype dtype);
 /// The dtype a header names, or nullopt for a name the format does not define.
 std::optional<Dtype> dtypeFromName(std::string_view name);
+/// The ggml type that holds the same values the same way (F32, F16, BF16, F64, I8, I16, I32, I64:
+/// little-endian, one element after another), or nullopt (U8–U64, BOOL and the F8 types have none).
+std::optional<uint32_t> ggmlTypeOf(Dtype dtype);
 
 /// The longest header the reference implementation reads (its MAX_HEADER_SIZE).
 inline constexpr uint64_t kMaxHeaderLength = 100'000'000;

@@ -10,6 +10,11 @@
 #include <QTemporaryDir>
 #include <QTest>
 
+#include <algorithm>
+#include <cstring>
+#include <tuple>
+#include <vector>
+
 using gguf::test::inspect;
 
 namespace {
@@ -121,9 +126,63 @@ private slots:
         }
     }
 
+    void valuesStatsAndDequant()
+    {
+        // F32 values and BF16 ones (the upper halves of other floats), and a U8 tensor
+        std::vector<float> f32;
+        f32.reserve(1000);
+        for (int i = 0; i < 1000; ++i)
+            f32.push_back(static_cast<float>((i * 7919) % 1000) / 100.0f - 5.0f);
+        std::vector<float> bf16Values;
+        bf16Values.reserve(40);
+        QByteArray bf16;
+        for (int i = 0; i < 40; ++i) {
+            const float v = static_cast<float>(i) * 0.375f - 3.0f; // exact in bfloat16
+            quint32 bits;
+            std::memcpy(&bits, &v, 4);
+            bf16.append(static_cast<char>((bits >> 16) & 0xff)).append(static_cast<char>(bits >> 24));
+            bf16Values.push_back(v);
+        }
+        const QByteArray f32Bytes(reinterpret_cast<const char *>(f32.data()), static_cast<int>(f32.size() * 4));
+        const QByteArray header = "{\"w\":{\"dtype\":\"F32\",\"shape\":[10,100],\"data_offsets\":[0,4000]},"
+                                  "\"h\":{\"dtype\":\"BF16\",\"shape\":[40],\"data_offsets\":[4000,4080]},"
+                                  "\"u\":{\"dtype\":\"U8\",\"shape\":[3],\"data_offsets\":[4080,4083]}}";
+        const QString file = write("values.safetensors", fileOf(header, f32Bytes + bf16 + QByteArray("\x01\x02\x03")));
+
+        // statistics by their definitions, computed here
+        const auto expected = [](std::vector<float> v) {
+            std::sort(v.begin(), v.end());
+            const double h = static_cast<double>(v.size() - 1) * 0.5;
+            const auto i = static_cast<size_t>(h);
+            const double a = v[i], b = v[i + 1], t = h - static_cast<double>(i);
+            return std::tuple(static_cast<double>(v.front()), static_cast<double>(v.back()),
+                              t >= 0.5 ? b - (b - a) * (1 - t) : a + (b - a) * t);
+        };
+        const auto run = inspect({"stats", file, "w", "h", "--json"});
+        QCOMPARE(run.exitCode, 0);
+        const QJsonArray a = QJsonDocument::fromJson(run.out).array();
+        QCOMPARE(a.size(), 2);
+        for (int k = 0; k < 2; ++k) {
+            const auto [lo, hi, median] = expected(k == 0 ? f32 : bf16Values);
+            const QJsonObject o = a[k].toObject();
+            QCOMPARE(o["min"].toDouble(), lo);
+            QCOMPARE(o["max"].toDouble(), hi);
+            QCOMPARE(o["percentiles"].toObject()["p50"].toDouble(), median);
+            QVERIFY(o["percentiles_exact"].toBool());
+        }
+        // the values themselves, as raw float32
+        const auto raw = inspect({"dequant", file, "h", "-o", "-"});
+        QCOMPARE(raw.exitCode, 0);
+        QCOMPARE(raw.out, QByteArray(reinterpret_cast<const char *>(bf16Values.data()), 160));
+        // a dtype ggml has no type for: said, exit 1
+        const auto u = inspect({"dequant", file, "u", "-o", "-"});
+        QCOMPARE(u.exitCode, 1);
+        QVERIFY2(u.err.contains("U8"), u.err.constData());
+    }
+
     void otherCommandsSaySo()
     {
-        const auto run = inspect({"stats", m_good});
+        const auto run = inspect({"vocab", m_good});
         QCOMPARE(run.exitCode, 1);
         QVERIFY2(run.err.contains("safetensors"), run.err.constData());
         QVERIFY(run.out.isEmpty());
