@@ -84,15 +84,8 @@ std::optional<ValueSource> checkpointValues(const std::string &path)
         const gguf::TensorInfo *info = &kept->infos[i];
         ValueTensor v{info,
                       [file, info] {
-                          gguf::TensorData d;
-                          d.typeId = info->typeId;
-                          d.elements = info->elements;
-                          d.source = &file->source();
-                          if (info->dataInFile) {
-                              d.lease = file->source().acquire(info->fileOffset, info->byteSize);
-                              d.bytes = d.lease.bytes();
-                          }
-                          return d;
+                          return gguf::tensorData(file->source(), info->typeId, info->elements, info->fileOffset,
+                                                  info->byteSize, info->dataInFile);
                       },
                       {},
                       std::string(gguf::st::dtypeName(ref.entry->dtype))};

@@ -2,6 +2,8 @@
 // Hugging Face checkpoints: the shards of an index (or a folder), checked against each other.
 #include "checkpoint.h"
 
+#include "core/format/byte_source.h"
+
 #include <algorithm>
 #include <array>
 #include <filesystem>
@@ -22,27 +24,52 @@ bool endsWith(std::string_view s, std::string_view tail)
     return s.size() >= tail.size() && s.substr(s.size() - tail.size()) == tail;
 }
 
-/// The whole of a small text file; nullopt with `error` when it cannot be read.
+/// The whole of a small text file, local or remote; nullopt with `error` when it cannot be read.
 std::optional<std::string> readSmallFile(const std::string &path, Error &error)
 {
-    std::error_code ec;
-    const auto size = fs::file_size(path, ec);
-    if (ec) {
-        error = Error{fs::exists(path) ? ErrorKind::Unreadable : ErrorKind::NotFound, "unreadable", 0,
-                      path + ": " + ec.message()};
+    const auto source = openByteSource(path, error);
+    if (!source)
+        return std::nullopt;
+    if (source->size() > kMaxSideFile) {
+        error = Error{ErrorKind::Malformed, "too_large", 0,
+                      path + ": " + std::to_string(source->size()) + " bytes is too large"};
         return std::nullopt;
     }
-    if (size > kMaxSideFile) {
-        error = Error{ErrorKind::Malformed, "too_large", 0, path + ": " + std::to_string(size) + " bytes is too large"};
+    const ByteLease lease = source->acquire(0, source->size());
+    if (!lease) {
+        error = lease.error();
         return std::nullopt;
     }
-    std::ifstream in(path, std::ios::binary);
-    std::string text(static_cast<size_t>(size), '\0');
-    if (!in || !in.read(text.data(), static_cast<std::streamsize>(size))) {
-        error = Error{ErrorKind::Unreadable, "unreadable", 0, path + ": could not be read"};
-        return std::nullopt;
+    return std::string(reinterpret_cast<const char *>(lease.bytes().data()), lease.bytes().size());
+}
+
+/// `name` without what a remote name carries after its path: a URL's query and fragment (not
+/// carried over to other files), an hf: name's "@REVISION" (returned in `revision`).
+std::string pathPart(const std::string &name, std::string &revision)
+{
+    revision.clear();
+    if (name.starts_with("hf:")) {
+        const size_t slash = name.rfind('/'), at = name.rfind('@');
+        if (at != std::string::npos && (slash == std::string::npos || at > slash)) {
+            revision = name.substr(at);
+            return name.substr(0, at);
+        }
+        return name;
     }
-    return text;
+    if (looksRemote(name))
+        return name.substr(0, std::min(name.find('?'), name.find('#')));
+    return name;
+}
+
+/// The file called `file` beside `name` (a local path, a URL or an hf: name).
+std::string sibling(const std::string &name, const std::string &file)
+{
+    if (!looksRemote(name))
+        return (fs::path(name).parent_path() / file).string();
+    std::string revision;
+    const std::string path = pathPart(name, revision);
+    const size_t slash = path.rfind('/');
+    return (slash == std::string::npos ? std::string() : path.substr(0, slash + 1)) + file + revision;
 }
 
 /// A shard name an index may give: a plain file name in the checkpoint's folder.
@@ -61,6 +88,11 @@ std::string inQuotes(std::string_view s)
 
 bool Checkpoint::looksLikeCheckpoint(const std::string &path)
 {
+    if (looksRemote(path)) { // told by the name: reading a remote file's first bytes costs a request
+        std::string revision;
+        const std::string name = pathPart(path, revision);
+        return endsWith(name, ".safetensors") || endsWith(name, ".safetensors.index.json");
+    }
     std::error_code ec;
     if (fs::is_directory(path, ec)) {
         if (fs::exists(fs::path(path) / "config.json", ec))
@@ -106,11 +138,11 @@ std::shared_ptr<const Checkpoint> Checkpoint::open(const std::string &path, Erro
             }
             c->openShards(files);
         }
-    } else if (endsWith(path, ".index.json")) {
-        c->m_folder = fs::path(path).parent_path().string();
+    } else if (std::string revision; endsWith(pathPart(path, revision), ".index.json")) {
+        c->m_folder = sibling(path, "");
         c->openIndex(path, error);
     } else {
-        c->m_folder = fs::path(path).parent_path().string();
+        c->m_folder = sibling(path, "");
         c->openShards({path});
         if (!c->m_shards[0].file) {
             error = c->m_shards[0].error;
@@ -158,7 +190,7 @@ void Checkpoint::openIndex(const std::string &indexPath, Error &error)
     std::vector<std::string> paths;
     paths.reserve(names.size());
     for (const std::string &n : names)
-        paths.push_back((fs::path(m_folder) / n).string());
+        paths.push_back(sibling(indexPath, n));
     openShards(paths);
     checkIndex(*map, root->find("metadata"));
 }
@@ -201,9 +233,9 @@ void Checkpoint::checkIndex(const json::Value &weightMap, const json::Value *met
         listed.insert(name);
         if (shardName.kind != json::Value::Kind::String || !plainFileName(shardName.text))
             continue;
-        const auto shard = std::find_if(m_shards.begin(), m_shards.end(), [&](const Shard &s) {
-            return fs::path(s.path).filename().string() == shardName.text;
-        });
+        const std::string shardPath = sibling(m_indexPath, shardName.text);
+        const auto shard =
+            std::find_if(m_shards.begin(), m_shards.end(), [&](const Shard &s) { return s.path == shardPath; });
         if (shard == m_shards.end() || !shard->file)
             continue; // the shard itself is reported
         if (!shard->file->tensor(name))
@@ -224,21 +256,25 @@ void Checkpoint::checkIndex(const json::Value &weightMap, const json::Value *met
 
 void Checkpoint::readConfig()
 {
-    const fs::path config = fs::path(m_folder.empty() ? "." : m_folder) / "config.json";
+    // beside the index or the shard (a folder's own config.json for a folder)
+    const std::string config = fs::is_directory(m_path)
+                                   ? (fs::path(m_path) / "config.json").string()
+                                   : sibling(m_indexPath.empty() ? m_path : m_indexPath, "config.json");
     std::error_code ec;
-    if (!fs::exists(config, ec))
+    if (!looksRemote(config) && !fs::exists(config, ec))
         return;
     Error error;
-    const auto text = readSmallFile(config.string(), error);
+    const auto text = readSmallFile(config, error);
     if (!text) {
-        m_configProblem = error.message;
+        if (error.kind != ErrorKind::NotFound) // a remote folder without one is normal
+            m_configProblem = error.message;
         return;
     }
     json::ParseError why;
     auto root = json::parse(*text, why);
     if (!root || root->kind != json::Value::Kind::Object) {
         m_configProblem =
-            config.string() + ": " +
+            config + ": " +
             (root ? "not a JSON object" : "not JSON at offset " + std::to_string(why.offset) + ": " + why.message);
         return;
     }

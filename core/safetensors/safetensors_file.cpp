@@ -328,10 +328,10 @@ SafetensorsOpen SafetensorsFile::openSource(std::shared_ptr<const ByteSource> so
 SafetensorsOpen SafetensorsFile::open(const std::string &path)
 {
     Error error;
-    auto mapped = MappedFile::open(path, error);
-    if (!mapped)
+    auto source = openByteSource(path, error); // a local file, or a URL when core/net is enabled
+    if (!source)
         return SafetensorsOpen{nullptr, std::move(error)};
-    return openSource(std::move(mapped), path);
+    return openSource(std::move(source), path);
 }
 
 SafetensorsOpen SafetensorsFile::openBuffer(std::vector<uint8_t> bytes, std::string name)

@@ -63,6 +63,7 @@ struct SafetensorsOpen {
 
 class SafetensorsFile {
 public:
+    /// A local path, or an http(s) URL or hf: name once core/net has installed its opener.
     static SafetensorsOpen open(const std::string &path);
     static SafetensorsOpen openBuffer(std::vector<uint8_t> bytes, std::string name);
     static SafetensorsOpen openSource(std::shared_ptr<const ByteSource> source, std::string path);

@@ -53,18 +53,25 @@ std::pair<uint64_t, uint64_t> bytesOfElements(const TensorData &data, uint64_t f
 
 TensorData tensorData(const GgufFile &file, const TensorInfo &tensor)
 {
+    return tensorData(file.source(), tensor.typeId, tensor.elements, tensor.fileOffset, tensor.byteSize,
+                      tensor.dataInFile, file.byteSwapped());
+}
+
+TensorData tensorData(const ByteSource &source, uint32_t typeId, uint64_t elements, uint64_t fileOffset,
+                      uint64_t byteSize, bool inFile, bool swapBytes)
+{
     TensorData d;
-    d.typeId = tensor.typeId;
-    d.elements = tensor.elements;
-    d.swapBytes = file.byteSwapped();
-    d.source = &file.source();
-    if (!tensor.dataInFile)
+    d.typeId = typeId;
+    d.elements = elements;
+    d.swapBytes = swapBytes;
+    d.source = &source;
+    if (!inFile)
         return d;
-    if (file.isRemote()) {
+    if (source.isRemote()) {
         d.chunked = std::make_shared<ChunkedRead>();
-        d.bytes = std::span<const uint8_t>(file.source().data() + tensor.fileOffset, tensor.byteSize);
+        d.bytes = std::span<const uint8_t>(source.data() + fileOffset, byteSize);
     } else {
-        d.lease = file.acquire(tensor.fileOffset, tensor.byteSize);
+        d.lease = source.acquire(fileOffset, byteSize);
         d.bytes = d.lease.bytes();
     }
     return d;

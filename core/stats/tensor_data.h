@@ -40,6 +40,11 @@ struct TensorData {
 /// passes that read it (statistics, heatmap, export, comparison), each through an ElementHold.
 TensorData tensorData(const GgufFile &file, const TensorInfo &tensor);
 
+/// The same for bytes of any source (a safetensors tensor, #43): `byteSize` bytes at `fileOffset`
+/// holding `elements` values of ggml type `typeId`; empty bytes when `inFile` is false.
+TensorData tensorData(const ByteSource &source, uint32_t typeId, uint64_t elements, uint64_t fileOffset,
+                      uint64_t byteSize, bool inFile, bool swapBytes = false);
+
 /// Why the bytes of `data` could not be read: a failed lease, or the first failed chunk of a
 /// chunked read (a network error, or Cancelled). Empty when nothing failed.
 std::optional<Error> readError(const TensorData &data);

@@ -36,9 +36,11 @@ private slots:
     void dequantWritesTheSameValues();
     void sampledStatisticsFetchLess();
     void editingARemoteFileIsRefused();
+    void safetensorsCheckpoint();
 
 private:
     RangeServer m_server;
+    QTemporaryDir m_checkpoint;
 };
 
 void TestInspectRemote::initTestCase()
@@ -193,6 +195,58 @@ void TestInspectRemote::editingARemoteFileIsRefused()
     QCOMPARE(run.exitCode, 1);
     QVERIFY2(run.err.contains("is remote; download it, then edit the copy"), run.err.constData());
     QVERIFY(!QFile::exists(dir.filePath(QStringLiteral("out.gguf"))));
+}
+
+// A sharded safetensors checkpoint (#43) at URLs: its index, shards and config.json are found
+// beside each other; every command prints what it prints for the local files.
+void TestInspectRemote::safetensorsCheckpoint()
+{
+    QVERIFY(m_checkpoint.isValid());
+    const auto shard = [](const QByteArray &name, const QByteArray &dtype, int elements, int size) {
+        QByteArray header = "{\"" + name + "\":{\"dtype\":\"" + dtype + "\",\"shape\":[" +
+                            QByteArray::number(elements) + "],\"data_offsets\":[0," + QByteArray::number(size) + "]}}";
+        header.append(QByteArray((8 - header.size() % 8) % 8, ' '));
+        QByteArray out(8, '\0');
+        auto n = static_cast<quint64>(header.size());
+        for (int i = 0; i < 8; ++i, n >>= 8)
+            out[i] = static_cast<char>(n & 0xff);
+        QByteArray data;
+        for (int i = 0; i < size; ++i)
+            data.append(static_cast<char>((i * 37) & 0x3f)); // small positive floats and halves
+        return out + header + data;
+    };
+    const QList<QPair<QString, QByteArray>> files = {
+        {"model-00001-of-00002.safetensors", shard("w", "F32", 64, 256)},
+        {"model-00002-of-00002.safetensors", shard("h", "BF16", 32, 64)},
+        {"model.safetensors.index.json",
+         "{\"metadata\": {\"total_size\": 320}, \"weight_map\": {\"w\": "
+         "\"model-00001-of-00002.safetensors\", \"h\": \"model-00002-of-00002.safetensors\"}}"},
+        {"config.json", "{\"architectures\": [\"LlamaForCausalLM\"], \"num_hidden_layers\": 1}"}};
+    for (const auto &[name, bytes] : files) {
+        QFile f(m_checkpoint.filePath(name));
+        QVERIFY(f.open(QIODevice::WriteOnly));
+        f.write(bytes);
+        f.close();
+        m_server.serve(("/st/" + name).toStdString(), f.fileName().toStdString());
+    }
+    const QString localIndex = m_checkpoint.filePath("model.safetensors.index.json");
+    const QString url = QString::fromStdString(m_server.url("/st/model.safetensors.index.json"));
+    const QString localDir = m_checkpoint.path() + "/";
+    const QString urlDir = url.left(url.lastIndexOf('/') + 1);
+    for (const QStringList &args : QList<QStringList>{
+             {"info", "--json"}, {"tensors", "--json"}, {"validate", "--json"}, {"stats", "--json"}, {"layout"}}) {
+        const auto a = inspect(QStringList{args[0], localIndex} + args.mid(1));
+        const auto b = inspect(QStringList{args[0], url} + args.mid(1));
+        QCOMPARE(a.exitCode, 0);
+        QCOMPARE(b.exitCode, 0);
+        QByteArray expected = a.out;
+        expected.replace(localDir.toUtf8(), urlDir.toUtf8());
+        QCOMPARE(b.out, expected);
+    }
+    const auto info = inspect({"info", url, "--json"});
+    const QJsonObject o = QJsonDocument::fromJson(info.out).object();
+    QCOMPARE(o["architecture"].toString(), QStringLiteral("LlamaForCausalLM")); // config.json beside the index
+    QCOMPARE(o["shards"].toArray().size(), 2);
 }
 
 QTEST_GUILESS_MAIN(TestInspectRemote)
