@@ -79,7 +79,7 @@ bool plainFileName(const std::string &name)
            name.find('\\') == std::string::npos;
 }
 
-std::string inQuotes(std::string_view s)
+std::string quotedName(std::string_view s)
 {
     return "\"" + std::string(s) + "\"";
 }
@@ -179,7 +179,7 @@ void Checkpoint::openIndex(const std::string &indexPath, Error &error)
         const json::Value &v = map->values[i];
         if (v.kind != json::Value::Kind::String || !plainFileName(v.text)) {
             note(indexPath, Severity::Error, "bad_shard_name", v.begin,
-                 "index: tensor " + inQuotes(map->keys[i].first) +
+                 "index: tensor " + quotedName(map->keys[i].first) +
                      ": the shard is not a plain file name in the checkpoint's folder");
             continue;
         }
@@ -215,7 +215,7 @@ void Checkpoint::openShards(const std::vector<std::string> &paths)
         for (const TensorEntry &t : m_shards[i].file->tensors()) {
             if (const auto it = seen.find(t.name); it != seen.end())
                 note(m_shards[i].path, Severity::Error, "duplicate_tensor", t.nameOffset,
-                     "tensor " + inQuotes(t.name) + " is in " + m_shards[it->second].path + " and again in " +
+                     "tensor " + quotedName(t.name) + " is in " + m_shards[it->second].path + " and again in " +
                          m_shards[i].path);
             else
                 seen.emplace(t.name, i);
@@ -240,12 +240,12 @@ void Checkpoint::checkIndex(const json::Value &weightMap, const json::Value *met
             continue; // the shard itself is reported
         if (!shard->file->tensor(name))
             note(m_indexPath, Severity::Error, "tensor_missing_from_shard", weightMap.keys[i].second,
-                 "index: tensor " + inQuotes(name) + " should be in " + shardName.text + ", which does not hold it");
+                 "index: tensor " + quotedName(name) + " should be in " + shardName.text + ", which does not hold it");
     }
     for (const TensorRef &t : m_tensors)
         if (!listed.count(t.entry->name))
             note(m_shards[t.shard].path, Severity::Warning, "tensor_not_in_index", t.entry->nameOffset,
-                 "tensor " + inQuotes(t.entry->name) +
+                 "tensor " + quotedName(t.entry->name) +
                      " is not in the index's weight_map (loaders that follow the index skip it)");
     const json::Value *total = metadata ? metadata->find("total_size") : nullptr;
     if (const auto declared = total ? total->asUnsigned() : std::nullopt; declared && *declared != tensorBytes())
