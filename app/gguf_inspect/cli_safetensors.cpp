@@ -20,19 +20,6 @@ using gguf::st::Checkpoint;
 using gguf::st::SafetensorsFile;
 using gguf::st::TensorEntry;
 
-std::string shapeOf(const TensorEntry &t)
-{
-    std::string s = "[";
-    for (size_t i = 0; i < t.shape.size(); ++i)
-        s += (i ? ", " : "") + std::to_string(t.shape[i]);
-    return s + "]";
-}
-
-uint64_t bytesOf(const TensorEntry &t)
-{
-    return t.end >= t.begin ? t.end - t.begin : 0;
-}
-
 /// The dtypes and how many tensors hold each, in the format's order.
 std::map<gguf::st::Dtype, uint64_t> dtypeCounts(const Checkpoint &c)
 {
@@ -159,10 +146,14 @@ void printTensorRows(const Checkpoint &c, size_t count, size_t nameWidth)
     TextTable table(columns);
     for (size_t i = 0; i < count; ++i) {
         const TensorEntry &t = *c.tensors()[i].entry;
-        std::vector<std::string> row = {
-            std::to_string(i),    printable(t.name, nameWidth), std::string(gguf::st::dtypeName(t.dtype)),
-            shapeOf(t),           groupDigits(t.elements),      groupDigits(bytesOf(t)),
-            groupDigits(t.begin), groupDigits(t.fileBegin)};
+        std::vector<std::string> row = {std::to_string(i),
+                                        printable(t.name, nameWidth),
+                                        std::string(gguf::st::dtypeName(t.dtype)),
+                                        gguf::st::shapeText(t.shape),
+                                        groupDigits(t.elements),
+                                        groupDigits(t.bytes()),
+                                        groupDigits(t.begin),
+                                        groupDigits(t.fileBegin)};
         if (sharded)
             row.push_back(std::to_string(c.tensors()[i].shard + 1));
         table.addRow(row);
@@ -231,7 +222,7 @@ void writeTensorsJson(const Checkpoint &c)
             json.unsignedInteger(*d);
         json.endArray();
         json.field("elements", t.elements);
-        json.field("bytes", bytesOf(t));
+        json.field("bytes", t.bytes());
         json.field("offset", t.begin);
         json.field("file_offset", t.fileBegin);
         if (c.shards().size() > 1)

@@ -51,7 +51,7 @@ gguf::TensorInfo infoOf(const gguf::st::TensorEntry &t, uint32_t index)
     for (size_t d = 4; d < t.shape.size(); ++d) // more than four dims: the outer ones folded into the fourth
         info.ne[3] *= t.shape[t.shape.size() - 1 - d];
     info.elements = t.elements;
-    info.byteSize = t.end >= t.begin ? t.end - t.begin : 0;
+    info.byteSize = t.bytes();
     info.sizeFromType = info.byteSize == t.elements * gguf::st::dtypeSize(t.dtype);
     info.dataInFile = t.dataInFile;
     info.fileOffset = t.fileBegin;

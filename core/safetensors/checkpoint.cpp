@@ -306,7 +306,7 @@ uint64_t Checkpoint::tensorBytes() const
 {
     uint64_t n = 0;
     for (const TensorRef &t : m_tensors)
-        n += t.entry->end >= t.entry->begin ? t.entry->end - t.entry->begin : 0;
+        n += t.entry->bytes();
     return n;
 }
 

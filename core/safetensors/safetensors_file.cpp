@@ -354,6 +354,14 @@ uint64_t SafetensorsFile::parameterCount() const
     return n;
 }
 
+std::string shapeText(const std::vector<uint64_t> &shape)
+{
+    std::string s = "[";
+    for (size_t i = 0; i < shape.size(); ++i)
+        s += (i ? ", " : "") + std::to_string(shape[i]);
+    return s + "]";
+}
+
 std::string_view regionKindName(RegionKind kind)
 {
     switch (kind) {
@@ -370,14 +378,6 @@ std::string_view regionKindName(RegionKind kind)
 }
 
 namespace {
-
-std::string shapeText(const std::vector<uint64_t> &shape)
-{
-    std::string s = "[";
-    for (size_t i = 0; i < shape.size(); ++i)
-        s += (i ? ", " : "") + std::to_string(shape[i]);
-    return s + "]";
-}
 
 /// Appends [from, to) as `kind`, filling any gap before it with `filler`.
 void place(std::vector<Region> &out, uint64_t &at, uint64_t from, uint64_t to, RegionKind kind, std::string label,
@@ -422,7 +422,7 @@ void dataRegions(const SafetensorsFile &f, std::vector<Region> &out, uint64_t &a
     std::stable_sort(order.begin(), order.end(),
                      [](const TensorEntry *a, const TensorEntry *b) { return a->fileBegin < b->fileBegin; });
     for (const TensorEntry *t : order) {
-        const uint64_t end = std::min(f.fileSize(), t->fileBegin + (t->end - t->begin));
+        const uint64_t end = std::min(f.fileSize(), t->fileBegin + t->bytes());
         place(out, at, t->fileBegin, end, RegionKind::TensorData,
               "tensor \"" + t->name + "\" data" + (t->dataInFile ? "" : " (cut short: the file ends)"),
               RegionKind::Unused, "unused: no tensor's data");

@@ -47,7 +47,12 @@ struct TensorEntry {
     uint64_t begin = 0, end = 0; ///< data_offsets: relative to the data section
     uint64_t fileBegin = 0;      ///< begin + dataOffset(); saturates on overflow
     bool dataInFile = false;     ///< [begin, end) lies inside the file's data section
+    /// end - begin (0 when the offsets are reversed).
+    uint64_t bytes() const { return end >= begin ? end - begin : 0; }
 };
+
+/// "[4096, 11008]": a shape as written, outermost first.
+std::string shapeText(const std::vector<uint64_t> &shape);
 
 struct MetadataItem {
     std::string key, value;
