@@ -319,10 +319,12 @@ int runLayoutOf(const Checkpoint &c, const CommandArgs &args)
 
 std::optional<int> runSafetensors(std::string_view command, const CommandArgs &args)
 {
+    // the values are read by the same commands as a GGUF's, which tell the two apart themselves
+    // (cli_values.cpp): the file's first bytes are read once
+    if (command == "stats" || command == "dequant")
+        return std::nullopt;
     if (args.file.empty() || !Checkpoint::looksLikeCheckpoint(args.file))
         return std::nullopt;
-    if (command == "stats" || command == "dequant")
-        return std::nullopt; // the values: read by the same commands as a GGUF's (cli_values.cpp)
     if (command != "" && command != "info" && command != "tensors" && command != "validate" && command != "layout") {
         std::fprintf(stderr,
                      "gguf-inspect: %s: a safetensors checkpoint; `%s` does not read safetensors yet (info, tensors, "
