@@ -5,6 +5,7 @@
 
 #include "app/gguf_inspect/cli_diff.h"
 #include "core/format/ggml_types.h"
+#include "core/safetensors/checkpoint.h"
 
 #include <algorithm>
 #include <cmath>
@@ -18,17 +19,6 @@ using gguf::TensorDiffStatus;
 
 constexpr size_t kListedTokenChanges = 10; // (JSON lists 20: cli_diff_json.cpp)
 constexpr size_t kListedMerges = 10;
-
-std::string measureText(double v, const char *format)
-{
-    if (std::isnan(v))
-        return "-";
-    if (std::isinf(v))
-        return v > 0 ? "∞" : "-∞";
-    char buf[64];
-    std::snprintf(buf, sizeof buf, format, v);
-    return buf;
-}
 
 // Where two long strings part: "first difference at byte 512 (line 14)".
 std::string firstDifferenceText(std::string_view a, std::string_view b)
@@ -164,12 +154,7 @@ void printTensors(const std::vector<gguf::TensorPair> &pairs, bool values)
         if (!values) {
             // index differences only
         } else if (const auto m = p.measures()) {
-            row.push_back(measureText(m->rmse, "%.4g"));
-            row.push_back(measureText(m->maxAbs, "%.4g"));
-            row.push_back(measureText(m->meanAbsRelative, "%.4g"));
-            row.push_back(measureText(m->cosine, "%.6f"));
-            row.push_back(measureText(m->snrDb, "%.2f"));
-            row.push_back(measureText(m->relativeL2, "%.4g"));
+            addMeasureCells(row, *m);
         } else {
             row.insert(row.end(), 6, p.problem.empty() ? "" : "-");
         }
@@ -249,6 +234,27 @@ void printDiff(const DiffFindings &d)
 
 } // namespace
 
+std::string measureText(double v, const char *format)
+{
+    if (std::isnan(v))
+        return "-";
+    if (std::isinf(v))
+        return v > 0 ? "∞" : "-∞";
+    char buf[64];
+    std::snprintf(buf, sizeof buf, format, v);
+    return buf;
+}
+
+void addMeasureCells(std::vector<std::string> &row, const gguf::DiffMeasures &m)
+{
+    row.push_back(measureText(m.rmse, "%.4g"));
+    row.push_back(measureText(m.maxAbs, "%.4g"));
+    row.push_back(measureText(m.meanAbsRelative, "%.4g"));
+    row.push_back(measureText(m.cosine, "%.6f"));
+    row.push_back(measureText(m.snrDb, "%.2f"));
+    row.push_back(measureText(m.relativeL2, "%.4g"));
+}
+
 std::string formatText(const gguf::GgufFile &f)
 {
     return "GGUF v" + std::to_string(f.version()) + ", " + (f.byteSwapped() ? "big" : "little") +
@@ -261,6 +267,11 @@ int runDiff(const CommandArgs &args)
         std::fputs("gguf-inspect: diff: missing the second FILE\nTry 'gguf-inspect --help'.\n", stderr);
         return kExitUsage;
     }
+    // a Hugging Face checkpoint on either side: its tensors paired by llama.cpp's conversion (#43)
+    if (gguf::st::Checkpoint::looksLikeCheckpoint(args.file))
+        return runCheckpointDiff(args, true);
+    if (gguf::st::Checkpoint::looksLikeCheckpoint(args.rest.front()))
+        return runCheckpointDiff(args, false);
     const DiffSide a{args.file, openModel(args.file)};
     if (!a.model)
         return kExitUnreadable;

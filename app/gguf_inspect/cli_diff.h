@@ -3,6 +3,7 @@
 
 // `diff`'s findings, shared by its text report (cli_diff.cpp) and its JSON document (cli_diff_json.cpp).
 
+#include "app/gguf_inspect/cli_common.h"
 #include "core/compare/metadata_diff.h"
 #include "core/compare/tensor_diff.h"
 #include "core/compare/tokenizer_diff.h"
@@ -10,6 +11,7 @@
 
 #include <cstdint>
 #include <memory>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -31,6 +33,22 @@ struct DiffFindings {
     bool differ = false;
     uint64_t notCompared = 0; ///< pairs of the same type and shape whose data was not looked at
 };
+
+class JsonWriter;
+
+// A measure for a table: "-" for NaN (undefined), "∞"/"-∞", else `format`.
+std::string measureText(double v, const char *format);
+// The six measures as table cells (RMSE, max |a-b|, mean |a-b|/mean |a|, cosine, SNR dB, rel L2).
+void addMeasureCells(std::vector<std::string> &row, const gguf::DiffMeasures &m);
+// A measure as a JSON field: null where it is not finite (strict JSON).
+void writeMeasure(JsonWriter &json, const char *key, double v);
+// The six measures as JSON fields (rmse … rel_l2), each null when `m` is not set.
+void writeMeasures(JsonWriter &json, const std::optional<gguf::DiffMeasures> &m);
+
+// `diff` with a Hugging Face checkpoint on one side (cli_diff_checkpoint.cpp): the GGUF's tensors
+// paired with the checkpoint's by llama.cpp's conversion, undone (#43). `checkpointIsA` when the
+// first FILE is the checkpoint.
+int runCheckpointDiff(const CommandArgs &args, bool checkpointIsA);
 
 // How a file is written, apart from what it holds: "GGUF v3, little-endian, alignment 32".
 std::string formatText(const gguf::GgufFile &f);

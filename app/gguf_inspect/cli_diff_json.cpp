@@ -57,15 +57,6 @@ void writeValue(JsonWriter &json, const gguf::Value &v, int depth = 0)
     }
 }
 
-void writeMeasure(JsonWriter &json, const char *key, double v)
-{
-    json.key(key);
-    if (std::isfinite(v))
-        json.number(v);
-    else
-        json.null(); // strict JSON: +∞ (identical), NaN (undefined)
-}
-
 void writeDims(JsonWriter &json, const gguf::TensorInfo *t)
 {
     if (!t) {
@@ -225,13 +216,7 @@ void writeTensorsJson(JsonWriter &json, const std::vector<gguf::TensorPair> &pai
         writeDims(json, p.b);
         if (values) {
             const std::optional<gguf::DiffMeasures> m = p.measures();
-            const double nan = std::numeric_limits<double>::quiet_NaN();
-            writeMeasure(json, "rmse", m ? m->rmse : nan);
-            writeMeasure(json, "max_abs", m ? m->maxAbs : nan);
-            writeMeasure(json, "mean_abs_rel", m ? m->meanAbsRelative : nan);
-            writeMeasure(json, "cosine", m ? m->cosine : nan);
-            writeMeasure(json, "snr_db", m ? m->snrDb : nan);
-            writeMeasure(json, "rel_l2", m ? m->relativeL2 : nan);
+            writeMeasures(json, m);
             // identical bytes: no pair differs; how many are NaN or infinite was not looked at
             json.key("differing");
             m ? json.unsignedInteger(p.valuesCompared ? p.values.differing : 0) : json.null();
@@ -261,6 +246,26 @@ void writeFormatJson(JsonWriter &json, const gguf::GgufFile &a, const gguf::Gguf
 }
 
 } // namespace
+
+void writeMeasure(JsonWriter &json, const char *key, double v)
+{
+    json.key(key);
+    if (std::isfinite(v))
+        json.number(v);
+    else
+        json.null(); // strict JSON: +∞ (identical), NaN (undefined)
+}
+
+void writeMeasures(JsonWriter &json, const std::optional<gguf::DiffMeasures> &m)
+{
+    const double nan = std::numeric_limits<double>::quiet_NaN();
+    writeMeasure(json, "rmse", m ? m->rmse : nan);
+    writeMeasure(json, "max_abs", m ? m->maxAbs : nan);
+    writeMeasure(json, "mean_abs_rel", m ? m->meanAbsRelative : nan);
+    writeMeasure(json, "cosine", m ? m->cosine : nan);
+    writeMeasure(json, "snr_db", m ? m->snrDb : nan);
+    writeMeasure(json, "rel_l2", m ? m->relativeL2 : nan);
+}
 
 bool writeDiffJson(const DiffFindings &d)
 {

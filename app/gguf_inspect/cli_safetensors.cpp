@@ -321,7 +321,7 @@ std::optional<int> runSafetensors(std::string_view command, const CommandArgs &a
 {
     // the values are read by the same commands as a GGUF's, which tell the two apart themselves
     // (cli_values.cpp): the file's first bytes are read once
-    if (command == "stats" || command == "dequant")
+    if (command == "stats" || command == "dequant" || command == "diff") // diff: cli_diff_checkpoint.cpp
         return std::nullopt;
     if (args.file.empty() || !Checkpoint::looksLikeCheckpoint(args.file))
         return std::nullopt;

@@ -3,6 +3,8 @@
 
 #include "diff_kernels.h"
 
+#include "core/compare/composed_values.h"
+
 #include "core/format/mapped_file.h"
 #include "core/quant/dequantize.h"
 
@@ -137,16 +139,82 @@ double ValueDiff::relativeL2() const
 
 namespace {
 
+// One side of a pass: a tensor's data, or a composed tensor (composed_values.h).
+uint64_t sideElements(const TensorData &d)
+{
+    return d.elements;
+}
+uint64_t sideElements(const ComposedValues &c)
+{
+    return c.elements();
+}
+
+bool holdSide(const TensorData &d, uint64_t first, uint64_t last, std::vector<ElementHold> &holds)
+{
+    holds.emplace_back(d, first, last);
+    return bool(holds.back());
+}
+
+bool holdSide(const ComposedValues &c, uint64_t first, uint64_t last, std::vector<ElementHold> &holds)
+{
+    for (size_t i = 0; i < c.pieces.size(); ++i) {
+        const auto [lo, hi] = c.sourceRange(i, first, last);
+        if (lo == hi)
+            continue;
+        holds.emplace_back(c.pieces[i].data, lo, hi);
+        if (!holds.back())
+            return false;
+    }
+    return true;
+}
+
+bool decodeSide(const TensorData &d, uint64_t at, std::span<float> out)
+{
+    return dequantizeRange(d.typeId, d.bytes, d.elements, at, out, d.swapBytes);
+}
+
+bool decodeSide(const ComposedValues &c, uint64_t at, std::span<float> out)
+{
+    return c.decode(at, out);
+}
+
+ProgressFn watchSide(const TensorData &d, const ProgressFn &outer)
+{
+    return watchedProgress(d, outer);
+}
+
+ProgressFn watchSide(const ComposedValues &c, ProgressFn outer)
+{
+    for (const ComposedPiece &p : c.pieces)
+        outer = watchedProgress(p.data, outer);
+    return outer;
+}
+
+std::optional<StatsStatus> fetchSide(const TensorData &d)
+{
+    return fetchStatus(d);
+}
+
+std::optional<StatsStatus> fetchSide(const ComposedValues &c)
+{
+    for (const ComposedPiece &p : c.pieces)
+        if (const std::optional<StatsStatus> s = fetchStatus(p.data))
+            return s;
+    return std::nullopt;
+}
+
 // A pass over both tensors: chunk by chunk on the worker pool, each chunk decoded run by run into
 // the worker's two buffers and handed to `run(chunk, worker, a, b, n)`, then `chunkDone(chunk,
 // worker)`; the mapped pages of a chunk are released after it.
 using RunFn = std::function<void(uint64_t chunk, unsigned worker, const float *a, const float *b, size_t n)>;
 using ChunkDoneFn = std::function<void(uint64_t chunk, unsigned worker)>;
 
-StatsStatus forEachRun(const TensorData &a, const TensorData &b, const ValueDiffOptions &options, const RunFn &run,
+template <typename SideA, typename SideB>
+StatsStatus forEachRun(const SideA &a, const SideB &b, const ValueDiffOptions &options, const RunFn &run,
                        const ChunkDoneFn &chunkDone)
 {
-    const uint64_t chunk = chunkPairs(a.elements), chunks = chunkCount(a.elements);
+    const uint64_t elements = sideElements(a);
+    const uint64_t chunk = chunkPairs(elements), chunks = chunkCount(elements);
     std::vector<std::vector<float>> buffers(2 * size_t(workerCount(options.threads, chunks)));
     std::atomic<bool> failed{false};
     const bool finished = runChunks(
@@ -155,14 +223,13 @@ StatsStatus forEachRun(const TensorData &a, const TensorData &b, const ValueDiff
             std::vector<float> &bufA = buffers[2 * size_t(worker)], &bufB = buffers[2 * size_t(worker) + 1];
             bufA.resize(kRun);
             bufB.resize(kRun);
-            const uint64_t first = c * chunk, last = std::min(a.elements, first + chunk);
-            const ElementHold holdA(a, first, last), holdB(b, first, last); // remote chunks are fetched here
-            if (!holdA || !holdB)
+            const uint64_t first = c * chunk, last = std::min(elements, first + chunk);
+            std::vector<ElementHold> holds; // remote chunks are fetched here
+            if (!holdSide(a, first, last, holds) || !holdSide(b, first, last, holds))
                 return;
             for (uint64_t at = first; at < last && !failed; at += kRun) {
                 const size_t n = static_cast<size_t>(std::min(kRun, last - at));
-                if (!dequantizeRange(a.typeId, a.bytes, a.elements, at, std::span(bufA.data(), n), a.swapBytes) ||
-                    !dequantizeRange(b.typeId, b.bytes, b.elements, at, std::span(bufB.data(), n), b.swapBytes)) {
+                if (!decodeSide(a, at, std::span(bufA.data(), n)) || !decodeSide(b, at, std::span(bufB.data(), n))) {
                     failed = true;
                     return;
                 }
@@ -171,22 +238,21 @@ StatsStatus forEachRun(const TensorData &a, const TensorData &b, const ValueDiff
             if (chunkDone)
                 chunkDone(c, worker);
         },
-        watchedProgress(b, watchedProgress(a, options.progress)));
-    if (const std::optional<StatsStatus> fetch = fetchStatus(a, b))
+        watchSide(b, watchSide(a, options.progress)));
+    if (const std::optional<StatsStatus> fetch = fetchSide(a))
+        return *fetch;
+    if (const std::optional<StatsStatus> fetch = fetchSide(b))
         return *fetch;
     if (!finished)
         return StatsStatus::Cancelled;
     return failed ? StatsStatus::NoData : StatsStatus::Ok;
 }
 
-} // namespace
-
-StatsStatus compareValues(const TensorData &a, const TensorData &b, const ValueDiffOptions &options, ValueDiff &out)
+template <typename SideA, typename SideB>
+StatsStatus sumPairs(const SideA &a, const SideB &b, const ValueDiffOptions &options, ValueDiff &out)
 {
-    out = ValueDiff{};
-    if (const StatsStatus s = checkPair(a, b); s != StatsStatus::Ok)
-        return s;
-    const uint64_t chunks = chunkCount(a.elements);
+    const uint64_t elements = sideElements(a);
+    const uint64_t chunks = chunkCount(elements);
     std::vector<detail::DiffLanes> lanes(workerCount(options.threads, chunks)); // of the chunk a worker is on
     std::vector<Partial> partials(static_cast<size_t>(chunks));
     const StatsStatus status = forEachRun(
@@ -202,8 +268,36 @@ StatsStatus compareValues(const TensorData &a, const TensorData &b, const ValueD
         return status;
     for (const Partial &p : partials)
         p.mergeInto(out);
-    out.elements = a.elements;
+    out.elements = elements;
     return StatsStatus::Ok;
+}
+
+bool decodable(const ComposedValues &c)
+{
+    return !c.pieces.empty() && std::all_of(c.pieces.begin(), c.pieces.end(), [](const ComposedPiece &p) {
+        return canDequantize(p.data.typeId) && !p.data.bytes.empty();
+    });
+}
+
+} // namespace
+
+StatsStatus compareValues(const TensorData &a, const TensorData &b, const ValueDiffOptions &options, ValueDiff &out)
+{
+    out = ValueDiff{};
+    if (const StatsStatus s = checkPair(a, b); s != StatsStatus::Ok)
+        return s;
+    return sumPairs(a, b, options, out);
+}
+
+StatsStatus compareValues(const ComposedValues &a, const ComposedValues &b, const ValueDiffOptions &options,
+                          ValueDiff &out)
+{
+    out = ValueDiff{};
+    if (!decodable(a) || !decodable(b))
+        return StatsStatus::Unsupported;
+    if (a.elements() != b.elements() || a.elements() == 0)
+        return StatsStatus::NoData;
+    return sumPairs(a, b, options, out);
 }
 
 StatsStatus computeDiffHistogram(const TensorData &a, const TensorData &b, double lo, double hi, uint32_t bins,
