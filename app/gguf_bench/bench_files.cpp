@@ -8,6 +8,7 @@
 
 #include <algorithm>
 #include <bit>
+#include <cstring>
 #include <span>
 
 #include <cstdio>
@@ -178,6 +179,43 @@ uint64_t writeF16CopyFile(const std::string &path, const std::string &source)
         w.raw(halves.data(), n * sizeof(uint16_t));
     }
     return t.elements;
+}
+
+uint64_t writeBf16OriginalFile(const std::string &path, const std::string &source, const std::string &name,
+                               uint32_t ropeHeads)
+{
+    const gguf::OpenResult r = gguf::GgufFile::open(source);
+    if (!r.file || r.file->tensors().size() != 1)
+        return 0;
+    const gguf::TensorInfo &t = r.file->tensors()[0];
+    const uint64_t cols = t.ne[0], rows = t.ne[1];
+    std::string header = "{\"__metadata__\":{\"format\":\"pt\"},\"" + name + "\":{\"dtype\":\"BF16\",\"shape\":[" +
+                         std::to_string(rows) + "," + std::to_string(cols) + "],\"data_offsets\":[0," +
+                         std::to_string(rows * cols * 2) + "]}}";
+    header.append((8 - header.size() % 8) % 8, ' ');
+    Writer w(path);
+    w.u64(header.size());
+    w.raw(header.data(), header.size());
+    std::vector<float> values(static_cast<size_t>(cols));
+    std::vector<uint16_t> row(static_cast<size_t>(cols));
+    const uint64_t perHead = ropeHeads ? rows / ropeHeads : 1, half = perHead / 2;
+    for (uint64_t hf = 0; hf < rows; ++hf) {
+        // the GGUF row the converter made from checkpoint row hf = h·D + j·D/2 + i: h·D + 2i + j
+        uint64_t g = hf;
+        if (ropeHeads) {
+            const uint64_t head = hf / perHead, within = hf % perHead;
+            g = head * perHead + 2 * (within % half) + within / half;
+        }
+        if (!gguf::dequantizeRange(t.typeId, r.file->tensorBytes(t), t.elements, g * cols, values))
+            return 0;
+        for (size_t i = 0; i < values.size(); ++i) {
+            uint32_t bits = 0;
+            std::memcpy(&bits, &values[i], 4);
+            row[i] = static_cast<uint16_t>((bits + 0x7fff + ((bits >> 16) & 1)) >> 16); // nearest, ties to even
+        }
+        w.raw(row.data(), row.size() * sizeof(uint16_t));
+    }
+    return rows * cols;
 }
 
 namespace {

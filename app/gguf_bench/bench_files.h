@@ -26,6 +26,13 @@ uint64_t writeTokenVocabulary(const std::string &path, uint32_t tokens);
 /// element count, 0 when the source could not be read.
 uint64_t writeF16CopyFile(const std::string &path, const std::string &source);
 
+/// Writes a safetensors file holding the one tensor of the single-tensor GGUF `source` as its BF16
+/// original would be, named `name` with shape [ne1, ne0]: the decoded values rounded to BF16, the
+/// rows in the checkpoint's order for `ropeHeads` heads (the converter's regrouping undone; 0: as
+/// they are). Returns the element count, 0 when the source could not be read.
+uint64_t writeBf16OriginalFile(const std::string &path, const std::string &source, const std::string &name,
+                               uint32_t ropeHeads);
+
 /// Writes a LoRA adapter with one pair `blk.0.ffn_up.weight.lora_a` F32 [nIn, rank] and `.lora_b`
 /// F32 [rank, nOut] of pseudo-random values in [−0.5, 0.5), alpha = 2 · rank. Returns the file size.
 uint64_t writeLoraFile(const std::string &path, uint64_t nIn, uint64_t nOut, uint64_t rank);

@@ -4,6 +4,7 @@
 #include "core/quant/dequantize.h"
 
 #include <algorithm>
+#include <array>
 
 namespace gguf {
 
@@ -66,23 +67,33 @@ bool ComposedValues::decode(uint64_t at, std::span<float> out) const
     return true;
 }
 
-std::pair<uint64_t, uint64_t> ComposedValues::sourceRange(size_t piece, uint64_t at, uint64_t end) const
+std::vector<std::pair<uint64_t, uint64_t>> ComposedValues::sourceRanges(size_t piece, uint64_t at, uint64_t end) const
 {
     uint64_t pieceStart = 0;
     for (size_t i = 0; i < piece; ++i)
         pieceStart += pieces[i].rows * cols;
     const ComposedPiece &p = pieces[piece];
-    const uint64_t pieceEnd = pieceStart + p.rows * cols;
-    const uint64_t first = std::max(at, pieceStart), last = std::min(end, pieceEnd);
+    const uint64_t first = std::max(at, pieceStart), last = std::min(end, pieceStart + p.rows * cols);
     if (first >= last)
-        return {0, 0};
-    uint64_t lo = first - pieceStart, hi = last - pieceStart;
-    if (p.ropeHeads != 0) { // whole heads
-        const uint64_t headElements = p.rows / p.ropeHeads * cols;
-        lo = lo / headElements * headElements;
-        hi = (hi + headElements - 1) / headElements * headElements;
+        return {};
+    const uint64_t base = p.firstRow * cols, lo = first - pieceStart, hi = last - pieceStart;
+    if (p.ropeHeads == 0)
+        return {{base + lo, base + hi}};
+    // composed rows [r0, r1): in each head h they touch, rows 2i + j read source rows i and D/2 + i
+    const uint64_t perHead = p.rows / p.ropeHeads, half = perHead / 2;
+    const uint64_t r0 = lo / cols, r1 = (hi + cols - 1) / cols;
+    std::vector<std::pair<uint64_t, uint64_t>> out;
+    for (uint64_t h = r0 / perHead; h * perHead < r1; ++h) {
+        const uint64_t from = std::max(r0, h * perHead) - h * perHead,
+                       to = std::min(r1, (h + 1) * perHead) - h * perHead;
+        // even rows 2i (j = 0) and odd rows 2i + 1 (j = 1) in [from, to)
+        const std::array<std::pair<uint64_t, uint64_t>, 2> is{{{(from + 1) / 2, (to + 1) / 2}, {from / 2, to / 2}}};
+        for (uint64_t j = 0; j < 2; ++j)
+            if (is[j].first < is[j].second)
+                out.emplace_back(base + (h * perHead + j * half + is[j].first) * cols,
+                                 base + (h * perHead + j * half + is[j].second) * cols);
     }
-    return {p.firstRow * cols + lo, p.firstRow * cols + hi};
+    return out;
 }
 
 } // namespace gguf

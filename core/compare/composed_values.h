@@ -37,9 +37,10 @@ struct ComposedValues {
     uint64_t elements() const;
     /// Decodes elements [at, at + out.size()); false when a piece cannot be decoded there.
     bool decode(uint64_t at, std::span<float> out) const;
-    /// The source element range [first, last) of `piece` that composed elements [at, end) read
-    /// (the whole heads they touch, for regrouped rows); empty when they read none of it.
-    std::pair<uint64_t, uint64_t> sourceRange(size_t piece, uint64_t at, uint64_t end) const;
+    /// The source element ranges [first, last) of `piece` that composed elements [at, end) read:
+    /// one, or for regrouped rows two per head touched (its first and its second half's rows);
+    /// none when they read nothing of it.
+    std::vector<std::pair<uint64_t, uint64_t>> sourceRanges(size_t piece, uint64_t at, uint64_t end) const;
 };
 
 /// The row a composed row comes from, within a piece of `rows` rows regrouped over `heads` heads.

@@ -157,14 +157,12 @@ bool holdSide(const TensorData &d, uint64_t first, uint64_t last, std::vector<El
 
 bool holdSide(const ComposedValues &c, uint64_t first, uint64_t last, std::vector<ElementHold> &holds)
 {
-    for (size_t i = 0; i < c.pieces.size(); ++i) {
-        const auto [lo, hi] = c.sourceRange(i, first, last);
-        if (lo == hi)
-            continue;
-        holds.emplace_back(c.pieces[i].data, lo, hi);
-        if (!holds.back())
-            return false;
-    }
+    for (size_t i = 0; i < c.pieces.size(); ++i)
+        for (const auto &[lo, hi] : c.sourceRanges(i, first, last)) {
+            holds.emplace_back(c.pieces[i].data, lo, hi);
+            if (!holds.back())
+                return false;
+        }
     return true;
 }
 

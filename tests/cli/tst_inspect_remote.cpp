@@ -37,6 +37,7 @@ private slots:
     void sampledStatisticsFetchLess();
     void editingARemoteFileIsRefused();
     void safetensorsCheckpoint();
+    void checkpointDiff();
 
 private:
     RangeServer m_server;
@@ -247,6 +248,29 @@ void TestInspectRemote::safetensorsCheckpoint()
     const QJsonObject o = QJsonDocument::fromJson(info.out).object();
     QCOMPARE(o["architecture"].toString(), QStringLiteral("LlamaForCausalLM")); // config.json beside the index
     QCOMPARE(o["shards"].toArray().size(), 2);
+}
+
+// `diff MODEL.gguf CHECKPOINT --values` with both at URLs (#43): the sharded mixtral checkpoint of
+// hf-oracle (experts stacked from two shards, q/k rows regrouped) gives what the local files give.
+void TestInspectRemote::checkpointDiff()
+{
+    const QString dir = gguf::test::dataPath(u"hf-oracle");
+    for (const QString &name : {QStringLiteral("mixtral-bf16.q8_0.gguf"), QStringLiteral("mixtral-bf16/config.json"),
+                                QStringLiteral("mixtral-bf16/model.safetensors.index.json"),
+                                QStringLiteral("mixtral-bf16/model-00001-of-00002.safetensors"),
+                                QStringLiteral("mixtral-bf16/model-00002-of-00002.safetensors")})
+        m_server.serve(("/hf/" + name).toStdString(), (dir + "/" + name).toStdString());
+    const QString model = QString::fromStdString(m_server.url("/hf/mixtral-bf16.q8_0.gguf"));
+    const QString index = QString::fromStdString(m_server.url("/hf/mixtral-bf16/model.safetensors.index.json"));
+    const auto local = inspect({"diff", dir + "/mixtral-bf16.q8_0.gguf",
+                                dir + "/mixtral-bf16/model.safetensors.index.json", "--values", "--json"});
+    const auto remote = inspect({"diff", model, index, "--values", "--json"});
+    QCOMPARE(local.exitCode, 1); // quantized: the values differ
+    QCOMPARE(remote.exitCode, 1);
+    QByteArray expected = local.out;
+    expected.replace((dir + "/").toUtf8(), model.left(model.lastIndexOf('/') + 1).toUtf8());
+    QCOMPARE(remote.out, expected);
+    QCOMPARE(remote.out.count("\"undone\": [\"4 experts stacked\"]"), 6); // gate, up, down of 2 layers
 }
 
 QTEST_GUILESS_MAIN(TestInspectRemote)
