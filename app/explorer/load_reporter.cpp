@@ -24,6 +24,18 @@ LoadReporter::LoadReporter(Document *document, MessageBar *bar, QStatusBar *stat
     connect(m_progress, &LoadStatus::cancelClicked, document, &Document::cancel);
     connect(document, &Document::loaded, this, &LoadReporter::reportLoaded);
     connect(document, &Document::loadFailed, this, &LoadReporter::reportFailure);
+    // a Hugging Face checkpoint (#43): its unreadable shards in the bar, the rest on its pages
+    connect(document, &Document::checkpointLoaded, this, [this](const QString &path, const QString &warning) {
+        m_progress->finish();
+        m_barShowsBreak = false;
+        if (warning.isEmpty())
+            m_bar->clearMessage();
+        else
+            m_bar->showMessage(MessageBar::Kind::Warning, warning);
+        m_status->showMessage(
+            tr("Opened %1 in %2 ms (a Hugging Face checkpoint)").arg(QFileInfo(path).fileName()).arg(m_timer.elapsed()),
+            5000);
+    });
     connect(document, &Document::loadCancelled, this, [this](const QString &path) {
         m_progress->finish();
         m_status->showMessage(tr("Opening %1 was cancelled").arg(QFileInfo(path).fileName()), 5000);
@@ -107,7 +119,7 @@ void LoadReporter::reportFailure(const QString &path, const QString &message, qu
     // the reason, and where when at a byte of the file
     const QString why = offset == Document::kNoOffset ? message + QLatin1Char('.')
                                                       : tr("%1 (byte offset %2).").arg(message).arg(offset);
-    if (!m_document->model()) {
+    if (!m_document->model() && !m_document->checkpoint()) {
         // nothing open: the start view says it, beside the ways to open another file
         emit failedWithNothingOpen(path, why);
         return;

@@ -6,6 +6,7 @@
 #include "app/explorer/load_reporter.h"
 #include "app/explorer/page_host.h"
 #include "core/format/split_model.h"
+#include "ui/checkpoint/checkpoint_view.h"
 #include "ui/common/message_bar.h"
 #include "ui/common/tensor_handle.h"
 #include "ui/compare/compare_page.h"
@@ -38,7 +39,8 @@
 
 MainWindow::MainWindow(QWidget *parent)
     : QMainWindow(parent), m_document(new Document(this)), m_messageBar(new MessageBar(this)),
-      m_pages(new PageHost(this)), m_stack(new QStackedWidget(this)), m_start(new StartView(this))
+      m_pages(new PageHost(this)), m_stack(new QStackedWidget(this)), m_start(new StartView(this)),
+      m_checkpointView(new CheckpointView(this))
 {
     setWindowIcon(QIcon(QStringLiteral(":/gguf-explorer/gguf-explorer.svg")));
     setWindowTitle(tr("GGUF Explorer"));
@@ -50,6 +52,7 @@ MainWindow::MainWindow(QWidget *parent)
     layout->addWidget(m_messageBar);
     m_stack->addWidget(m_start);
     m_stack->addWidget(m_pages);
+    m_stack->addWidget(m_checkpointView);
     layout->addWidget(m_stack, 1);
     setCentralWidget(central);
     auto *progress = new LoadStatus(this);
@@ -60,6 +63,7 @@ MainWindow::MainWindow(QWidget *parent)
 
     connect(m_document, &Document::loadStarted, this, [this] { m_shown = false; });
     connect(m_document, &Document::loaded, this, &MainWindow::showLoaded);
+    connect(m_document, &Document::checkpointLoaded, this, &MainWindow::showCheckpoint);
     // a failed or cancelled load drops what was to run once it was shown
     connect(m_document, &Document::loadFailed, this, [this] { m_whenShown = {}; });
     connect(m_document, &Document::loadCancelled, this, [this] { m_whenShown = {}; });
@@ -219,9 +223,24 @@ void MainWindow::showLoaded(const QString &path)
     m_recent->add(path);
 }
 
+void MainWindow::showCheckpoint(const QString &path)
+{
+    m_shownPath = path;
+    m_whenShown = {};
+    m_pages->showModel(nullptr); // the GGUF pages let go of the model they showed
+    m_checkpointView->setCheckpoint(m_document->checkpoint());
+    m_stack->setCurrentWidget(m_checkpointView);
+    setWindowTitle(tr("%1 — GGUF Explorer").arg(QFileInfo(path).fileName()));
+    setWindowFilePath(path);
+    m_recent->add(path);
+    emit checkpointShown(path);
+}
+
 void MainWindow::finishShowing()
 {
     const auto model = m_document->model();
+    if (!model) // the pages let go of a model when a checkpoint took its place (showCheckpoint)
+        return;
     const QString path = m_shownPath;
     if (!m_reselectTensor.isEmpty() && path == m_reselectPath) {
         if (const TensorHandle again = TensorHandle::named(model, m_reselectTensor); again.isValid())

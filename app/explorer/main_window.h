@@ -9,6 +9,7 @@
 
 struct Link;
 class ComparePage;
+class CheckpointView;
 class CompareSession;
 class Document;
 class HexPage;
@@ -64,6 +65,8 @@ public:
     }
     /// The model compared with (B): its opening and its file watch.
     Document *otherDocument() const;
+    /// The pages shown for a Hugging Face checkpoint (#43).
+    CheckpointView *checkpointView() const { return m_checkpointView; }
     /// The window showing B for the Compare page's links (null until one is needed).
     MainWindow *otherWindow() const { return m_otherWindow; }
 
@@ -72,6 +75,8 @@ signals:
     /// one per turn of the event loop, the page in view first, so that a model of 20,000 tensors
     /// and a 256k vocabulary never keeps the window from answering (docs/ARCHITECTURE.md §2).
     void modelShown(const QString &path);
+    /// A Hugging Face checkpoint is shown (Document::checkpointLoaded).
+    void checkpointShown(const QString &path);
 
 protected:
     void dragEnterEvent(QDragEnterEvent *event) override;
@@ -99,6 +104,10 @@ private:
     /// Every page shows the document's model: the tensor on show before a reload is shown again,
     /// the Bytes page of a damaged file waits at the break, and a waiting action runs.
     void finishShowing();
+    /// A Hugging Face checkpoint is open: its own pages replace the GGUF pages (#43).
+    void showCheckpoint(const QString &path);
+    /// File ▸ Open Folder: a folder holding a Hugging Face checkpoint.
+    void chooseFolder();
     void showAbout();
     /// The Bytes page at the field where the damaged document's reading stopped.
     void showBreak();
@@ -127,7 +136,8 @@ private:
     RecentFiles *m_recent = nullptr;
     QStackedWidget *m_stack;
     StartView *m_start;
-    QString m_reselectTensor; ///< shown before a reload of m_reselectPath: shown again after it
+    CheckpointView *m_checkpointView; ///< shown instead of the pages for a Hugging Face checkpoint (#43)
+    QString m_reselectTensor;         ///< shown before a reload of m_reselectPath: shown again after it
     QString m_reselectPath;
     QString m_shownPath;  ///< the path of the model the pages are being given
     bool m_shown = false; ///< every page shows the document's model (modelShown was said)

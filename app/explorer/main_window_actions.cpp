@@ -38,6 +38,9 @@ void MainWindow::createMenus()
     QAction *open = file->addAction(QIcon::fromTheme(QStringLiteral("document-open")), tr("&Open…"), this,
                                     &MainWindow::chooseFiles);
     open->setShortcut(QKeySequence::Open);
+    QAction *openFolder = file->addAction(QIcon::fromTheme(QStringLiteral("folder-open")), tr("Open &Folder…"), this,
+                                          &MainWindow::chooseFolder);
+    openFolder->setToolTip(tr("Open a folder holding a Hugging Face checkpoint (config.json and .safetensors files)"));
     QAction *openUrl = file->addAction(QIcon::fromTheme(QStringLiteral("network-server")), tr("Open &URL…"), this,
                                        &MainWindow::chooseUrl);
     openUrl->setShortcut(QKeySequence(Qt::CTRL | Qt::SHIFT | Qt::Key_O));
@@ -68,13 +71,25 @@ void MainWindow::createMenus()
 void MainWindow::chooseFiles()
 {
     QSettings settings;
-    const QStringList paths = QFileDialog::getOpenFileNames(this, tr("Open GGUF Files"),
-                                                            settings.value(QStringLiteral("lastDirectory")).toString(),
-                                                            tr("GGUF models (*.gguf);;All files (*)"));
+    const QStringList paths = QFileDialog::getOpenFileNames(
+        this, tr("Open GGUF Files"), settings.value(QStringLiteral("lastDirectory")).toString(),
+        tr("GGUF models (*.gguf);;Hugging Face checkpoints (*.safetensors "
+           "*.safetensors.index.json);;All files (*)"));
     if (paths.isEmpty())
         return;
     settings.setValue(QStringLiteral("lastDirectory"), QFileInfo(paths.first()).absolutePath());
     openFiles(paths);
+}
+
+void MainWindow::chooseFolder()
+{
+    QSettings settings;
+    const QString folder = QFileDialog::getExistingDirectory(
+        this, tr("Open a Checkpoint Folder"), settings.value(QStringLiteral("lastDirectory")).toString());
+    if (folder.isEmpty())
+        return;
+    settings.setValue(QStringLiteral("lastDirectory"), QFileInfo(folder).absolutePath());
+    openFile(folder);
 }
 
 void MainWindow::chooseUrl()

@@ -4,6 +4,8 @@
 #include "app/explorer/stall_monitor.h"
 #include "core/format/gguf_file.h"
 #include "core/format/split_model.h"
+#include "ui/checkpoint/checkpoint_view.h"
+#include "ui/checkpoint/checkpoint_weights.h"
 #include "ui/common/job_tracker.h"
 #include "ui/compare/compare_page.h"
 #include "ui/compare/tensor_diff_model.h"
@@ -378,6 +380,37 @@ void grabPagesInTurn(MainWindow &window, const QString &prefix, StallMonitor *mo
     });
 }
 
+// A Hugging Face checkpoint (#43): each of its pages as `<prefix>-checkpoint-<page>.png`, the
+// Weights page once its statistics are on it; then calls `done`.
+void grabCheckpointPages(MainWindow &window, const QString &prefix, StallMonitor *monitor, int index,
+                         const std::function<void()> &done)
+{
+    CheckpointView *tabs = window.checkpointView();
+    if (index >= tabs->count()) {
+        done();
+        return;
+    }
+    QTimer::singleShot(kSettleMs, &window, [&window, prefix, monitor, index, done] {
+        CheckpointView *view = window.checkpointView();
+        view->setCurrentIndex(index);
+        const auto grab = [&window, prefix, monitor, index, done] {
+            QTimer::singleShot(kSettleMs, &window, [&window, prefix, monitor, index, done] {
+                CheckpointView *shown = window.checkpointView();
+                const QString name = shown->tabText(index).remove(u'&').toLower().replace(u' ', u'-');
+                const QString file = QStringLiteral("%1-checkpoint-%2.png").arg(prefix, name);
+                if (grabTo(window, file, monitor))
+                    QTextStream(stdout) << file << '\n';
+                grabCheckpointPages(window, prefix, monitor, index + 1, done);
+            });
+        };
+        if (view->currentWidget() == view->weights() && view->weights()->tracker()->isRunning())
+            QObject::connect(view->weights(), &CheckpointWeights::statisticsShown, &window, grab,
+                             Qt::SingleShotConnection);
+        else
+            grab();
+    });
+}
+
 } // namespace
 
 QStringList grabPages(MainWindow &window, const QString &prefix, StallMonitor *monitor)
@@ -432,6 +465,10 @@ void startScreenshotTour(MainWindow &window, const QString &prefix, bool nothing
     QObject::connect(&window, &MainWindow::modelShown, &window,
                      [&window, prefix, monitor, tokenize] { grabWeightViews(window, prefix, 0, monitor, tokenize); });
     QObject::connect(window.document(), &Document::loadFailed, &window, grabAndQuit);
+    QObject::connect(&window, &MainWindow::checkpointShown, &window, [&window, prefix, monitor] {
+        grabCheckpointPages(window, prefix, monitor, 0,
+                            [&window] { QTimer::singleShot(kSettleMs, &window, [] { QApplication::quit(); }); });
+    });
     if (nothingToOpen)
         grabAndQuit();
 }

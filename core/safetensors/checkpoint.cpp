@@ -104,6 +104,9 @@ bool Checkpoint::looksLikeCheckpoint(const std::string &path)
     }
     if (endsWith(path, ".safetensors.index.json"))
         return true;
+    // only a regular file's first bytes are read: opening a FIFO would wait for a writer forever
+    if (!fs::is_regular_file(path, ec))
+        return false;
     std::ifstream in(path, std::ios::binary | std::ios::ate);
     if (!in)
         return false;

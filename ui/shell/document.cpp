@@ -2,6 +2,7 @@
 #include "ui/shell/document.h"
 
 #include "core/format/split_model.h"
+#include "core/safetensors/checkpoint.h"
 #include "ui/common/job_tracker.h"
 
 #include <QDir>
@@ -68,8 +69,34 @@ QString describeProblems(const gguf::SplitModel &model)
     return lines.join(u'\n');
 }
 
+// A Hugging Face checkpoint (#43): its index, shards and config.json read on the worker.
+Document::LoadResult loadCheckpoint(const std::string &path)
+{
+    Document::LoadResult result;
+    gguf::Error error;
+    auto checkpoint = gguf::st::Checkpoint::open(path, error);
+    if (!checkpoint) {
+        result.message = QString::fromStdString(error.message);
+        result.offset = error.kind == gguf::ErrorKind::NotFound || error.kind == gguf::ErrorKind::Unreadable ||
+                                error.kind == gguf::ErrorKind::Network
+                            ? Document::kNoOffset
+                            : error.offset;
+        return result;
+    }
+    QStringList problems;
+    for (const auto &shard : checkpoint->shards())
+        if (shard.error)
+            problems << Document::tr("%1: %2").arg(QString::fromStdString(shard.path),
+                                                   QString::fromStdString(shard.error.message));
+    result.warning = problems.join(u'\n');
+    result.checkpoint = std::move(checkpoint);
+    return result;
+}
+
 Document::LoadResult load(const QString &path, const gguf::ProgressFn &progress)
 {
+    if (const std::string name = QFile::encodeName(path).toStdString(); gguf::st::Checkpoint::looksLikeCheckpoint(name))
+        return loadCheckpoint(name);
     gguf::OpenOptions options;
     options.progress = progress;
     gguf::Error error;
@@ -221,9 +248,15 @@ void Document::finish(const QString &path, const LoadResult &result)
 {
     if (result.cancelled) {
         emit loadCancelled(path);
+    } else if (result.checkpoint) {
+        m_model.reset();
+        m_checkpoint = result.checkpoint;
+        m_path = path;
+        emit checkpointLoaded(path, result.warning);
     } else if (!result.model) {
         emit loadFailed(path, result.message, result.offset);
     } else {
+        m_checkpoint.reset();
         m_model = result.model;
         m_path = path;
         watchModelFiles();

@@ -12,7 +12,10 @@ class QFileSystemWatcher;
 
 namespace gguf {
 class SplitModel;
+namespace st {
+class Checkpoint;
 }
+} // namespace gguf
 
 /// The model that is open, and the opening of the next one. Opening maps and parses on a worker
 /// thread, run by a JobTracker on Qt's global pool (so that opening never waits behind a long
@@ -33,6 +36,7 @@ public:
 
     struct LoadResult {
         std::shared_ptr<const gguf::SplitModel> model;
+        std::shared_ptr<const gguf::st::Checkpoint> checkpoint; ///< instead of a model: a Hugging Face checkpoint
         QString warning;    ///< with a model: shards that are missing or could not be read
         QString message;    ///< without a model: why not
         quint64 offset = 0; ///< without a model: where reading stopped
@@ -56,7 +60,10 @@ public:
     QString loadingPath() const { return m_loadingPath; }
     /// The model that is open (null before the first successful open).
     std::shared_ptr<const gguf::SplitModel> model() const { return m_model; }
-    /// The path that was opened for model().
+    /// The Hugging Face checkpoint that is open instead of a model (#43): a folder, an index or a
+    /// .safetensors file (told by gguf::st::Checkpoint::looksLikeCheckpoint); null otherwise.
+    std::shared_ptr<const gguf::st::Checkpoint> checkpoint() const { return m_checkpoint; }
+    /// The path that was opened for model() or checkpoint().
     QString path() const { return m_path; }
     /// Increases with every open() and cancel().
     quint64 generation() const;
@@ -72,6 +79,9 @@ signals:
     /// `offset` is the byte where reading stopped, or kNoOffset when no byte was read (a missing,
     /// unreadable or remote file that could not be fetched).
     void loadFailed(const QString &path, const QString &message, quint64 offset);
+    /// checkpoint() is the newly opened checkpoint, and model() is null. `warning` names the shards
+    /// that could not be read.
+    void checkpointLoaded(const QString &path, const QString &warning);
     void loadCancelled(const QString &path);
     /// A file of model() changed on disk (see describeChangesOnDisk()); emitted once per open.
     void changedOnDisk(const QString &description);
@@ -82,6 +92,7 @@ private:
     void checkOnDisk();
 
     std::shared_ptr<const gguf::SplitModel> m_model;
+    std::shared_ptr<const gguf::st::Checkpoint> m_checkpoint;
     QString m_path;
     QString m_loadingPath;
     JobTracker *m_loader;

@@ -9,6 +9,8 @@
 #include <algorithm>
 #include <fstream>
 
+#include <sys/stat.h>
+
 using namespace gguf;
 using namespace gguf::st;
 
@@ -141,6 +143,11 @@ private slots:
         QCOMPARE(error.code, std::string("no_weight_map"));
         QVERIFY(!Checkpoint::open(dir.filePath("missing.safetensors").toStdString(), error));
         QCOMPARE(error.kind, ErrorKind::NotFound);
+        // a FIFO is not read (opening it would wait for a writer): the window and the CLI ask
+        // this of every path before they open it
+        const std::string fifo = dir.filePath("pipe").toStdString();
+        QCOMPARE(::mkfifo(fifo.c_str(), 0600), 0);
+        QVERIFY(!Checkpoint::looksLikeCheckpoint(fifo));
     }
 
     void badConfigIsSaid()

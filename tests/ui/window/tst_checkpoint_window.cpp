@@ -1,0 +1,246 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
+// A Hugging Face checkpoint in the explorer window (#43): a folder, an index or a .safetensors
+// file (opened, dropped) shows the checkpoint's pages — Overview, Metadata, Tensors, Weights, Bytes
+// — with figures the test reads from the files itself (Qt's JSON reader on the headers and
+// config.json, the BF16 values decoded and sorted here); a damaged file opens with its finding; a
+// GGUF opened next brings the GGUF pages back.
+#include "app/explorer/main_window.h"
+#include "tests/support/test_paths.h"
+#include "ui/checkpoint/checkpoint_bytes.h"
+#include "ui/checkpoint/checkpoint_metadata.h"
+#include "ui/checkpoint/checkpoint_overview.h"
+#include "ui/checkpoint/checkpoint_tensors.h"
+#include "ui/checkpoint/checkpoint_view.h"
+#include "ui/checkpoint/checkpoint_weights.h"
+#include "ui/common/job_tracker.h"
+#include "ui/plots/type_mix_plot.h"
+#include "ui/shell/document.h"
+
+#include <QFile>
+#include <QJsonArray>
+#include <QJsonDocument>
+#include <QJsonObject>
+#include <QMimeData>
+#include <QStackedWidget>
+#include <QTableView>
+#include <QTemporaryDir>
+#include <QTreeWidget>
+#include <QtTest>
+
+#include <algorithm>
+#include <cstring>
+
+namespace {
+
+QString oracle(const QString &name)
+{
+    return gguf::test::dataPath(QString(QStringLiteral("hf-oracle/") + name));
+}
+
+QByteArray readAll(const QString &path)
+{
+    QFile f(path);
+    return f.open(QIODevice::ReadOnly) ? f.readAll() : QByteArray();
+}
+
+// A safetensors file's header length and its JSON header, read here.
+quint64 headerLength(const QByteArray &file)
+{
+    quint64 n = 0;
+    for (int i = 7; i >= 0; --i)
+        n = (n << 8) | static_cast<uchar>(file[i]);
+    return n;
+}
+
+QJsonObject headerOf(const QByteArray &file)
+{
+    return QJsonDocument::fromJson(file.mid(8, static_cast<qsizetype>(headerLength(file)))).object();
+}
+
+bool openCheckpoint(MainWindow &window, const QString &path)
+{
+    QSignalSpy shown(&window, &MainWindow::checkpointShown);
+    window.openFile(path);
+    return shown.wait(10000);
+}
+
+QWidget *shownWidget(MainWindow &window)
+{
+    return window.findChild<QStackedWidget *>()->currentWidget();
+}
+
+} // namespace
+
+class TestCheckpointWindow : public QObject {
+    Q_OBJECT
+
+private slots:
+    void initTestCase()
+    {
+        m_window.resize(1200, 800);
+        m_window.show();
+        QVERIFY(QTest::qWaitForWindowExposed(&m_window));
+    }
+
+    // The sharded mixtral checkpoint through its folder: every page against the files.
+    void folder()
+    {
+        const QString dir = oracle(QStringLiteral("mixtral-bf16"));
+        QVERIFY(openCheckpoint(m_window, dir));
+        CheckpointView *view = m_window.checkpointView();
+        QCOMPARE(shownWidget(m_window), static_cast<QWidget *>(view));
+        QVERIFY(m_window.windowTitle().startsWith(QLatin1String("mixtral-bf16")));
+
+        const QJsonObject config = QJsonDocument::fromJson(readAll(dir + "/config.json")).object();
+        const QJsonObject index = QJsonDocument::fromJson(readAll(dir + "/model.safetensors.index.json")).object();
+        qint64 parameters = 0;
+        int tensors = 0;
+        for (const QString &shard :
+             {QStringLiteral("model-00001-of-00002.safetensors"), QStringLiteral("model-00002-of-00002.safetensors")}) {
+            const QJsonObject header = headerOf(readAll(dir + "/" + shard));
+            for (auto it = header.begin(); it != header.end(); ++it) {
+                if (it.key() == QLatin1String("__metadata__"))
+                    continue;
+                qint64 n = 1;
+                for (const QJsonValue &d : it.value().toObject()["shape"].toArray())
+                    n *= d.toInteger();
+                parameters += n;
+                ++tensors;
+            }
+        }
+        QCOMPARE(tensors, index["weight_map"].toObject().size());
+        CheckpointOverview *overview = view->overview();
+        QCOMPARE(overview->fieldText(QStringLiteral("Architecture")),
+                 config["architectures"].toArray().first().toString());
+        QCOMPARE(overview->fieldText(QStringLiteral("Tensors")), QLocale().toString(tensors));
+        QCOMPARE(overview->fieldText(QStringLiteral("Parameters")), QLocale().toString(parameters));
+        QCOMPARE(overview->fieldText(QStringLiteral("Experts")), QString::number(config["num_local_experts"].toInt()));
+        QVERIFY(overview->verdictText().contains(QLatin1String("would load")));
+        QCOMPARE(overview->findingCount(), 0);
+        QCOMPARE(overview->dtypePlot()->barCount(), 1); // BF16 only
+
+        QTreeWidget *tree = view->metadata()->tree();
+        QCOMPARE(tree->topLevelItem(0)->text(0), QStringLiteral("config.json"));
+        QCOMPARE(tree->topLevelItem(0)->childCount(), config.size());
+        QCOMPARE(tree->topLevelItemCount(), 3); // config.json and each shard's __metadata__
+        view->metadata()->setFilter(QStringLiteral("num_local_experts"));
+        int visible = 0;
+        for (int i = 0; i < tree->topLevelItem(0)->childCount(); ++i)
+            visible += !tree->topLevelItem(0)->child(i)->isHidden();
+        QCOMPARE(visible, 1);
+        view->metadata()->setFilter({});
+
+        QCOMPARE(view->tensors()->view()->model()->rowCount(), tensors);
+        view->tensors()->setFilter(QStringLiteral("experts.3.w2"));
+        QCOMPARE(view->tensors()->view()->model()->rowCount(), 2); // two layers
+        view->tensors()->setFilter({});
+
+        const QByteArray first = readAll(dir + "/model-00001-of-00002.safetensors");
+        view->bytes()->regions()->setCurrentItem(view->bytes()->regions()->topLevelItem(0));
+        QVERIFY2(view->bytes()->explanation().contains(QLocale().toString(headerLength(first))),
+                 qPrintable(view->bytes()->explanation()));
+        QVERIFY(view->bytes()->dumpText().startsWith(
+            QStringLiteral("00000000  %1 ").arg(static_cast<uchar>(first[0]), 2, 16, QLatin1Char('0'))));
+    }
+
+    // The Weights page: min, max and median of a BF16 tensor against its values sorted here.
+    void weightsAgainstSort()
+    {
+        const QString file = oracle(QStringLiteral("phi3-bf16/model.safetensors"));
+        QVERIFY(openCheckpoint(m_window, file));
+        CheckpointView *view = m_window.checkpointView();
+        const QByteArray bytes = readAll(file);
+        const QJsonObject header = headerOf(bytes);
+        const QString name = QStringLiteral("model.layers.1.self_attn.qkv_proj.weight");
+        const QJsonArray offsets = header[name].toObject()["data_offsets"].toArray();
+        const qint64 begin = 8 + static_cast<qint64>(headerLength(bytes)) + offsets[0].toInteger();
+        const qint64 end = 8 + static_cast<qint64>(headerLength(bytes)) + offsets[1].toInteger();
+        std::vector<float> values;
+        for (qint64 at = begin; at < end; at += 2) {
+            const uint32_t bits =
+                (uint32_t(static_cast<uchar>(bytes[at + 1])) << 24) | (uint32_t(static_cast<uchar>(bytes[at])) << 16);
+            float f = 0;
+            std::memcpy(&f, &bits, 4);
+            values.push_back(f);
+        }
+        std::sort(values.begin(), values.end());
+        int index = -1;
+        for (int i = 0; i < view->tensors()->view()->model()->rowCount(); ++i)
+            if (view->tensors()->view()->model()->index(i, 0).data().toString() == name)
+                index = view->tensors()->view()->model()->index(i, 0).data(Qt::UserRole).toInt();
+        QVERIFY(index >= 0);
+        QSignalSpy shown(view->weights(), &CheckpointWeights::statisticsShown);
+        view->tensors()->view()->selectRow(view->tensors()->view()->model()->index(0, 0).row());
+        view->weights()->showTensor(index);
+        QVERIFY(shown.wait(10000));
+        const gguf::TensorStatistics &s = view->weights()->statistics();
+        QCOMPARE(s.count, uint64_t(values.size()));
+        QCOMPARE(s.min, double(values.front()));
+        QCOMPARE(s.max, double(values.back()));
+        const size_t n = values.size(); // NumPy's linear percentile 50 of an even count: the two middle values
+        const double median = n % 2 ? values[n / 2] : (double(values[n / 2 - 1]) + double(values[n / 2])) / 2;
+        QCOMPARE(s.percentiles[3], median);
+        QVERIFY(s.percentilesExact);
+    }
+
+    // An index file names its shards; a GGUF opened next brings the GGUF pages back, and a
+    // checkpoint after it the checkpoint's.
+    void indexThenGgufThenCheckpoint()
+    {
+        QVERIFY(openCheckpoint(m_window, oracle(QStringLiteral("qwen3moe-bf16/model.safetensors.index.json"))));
+        QVERIFY(m_window.checkpointView()->overview()->fieldText(QStringLiteral("Opened as")).contains("index"));
+        QSignalSpy model(&m_window, &MainWindow::modelShown);
+        m_window.openFile(oracle(QStringLiteral("qwen3moe-bf16.gguf")));
+        QVERIFY(model.wait(10000));
+        QTRY_COMPARE(shownWidget(m_window), static_cast<QWidget *>(m_window.pages()));
+        QVERIFY(!m_window.document()->checkpoint());
+        QVERIFY(openCheckpoint(m_window, oracle(QStringLiteral("gemma3-f32"))));
+        QCOMPARE(shownWidget(m_window), static_cast<QWidget *>(m_window.checkpointView()));
+        QVERIFY(!m_window.document()->model());
+    }
+
+    // A folder dropped on the window opens as a checkpoint.
+    void dropFolder()
+    {
+        QMimeData mime;
+        mime.setUrls({QUrl::fromLocalFile(oracle(QStringLiteral("llama-f32")))});
+        const QPoint pos = m_window.rect().center();
+        QDragEnterEvent enter(pos, Qt::CopyAction, &mime, Qt::LeftButton, Qt::NoModifier);
+        QApplication::sendEvent(&m_window, &enter);
+        QVERIFY(enter.isAccepted());
+        QSignalSpy shown(&m_window, &MainWindow::checkpointShown);
+        QDropEvent drop(QPointF(pos), Qt::CopyAction, &mime, Qt::LeftButton, Qt::NoModifier);
+        QApplication::sendEvent(&m_window, &drop);
+        QVERIFY(shown.wait(10000));
+        QCOMPARE(m_window.checkpointView()->overview()->fieldText(QStringLiteral("Architecture")),
+                 QStringLiteral("LlamaForCausalLM"));
+    }
+
+    // Overlapping offsets: the file opens as far as it parses, refused, the finding listed.
+    void damagedFile()
+    {
+        QTemporaryDir dir;
+        QVERIFY(dir.isValid());
+        QByteArray header = "{\"a\":{\"dtype\":\"F32\",\"shape\":[4],\"data_offsets\":[0,16]},"
+                            "\"b\":{\"dtype\":\"F32\",\"shape\":[2],\"data_offsets\":[8,16]}}";
+        header.append(QByteArray((8 - header.size() % 8) % 8, ' '));
+        QByteArray file(8, '\0');
+        file[0] = static_cast<char>(header.size());
+        file += header + QByteArray(16, '\0');
+        const QString path = dir.filePath(QStringLiteral("bad.safetensors"));
+        QFile f(path);
+        QVERIFY(f.open(QIODevice::WriteOnly));
+        f.write(file);
+        f.close();
+        QVERIFY(openCheckpoint(m_window, path));
+        CheckpointOverview *overview = m_window.checkpointView()->overview();
+        QVERIFY(overview->verdictText().contains(QLatin1String("would refuse")));
+        QVERIFY(overview->findingCount() >= 1);
+    }
+
+private:
+    MainWindow m_window;
+};
+
+QTEST_MAIN(TestCheckpointWindow)
+#include "tst_checkpoint_window.moc"

@@ -1,0 +1,45 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
+#pragma once
+
+#include <QTabWidget>
+
+#include <memory>
+
+class CheckpointBytes;
+class CheckpointMetadata;
+class CheckpointOverview;
+class CheckpointTensors;
+class CheckpointWeights;
+namespace gguf::st {
+class Checkpoint;
+}
+
+/// What the window shows for a Hugging Face checkpoint (#43): its own pages, built on the
+/// checkpoint as the core reads it (core/safetensors), in place of the GGUF pages — Overview
+/// (config.json's architecture and sizes, dtype mix, parameters, findings), Metadata (config.json
+/// and each shard's `__metadata__` as a tree), Tensors (dtype, shape, shard, offsets), Bytes (each
+/// shard's regions and their bytes) and Weights (a tensor's statistics and histogram, on a worker).
+class CheckpointView : public QTabWidget {
+    Q_OBJECT
+public:
+    explicit CheckpointView(QWidget *parent = nullptr);
+    ~CheckpointView() override;
+
+    /// Shows `checkpoint` (null: nothing) on every page.
+    void setCheckpoint(std::shared_ptr<const gguf::st::Checkpoint> checkpoint);
+    const std::shared_ptr<const gguf::st::Checkpoint> &checkpoint() const { return m_checkpoint; }
+
+    CheckpointOverview *overview() const { return m_overview; }
+    CheckpointMetadata *metadata() const { return m_metadata; }
+    CheckpointTensors *tensors() const { return m_tensors; }
+    CheckpointBytes *bytes() const { return m_bytes; }
+    CheckpointWeights *weights() const { return m_weights; }
+
+private:
+    std::shared_ptr<const gguf::st::Checkpoint> m_checkpoint;
+    CheckpointOverview *m_overview;
+    CheckpointMetadata *m_metadata;
+    CheckpointTensors *m_tensors;
+    CheckpointBytes *m_bytes;
+    CheckpointWeights *m_weights;
+};

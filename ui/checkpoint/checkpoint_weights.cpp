@@ -1,0 +1,157 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
+#include "ui/checkpoint/checkpoint_weights.h"
+
+#include "core/safetensors/checkpoint.h"
+#include "core/stats/tensor_data.h"
+#include "ui/common/job_progress.h"
+#include "ui/common/job_tracker.h"
+#include "ui/common/text_format.h"
+#include "ui/plots/histogram_plot.h"
+
+#include <QComboBox>
+#include <QLabel>
+#include <QLocale>
+#include <QVBoxLayout>
+
+using gguf::st::Checkpoint;
+
+namespace {
+
+constexpr uint32_t kBins = 128;
+
+struct Outcome {
+    gguf::StatsStatus status = gguf::StatsStatus::NoData;
+    gguf::TensorStatistics stats;
+};
+
+} // namespace
+
+CheckpointWeights::CheckpointWeights(QWidget *parent)
+    : QWidget(parent), m_tensor(new QComboBox(this)), m_description(new QLabel(this)), m_stats(new QLabel(this)),
+      m_plot(new HistogramPlot(this)), m_tracker(new JobTracker(this)), m_progress(new JobProgress(this))
+{
+    m_tensor->setEditable(true); // type to find a name
+    m_tensor->setInsertPolicy(QComboBox::NoInsert);
+    m_tensor->setMaxVisibleItems(30);
+    m_stats->setTextInteractionFlags(Qt::TextSelectableByMouse);
+    m_stats->setWordWrap(true);
+    m_progress->track(m_tracker);
+    auto *layout = new QVBoxLayout(this);
+    layout->addWidget(m_tensor);
+    layout->addWidget(m_description);
+    layout->addWidget(m_progress);
+    layout->addWidget(m_stats);
+    layout->addWidget(m_plot, 1);
+    connect(m_tensor, &QComboBox::activated, this, &CheckpointWeights::showTensor);
+    connect(m_progress, &JobProgress::restartClicked, this, [this] {
+        const int again = m_shown;
+        m_shown = -1;
+        showTensor(again);
+    });
+}
+
+void CheckpointWeights::setCheckpoint(const std::shared_ptr<const Checkpoint> &checkpoint)
+{
+    m_tracker->drop();
+    m_checkpoint = checkpoint;
+    m_shown = -1;
+    {
+        const QSignalBlocker block(m_tensor);
+        m_tensor->clear();
+        if (checkpoint)
+            for (const Checkpoint::TensorRef &t : checkpoint->tensors())
+                m_tensor->addItem(QString::fromStdString(t.entry->name));
+    }
+    m_description->clear();
+    m_stats->clear();
+    m_plot->showMessage(tr("Choose a tensor"));
+    if (!checkpoint || checkpoint->tensors().empty())
+        return;
+    // the largest 2-D tensor first, as the GGUF Weights page shows its representative tensor
+    int first = 0;
+    uint64_t largest = 0;
+    for (size_t i = 0; i < checkpoint->tensors().size(); ++i) {
+        const gguf::st::TensorEntry &e = *checkpoint->tensors()[i].entry;
+        if (e.shape.size() == 2 && e.elements > largest && gguf::st::ggmlTypeOf(e.dtype)) {
+            largest = e.elements;
+            first = static_cast<int>(i);
+        }
+    }
+    showTensor(first);
+}
+
+void CheckpointWeights::showTensor(int index)
+{
+    if (!m_checkpoint || index < 0 || size_t(index) >= m_checkpoint->tensors().size() || index == m_shown)
+        return;
+    m_shown = index;
+    {
+        const QSignalBlocker block(m_tensor);
+        m_tensor->setCurrentIndex(index);
+    }
+    const Checkpoint::TensorRef &ref = m_checkpoint->tensors()[size_t(index)];
+    const gguf::st::TensorEntry &e = *ref.entry;
+    m_description->setText(tr("%1 %2, %3 values, in %4")
+                               .arg(QString::fromStdString(std::string(gguf::st::dtypeName(e.dtype))),
+                                    QString::fromStdString(gguf::st::shapeText(e.shape)), TextFormat::count(e.elements),
+                                    QString::fromStdString(m_checkpoint->shards()[ref.shard].path)));
+    m_stats->clear();
+    m_statistics = {};
+    const std::optional<uint32_t> type = gguf::st::ggmlTypeOf(e.dtype);
+    const gguf::st::SafetensorsFile *file = m_checkpoint->shards()[ref.shard].file.get();
+    if (!type || !file) {
+        m_tracker->drop();
+        m_plot->showMessage(tr("The values of dtype %1 are not read yet.")
+                                .arg(QString::fromStdString(std::string(gguf::st::dtypeName(e.dtype)))));
+        return;
+    }
+    m_plot->showMessage(tr("Computing…"));
+    // the checkpoint (and so its mapping) lives as long as the job holds it
+    m_tracker->start(
+        tr("Statistics of %1").arg(QString::fromStdString(e.name)),
+        [checkpoint = m_checkpoint, file, entry = &e, type = *type](const gguf::ProgressFn &progress) {
+            Outcome out;
+            const gguf::TensorData values = gguf::tensorData(file->source(), type, entry->elements, entry->fileBegin,
+                                                             entry->bytes(), entry->dataInFile);
+            gguf::StatsOptions options;
+            options.bins = kBins;
+            options.progress = progress;
+            out.status = gguf::computeStatistics(values, options, out.stats);
+            if (out.status == gguf::StatsStatus::Ok)
+                out.status = gguf::refineStatistics(values, options, out.stats);
+            return out;
+        },
+        [this](const Outcome &out) { showStatistics(out.stats, out.status); });
+}
+
+void CheckpointWeights::showStatistics(const gguf::TensorStatistics &s, gguf::StatsStatus status)
+{
+    m_statistics = status == gguf::StatsStatus::Ok ? s : gguf::TensorStatistics{};
+    if (status != gguf::StatsStatus::Ok) {
+        m_plot->showMessage(tr("No statistics: %1").arg(TextFormat::statsStatus(status)));
+        emit statisticsShown();
+        return;
+    }
+    const QLocale locale;
+    const auto number = [&](double v) { return locale.toString(v, 'g', 6); };
+    QStringList percentiles;
+    for (size_t i = 0; i < gguf::kPercentileLevels.size(); ++i)
+        percentiles << QStringLiteral("p%1 %2").arg(gguf::kPercentileLevels[i]).arg(number(s.percentiles[i]));
+    m_stats->setText(tr("min %1   max %2   mean %3   std %4   zeros %5   NaN %6   ±Inf %7\n%8")
+                         .arg(number(s.min), number(s.max), number(s.mean), number(s.std), TextFormat::count(s.zeros),
+                              TextFormat::count(s.nan), TextFormat::count(s.posInf + s.negInf),
+                              percentiles.join(QStringLiteral("   "))));
+    HistogramPlot::Series series;
+    series.name = m_tensor->currentText();
+    series.lo = s.histogram.lo;
+    series.hi = s.histogram.hi;
+    for (uint64_t c : s.histogram.counts)
+        series.values.push_back(static_cast<double>(c));
+    m_plot->setSeries({series}, HistogramPlot::Scale::Counts);
+    emit statisticsShown();
+}
+
+QString CheckpointWeights::statsText() const
+{
+    return m_stats->text();
+}

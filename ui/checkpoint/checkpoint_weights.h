@@ -1,0 +1,52 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
+#pragma once
+
+#include "core/stats/tensor_stats.h"
+
+#include <QWidget>
+
+#include <memory>
+
+class HistogramPlot;
+class JobProgress;
+class JobTracker;
+class QComboBox;
+class QLabel;
+namespace gguf::st {
+class Checkpoint;
+}
+
+/// One tensor of a checkpoint at a time: its exact statistics (min, max, mean, std, zeros, NaN,
+/// NumPy's percentiles) and its histogram, computed on a worker through the job runner with
+/// progress and Cancel, by the same passes as a GGUF tensor's (F32, F16, BF16, F64, I8–I64).
+class CheckpointWeights : public QWidget {
+    Q_OBJECT
+public:
+    explicit CheckpointWeights(QWidget *parent = nullptr);
+    void setCheckpoint(const std::shared_ptr<const gguf::st::Checkpoint> &checkpoint);
+    /// Shows checkpoint tensor `index` (starts its statistics).
+    void showTensor(int index);
+    int shownTensor() const { return m_shown; }
+    JobTracker *tracker() const { return m_tracker; }
+    HistogramPlot *plot() const { return m_plot; }
+    QString statsText() const;
+    /// The statistics on the page (those of shownTensor(), once statisticsShown()).
+    const gguf::TensorStatistics &statistics() const { return m_statistics; }
+
+signals:
+    /// The statistics of the tensor shown are on the page.
+    void statisticsShown();
+
+private:
+    void showStatistics(const gguf::TensorStatistics &stats, gguf::StatsStatus status);
+
+    std::shared_ptr<const gguf::st::Checkpoint> m_checkpoint;
+    gguf::TensorStatistics m_statistics;
+    int m_shown = -1;
+    QComboBox *m_tensor;
+    QLabel *m_description;
+    QLabel *m_stats;
+    HistogramPlot *m_plot;
+    JobTracker *m_tracker;
+    JobProgress *m_progress;
+};
