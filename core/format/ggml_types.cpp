@@ -70,6 +70,22 @@ constexpr std::array<TypeTraits, 43> kTypeTable = {{
     row(42, "Q2_0", 64, sizeof(BlockQ2_0), true, "f16 d + 2 bits per weight"),
 }};
 
+// The safetensors dtypes without a ggml type (ExtendedType): plain elements, not upstream.
+constexpr TypeTraits extendedRow(ExtendedType type, std::string_view name, uint32_t size, std::string_view note)
+{
+    return TypeTraits{extendedTypeId(type), name, 1, size, SizeRule::Blocks, false, false, false, note};
+}
+
+constexpr std::array<TypeTraits, kExtendedTypeCount> kExtendedTable = {{
+    extendedRow(ExtendedType::U8, "U8", 1, "8-bit unsigned integer (safetensors; not a ggml type)"),
+    extendedRow(ExtendedType::U16, "U16", 2, "16-bit unsigned integer (safetensors; not a ggml type)"),
+    extendedRow(ExtendedType::U32, "U32", 4, "32-bit unsigned integer (safetensors; not a ggml type)"),
+    extendedRow(ExtendedType::U64, "U64", 8, "64-bit unsigned integer (safetensors; not a ggml type)"),
+    extendedRow(ExtendedType::Bool, "BOOL", 1, "one byte, 0 false, else true (safetensors; not a ggml type)"),
+    extendedRow(ExtendedType::F8_E4M3, "F8_E4M3", 1, "OCP FP8 E4M3, bias 7, no infinities (safetensors)"),
+    extendedRow(ExtendedType::F8_E5M2, "F8_E5M2", 1, "OCP FP8 E5M2, bias 15, an f16's upper byte (safetensors)"),
+}};
+
 const TypeTraits kUnknown{};
 
 bool equalsIgnoreCase(std::string_view a, std::string_view b)
@@ -86,7 +102,11 @@ bool equalsIgnoreCase(std::string_view a, std::string_view b)
 
 const TypeTraits &typeTraits(uint32_t id)
 {
-    return id < kTypeTable.size() ? kTypeTable[id] : kUnknown;
+    if (id < kTypeTable.size())
+        return kTypeTable[id];
+    if (id >= kExtendedTypeFirst && id - kExtendedTypeFirst < kExtendedTable.size())
+        return kExtendedTable[id - kExtendedTypeFirst];
+    return kUnknown;
 }
 
 std::string typeName(uint32_t id)

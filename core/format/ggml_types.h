@@ -49,6 +49,26 @@ enum class GgmlType : uint32_t {
     Q2_0 = 42,
 };
 
+/// Element types of other formats that the decoders read as they read a plain ggml type (#43): the
+/// safetensors dtypes without a ggml counterpart (docs/SAFETENSORS.md §5). Their ids lie far outside
+/// ggml's; a GGUF that names one is refused by the validation as for any id ggml does not know.
+enum class ExtendedType : uint32_t {
+    U8 = 0x40000000,
+    U16,
+    U32,
+    U64,
+    Bool,
+    F8_E4M3, ///< OCP FP8 E4M3 ("FN": no infinities, S.1111.111 is NaN), bias 7
+    F8_E5M2, ///< OCP FP8 E5M2 (IEEE-like, the upper byte of an f16), bias 15
+};
+inline constexpr uint32_t kExtendedTypeFirst = 0x40000000;
+inline constexpr uint32_t kExtendedTypeCount = 7;
+
+constexpr uint32_t extendedTypeId(ExtendedType type)
+{
+    return static_cast<uint32_t>(type);
+}
+
 /// The id a tensor info stores for a type.
 constexpr uint32_t ggmlTypeId(GgmlType type)
 {

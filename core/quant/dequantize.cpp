@@ -83,8 +83,21 @@ constexpr std::array<Decoder, kGgmlTypeCount> kDecoders = makeDecoderTable();
 /// Largest block (k-quant super-block) a partial first or last block is staged in.
 constexpr uint32_t kMaxBlockElements = 256;
 
+// The safetensors dtypes without a ggml type, in ExtendedType order.
+constexpr std::array<Decoder, kExtendedTypeCount> kExtendedDecoders{{
+    plain(detail::decodeU8, detail::decodeU8),
+    plain(detail::decodeU16, detail::decodeU16Swapped),
+    plain(detail::decodeU32, detail::decodeU32Swapped),
+    plain(detail::decodeU64, detail::decodeU64Swapped),
+    plain(detail::decodeBool, detail::decodeBool),
+    plain(detail::decodeF8E4M3, detail::decodeF8E4M3),
+    plain(detail::decodeF8E5M2, detail::decodeF8E5M2),
+}};
+
 const Decoder *decoderFor(uint32_t typeId)
 {
+    if (typeId >= kExtendedTypeFirst && typeId - kExtendedTypeFirst < kExtendedDecoders.size())
+        return &kExtendedDecoders[typeId - kExtendedTypeFirst];
     if (typeId >= kDecoders.size() || kDecoders[typeId].decode == nullptr)
         return nullptr;
     return &kDecoders[typeId];

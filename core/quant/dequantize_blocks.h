@@ -125,6 +125,17 @@ void decodeBF16Swapped(const uint8_t *src, size_t n, float *dst);
 void decodeF64(const uint8_t *src, size_t n, float *dst);
 void decodeF64Swapped(const uint8_t *src, size_t n, float *dst);
 void decodeI8(const uint8_t *src, size_t n, float *dst);
+// the safetensors dtypes without a ggml type (ExtendedType)
+void decodeU8(const uint8_t *src, size_t n, float *dst);
+void decodeU16(const uint8_t *src, size_t n, float *dst);
+void decodeU16Swapped(const uint8_t *src, size_t n, float *dst);
+void decodeU32(const uint8_t *src, size_t n, float *dst);
+void decodeU32Swapped(const uint8_t *src, size_t n, float *dst);
+void decodeU64(const uint8_t *src, size_t n, float *dst);
+void decodeU64Swapped(const uint8_t *src, size_t n, float *dst);
+void decodeBool(const uint8_t *src, size_t n, float *dst);
+void decodeF8E4M3(const uint8_t *src, size_t n, float *dst);
+void decodeF8E5M2(const uint8_t *src, size_t n, float *dst);
 void decodeI16(const uint8_t *src, size_t n, float *dst);
 void decodeI16Swapped(const uint8_t *src, size_t n, float *dst);
 void decodeI32(const uint8_t *src, size_t n, float *dst);

@@ -5,6 +5,9 @@
 #include "dequantize_blocks.h"
 #include "x86/kernels.h"
 
+#include <cmath>
+#include <limits>
+
 namespace gguf::detail {
 namespace {
 
@@ -130,6 +133,72 @@ void decodeI64(const uint8_t *src, size_t n, float *dst)
 void decodeI64Swapped(const uint8_t *src, size_t n, float *dst)
 {
     decodeIntImpl<int64_t, true>(src, n, dst);
+}
+
+void decodeU8(const uint8_t *src, size_t n, float *dst)
+{
+    decodeIntImpl<uint8_t, false>(src, n, dst);
+}
+
+void decodeU16(const uint8_t *src, size_t n, float *dst)
+{
+    decodeIntImpl<uint16_t, false>(src, n, dst);
+}
+
+void decodeU16Swapped(const uint8_t *src, size_t n, float *dst)
+{
+    decodeIntImpl<uint16_t, true>(src, n, dst);
+}
+
+void decodeU32(const uint8_t *src, size_t n, float *dst)
+{
+    decodeIntImpl<uint32_t, false>(src, n, dst);
+}
+
+void decodeU32Swapped(const uint8_t *src, size_t n, float *dst)
+{
+    decodeIntImpl<uint32_t, true>(src, n, dst);
+}
+
+void decodeU64(const uint8_t *src, size_t n, float *dst)
+{
+    decodeIntImpl<uint64_t, false>(src, n, dst);
+}
+
+void decodeU64Swapped(const uint8_t *src, size_t n, float *dst)
+{
+    decodeIntImpl<uint64_t, true>(src, n, dst);
+}
+
+void decodeBool(const uint8_t *src, size_t n, float *dst)
+{
+    for (size_t i = 0; i < n; ++i)
+        dst[i] = src[i] != 0 ? 1.0f : 0.0f;
+}
+
+// OCP FP8 E4M3 (the "FN" variant safetensors and PyTorch use): sign, 4 exponent bits (bias 7), 3
+// mantissa bits; exponent 0 is subnormal (m · 2⁻⁹), S.1111.111 is NaN, and there is no infinity.
+void decodeF8E4M3(const uint8_t *src, size_t n, float *dst)
+{
+    for (size_t i = 0; i < n; ++i) {
+        const uint8_t b = src[i];
+        const uint32_t exponent = (b >> 3) & 0xf, mantissa = b & 0x7;
+        float magnitude = 0;
+        if (exponent == 0xf && mantissa == 0x7)
+            magnitude = std::numeric_limits<float>::quiet_NaN();
+        else if (exponent == 0)
+            magnitude = std::ldexp(static_cast<float>(mantissa), -9);
+        else
+            magnitude = std::ldexp(static_cast<float>(8 + mantissa), static_cast<int>(exponent) - 10);
+        dst[i] = (b & 0x80) ? -magnitude : magnitude;
+    }
+}
+
+// OCP FP8 E5M2: the upper byte of an IEEE half (infinities and NaN as there), so exact through it.
+void decodeF8E5M2(const uint8_t *src, size_t n, float *dst)
+{
+    for (size_t i = 0; i < n; ++i)
+        dst[i] = fp16ToFp32(static_cast<uint16_t>(src[i] << 8));
 }
 
 } // namespace gguf::detail

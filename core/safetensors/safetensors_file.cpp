@@ -76,6 +76,13 @@ std::optional<uint32_t> ggmlTypeOf(Dtype dtype)
     case Dtype::I16: return static_cast<uint32_t>(GgmlType::I16);
     case Dtype::I32: return static_cast<uint32_t>(GgmlType::I32);
     case Dtype::I64: return static_cast<uint32_t>(GgmlType::I64);
+    case Dtype::U8: return extendedTypeId(ExtendedType::U8);
+    case Dtype::U16: return extendedTypeId(ExtendedType::U16);
+    case Dtype::U32: return extendedTypeId(ExtendedType::U32);
+    case Dtype::U64: return extendedTypeId(ExtendedType::U64);
+    case Dtype::BOOL: return extendedTypeId(ExtendedType::Bool);
+    case Dtype::F8_E4M3: return extendedTypeId(ExtendedType::F8_E4M3);
+    case Dtype::F8_E5M2: return extendedTypeId(ExtendedType::F8_E5M2);
     default: return std::nullopt;
     }
 }

@@ -29,8 +29,9 @@ std::string_view dtypeName(Dtype dtype);
 uint32_t dtypeSize(Dtype dtype);
 /// The dtype a header names, or nullopt for a name the format does not define.
 std::optional<Dtype> dtypeFromName(std::string_view name);
-/// The ggml type that holds the same values the same way (F32, F16, BF16, F64, I8, I16, I32, I64:
-/// little-endian, one element after another), or nullopt (U8–U64, BOOL and the F8 types have none).
+/// The type id the decoders read the dtype's values as: the ggml type that holds them the same way
+/// (F32, F16, BF16, F64, I8, I16, I32, I64: little-endian, one element after another), else an
+/// ExtendedType (U8–U64, BOOL, F8_E4M3, F8_E5M2; core/format/ggml_types.h); nullopt for none.
 std::optional<uint32_t> ggmlTypeOf(Dtype dtype);
 
 /// The longest header the reference implementation reads (its MAX_HEADER_SIZE).

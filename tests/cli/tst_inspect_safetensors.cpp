@@ -128,7 +128,7 @@ private slots:
 
     void valuesStatsAndDequant()
     {
-        // F32 values and BF16 ones (the upper halves of other floats), and a U8 tensor
+        // F32 values and BF16 ones (the upper halves of other floats), a U8 tensor and an F8_E4M3 one
         std::vector<float> f32;
         f32.reserve(1000);
         for (int i = 0; i < 1000; ++i)
@@ -146,8 +146,10 @@ private slots:
         const QByteArray f32Bytes(reinterpret_cast<const char *>(f32.data()), static_cast<int>(f32.size() * 4));
         const QByteArray header = "{\"w\":{\"dtype\":\"F32\",\"shape\":[10,100],\"data_offsets\":[0,4000]},"
                                   "\"h\":{\"dtype\":\"BF16\",\"shape\":[40],\"data_offsets\":[4000,4080]},"
-                                  "\"u\":{\"dtype\":\"U8\",\"shape\":[3],\"data_offsets\":[4080,4083]}}";
-        const QString file = write("values.safetensors", fileOf(header, f32Bytes + bf16 + QByteArray("\x01\x02\x03")));
+                                  "\"u\":{\"dtype\":\"U8\",\"shape\":[3],\"data_offsets\":[4080,4083]},"
+                                  "\"q\":{\"dtype\":\"F8_E4M3\",\"shape\":[3],\"data_offsets\":[4083,4086]}}";
+        const QString file = write("values.safetensors", fileOf(header, f32Bytes + bf16 + QByteArray("\x01\x02\x03") +
+                                                                            QByteArray("\x38\x7e\x01")));
 
         // statistics by their definitions, computed here
         const auto expected = [](std::vector<float> v) {
@@ -174,10 +176,20 @@ private slots:
         const auto raw = inspect({"dequant", file, "h", "-o", "-"});
         QCOMPARE(raw.exitCode, 0);
         QCOMPARE(raw.out, QByteArray(reinterpret_cast<const char *>(bf16Values.data()), 160));
-        // a dtype ggml has no type for: said, exit 1
+        // dtypes ggml has no type for: U8 as integers, F8_E4M3 by the OCP FP8 definition (1.0,
+        // the largest value 448, the smallest subnormal 2^-9)
         const auto u = inspect({"dequant", file, "u", "-o", "-"});
-        QCOMPARE(u.exitCode, 1);
-        QVERIFY2(u.err.contains("U8"), u.err.constData());
+        QCOMPARE(u.exitCode, 0);
+        const float uValues[] = {1.0f, 2.0f, 3.0f};
+        QCOMPARE(u.out, QByteArray(reinterpret_cast<const char *>(uValues), sizeof uValues));
+        const auto q = inspect({"dequant", file, "q", "-o", "-"});
+        QCOMPARE(q.exitCode, 0);
+        const float qValues[] = {1.0f, 448.0f, 0.001953125f};
+        QCOMPARE(q.out, QByteArray(reinterpret_cast<const char *>(qValues), sizeof qValues));
+        const auto uStats = inspect({"stats", file, "u", "--json"});
+        QCOMPARE(uStats.exitCode, 0);
+        QCOMPARE(QJsonDocument::fromJson(uStats.out).array()[0].toObject()["percentiles"].toObject()["p50"].toDouble(),
+                 2.0);
     }
 
     void otherCommandsSaySo()
