@@ -257,12 +257,28 @@ void Checkpoint::checkIndex(const json::Value &weightMap, const json::Value *met
                  std::to_string(tensorBytes()));
 }
 
+std::string Checkpoint::besidePath(const std::string &file) const
+{
+    // beside the index or the shard (a folder's own file for a folder)
+    std::error_code ec;
+    return fs::is_directory(m_path, ec) ? (fs::path(m_path) / file).string()
+                                        : sibling(m_indexPath.empty() ? m_path : m_indexPath, file);
+}
+
+std::optional<std::string> Checkpoint::readBeside(const std::string &file, Error &error) const
+{
+    const std::string path = besidePath(file);
+    std::error_code ec;
+    if (!looksRemote(path) && !fs::exists(path, ec)) {
+        error = Error{ErrorKind::NotFound, "not_found", 0, path + ": no such file"};
+        return std::nullopt;
+    }
+    return readSmallFile(path, error);
+}
+
 void Checkpoint::readConfig()
 {
-    // beside the index or the shard (a folder's own config.json for a folder)
-    const std::string config = fs::is_directory(m_path)
-                                   ? (fs::path(m_path) / "config.json").string()
-                                   : sibling(m_indexPath.empty() ? m_path : m_indexPath, "config.json");
+    const std::string config = besidePath("config.json");
     std::error_code ec;
     if (!looksRemote(config) && !fs::exists(config, ec))
         return;

@@ -68,6 +68,12 @@ public:
     /// Every shard opened, its header whole, and neither it nor the checkpoint has an Error finding.
     bool referenceAccepts() const;
     const TensorRef *tensor(std::string_view name) const;
+    /// The path of `file` beside the checkpoint: in its folder, or beside its index or file (a URL's
+    /// or hf: name's sibling, its revision kept).
+    std::string besidePath(const std::string &file) const;
+    /// The bytes of `file` beside the checkpoint (at most 64 MiB; local or remote); nullopt with
+    /// `error` when it cannot be read (NotFound when there is none).
+    std::optional<std::string> readBeside(const std::string &file, Error &error) const;
 
 private:
     void openIndex(const std::string &indexPath, Error &error);

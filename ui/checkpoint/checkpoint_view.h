@@ -9,6 +9,7 @@ class CheckpointBytes;
 class CheckpointMetadata;
 class CheckpointOverview;
 class CheckpointTensors;
+class CheckpointTokenizer;
 class CheckpointWeights;
 namespace gguf::st {
 class Checkpoint;
@@ -18,7 +19,8 @@ class Checkpoint;
 /// checkpoint as the core reads it (core/safetensors), in place of the GGUF pages — Overview
 /// (config.json's architecture and sizes, dtype mix, parameters, findings), Metadata (config.json
 /// and each shard's `__metadata__` as a tree), Tensors (dtype, shape, shard, offsets), Bytes (each
-/// shard's regions and their bytes) and Weights (a tensor's statistics and histogram, on a worker).
+/// shard's regions and their bytes), Weights (a tensor's statistics and histogram, on a worker) and
+/// Tokenizer (the vocabulary of the tokenizer.json beside it).
 class CheckpointView : public QTabWidget {
     Q_OBJECT
 public:
@@ -34,6 +36,7 @@ public:
     CheckpointTensors *tensors() const { return m_tensors; }
     CheckpointBytes *bytes() const { return m_bytes; }
     CheckpointWeights *weights() const { return m_weights; }
+    CheckpointTokenizer *tokenizer() const { return m_tokenizer; }
 
 private:
     std::shared_ptr<const gguf::st::Checkpoint> m_checkpoint;
@@ -42,4 +45,5 @@ private:
     CheckpointTensors *m_tensors;
     CheckpointBytes *m_bytes;
     CheckpointWeights *m_weights;
+    CheckpointTokenizer *m_tokenizer;
 };

@@ -10,6 +10,7 @@
 #include "ui/checkpoint/checkpoint_metadata.h"
 #include "ui/checkpoint/checkpoint_overview.h"
 #include "ui/checkpoint/checkpoint_tensors.h"
+#include "ui/checkpoint/checkpoint_tokenizer.h"
 #include "ui/checkpoint/checkpoint_view.h"
 #include "ui/checkpoint/checkpoint_weights.h"
 #include "ui/common/job_tracker.h"
@@ -141,6 +142,38 @@ private slots:
                  qPrintable(view->bytes()->explanation()));
         QVERIFY(view->bytes()->dumpText().startsWith(
             QStringLiteral("00000000  %1 ").arg(static_cast<uchar>(first[0]), 2, 16, QLatin1Char('0'))));
+    }
+
+    // The Tokenizer page: the vocabulary of the tokenizer.json beside the checkpoint, read here too.
+    void tokenizer()
+    {
+        const QString dir = oracle(QStringLiteral("gemma2-bf16"));
+        QVERIFY(openCheckpoint(m_window, dir));
+        CheckpointTokenizer *page = m_window.checkpointView()->tokenizer();
+        if (page->tracker()->isRunning()) {
+            QSignalSpy shown(page, &CheckpointTokenizer::tokenizerShown);
+            QVERIFY(shown.wait(10000));
+        }
+        const QJsonObject json = QJsonDocument::fromJson(readAll(dir + "/tokenizer.json")).object();
+        const QJsonObject vocab = json["model"].toObject()["vocab"].toObject();
+        QCOMPARE(page->view()->model()->rowCount(), vocab.size());
+        QVERIFY2(page->summary().startsWith(json["model"].toObject()["type"].toString()), qPrintable(page->summary()));
+        page->setFilter(QStringLiteral("t6"));
+        QCOMPARE(page->view()->model()->rowCount(), 5); // t6 and t60–t63
+        page->setFilter({});
+        const QModelIndex last = page->view()->model()->index(vocab.size() - 1, 1);
+        QCOMPARE(vocab["t63"].toInt(), vocab.size() - 1); // the largest id, shown last
+        QCOMPARE(last.data().toString(), QStringLiteral("t63"));
+
+        // a checkpoint without one says so
+        QTemporaryDir bare;
+        QVERIFY(QFile::copy(oracle(QStringLiteral("phi3-bf16/model.safetensors")), bare.filePath("model.safetensors")));
+        QVERIFY(openCheckpoint(m_window, bare.path()));
+        if (page->tracker()->isRunning()) {
+            QSignalSpy shown(page, &CheckpointTokenizer::tokenizerShown);
+            QVERIFY(shown.wait(10000));
+        }
+        QVERIFY2(page->summary().contains(QLatin1String("No tokenizer.json")), qPrintable(page->summary()));
     }
 
     // The Weights page: min, max and median of a BF16 tensor against its values sorted here.

@@ -1,0 +1,162 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
+#include "ui/checkpoint/checkpoint_tokenizer.h"
+
+#include "core/safetensors/checkpoint.h"
+#include "ui/common/fixed_font.h"
+#include "ui/common/job_tracker.h"
+#include "ui/common/text_format.h"
+#include "ui/common/token_text.h"
+
+#include <QHeaderView>
+#include <QLabel>
+#include <QLineEdit>
+#include <QLocale>
+#include <QSortFilterProxyModel>
+#include <QTableView>
+#include <QVBoxLayout>
+
+using gguf::st::HfTokenizer;
+
+namespace {
+
+struct Read {
+    std::shared_ptr<const HfTokenizer> tokenizer;
+    gguf::Error error;
+};
+
+} // namespace
+
+void HfTokenModel::setTokenizer(std::shared_ptr<const HfTokenizer> tokenizer)
+{
+    beginResetModel();
+    m_tokenizer = std::move(tokenizer);
+    endResetModel();
+}
+
+int HfTokenModel::rowCount(const QModelIndex &parent) const
+{
+    return parent.isValid() || !m_tokenizer ? 0 : static_cast<int>(m_tokenizer->tokens.size());
+}
+
+int HfTokenModel::columnCount(const QModelIndex &parent) const
+{
+    return parent.isValid() ? 0 : ColumnCount;
+}
+
+QVariant HfTokenModel::data(const QModelIndex &index, int role) const
+{
+    if (!m_tokenizer || !index.isValid())
+        return {};
+    const gguf::st::HfToken &t = m_tokenizer->tokens[size_t(index.row())];
+    if (role == Qt::UserRole) // sorting: numbers as numbers
+        return index.column() == Id      ? QVariant(index.row())
+               : index.column() == Score ? QVariant(t.score.value_or(0))
+                                         : data(index, Qt::DisplayRole);
+    if (role != Qt::DisplayRole)
+        return {};
+    switch (index.column()) {
+    case Id: return index.row();
+    case Token: return t.named ? TokenText::visible(t.text) : QString();
+    case Kind:
+        if (!t.named)
+            return tr("(no token)");
+        return t.special ? tr("special") : t.added ? tr("added") : tr("normal");
+    case Score: return t.score ? QLocale().toString(*t.score, 'g', 6) : QString();
+    case Bytes: return TokenText::hex(t.text);
+    default: return {};
+    }
+}
+
+QVariant HfTokenModel::headerData(int section, Qt::Orientation orientation, int role) const
+{
+    if (orientation != Qt::Horizontal || role != Qt::DisplayRole)
+        return {};
+    switch (section) {
+    case Id: return tr("Id");
+    case Token: return tr("Token");
+    case Kind: return tr("Kind");
+    case Score: return tr("Score");
+    case Bytes: return tr("Bytes");
+    default: return {};
+    }
+}
+
+CheckpointTokenizer::CheckpointTokenizer(QWidget *parent)
+    : QWidget(parent), m_model(new HfTokenModel(this)), m_proxy(new QSortFilterProxyModel(this)),
+      m_summary(new QLabel(this)), m_filter(new QLineEdit(this)), m_view(new QTableView(this)),
+      m_tracker(new JobTracker(this))
+{
+    m_proxy->setSourceModel(m_model);
+    m_proxy->setSortRole(Qt::UserRole);
+    m_proxy->setFilterKeyColumn(HfTokenModel::Token);
+    m_proxy->setFilterCaseSensitivity(Qt::CaseInsensitive);
+    m_view->setModel(m_proxy);
+    m_view->setSortingEnabled(true);
+    m_view->sortByColumn(HfTokenModel::Id, Qt::AscendingOrder);
+    m_view->verticalHeader()->hide();
+    m_view->horizontalHeader()->setStretchLastSection(true);
+    m_view->setFont(fixedFont());
+    m_summary->setWordWrap(true);
+    m_summary->setTextInteractionFlags(Qt::TextSelectableByMouse);
+    m_filter->setPlaceholderText(tr("Find tokens by their text"));
+    m_filter->setClearButtonEnabled(true);
+    auto *layout = new QVBoxLayout(this);
+    layout->addWidget(m_summary);
+    layout->addWidget(m_filter);
+    layout->addWidget(m_view, 1);
+    connect(m_filter, &QLineEdit::textChanged, this, &CheckpointTokenizer::setFilter);
+}
+
+void CheckpointTokenizer::setCheckpoint(const std::shared_ptr<const gguf::st::Checkpoint> &checkpoint)
+{
+    m_tracker->drop();
+    m_model->setTokenizer(nullptr);
+    m_summary->clear();
+    if (!checkpoint)
+        return;
+    m_summary->setText(tr("Reading tokenizer.json…"));
+    m_tracker->start(
+        tr("Reading tokenizer.json"),
+        [checkpoint](const gguf::ProgressFn &) {
+            Read read;
+            if (auto t = gguf::st::readHfTokenizer(*checkpoint, read.error))
+                read.tokenizer = std::make_shared<const HfTokenizer>(std::move(*t));
+            return read;
+        },
+        [this](const Read &read) {
+            if (!read.tokenizer) {
+                m_summary->setText(
+                    read.error.kind == gguf::ErrorKind::NotFound
+                        ? tr("No tokenizer.json beside this checkpoint.")
+                        : tr("tokenizer.json could not be read: %1").arg(QString::fromStdString(read.error.message)));
+                emit tokenizerShown();
+                return;
+            }
+            const HfTokenizer &t = *read.tokenizer;
+            uint64_t added = 0, special = 0;
+            for (const gguf::st::HfToken &token : t.tokens) {
+                added += token.added;
+                special += token.special;
+            }
+            m_summary->setText(
+                tr("%1: %2 ids (%3 added, %4 special%5), %6 merges.")
+                    .arg(t.model.empty() ? tr("tokenizer.json") : QString::fromStdString(t.model),
+                         TextFormat::count(t.tokens.size()), TextFormat::count(added), TextFormat::count(special),
+                         t.gaps ? tr(", %1 ids without a token").arg(TextFormat::count(t.gaps)) : QString(),
+                         TextFormat::count(t.merges)));
+            m_model->setTokenizer(read.tokenizer);
+            m_view->resizeColumnToContents(HfTokenModel::Id);
+            m_view->setColumnWidth(HfTokenModel::Token, 320);
+            emit tokenizerShown();
+        });
+}
+
+QString CheckpointTokenizer::summary() const
+{
+    return m_summary->text();
+}
+
+void CheckpointTokenizer::setFilter(const QString &text)
+{
+    m_proxy->setFilterFixedString(text);
+}
