@@ -3,7 +3,7 @@
 // included), vocabulary index, the tokenizer (built from hostile vocabularies, then tokenizing and
 // detokenizing a mixed text), the chat template (parsed and rendered), and dequantization +
 // statistics + heatmap of every tensor found; the kind of file and the memory estimate; and the
-// safetensors reader (#43) over the same bytes.
+// safetensors reader and the tokenizer.json reader (#43) over the same bytes.
 // Built with clang by scripts/fuzz.sh; the same function is replayed over the seed corpus and the
 // regression inputs by the tst_fuzz_replay test in every normal build.
 #include "core/edit/header_writer.h"
@@ -15,6 +15,7 @@
 #include "core/kind/lora_delta.h"
 #include "core/memory/memory_estimate.h"
 #include "core/quant/dequantize.h"
+#include "core/safetensors/hf_tokenizer.h"
 #include "core/safetensors/safetensors_file.h"
 #include "core/stats/heatmap.h"
 #include "core/stats/tensor_stats.h"
@@ -65,11 +66,25 @@ uint64_t fuzzSafetensors(const uint8_t *data, size_t size)
     return sink;
 }
 
+// The same bytes as a tokenizer.json (the checkpoint's Tokenizer page): an error lies inside the
+// text, and every id read is below the cap.
+uint64_t fuzzTokenizerJson(const uint8_t *data, size_t size)
+{
+    gguf::Error error;
+    const auto t =
+        gguf::st::parseHfTokenizer(std::string_view(reinterpret_cast<const char *>(data), size), "fuzz-input", error);
+    if (!t)
+        return error.offset > size ? (__builtin_trap(), 0) : error.offset;
+    if (t->tokens.size() > gguf::st::kMaxTokenizerIds)
+        __builtin_trap();
+    return t->tokens.size() + t->merges + t->gaps;
+}
+
 } // namespace
 
 extern "C" int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
-    volatile uint64_t safetensorsSink = fuzzSafetensors(data, size);
+    volatile uint64_t safetensorsSink = fuzzSafetensors(data, size) + fuzzTokenizerJson(data, size);
     (void)safetensorsSink;
     gguf::OpenResult r = gguf::GgufFile::openBuffer(std::vector<uint8_t>(data, data + size), "fuzz-input");
     if (!r.file)
