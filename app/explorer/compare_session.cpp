@@ -18,6 +18,14 @@ CompareSession::CompareSession(ComparePage *page, MessageBar *bar, QStatusBar *s
         m_status->showMessage(tr("Opening %1 to compare…").arg(QFileInfo(path).fileName()));
     });
     connect(m_document, &Document::loaded, this, &CompareSession::showOther);
+    // B a Hugging Face checkpoint (#43): A's tensors paired with it by llama.cpp's conversion
+    connect(m_document, &Document::checkpointLoaded, this, [this](const QString &path, const QString &warning) {
+        m_status->clearMessage();
+        m_page->setOtherCheckpoint(m_document->checkpoint(), path);
+        emit comparisonShown();
+        if (!warning.isEmpty())
+            m_bar->showMessage(MessageBar::Kind::Warning, tr("Compared with %1: %2").arg(path, warning));
+    });
     connect(
         m_document, &Document::loadFailed, this, [this](const QString &path, const QString &message, quint64 offset) {
             m_status->clearMessage();

@@ -135,7 +135,8 @@ void MainWindow::chooseCompareFile()
     QSettings settings;
     const QString path = QFileDialog::getOpenFileName(
         this, tr("Compare %1 With").arg(QFileInfo(m_document->path()).fileName()),
-        settings.value(QStringLiteral("lastDirectory")).toString(), tr("GGUF models (*.gguf);;All files (*)"));
+        settings.value(QStringLiteral("lastDirectory")).toString(),
+        tr("GGUF models (*.gguf);;Hugging Face checkpoints (*.safetensors *.safetensors.index.json);;All files (*)"));
     if (path.isEmpty())
         return;
     settings.setValue(QStringLiteral("lastDirectory"), QFileInfo(path).absolutePath());

@@ -7,6 +7,7 @@
 #include "ui/checkpoint/checkpoint_view.h"
 #include "ui/checkpoint/checkpoint_weights.h"
 #include "ui/common/job_tracker.h"
+#include "ui/compare/checkpoint_compare_panel.h"
 #include "ui/compare/compare_page.h"
 #include "ui/compare/tensor_diff_model.h"
 #include "ui/compare/tensor_pair_panel.h"
@@ -165,6 +166,22 @@ void grabCompare(MainWindow &window, const QString &prefix, StallMonitor *monito
         QObject::connect(page, &ComparePage::comparisonShown, context, once);
         QObject::connect(window.otherDocument(), &Document::loadFailed, context, once);
         QObject::connect(window.otherDocument(), &Document::loadCancelled, context, once);
+        return;
+    }
+    if (page->otherCheckpoint()) { // B a Hugging Face checkpoint (#43): its pairs, once compared
+        CheckpointComparePanel *panel = page->checkpointPanel();
+        if (panel->tracker()->isRunning()) {
+            QObject::connect(panel, &CheckpointComparePanel::compared, &window, again,
+                             Qt::ConnectionType(Qt::QueuedConnection | Qt::SingleShotConnection));
+            return;
+        }
+        window.pages()->setCurrentWidget(page);
+        QTimer::singleShot(kSettleMs, &window, [&window, prefix, monitor, done] {
+            const QString file = QStringLiteral("%1-compare-checkpoint.png").arg(prefix);
+            if (grabTo(window, file, monitor))
+                QTextStream(stdout) << file << '\n';
+            done();
+        });
         return;
     }
     if (!page->other()) {

@@ -76,38 +76,15 @@ PairRow compareOne(const CheckpointSides &s, const CheckpointPair &p, bool value
 {
     PairRow row;
     row.pair = &p;
-    if (p.ggufTensor < 0)
-        row.status = s.checkpointIsA ? TensorDiffStatus::OnlyA : TensorDiffStatus::OnlyB;
-    else if (p.sources.empty())
-        row.status = s.checkpointIsA ? TensorDiffStatus::OnlyB : TensorDiffStatus::OnlyA;
-    else if (!p.problem.empty())
-        row.status = TensorDiffStatus::ShapeChanged;
-    row.problem = p.problem;
-    if (!values || !p.paired() || !p.problem.empty())
-        return row;
-    const gguf::SplitModel::TensorRef &ref = s.model->tensors()[size_t(p.ggufTensor)];
-    const gguf::ComposedValues model =
-        gguf::ComposedValues::of(gguf::tensorData(*s.model->shards()[ref.shard].file, *ref.info));
-    const gguf::ComposedValues original = gguf::composedValues(p, *s.checkpoint);
-    if (original.pieces.empty()) {
-        row.problem = "the checkpoint's dtype " + checkpointDtype(s, p) + " is not read as values yet";
-        return row;
-    }
-    ProgressPrinter progress("comparing " + printable(ggufName(s, p), 60));
+    ProgressPrinter progress("comparing " + printable(p.ggufTensor >= 0 ? ggufName(s, p) : p.sourceName, 60));
     gguf::ValueDiffOptions options;
     options.progress = std::ref(progress);
-    const gguf::StatsStatus status = s.checkpointIsA ? gguf::compareValues(original, model, options, row.values)
-                                                     : gguf::compareValues(model, original, options, row.values);
-    if (status == gguf::StatsStatus::Unsupported)
-        row.problem = "the GGUF's type " + gguf::typeName(ref.info->typeId) + " cannot be decoded";
-    else if (status == gguf::StatsStatus::NoData)
-        row.problem = "the data of one side is not inside its file";
-    else if (status == gguf::StatsStatus::Cancelled)
-        row.problem = "cancelled";
-    if (status != gguf::StatsStatus::Ok)
-        return row;
-    row.compared = true;
-    row.status = row.values.sameValues() ? TensorDiffStatus::SameValues : TensorDiffStatus::Changed;
+    gguf::CheckpointPairOutcome out =
+        gguf::compareCheckpointPair(*s.model, *s.checkpoint, p, s.checkpointIsA, values, options);
+    row.status = out.status;
+    row.compared = out.compared;
+    row.values = out.values;
+    row.problem = std::move(out.problem);
     return row;
 }
 

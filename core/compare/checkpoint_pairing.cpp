@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 #include "core/compare/checkpoint_pairing.h"
 
+#include "core/format/ggml_types.h"
 #include "core/format/gguf_file.h"
 #include "core/format/split_model.h"
 #include "core/safetensors/checkpoint.h"
@@ -351,6 +352,47 @@ ComposedValues composedValues(const CheckpointPair &pair, const st::Checkpoint &
         } else {
             out.pieces.push_back({data, pair.firstRow, pair.rowsPerSource, pair.ropeHeads});
         }
+    }
+    return out;
+}
+
+} // namespace gguf
+
+namespace gguf {
+
+CheckpointPairOutcome compareCheckpointPair(const SplitModel &model, const st::Checkpoint &checkpoint,
+                                            const CheckpointPair &pair, bool checkpointIsA, bool values,
+                                            const ValueDiffOptions &options)
+{
+    CheckpointPairOutcome out;
+    if (pair.ggufTensor < 0)
+        out.status = checkpointIsA ? TensorDiffStatus::OnlyA : TensorDiffStatus::OnlyB;
+    else if (pair.sources.empty())
+        out.status = checkpointIsA ? TensorDiffStatus::OnlyB : TensorDiffStatus::OnlyA;
+    else if (!pair.problem.empty())
+        out.status = TensorDiffStatus::ShapeChanged;
+    out.problem = pair.problem;
+    if (!values || !pair.paired() || !pair.problem.empty())
+        return out;
+    const SplitModel::TensorRef &ref = model.tensors()[size_t(pair.ggufTensor)];
+    const ComposedValues gguf = ComposedValues::of(tensorData(*model.shards()[ref.shard].file, *ref.info));
+    const ComposedValues original = composedValues(pair, checkpoint);
+    if (original.pieces.empty()) {
+        out.problem = "the checkpoint's dtype cannot be read as values";
+        return out;
+    }
+    const StatsStatus status = checkpointIsA ? compareValues(original, gguf, options, out.values)
+                                             : compareValues(gguf, original, options, out.values);
+    switch (status) {
+    case StatsStatus::Ok:
+        out.compared = true;
+        out.status = out.values.sameValues() ? TensorDiffStatus::SameValues : TensorDiffStatus::Changed;
+        break;
+    case StatsStatus::Unsupported:
+        out.problem = "the GGUF's type " + typeName(ref.info->typeId) + " cannot be decoded";
+        break;
+    case StatsStatus::NoData: out.problem = "the data of one side is not inside its file"; break;
+    case StatsStatus::Cancelled: out.problem = "cancelled"; break;
     }
     return out;
 }

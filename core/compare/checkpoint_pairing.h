@@ -8,6 +8,7 @@
 // never guessed.
 
 #include "core/compare/composed_values.h"
+#include "core/compare/tensor_diff.h"
 
 #include <cstdint>
 #include <string>
@@ -53,5 +54,22 @@ CheckpointPairing pairWithCheckpoint(const SplitModel &model, const st::Checkpoi
 /// The checkpoint side of a pair as the GGUF holds it. Empty pieces when a source cannot be read
 /// as values (a dtype without a ggml counterpart).
 ComposedValues composedValues(const CheckpointPair &pair, const st::Checkpoint &checkpoint);
+
+/// What comparing one entry of a pairing found.
+struct CheckpointPairOutcome {
+    /// OnlyA/OnlyB (as the two are given), ShapeChanged (a problem with the shapes), NotCompared
+    /// (values not asked for, or not comparable: `problem` says why), SameValues or Changed.
+    TensorDiffStatus status = TensorDiffStatus::NotCompared;
+    bool compared = false; ///< `values` holds the sums
+    ValueDiff values;
+    std::string problem;
+};
+
+/// Compares the values of `pair` (when `values`; else only its status): the GGUF tensor against the
+/// checkpoint's composed as the GGUF holds them, A and B as given (`checkpointIsA`: the checkpoint
+/// is A). Cancelled through options.progress leaves the pair not compared, saying so.
+CheckpointPairOutcome compareCheckpointPair(const SplitModel &model, const st::Checkpoint &checkpoint,
+                                            const CheckpointPair &pair, bool checkpointIsA, bool values,
+                                            const ValueDiffOptions &options = {});
 
 } // namespace gguf

@@ -2,11 +2,13 @@
 #include "ui/compare/compare_page.h"
 
 #include "core/format/split_model.h"
+#include "core/safetensors/checkpoint.h"
 #include "ui/common/job_progress.h"
 #include "ui/common/job_tracker.h"
 #include "ui/common/page_state.h"
 #include "ui/common/text_format.h"
 #include "ui/common/token_text.h"
+#include "ui/compare/checkpoint_compare_panel.h"
 #include "ui/compare/compare_jobs.h"
 #include "ui/compare/metadata_diff_model.h"
 #include "ui/compare/tensor_diff_model.h"
@@ -28,6 +30,7 @@
 #include <QPushButton>
 #include <QScrollArea>
 #include <QSplitter>
+#include <QStackedWidget>
 #include <QTabWidget>
 #include <QTableView>
 #include <QTreeView>
@@ -64,6 +67,7 @@ bool needsValues(const gguf::TensorPair &p)
 ComparePage::ComparePage(QWidget *parent)
     : Page(parent), m_files(new QLabel(this)), m_summary(new QLabel(this)),
       m_chooseB(new QPushButton(tr("Compare &with…"), this)), m_sections(new QTabWidget(this)),
+      m_modes(new QStackedWidget(this)), m_checkpointPanel(new CheckpointComparePanel(this)),
       m_metadataModel(new MetadataDiffModel(this)), m_metadataProxy(new MetadataDiffProxy(this)),
       m_metadataShow(new QComboBox(this)), m_metadataFilter(new QLineEdit(this)), m_metadataView(new QTreeView(this)),
       m_textDiff(new TextDiffView(this)), m_textDiffLabel(new QLabel(this)), m_verdict(new QLabel(this)),
@@ -87,7 +91,10 @@ ComparePage::ComparePage(QWidget *parent)
     auto *layout = new QVBoxLayout(this);
     layout->addLayout(header);
     layout->addWidget(m_summary);
-    layout->addWidget(m_sections, 1);
+    m_modes->addWidget(m_sections);
+    m_modes->addWidget(m_checkpointPanel);
+    layout->addWidget(m_modes, 1);
+    connect(m_checkpointPanel, &CheckpointComparePanel::compared, this, &ComparePage::valuesCompared);
     connect(m_chooseB, &QPushButton::clicked, this, &ComparePage::compareWithRequested);
     updateHeader();
     // the view state kept between runs (the same layout as before PageState: old settings restore)
@@ -102,11 +109,34 @@ void ComparePage::setModel(std::shared_ptr<const gguf::SplitModel> model)
     if (model == m_a)
         return;
     m_a = std::move(model);
+    if (m_checkpointB) {
+        m_checkpointPanel->setSides(m_a, m_checkpointB);
+        updateHeader();
+        return;
+    }
     restart();
+}
+
+void ComparePage::setOtherCheckpoint(std::shared_ptr<const gguf::st::Checkpoint> checkpoint, const QString &path)
+{
+    m_b.reset();
+    m_pathB = checkpoint ? path : QString();
+    m_checkpointB = std::move(checkpoint);
+    restart(); // the GGUF sections let go of what they showed
+    m_modes->setCurrentWidget(m_checkpointB ? static_cast<QWidget *>(m_checkpointPanel) : m_sections);
+    m_checkpointPanel->setSides(m_a, m_checkpointB);
+    updateHeader();
+    if (m_checkpointB)
+        emit comparisonShown();
 }
 
 void ComparePage::setOther(std::shared_ptr<const gguf::SplitModel> model, const QString &path)
 {
+    if (m_checkpointB) {
+        m_checkpointB.reset();
+        m_checkpointPanel->setSides(nullptr, nullptr);
+        m_modes->setCurrentWidget(m_sections);
+    }
     m_b = std::move(model);
     m_pathB = m_b ? path : QString();
     restart();
@@ -273,6 +303,16 @@ void ComparePage::updateValueButton()
 
 void ComparePage::updateHeader()
 {
+    if (m_a && m_checkpointB) {
+        m_chooseB->setEnabled(true);
+        m_files->setText(tr("<b>A</b> %1<br><b>B</b> %2 (a Hugging Face checkpoint, %3)")
+                             .arg(describe(m_a).toHtmlEscaped(), QFileInfo(m_pathB).fileName().toHtmlEscaped(),
+                                  m_checkpointB->tensors().size() == 1
+                                      ? tr("1 tensor")
+                                      : tr("%1 tensors").arg(TextFormat::count(m_checkpointB->tensors().size()))));
+        m_summary->clear();
+        return;
+    }
     if (!m_a || !m_b) {
         m_files->setText(m_a ? tr("<b>A</b> %1 · choose a model to compare it with (File ▸ Compare With…, or drop "
                                   "one on the window while holding Ctrl).")

@@ -10,6 +10,7 @@
 #include <memory>
 #include <vector>
 
+class CheckpointComparePanel;
 class JobProgress;
 class JobTracker;
 class MetadataDiffModel;
@@ -19,6 +20,7 @@ class QLabel;
 class QLineEdit;
 class QCheckBox;
 class QPushButton;
+class QStackedWidget;
 class QTabWidget;
 class QTableView;
 class QTreeView;
@@ -28,6 +30,9 @@ class TensorPairPanel;
 class TextDiffView;
 class TokenDiffModel;
 
+namespace gguf::st {
+class Checkpoint;
+}
 namespace CompareJobs {
 struct Overview;
 struct ValueBatch;
@@ -54,6 +59,11 @@ public:
     /// The model compared with (B), opened from `path`; null ends the comparison.
     void setOther(std::shared_ptr<const gguf::SplitModel> model, const QString &path);
     std::shared_ptr<const gguf::SplitModel> other() const { return m_b; }
+    /// B is a Hugging Face checkpoint (#43): the GGUF's tensors paired with it by llama.cpp's
+    /// conversion, undone, and their values compared (CheckpointComparePanel); null ends it.
+    void setOtherCheckpoint(std::shared_ptr<const gguf::st::Checkpoint> checkpoint, const QString &path);
+    std::shared_ptr<const gguf::st::Checkpoint> otherCheckpoint() const { return m_checkpointB; }
+    CheckpointComparePanel *checkpointPanel() const { return m_checkpointPanel; }
     /// The window's model (A).
     std::shared_ptr<const gguf::SplitModel> model() const { return m_a; }
     QString otherPath() const { return m_pathB; }
@@ -126,6 +136,9 @@ private:
     QLabel *m_summary;
     QPushButton *m_chooseB;
     QTabWidget *m_sections;
+    QStackedWidget *m_modes; ///< the sections, or the checkpoint panel
+    CheckpointComparePanel *m_checkpointPanel;
+    std::shared_ptr<const gguf::st::Checkpoint> m_checkpointB;
     // metadata
     MetadataDiffModel *m_metadataModel;
     MetadataDiffProxy *m_metadataProxy;

@@ -5,6 +5,8 @@
 // config.json, the BF16 values decoded and sorted here); a damaged file opens with its finding; a
 // GGUF opened next brings the GGUF pages back.
 #include "app/explorer/main_window.h"
+#include "core/format/gguf_file.h"
+#include "core/format/split_model.h"
 #include "tests/support/test_paths.h"
 #include "ui/checkpoint/checkpoint_bytes.h"
 #include "ui/checkpoint/checkpoint_metadata.h"
@@ -14,6 +16,8 @@
 #include "ui/checkpoint/checkpoint_view.h"
 #include "ui/checkpoint/checkpoint_weights.h"
 #include "ui/common/job_tracker.h"
+#include "ui/compare/checkpoint_compare_panel.h"
+#include "ui/compare/compare_page.h"
 #include "ui/plots/type_mix_plot.h"
 #include "ui/shell/document.h"
 
@@ -24,6 +28,7 @@
 #include <QMimeData>
 #include <QStackedWidget>
 #include <QTableView>
+#include <QTableWidget>
 #include <QTemporaryDir>
 #include <QTreeWidget>
 #include <QtTest>
@@ -56,6 +61,12 @@ quint64 headerLength(const QByteArray &file)
 QJsonObject headerOf(const QByteArray &file)
 {
     return QJsonDocument::fromJson(file.mid(8, static_cast<qsizetype>(headerLength(file)))).object();
+}
+
+QString ggufNameOf(const gguf::SplitModel &model, const gguf::CheckpointPair &p)
+{
+    const std::string_view name = model.tensors()[size_t(p.ggufTensor)].info->name;
+    return QString::fromUtf8(name.data(), static_cast<qsizetype>(name.size()));
 }
 
 bool openCheckpoint(MainWindow &window, const QString &path)
@@ -230,6 +241,40 @@ private slots:
         QVERIFY(openCheckpoint(m_window, oracle(QStringLiteral("gemma3-f32"))));
         QCOMPARE(shownWidget(m_window), static_cast<QWidget *>(m_window.checkpointView()));
         QVERIFY(!m_window.document()->model());
+    }
+
+    // The Compare page with B a checkpoint: the Q8_0 copy's measures are NumPy's (hf-oracle's
+    // golden.json, from gguf-py's dequantization), the lossless conversion's every value equal.
+    void compareWithCheckpoint()
+    {
+        const QJsonObject golden = QJsonDocument::fromJson(readAll(oracle(QStringLiteral("golden.json")))).object();
+        const QJsonObject expected = golden["qwen3moe-bf16.q8_0.gguf"].toObject()["tensors"].toObject();
+        QSignalSpy model(&m_window, &MainWindow::modelShown);
+        m_window.openFile(oracle(QStringLiteral("qwen3moe-bf16.q8_0.gguf")));
+        QVERIFY(model.wait(10000));
+        ComparePage *page = m_window.page<ComparePage>();
+        CheckpointComparePanel *panel = page->checkpointPanel();
+        QSignalSpy compared(panel, &CheckpointComparePanel::compared);
+        m_window.compareWith(oracle(QStringLiteral("qwen3moe-bf16")));
+        QVERIFY(compared.wait(20000));
+        QVERIFY(page->otherCheckpoint());
+        QCOMPARE(m_window.pages()->currentWidget(), static_cast<QWidget *>(page));
+        QCOMPARE(static_cast<int>(panel->pairing().pairs.size()), expected.size()); // nothing unpaired
+        for (size_t i = 0; i < panel->outcomes().size(); ++i) {
+            const gguf::CheckpointPair &p = panel->pairing().pairs[i];
+            const gguf::CheckpointPairOutcome &o = panel->outcomes()[i];
+            const QString name = ggufNameOf(*page->model(), p);
+            QVERIFY2(o.compared, qPrintable(name));
+            const double rmse = expected[name].toObject()["rmse"].toDouble();
+            QVERIFY2(std::abs(o.values.rmse() - rmse) <= 1e-9 * std::max(1.0, rmse), qPrintable(name));
+        }
+        QCOMPARE(panel->table()->rowCount(), expected.size());
+
+        QSignalSpy again(panel, &CheckpointComparePanel::compared);
+        m_window.openFile(oracle(QStringLiteral("qwen3moe-bf16.gguf"))); // A changes: paired again
+        QVERIFY(again.wait(20000));
+        for (const gguf::CheckpointPairOutcome &o : panel->outcomes())
+            QCOMPARE(o.status, gguf::TensorDiffStatus::SameValues);
     }
 
     // A folder dropped on the window opens as a checkpoint.

@@ -1,0 +1,63 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
+#pragma once
+
+#include "core/compare/checkpoint_pairing.h"
+
+#include <QWidget>
+
+#include <memory>
+#include <vector>
+
+class JobProgress;
+class JobTracker;
+class QLabel;
+class QLineEdit;
+class QTableWidget;
+namespace gguf {
+class SplitModel;
+namespace st {
+class Checkpoint;
+}
+} // namespace gguf
+
+/// The Compare page when B is a Hugging Face checkpoint (#43): each GGUF tensor of A paired with
+/// the checkpoint tensors llama.cpp's converter made it from, the conversion undone, and every pair's
+/// values compared on a worker (progress, Cancel) — RMSE, max |a − b|, mean |a − b| / mean |a|,
+/// cosine, SNR and relative L2, and what was undone; what no rule pairs is listed on its side.
+class CheckpointComparePanel : public QWidget {
+    Q_OBJECT
+public:
+    enum Column { NameA, NameB, Status, TypeA, TypeB, Rmse, MaxAbs, MeanRel, Cosine, Snr, RelL2, Undone, ColumnCount };
+
+    explicit CheckpointComparePanel(QWidget *parent = nullptr);
+    /// Pairs `model` (A) with `checkpoint` (B) and compares every pair's values; either null: nothing.
+    void setSides(std::shared_ptr<const gguf::SplitModel> model,
+                  std::shared_ptr<const gguf::st::Checkpoint> checkpoint);
+    QString summary() const;
+    QTableWidget *table() const { return m_table; }
+    JobTracker *tracker() const { return m_tracker; }
+    void setFilter(const QString &text);
+    /// The pairing shown and each entry's outcome (empty until compared()).
+    const gguf::CheckpointPairing &pairing() const;
+    const std::vector<gguf::CheckpointPairOutcome> &outcomes() const;
+
+signals:
+    /// Every pair's values are on the page.
+    void compared();
+
+private:
+    struct Result {
+        gguf::CheckpointPairing pairing;
+        std::vector<gguf::CheckpointPairOutcome> outcomes;
+    };
+    void show(const std::shared_ptr<Result> &result);
+
+    std::shared_ptr<const gguf::SplitModel> m_model;
+    std::shared_ptr<const gguf::st::Checkpoint> m_checkpoint;
+    std::shared_ptr<Result> m_result;
+    QLabel *m_summary;
+    QLineEdit *m_filter;
+    QTableWidget *m_table;
+    JobTracker *m_tracker;
+    JobProgress *m_progress;
+};
