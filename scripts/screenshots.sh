@@ -17,14 +17,20 @@ work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT
 # a settings folder of its own: nothing of the user's (recent files, a chosen scheme) shows
 export XDG_CONFIG_HOME=$work/config
-tour() { # tour NAME SCREEN [arguments…]
+tour() { # tour NAME SCREEN [arguments…] (the sample model, unless the arguments name files)
   local name=$1 screen=$2; shift 2
   mkdir -p "$work/$name"
-  xvfb-run -a -s "-screen 0 ${screen}x24" "$explorer" "$@" --screenshot "$work/$name/shot" "$sample" >/dev/null 2>&1
+  local files=("$sample")
+  [ $# -gt 0 ] && [ -e "${*: -1}" ] && files=()
+  xvfb-run -a -s "-screen 0 ${screen}x24" "$explorer" "$@" --screenshot "$work/$name/shot" "${files[@]}" >/dev/null 2>&1
 }
 tour light 1600x1000
 tour dark 1600x1000 --color-scheme dark
 QT_SCALE_FACTOR=2 tour scale2 3200x2000
+# a Hugging Face checkpoint (#43): its pages, and the Compare page with its Q8_0 conversion as A
+checkpoint=tests/data/hf-oracle/mixtral-bf16
+tour checkpoint 1600x1000 "$checkpoint"
+tour checkpoint-compare 1600x1000 --compare "$checkpoint.q8_0.gguf" "$checkpoint"
 
 mkdir -p docs/screenshots
 rm -f docs/screenshots/*.png
@@ -35,4 +41,8 @@ done
 for page in overview bytes; do
   cp "$work/scale2/shot-$page.png" "docs/screenshots/scale200-$page.png"
 done
+for page in overview metadata tensors weights tokenizer bytes; do
+  cp "$work/checkpoint/shot-checkpoint-$page.png" "docs/screenshots/checkpoint-$page.png"
+done
+cp "$work/checkpoint-compare/shot-compare-checkpoint.png" docs/screenshots/checkpoint-compare.png
 ls docs/screenshots
