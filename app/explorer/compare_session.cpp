@@ -2,6 +2,7 @@
 #include "app/explorer/compare_session.h"
 
 #include "core/format/split_model.h"
+#include "ui/checkpoint/checkpoint_view.h"
 #include "ui/common/damage_text.h"
 #include "ui/common/message_bar.h"
 #include "ui/compare/compare_page.h"
@@ -21,6 +22,12 @@ CompareSession::CompareSession(ComparePage *page, MessageBar *bar, QStatusBar *s
     // B a Hugging Face checkpoint (#43): A's tensors paired with it by llama.cpp's conversion
     connect(m_document, &Document::checkpointLoaded, this, [this](const QString &path, const QString &warning) {
         m_status->clearMessage();
+        if (m_checkpointView && m_checkpointView->checkpoint()) {
+            m_bar->showMessage(MessageBar::Kind::Warning,
+                               tr("%1 is a checkpoint too: a checkpoint is compared with a GGUF.")
+                                   .arg(QDir::toNativeSeparators(path)));
+            return;
+        }
         m_page->setOtherCheckpoint(m_document->checkpoint(), path);
         emit comparisonShown();
         if (!warning.isEmpty())
@@ -55,6 +62,13 @@ void CompareSession::compareWith(const QString &path)
 void CompareSession::showOther(const QString &path, const QString &warning)
 {
     m_status->clearMessage();
+    if (m_checkpointView && m_checkpointView->checkpoint()) { // A a checkpoint (#43)
+        m_checkpointView->compareWith(m_document->model(), path);
+        emit checkpointComparisonShown();
+        if (!warning.isEmpty())
+            m_bar->showMessage(MessageBar::Kind::Warning, tr("Compared with %1: %2").arg(path, warning));
+        return;
+    }
     m_page->setOther(m_document->model(), path);
     emit comparisonShown();
     // a damaged B is compared as far as it was read: what follows its break is not "only in A"

@@ -4,6 +4,7 @@
 #include <QObject>
 #include <QString>
 
+class CheckpointView;
 class ComparePage;
 class Document;
 class MessageBar;
@@ -19,12 +20,16 @@ public:
 
     /// Opens the model at `path` as B.
     void compareWith(const QString &path);
+    /// Where a comparison goes while the window shows a Hugging Face checkpoint (A): its Compare tab.
+    void setCheckpointView(CheckpointView *view) { m_checkpointView = view; }
     /// B's opening and its file watch.
     Document *document() const { return m_document; }
 
 signals:
     /// B is on the Compare page (the window brings the page forward).
     void comparisonShown();
+    /// B is on the checkpoint view's Compare tab (A a checkpoint).
+    void checkpointComparisonShown();
 
 private:
     void showOther(const QString &path, const QString &warning);
@@ -33,4 +38,5 @@ private:
     MessageBar *m_bar;
     QStatusBar *m_status;
     Document *m_document;
+    CheckpointView *m_checkpointView = nullptr;
 };

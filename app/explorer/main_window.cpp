@@ -60,6 +60,7 @@ MainWindow::MainWindow(QWidget *parent)
     statusBar()->addPermanentWidget(progress);
     m_reporter = new LoadReporter(m_document, m_messageBar, statusBar(), progress, this);
     m_comparison = new CompareSession(m_compare, m_messageBar, statusBar(), this);
+    m_comparison->setCheckpointView(m_checkpointView);
 
     connect(m_document, &Document::loadStarted, this, [this] { m_shown = false; });
     connect(m_document, &Document::loaded, this, &MainWindow::showLoaded);
@@ -114,6 +115,9 @@ void MainWindow::connectPages()
             [this](bool applicable) { m_pages->setTabVisible(m_pages->indexOf(m_importance), applicable); });
     connect(m_compare, &ComparePage::compareWithRequested, this, &MainWindow::chooseCompareFile);
     connect(m_comparison, &CompareSession::comparisonShown, this, [this] { m_pages->setCurrentWidget(m_compare); });
+    connect(m_comparison, &CompareSession::checkpointComparisonShown, m_checkpointView,
+            &CheckpointView::showComparison);
+    connect(m_checkpointView, &CheckpointView::compareWithRequested, this, &MainWindow::chooseCompareFile);
     // editing the metadata: refusals and failures in the message bar; a save reloads what was
     // saved (a Save As opens the new file) and says what the validation thinks of it
     connect(m_metadata, &MetadataPage::editMessage, this,
@@ -215,6 +219,7 @@ bool MainWindow::mayDropEdits()
 void MainWindow::showLoaded(const QString &path)
 {
     m_shownPath = path;
+    m_checkpointView->setCheckpoint(nullptr); // a GGUF in place of a checkpoint
     m_pages->showModel(m_document->model());
     setWindowTitle(m_document->model()->firstBreak()
                        ? tr("%1 (damaged) — GGUF Explorer").arg(QFileInfo(path).fileName())
@@ -229,6 +234,8 @@ void MainWindow::showCheckpoint(const QString &path)
     m_whenShown = {};
     m_pages->showModel(nullptr); // the GGUF pages let go of the model they showed
     m_checkpointView->setCheckpoint(m_document->checkpoint());
+    if (m_compare->other()) // a GGUF compared with before: now against the checkpoint
+        m_checkpointView->compareWith(m_compare->other(), m_compare->otherPath());
     m_stack->setCurrentWidget(m_checkpointView);
     setWindowTitle(tr("%1 — GGUF Explorer").arg(QFileInfo(path).fileName()));
     setWindowFilePath(path);

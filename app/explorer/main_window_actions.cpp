@@ -128,7 +128,7 @@ void MainWindow::showStart(bool start)
 
 void MainWindow::chooseCompareFile()
 {
-    if (!m_document->model()) {
+    if (!m_document->model() && !m_document->checkpoint()) {
         m_messageBar->showMessage(MessageBar::Kind::Warning, tr("Open a model first, then compare it with another."));
         return;
     }
@@ -234,7 +234,7 @@ void MainWindow::dropEvent(QDropEvent *event)
             compareWith(models[1]);
             return;
         }
-        if (m_document->model() || m_document->isLoading()) {
+        if (m_document->model() || m_document->checkpoint() || m_document->isLoading()) {
             compareWith(models[0]);
             return;
         }

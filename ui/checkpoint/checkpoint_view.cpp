@@ -8,12 +8,21 @@
 #include "ui/checkpoint/checkpoint_tokenizer.h"
 #include "ui/checkpoint/checkpoint_weights.h"
 
+#include "core/format/split_model.h"
 #include "core/safetensors/checkpoint.h"
+#include "ui/common/checkpoint_compare_panel.h"
+
+#include <QFileInfo>
+#include <QHBoxLayout>
+#include <QLabel>
+#include <QPushButton>
+#include <QVBoxLayout>
 
 CheckpointView::CheckpointView(QWidget *parent)
     : QTabWidget(parent), m_overview(new CheckpointOverview(this)), m_metadata(new CheckpointMetadata(this)),
       m_tensors(new CheckpointTensors(this)), m_bytes(new CheckpointBytes(this)),
-      m_weights(new CheckpointWeights(this)), m_tokenizer(new CheckpointTokenizer(this))
+      m_weights(new CheckpointWeights(this)), m_tokenizer(new CheckpointTokenizer(this)),
+      m_compareTab(new QWidget(this)), m_compareHeader(new QLabel(this)), m_compare(new CheckpointComparePanel(this))
 {
     setDocumentMode(true);
     addTab(m_overview, tr("&Overview"));
@@ -22,6 +31,17 @@ CheckpointView::CheckpointView(QWidget *parent)
     addTab(m_weights, tr("&Weights"));
     addTab(m_tokenizer, tr("To&kenizer"));
     addTab(m_bytes, tr("&Bytes"));
+    // the checkpoint (A) against a GGUF (B), e.g. the one converted from it
+    auto *choose = new QPushButton(tr("Compare &with…"), m_compareTab);
+    m_compareHeader->setWordWrap(true);
+    auto *header = new QHBoxLayout;
+    header->addWidget(m_compareHeader, 1);
+    header->addWidget(choose);
+    auto *compareLayout = new QVBoxLayout(m_compareTab);
+    compareLayout->addLayout(header);
+    compareLayout->addWidget(m_compare, 1);
+    addTab(m_compareTab, tr("Co&mpare"));
+    connect(choose, &QPushButton::clicked, this, &CheckpointView::compareWithRequested);
     // a tensor chosen in the table is the one the Weights and Bytes pages show
     connect(m_tensors, &CheckpointTensors::tensorActivated, this, [this](int index) {
         m_weights->showTensor(index);
@@ -44,4 +64,20 @@ void CheckpointView::setCheckpoint(std::shared_ptr<const gguf::st::Checkpoint> c
     m_bytes->setCheckpoint(m_checkpoint);
     m_weights->setCheckpoint(m_checkpoint);
     m_tokenizer->setCheckpoint(m_checkpoint);
+    compareWith(m_other, m_other ? QString::fromStdString(m_other->primary().path()) : QString());
+}
+
+void CheckpointView::compareWith(std::shared_ptr<const gguf::SplitModel> model, const QString &path)
+{
+    m_other = std::move(model);
+    m_compareHeader->setText(
+        m_other ? tr("<b>A</b> this checkpoint<br><b>B</b> %1 (GGUF)").arg(QFileInfo(path).fileName().toHtmlEscaped())
+                : tr("Compare this checkpoint with a GGUF, such as one converted from it (File ▸ "
+                     "Compare With…, or drop one on the window while holding Ctrl)."));
+    m_compare->setSides(m_other, m_checkpoint, true);
+}
+
+void CheckpointView::showComparison()
+{
+    setCurrentWidget(m_compareTab);
 }

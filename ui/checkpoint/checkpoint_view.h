@@ -6,14 +6,19 @@
 #include <memory>
 
 class CheckpointBytes;
+class CheckpointComparePanel;
 class CheckpointMetadata;
 class CheckpointOverview;
 class CheckpointTensors;
 class CheckpointTokenizer;
 class CheckpointWeights;
-namespace gguf::st {
+class QLabel;
+namespace gguf {
+class SplitModel;
+namespace st {
 class Checkpoint;
 }
+} // namespace gguf
 
 /// What the window shows for a Hugging Face checkpoint (#43): its own pages, built on the
 /// checkpoint as the core reads it (core/safetensors), in place of the GGUF pages — Overview
@@ -37,6 +42,16 @@ public:
     CheckpointBytes *bytes() const { return m_bytes; }
     CheckpointWeights *weights() const { return m_weights; }
     CheckpointTokenizer *tokenizer() const { return m_tokenizer; }
+    CheckpointComparePanel *comparePanel() const { return m_compare; }
+    /// Compares the checkpoint (A) with the GGUF `model` (B) opened from `path`, on the Compare tab;
+    /// null ends the comparison.
+    void compareWith(std::shared_ptr<const gguf::SplitModel> model, const QString &path);
+    /// Brings the Compare tab forward.
+    void showComparison();
+
+signals:
+    /// The Compare tab's button: choose a GGUF to compare the checkpoint with.
+    void compareWithRequested();
 
 private:
     std::shared_ptr<const gguf::st::Checkpoint> m_checkpoint;
@@ -46,4 +61,8 @@ private:
     CheckpointBytes *m_bytes;
     CheckpointWeights *m_weights;
     CheckpointTokenizer *m_tokenizer;
+    QWidget *m_compareTab;
+    QLabel *m_compareHeader;
+    CheckpointComparePanel *m_compare;
+    std::shared_ptr<const gguf::SplitModel> m_other;
 };

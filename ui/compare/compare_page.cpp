@@ -3,12 +3,12 @@
 
 #include "core/format/split_model.h"
 #include "core/safetensors/checkpoint.h"
+#include "ui/common/checkpoint_compare_panel.h"
 #include "ui/common/job_progress.h"
 #include "ui/common/job_tracker.h"
 #include "ui/common/page_state.h"
 #include "ui/common/text_format.h"
 #include "ui/common/token_text.h"
-#include "ui/compare/checkpoint_compare_panel.h"
 #include "ui/compare/compare_jobs.h"
 #include "ui/compare/metadata_diff_model.h"
 #include "ui/compare/tensor_diff_model.h"

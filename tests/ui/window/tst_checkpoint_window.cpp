@@ -15,8 +15,8 @@
 #include "ui/checkpoint/checkpoint_tokenizer.h"
 #include "ui/checkpoint/checkpoint_view.h"
 #include "ui/checkpoint/checkpoint_weights.h"
+#include "ui/common/checkpoint_compare_panel.h"
 #include "ui/common/job_tracker.h"
-#include "ui/compare/checkpoint_compare_panel.h"
 #include "ui/compare/compare_page.h"
 #include "ui/plots/type_mix_plot.h"
 #include "ui/shell/document.h"
@@ -275,6 +275,40 @@ private slots:
         QVERIFY(again.wait(20000));
         for (const gguf::CheckpointPairOutcome &o : panel->outcomes())
             QCOMPARE(o.status, gguf::TensorDiffStatus::SameValues);
+    }
+
+    // The checkpoint as A: its Compare tab takes the GGUF (B) and shows the same measures, names
+    // on their sides (A the checkpoint's).
+    void checkpointAsA()
+    {
+        const QJsonObject golden = QJsonDocument::fromJson(readAll(oracle(QStringLiteral("golden.json")))).object();
+        const QJsonObject expected = golden["qwen2-f32.q8_0.gguf"].toObject()["tensors"].toObject();
+        QVERIFY(openCheckpoint(m_window, oracle(QStringLiteral("qwen2-f32"))));
+        CheckpointView *view = m_window.checkpointView();
+        QSignalSpy compared(view->comparePanel(), &CheckpointComparePanel::compared);
+        m_window.compareWith(oracle(QStringLiteral("qwen2-f32.q8_0.gguf")));
+        QVERIFY(compared.wait(20000));
+        QCOMPARE(view->currentWidget()->isAncestorOf(view->comparePanel()), true);
+        const CheckpointComparePanel *panel = view->comparePanel();
+        QCOMPARE(static_cast<int>(panel->outcomes().size()), expected.size());
+        QTableWidget *table = panel->table();
+        int checked = 0;
+        for (int row = 0; row < table->rowCount(); ++row) {
+            const QString a = table->item(row, CheckpointComparePanel::NameA)->text();
+            const QString b = table->item(row, CheckpointComparePanel::NameB)->text();
+            QVERIFY2(a.startsWith(QLatin1String("model.")) || a == QLatin1String("lm_head.weight"), qPrintable(a));
+            QVERIFY2(expected.contains(b), qPrintable(b));
+            QCOMPARE(table->item(row, CheckpointComparePanel::TypeA)->text(), QStringLiteral("F32"));
+            ++checked;
+        }
+        QCOMPARE(checked, expected.size());
+        for (size_t i = 0; i < panel->outcomes().size(); ++i) {
+            const gguf::CheckpointPairOutcome &o = panel->outcomes()[i];
+            const QString name = ggufNameOf(*panel->model(), panel->pairing().pairs[i]);
+            const double rmse = expected[name].toObject()["rmse"].toDouble();
+            QVERIFY2(o.compared, qPrintable(name));
+            QVERIFY2(std::abs(o.values.rmse() - rmse) <= 1e-9 * std::max(1.0, rmse), qPrintable(name));
+        }
     }
 
     // A folder dropped on the window opens as a checkpoint.

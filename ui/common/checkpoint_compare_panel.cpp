@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
-#include "ui/compare/checkpoint_compare_panel.h"
+#include "ui/common/checkpoint_compare_panel.h"
 
 #include "core/format/ggml_types.h"
 #include "core/format/split_model.h"
@@ -57,13 +57,15 @@ CheckpointComparePanel::CheckpointComparePanel(QWidget *parent)
     layout->addWidget(m_filter);
     layout->addWidget(m_table, 1);
     connect(m_filter, &QLineEdit::textChanged, this, &CheckpointComparePanel::setFilter);
-    connect(m_progress, &JobProgress::restartClicked, this, [this] { setSides(m_model, m_checkpoint); });
+    connect(m_progress, &JobProgress::restartClicked, this,
+            [this] { setSides(m_model, m_checkpoint, m_checkpointIsA); });
 }
 
 void CheckpointComparePanel::setSides(std::shared_ptr<const gguf::SplitModel> model,
-                                      std::shared_ptr<const gguf::st::Checkpoint> checkpoint)
+                                      std::shared_ptr<const gguf::st::Checkpoint> checkpoint, bool checkpointIsA)
 {
     m_tracker->drop();
+    m_checkpointIsA = checkpointIsA;
     m_model = std::move(model);
     m_checkpoint = std::move(checkpoint);
     m_table->setRowCount(0);
@@ -74,7 +76,7 @@ void CheckpointComparePanel::setSides(std::shared_ptr<const gguf::SplitModel> mo
     m_summary->setText(tr("Pairing the tensors and comparing their values…"));
     m_tracker->start(
         tr("Comparing with the checkpoint"),
-        [model = m_model, checkpoint = m_checkpoint](const gguf::ProgressFn &progress) {
+        [model = m_model, checkpoint = m_checkpoint, checkpointIsA](const gguf::ProgressFn &progress) {
             auto result = std::make_shared<Result>();
             result->pairing = gguf::pairWithCheckpoint(*model, *checkpoint);
             const auto &pairs = result->pairing.pairs;
@@ -87,7 +89,8 @@ void CheckpointComparePanel::setSides(std::shared_ptr<const gguf::SplitModel> mo
                 options.progress = [&](uint64_t chunk, uint64_t chunks) {
                     return progress(done + (chunks ? elements * chunk / chunks : 0), std::max<uint64_t>(total, 1));
                 };
-                result->outcomes.push_back(gguf::compareCheckpointPair(*model, *checkpoint, p, false, true, options));
+                result->outcomes.push_back(
+                    gguf::compareCheckpointPair(*model, *checkpoint, p, checkpointIsA, true, options));
                 done += elements;
                 if (!progress(done, std::max<uint64_t>(total, 1)))
                     break; // cancelled: the job's result is dropped
@@ -117,14 +120,19 @@ void CheckpointComparePanel::show(const std::shared_ptr<Result> &result)
         const auto set = [&](int column, const QString &text) {
             m_table->setItem(row, column, new QTableWidgetItem(text));
         };
-        set(NameA, info ? TextFormat::fromView(info->name) : QString());
-        set(NameB, QString::fromStdString(p.sourceName));
+        const QString ggufName = info ? TextFormat::fromView(info->name) : QString();
+        const QString checkpointName = QString::fromStdString(p.sourceName);
+        set(NameA, m_checkpointIsA ? checkpointName : ggufName);
+        set(NameB, m_checkpointIsA ? ggufName : checkpointName);
         set(Status, QString::fromUtf8(gguf::tensorDiffStatusName(o.status).data(),
                                       static_cast<qsizetype>(gguf::tensorDiffStatusName(o.status).size())));
-        set(TypeA, info ? QString::fromStdString(gguf::typeName(info->typeId)) : QString());
-        set(TypeB, p.sources.empty() ? QString()
-                                     : QString::fromStdString(std::string(gguf::st::dtypeName(
-                                           m_checkpoint->tensors()[size_t(p.sources.front())].entry->dtype))));
+        const QString ggufType = info ? QString::fromStdString(gguf::typeName(info->typeId)) : QString();
+        const QString dtype = p.sources.empty()
+                                  ? QString()
+                                  : QString::fromStdString(std::string(gguf::st::dtypeName(
+                                        m_checkpoint->tensors()[size_t(p.sources.front())].entry->dtype)));
+        set(TypeA, m_checkpointIsA ? dtype : ggufType);
+        set(TypeB, m_checkpointIsA ? ggufType : dtype);
         if (o.compared) {
             const gguf::ValueDiff &v = o.values;
             set(Rmse, measure(v.rmse(), 'g', 4));

@@ -20,20 +20,24 @@ class Checkpoint;
 }
 } // namespace gguf
 
-/// The Compare page when B is a Hugging Face checkpoint (#43): each GGUF tensor of A paired with
-/// the checkpoint tensors llama.cpp's converter made it from, the conversion undone, and every pair's
-/// values compared on a worker (progress, Cancel) — RMSE, max |a − b|, mean |a − b| / mean |a|,
-/// cosine, SNR and relative L2, and what was undone; what no rule pairs is listed on its side.
+/// A GGUF against a Hugging Face checkpoint (#43), for the Compare page (B the checkpoint) and the
+/// checkpoint's own view (A the checkpoint): each GGUF tensor paired with the checkpoint tensors
+/// llama.cpp's converter made it from, the conversion undone, and every pair's values compared on a
+/// worker (progress, Cancel) — RMSE, max |a − b|, mean |a − b| / mean |a|, cosine, SNR and relative
+/// L2, and what was undone; what no rule pairs is listed on its side.
 class CheckpointComparePanel : public QWidget {
     Q_OBJECT
 public:
     enum Column { NameA, NameB, Status, TypeA, TypeB, Rmse, MaxAbs, MeanRel, Cosine, Snr, RelL2, Undone, ColumnCount };
 
     explicit CheckpointComparePanel(QWidget *parent = nullptr);
-    /// Pairs `model` (A) with `checkpoint` (B) and compares every pair's values; either null: nothing.
-    void setSides(std::shared_ptr<const gguf::SplitModel> model,
-                  std::shared_ptr<const gguf::st::Checkpoint> checkpoint);
+    /// Pairs `model` with `checkpoint` and compares every pair's values, the checkpoint as B (or as A
+    /// when `checkpointIsA`); either null: nothing.
+    void setSides(std::shared_ptr<const gguf::SplitModel> model, std::shared_ptr<const gguf::st::Checkpoint> checkpoint,
+                  bool checkpointIsA = false);
     QString summary() const;
+    /// The GGUF side.
+    const std::shared_ptr<const gguf::SplitModel> &model() const { return m_model; }
     QTableWidget *table() const { return m_table; }
     JobTracker *tracker() const { return m_tracker; }
     void setFilter(const QString &text);
@@ -55,6 +59,7 @@ private:
     std::shared_ptr<const gguf::SplitModel> m_model;
     std::shared_ptr<const gguf::st::Checkpoint> m_checkpoint;
     std::shared_ptr<Result> m_result;
+    bool m_checkpointIsA = false;
     QLabel *m_summary;
     QLineEdit *m_filter;
     QTableWidget *m_table;
