@@ -7,6 +7,7 @@
 #include "app/gguf_inspect/json_writer.h"
 #include "core/format/gguf_parser.h"
 #include "core/safetensors/checkpoint.h"
+#include "core/safetensors/hf_tokenizer.h"
 
 #include <cstdio>
 #include <map>
@@ -315,6 +316,60 @@ int runLayoutOf(const Checkpoint &c, const CommandArgs &args)
     return reportShardProblem(c) ? kExitBadFile : kExitOk;
 }
 
+// `vocab CHECKPOINT`: the vocabulary of the tokenizer.json beside it (#43): id, kind, score, token.
+int runVocabOf(const Checkpoint &c, const CommandArgs &args)
+{
+    gguf::Error error;
+    const auto t = gguf::st::readHfTokenizer(c, error);
+    if (!t) {
+        if (error.kind == gguf::ErrorKind::NotFound)
+            std::fprintf(stderr, "gguf-inspect: %s: no tokenizer.json beside the checkpoint\n",
+                         printable(args.file).c_str());
+        else
+            reportError(c.besidePath("tokenizer.json"), error);
+        return kExitBadFile;
+    }
+    const auto kind = [](const gguf::st::HfToken &token) {
+        return !token.named ? "none" : token.special ? "special" : token.added ? "added" : "normal";
+    };
+    if (args.json) {
+        JsonWriter json(stdout);
+        json.beginArray();
+        for (size_t id = 0; id < t->tokens.size(); ++id) {
+            const gguf::st::HfToken &token = t->tokens[id];
+            json.beginObject();
+            json.field("id", static_cast<uint64_t>(id));
+            json.key("token");
+            token.named ? json.string(token.text) : json.null();
+            json.field("type", kind(token));
+            json.key("score");
+            token.score ? json.number(*token.score) : json.null();
+            json.endObject();
+        }
+        json.endArray();
+        return json.finish() ? kExitOk : kExitBadFile;
+    }
+    uint64_t added = 0, special = 0;
+    for (const gguf::st::HfToken &token : t->tokens) {
+        added += token.added;
+        special += token.special;
+    }
+    std::printf("%s ids, model %s (tokenizer.json), %s added (%s special), %s merges%s\n",
+                groupDigits(t->tokens.size()).c_str(), t->model.empty() ? "?" : printable(t->model).c_str(),
+                groupDigits(added).c_str(), groupDigits(special).c_str(), groupDigits(t->merges).c_str(),
+                t->gaps ? (", " + groupDigits(t->gaps) + " ids without a token").c_str() : "");
+    TextTable table({{"id", TextTable::Align::Right}, {"type"}, {"score", TextTable::Align::Right}, {"token"}});
+    for (size_t id = 0; id < t->tokens.size(); ++id) {
+        const gguf::st::HfToken &token = t->tokens[id];
+        char score[32] = "-";
+        if (token.score)
+            std::snprintf(score, sizeof score, "%.6g", *token.score);
+        table.addRow({std::to_string(id), kind(token), score, token.named ? printable(token.text, 60) : "-"});
+    }
+    table.print(2);
+    return kExitOk;
+}
+
 } // namespace
 
 std::optional<int> runSafetensors(std::string_view command, const CommandArgs &args)
@@ -325,10 +380,11 @@ std::optional<int> runSafetensors(std::string_view command, const CommandArgs &a
         return std::nullopt;
     if (args.file.empty() || !Checkpoint::looksLikeCheckpoint(args.file))
         return std::nullopt;
-    if (command != "" && command != "info" && command != "tensors" && command != "validate" && command != "layout") {
+    if (command != "" && command != "info" && command != "tensors" && command != "validate" && command != "layout" &&
+        command != "vocab") {
         std::fprintf(stderr,
-                     "gguf-inspect: %s: a safetensors checkpoint; `%s` does not read safetensors yet (info, tensors, "
-                     "validate, layout, stats and dequant do)\n",
+                     "gguf-inspect: %s: a safetensors checkpoint; `%s` does not read safetensors (info, tensors, "
+                     "validate, layout, vocab, stats, dequant and diff do)\n",
                      printable(args.file).c_str(), std::string(command).c_str());
         return kExitBadFile;
     }
@@ -345,6 +401,8 @@ std::optional<int> runSafetensors(std::string_view command, const CommandArgs &a
         return runValidateOf(c, args);
     if (command == "layout")
         return runLayoutOf(c, args);
+    if (command == "vocab")
+        return runVocabOf(c, args);
     if (args.json)
         writeInfoJson(c);
     else

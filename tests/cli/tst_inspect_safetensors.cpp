@@ -2,6 +2,7 @@
 // `gguf-inspect` on a safetensors file (#43, first commands): the overview, info, tensors, validate
 // and layout, and the refusal of the other commands, on files written here byte by byte.
 #include "tests/support/inspect_run.h"
+#include "tests/support/test_paths.h"
 
 #include <QFile>
 #include <QJsonArray>
@@ -192,9 +193,27 @@ private slots:
                  2.0);
     }
 
+    // vocab: the tokenizer.json beside a checkpoint, against the file read here
+    void vocabulary()
+    {
+        const QString dir = gguf::test::dataPath(u"hf-oracle/qwen2-f32");
+        const auto run = inspect({"vocab", dir, "--json"});
+        QCOMPARE(run.exitCode, 0);
+        QFile f(dir + "/tokenizer.json");
+        QVERIFY(f.open(QIODevice::ReadOnly));
+        const QJsonObject vocab = QJsonDocument::fromJson(f.readAll()).object()["model"].toObject()["vocab"].toObject();
+        const QJsonArray tokens = QJsonDocument::fromJson(run.out).array();
+        QCOMPARE(tokens.size(), vocab.size());
+        for (auto it = vocab.begin(); it != vocab.end(); ++it)
+            QCOMPARE(tokens[it.value().toInt()].toObject()["token"].toString(), it.key());
+        const auto none = inspect({"vocab", m_good}); // no tokenizer.json beside it
+        QCOMPARE(none.exitCode, 1);
+        QVERIFY2(none.err.contains("no tokenizer.json"), none.err.constData());
+    }
+
     void otherCommandsSaySo()
     {
-        const auto run = inspect({"vocab", m_good});
+        const auto run = inspect({"dump", m_good});
         QCOMPARE(run.exitCode, 1);
         QVERIFY2(run.err.contains("safetensors"), run.err.constData());
         QVERIFY(run.out.isEmpty());
