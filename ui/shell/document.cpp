@@ -170,24 +170,34 @@ void Document::reload()
         open(m_path);
 }
 
+std::vector<std::pair<std::string, const gguf::ByteSource *>> Document::openSources() const
+{
+    std::vector<std::pair<std::string, const gguf::ByteSource *>> out;
+    if (m_model)
+        for (const auto &shard : m_model->shards())
+            out.emplace_back(shard.path, shard.file ? &shard.file->source() : nullptr);
+    if (m_checkpoint)
+        for (const auto &shard : m_checkpoint->shards())
+            out.emplace_back(shard.path, shard.file ? &shard.file->source() : nullptr);
+    return out;
+}
+
 QString Document::describeChangesOnDisk() const
 {
-    if (!m_model)
-        return {};
     QStringList lines;
     const QLocale locale;
-    for (const auto &shard : m_model->shards()) {
-        if (shard.file && shard.file->isRemote() && shard.file->source().changed()) {
+    for (const auto &[shardPath, source] : openSources()) {
+        if (source && source->isRemote() && source->changed()) {
             // seen when a fetch got another ETag, Last-Modified or size than at opening
             lines << tr("%1 changed on the server since it was opened: what is shown is the old file, and no more of "
                         "it can be fetched.")
-                         .arg(QString::fromStdString(shard.path));
+                         .arg(QString::fromStdString(shardPath));
             continue;
         }
-        if (!shard.file || !shard.file->source().isMapped() || !shard.file->source().changed())
+        if (!source || !source->isMapped() || !source->changed())
             continue;
-        const gguf::ByteSource &mapped = shard.file->source();
-        const QString path = QDir::toNativeSeparators(QFile::decodeName(shard.path.c_str()));
+        const gguf::ByteSource &mapped = *source;
+        const QString path = QDir::toNativeSeparators(QFile::decodeName(shardPath.c_str()));
         const QFileInfo now(path);
         if (!now.exists()) {
             lines << tr("%1 was deleted or renamed.").arg(path);
@@ -212,10 +222,10 @@ void Document::watchModelFiles()
     if (const QStringList old = m_watcher->files() + m_watcher->directories(); !old.isEmpty())
         m_watcher->removePaths(old);
     QStringList paths;
-    for (const auto &shard : m_model->shards()) {
-        if (!shard.file || !shard.file->source().isMapped())
+    for (const auto &[shardPath, source] : openSources()) {
+        if (!source || !source->isMapped())
             continue;
-        const QString path = QFile::decodeName(shard.path.c_str());
+        const QString path = QFile::decodeName(shardPath.c_str());
         paths << path << QFileInfo(path).absolutePath();
     }
     paths.removeDuplicates();
@@ -226,7 +236,7 @@ void Document::watchModelFiles()
 
 void Document::checkOnDisk()
 {
-    if (!m_model || m_changeReported)
+    if ((!m_model && !m_checkpoint) || m_changeReported)
         return;
     const QString description = describeChangesOnDisk();
     if (description.isEmpty())
@@ -252,6 +262,7 @@ void Document::finish(const QString &path, const LoadResult &result)
         m_model.reset();
         m_checkpoint = result.checkpoint;
         m_path = path;
+        watchModelFiles();
         emit checkpointLoaded(path, result.warning);
     } else if (!result.model) {
         emit loadFailed(path, result.message, result.offset);

@@ -9,8 +9,12 @@ class JobTracker;
 class QFileSystemWatcher;
 
 #include <memory>
+#include <string>
+#include <utility>
+#include <vector>
 
 namespace gguf {
+class ByteSource;
 class SplitModel;
 namespace st {
 class Checkpoint;
@@ -83,12 +87,15 @@ signals:
     /// that could not be read.
     void checkpointLoaded(const QString &path, const QString &warning);
     void loadCancelled(const QString &path);
-    /// A file of model() changed on disk (see describeChangesOnDisk()); emitted once per open.
+    /// A file of model() or checkpoint() changed on disk (see describeChangesOnDisk()); emitted once per
+    /// open.
     void changedOnDisk(const QString &description);
 
 private:
     void finish(const QString &path, const LoadResult &result);
     void watchModelFiles();
+    /// Each shard of the model or the checkpoint open: its path, and its bytes (null: not opened).
+    std::vector<std::pair<std::string, const gguf::ByteSource *>> openSources() const;
     void checkOnDisk();
 
     std::shared_ptr<const gguf::SplitModel> m_model;

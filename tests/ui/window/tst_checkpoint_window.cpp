@@ -17,6 +17,7 @@
 #include "ui/checkpoint/checkpoint_weights.h"
 #include "ui/common/checkpoint_compare_panel.h"
 #include "ui/common/job_tracker.h"
+#include "ui/common/message_bar.h"
 #include "ui/compare/compare_page.h"
 #include "ui/plots/type_mix_plot.h"
 #include "ui/shell/document.h"
@@ -309,6 +310,32 @@ private slots:
             QVERIFY2(o.compared, qPrintable(name));
             QVERIFY2(std::abs(o.values.rmse() - rmse) <= 1e-9 * std::max(1.0, rmse), qPrintable(name));
         }
+    }
+
+    // A shard that changes while the checkpoint is open is said, as a GGUF's would be; Reload reads
+    // the checkpoint again.
+    void shardChangedOnDisk()
+    {
+        QTemporaryDir dir;
+        for (const QString &name :
+             {QStringLiteral("config.json"), QStringLiteral("model.safetensors"), QStringLiteral("tokenizer.json")})
+            QVERIFY(QFile::copy(oracle(QStringLiteral("llama-bf16/") + name), dir.filePath(name)));
+        QVERIFY(openCheckpoint(m_window, dir.path()));
+        const auto before = m_window.document()->checkpoint();
+        QFile shard(dir.filePath(QStringLiteral("model.safetensors")));
+        QVERIFY(shard.open(QIODevice::Append));
+        shard.write(QByteArray(4096, '\0'));
+        shard.close();
+        QTRY_VERIFY_WITH_TIMEOUT(m_window.messageBar()->isVisible(), 5000);
+        QVERIFY2(m_window.messageBar()->text().contains(QLatin1String("grew from")),
+                 qPrintable(m_window.messageBar()->text()));
+        QCOMPARE(m_window.document()->checkpoint(), before); // still shown as it was
+        QSignalSpy shown(&m_window, &MainWindow::checkpointShown);
+        m_window.messageBar()->actionButton()->click();
+        QVERIFY(shown.wait(10000));
+        QVERIFY(m_window.document()->checkpoint() != before);
+        // the grown file's extra bytes are data no tensor claims: the reference library refuses it
+        QVERIFY(m_window.checkpointView()->overview()->verdictText().contains(QLatin1String("would refuse")));
     }
 
     // A folder dropped on the window opens as a checkpoint.
