@@ -41,7 +41,7 @@ done
 for page in overview bytes; do
   cp "$work/scale2/shot-$page.png" "docs/screenshots/scale200-$page.png"
 done
-for page in overview metadata tensors weights tokenizer bytes; do
+for page in overview metadata tensors weights weights-heatmap tokenizer bytes; do
   cp "$work/checkpoint/shot-checkpoint-$page.png" "docs/screenshots/checkpoint-$page.png"
 done
 cp "$work/checkpoint-compare/shot-compare-checkpoint.png" docs/screenshots/checkpoint-compare.png

@@ -417,6 +417,13 @@ void grabCheckpointPages(MainWindow &window, const QString &prefix, StallMonitor
                 const QString file = QStringLiteral("%1-checkpoint-%2.png").arg(prefix, name);
                 if (grabTo(window, file, monitor))
                     QTextStream(stdout) << file << '\n';
+                if (shown->currentWidget() == shown->weights()) { // and its heatmap
+                    shown->weights()->views()->setCurrentIndex(1);
+                    const QString heatmap = QStringLiteral("%1-checkpoint-weights-heatmap.png").arg(prefix);
+                    if (grabTo(window, heatmap, monitor))
+                        QTextStream(stdout) << heatmap << '\n';
+                    shown->weights()->views()->setCurrentIndex(0);
+                }
                 grabCheckpointPages(window, prefix, monitor, index + 1, done);
             });
         };

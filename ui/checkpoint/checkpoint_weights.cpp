@@ -1,17 +1,25 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 #include "ui/checkpoint/checkpoint_weights.h"
 
+#include "core/quant/dequantize.h"
 #include "core/safetensors/checkpoint.h"
+#include "core/stats/heatmap.h"
 #include "core/stats/tensor_data.h"
+#include "ui/common/fixed_font.h"
 #include "ui/common/job_progress.h"
 #include "ui/common/job_tracker.h"
 #include "ui/common/text_format.h"
+#include "ui/plots/heatmap_plot.h"
 #include "ui/plots/histogram_plot.h"
 
 #include <QComboBox>
 #include <QLabel>
 #include <QLocale>
+#include <QTabWidget>
+#include <QTableWidget>
 #include <QVBoxLayout>
+
+#include <algorithm>
 
 using gguf::st::Checkpoint;
 
@@ -19,17 +27,30 @@ namespace {
 
 constexpr uint32_t kBins = 128;
 
+constexpr uint32_t kHeatmapCells = 256;              // per side
+constexpr uint64_t kShownRows = 64, kShownCols = 16; // of the values table
+
 struct Outcome {
     gguf::StatsStatus status = gguf::StatsStatus::NoData;
     gguf::TensorStatistics stats;
+    gguf::Heatmap heatmap;     ///< of a matrix (empty otherwise)
+    std::vector<float> values; ///< the first rows' first columns, row by row
+    uint64_t columns = 0;      ///< of `values`
 };
 
 } // namespace
 
 CheckpointWeights::CheckpointWeights(QWidget *parent)
     : QWidget(parent), m_tensor(new QComboBox(this)), m_description(new QLabel(this)), m_stats(new QLabel(this)),
-      m_plot(new HistogramPlot(this)), m_tracker(new JobTracker(this)), m_progress(new JobProgress(this))
+      m_views(new QTabWidget(this)), m_plot(new HistogramPlot(this)), m_heatmap(new HeatmapPlot(this)),
+      m_values(new QTableWidget(this)), m_tracker(new JobTracker(this)), m_progress(new JobProgress(this))
 {
+    m_views->addTab(m_plot, tr("Histogram"));
+    m_views->addTab(m_heatmap, tr("Heatmap"));
+    m_views->addTab(m_values, tr("Values"));
+    m_heatmap->setAxisLabels(tr("Row"), tr("Column"));
+    m_values->setEditTriggers(QAbstractItemView::NoEditTriggers);
+    m_values->setFont(fixedFont());
     m_tensor->setEditable(true); // type to find a name
     m_tensor->setInsertPolicy(QComboBox::NoInsert);
     m_tensor->setMaxVisibleItems(30);
@@ -41,7 +62,7 @@ CheckpointWeights::CheckpointWeights(QWidget *parent)
     layout->addWidget(m_description);
     layout->addWidget(m_progress);
     layout->addWidget(m_stats);
-    layout->addWidget(m_plot, 1);
+    layout->addWidget(m_views, 1);
     connect(m_tensor, &QComboBox::activated, this, &CheckpointWeights::showTensor);
     connect(m_progress, &JobProgress::restartClicked, this, [this] {
         const int again = m_shown;
@@ -119,9 +140,32 @@ void CheckpointWeights::showTensor(int index)
             out.status = gguf::computeStatistics(values, options, out.stats);
             if (out.status == gguf::StatsStatus::Ok)
                 out.status = gguf::refineStatistics(values, options, out.stats);
+            if (out.status != gguf::StatsStatus::Ok)
+                return out;
+            // a matrix (rows of the innermost dim, the others flattened): its heatmap
+            const uint64_t cols = entry->shape.size() >= 2 ? entry->shape.back() : entry->elements;
+            if (entry->shape.size() >= 2 && cols > 0) {
+                gguf::HeatmapOptions heat;
+                heat.rows = heat.cols = kHeatmapCells;
+                if (gguf::computeHeatmap(values, cols, heat, out.heatmap) != gguf::StatsStatus::Ok)
+                    out.heatmap = {};
+            }
+            // the first rows' first columns
+            out.columns = std::min(cols, kShownCols);
+            const uint64_t rows = cols ? std::min(entry->elements / cols, kShownRows) : 0;
+            const gguf::ElementHold hold(values, 0, std::min(entry->elements, rows * cols));
+            std::vector<float> row(static_cast<size_t>(out.columns));
+            for (uint64_t r = 0; hold && r < rows; ++r) {
+                if (!gguf::dequantizeRange(values.typeId, values.bytes, values.elements, r * cols, row))
+                    break;
+                out.values.insert(out.values.end(), row.begin(), row.end());
+            }
             return out;
         },
-        [this](const Outcome &out) { showStatistics(out.stats, out.status); });
+        [this](const Outcome &out) {
+            showHeatmapAndValues(out.heatmap, out.values, out.columns);
+            showStatistics(out.stats, out.status);
+        });
 }
 
 void CheckpointWeights::showStatistics(const gguf::TensorStatistics &s, gguf::StatsStatus status)
@@ -149,6 +193,26 @@ void CheckpointWeights::showStatistics(const gguf::TensorStatistics &s, gguf::St
         series.values.push_back(static_cast<double>(c));
     m_plot->setSeries({series}, HistogramPlot::Scale::Counts);
     emit statisticsShown();
+}
+
+void CheckpointWeights::showHeatmapAndValues(const gguf::Heatmap &heatmap, const std::vector<float> &values,
+                                             uint64_t columns)
+{
+    if (heatmap.gridRows > 0)
+        m_heatmap->setHeatmap(heatmap, gguf::TileMeasure::MeanAbs);
+    else
+        m_heatmap->setHeatmap(gguf::Heatmap{}, gguf::TileMeasure::MeanAbs);
+    m_views->setTabEnabled(m_views->indexOf(m_heatmap), heatmap.gridRows > 0);
+    const int cols = static_cast<int>(columns);
+    const int rows = cols ? static_cast<int>(values.size() / size_t(cols)) : 0;
+    m_values->clear();
+    m_values->setColumnCount(cols);
+    m_values->setRowCount(rows);
+    const QLocale locale;
+    for (int r = 0; r < rows; ++r)
+        for (int c = 0; c < cols; ++c)
+            m_values->setItem(r, c, new QTableWidgetItem(locale.toString(values[size_t(r * cols + c)], 'g', 6)));
+    m_values->resizeColumnsToContents();
 }
 
 QString CheckpointWeights::statsText() const

@@ -1,24 +1,30 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 #pragma once
 
+#include "core/stats/heatmap.h"
 #include "core/stats/tensor_stats.h"
 
 #include <QWidget>
 
 #include <memory>
+#include <vector>
 
+class HeatmapPlot;
 class HistogramPlot;
 class JobProgress;
 class JobTracker;
 class QComboBox;
 class QLabel;
+class QTabWidget;
+class QTableWidget;
 namespace gguf::st {
 class Checkpoint;
 }
 
 /// One tensor of a checkpoint at a time: its exact statistics (min, max, mean, std, zeros, NaN,
-/// NumPy's percentiles) and its histogram, computed on a worker through the job runner with
-/// progress and Cancel, by the same passes as a GGUF tensor's (F32, F16, BF16, F64, I8–I64).
+/// NumPy's percentiles), its histogram, its heatmap (a matrix reduced to tiles of mean |x|) and its
+/// first values, computed on a worker through the job runner with progress and Cancel, by the same
+/// passes as a GGUF tensor's (every dtype).
 class CheckpointWeights : public QWidget {
     Q_OBJECT
 public:
@@ -29,6 +35,9 @@ public:
     int shownTensor() const { return m_shown; }
     JobTracker *tracker() const { return m_tracker; }
     HistogramPlot *plot() const { return m_plot; }
+    HeatmapPlot *heatmapPlot() const { return m_heatmap; }
+    QTableWidget *valuesTable() const { return m_values; }
+    QTabWidget *views() const { return m_views; }
     QString statsText() const;
     /// The statistics on the page (those of shownTensor(), once statisticsShown()).
     const gguf::TensorStatistics &statistics() const { return m_statistics; }
@@ -39,6 +48,7 @@ signals:
 
 private:
     void showStatistics(const gguf::TensorStatistics &stats, gguf::StatsStatus status);
+    void showHeatmapAndValues(const gguf::Heatmap &heatmap, const std::vector<float> &values, uint64_t columns);
 
     std::shared_ptr<const gguf::st::Checkpoint> m_checkpoint;
     gguf::TensorStatistics m_statistics;
@@ -46,7 +56,10 @@ private:
     QComboBox *m_tensor;
     QLabel *m_description;
     QLabel *m_stats;
+    QTabWidget *m_views;
     HistogramPlot *m_plot;
+    HeatmapPlot *m_heatmap;
+    QTableWidget *m_values;
     JobTracker *m_tracker;
     JobProgress *m_progress;
 };

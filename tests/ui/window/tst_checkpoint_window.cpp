@@ -19,6 +19,7 @@
 #include "ui/common/job_tracker.h"
 #include "ui/common/message_bar.h"
 #include "ui/compare/compare_page.h"
+#include "ui/plots/heatmap_plot.h"
 #include "ui/plots/type_mix_plot.h"
 #include "ui/shell/document.h"
 
@@ -27,6 +28,7 @@
 #include <QJsonDocument>
 #include <QJsonObject>
 #include <QMimeData>
+#include <QPushButton>
 #include <QStackedWidget>
 #include <QTableView>
 #include <QTableWidget>
@@ -208,6 +210,7 @@ private slots:
             std::memcpy(&f, &bits, 4);
             values.push_back(f);
         }
+        const std::vector<float> asStored = values;
         std::sort(values.begin(), values.end());
         int index = -1;
         for (int i = 0; i < view->tensors()->view()->model()->rowCount(); ++i)
@@ -226,6 +229,17 @@ private slots:
         const double median = n % 2 ? values[n / 2] : (double(values[n / 2 - 1]) + double(values[n / 2])) / 2;
         QCOMPARE(s.percentiles[3], median);
         QVERIFY(s.percentilesExact);
+        // the first values as stored, row by row (a row is the innermost dim, here 32 values)
+        QTableWidget *table = view->weights()->valuesTable();
+        QCOMPARE(table->columnCount(), 16);
+        for (int r = 0; r < 3; ++r)
+            for (int c = 0; c < 16; ++c)
+                QCOMPARE(QLocale().toFloat(table->item(r, c)->text()),
+                         QLocale().toFloat(QLocale().toString(asStored[size_t(r * 32 + c)], 'g', 6)));
+        // the heatmap covers the matrix: [128, 32] in tiles
+        const gguf::Heatmap &heat = view->weights()->heatmapPlot()->heatmap();
+        QCOMPARE(heat.tensorRows, uint64_t(values.size() / 32));
+        QCOMPARE(heat.tensorCols, uint64_t(32));
     }
 
     // An index file names its shards; a GGUF opened next brings the GGUF pages back, and a
