@@ -11,15 +11,18 @@
 #include "ui/common/text_format.h"
 #include "ui/plots/heatmap_plot.h"
 #include "ui/plots/histogram_plot.h"
+#include "ui/plots/layer_chart.h"
 
 #include <QComboBox>
 #include <QLabel>
 #include <QLocale>
 #include <QTabWidget>
 #include <QTableWidget>
+#include <QTimer>
 #include <QVBoxLayout>
 
 #include <algorithm>
+#include <regex>
 
 using gguf::st::Checkpoint;
 
@@ -43,11 +46,17 @@ struct Outcome {
 CheckpointWeights::CheckpointWeights(QWidget *parent)
     : QWidget(parent), m_tensor(new QComboBox(this)), m_description(new QLabel(this)), m_stats(new QLabel(this)),
       m_views(new QTabWidget(this)), m_plot(new HistogramPlot(this)), m_heatmap(new HeatmapPlot(this)),
-      m_values(new QTableWidget(this)), m_tracker(new JobTracker(this)), m_progress(new JobProgress(this))
+      m_values(new QTableWidget(this)), m_layers(new LayerChart(this)), m_layerTracker(new JobTracker(this)),
+      m_tracker(new JobTracker(this)), m_progress(new JobProgress(this))
 {
     m_views->addTab(m_plot, tr("Histogram"));
     m_views->addTab(m_heatmap, tr("Heatmap"));
     m_views->addTab(m_values, tr("Values"));
+    m_views->addTab(m_layers, tr("Layers"));
+    connect(m_views, &QTabWidget::currentChanged, this, [this] {
+        if (m_views->currentWidget() == m_layers)
+            startLayers();
+    });
     m_heatmap->setAxisLabels(tr("Row"), tr("Column"));
     m_values->setEditTriggers(QAbstractItemView::NoEditTriggers);
     m_values->setFont(fixedFont());
@@ -74,6 +83,8 @@ CheckpointWeights::CheckpointWeights(QWidget *parent)
 void CheckpointWeights::setCheckpoint(const std::shared_ptr<const Checkpoint> &checkpoint)
 {
     m_tracker->drop();
+    m_layerTracker->drop();
+    m_layersOf = -1;
     m_checkpoint = checkpoint;
     m_shown = -1;
     {
@@ -106,6 +117,8 @@ void CheckpointWeights::showTensor(int index)
     if (!m_checkpoint || index < 0 || size_t(index) >= m_checkpoint->tensors().size() || index == m_shown)
         return;
     m_shown = index;
+    if (m_views->currentWidget() == m_layers)
+        QTimer::singleShot(0, this, &CheckpointWeights::startLayers);
     {
         const QSignalBlocker block(m_tensor);
         m_tensor->setCurrentIndex(index);
@@ -193,6 +206,72 @@ void CheckpointWeights::showStatistics(const gguf::TensorStatistics &s, gguf::St
         series.values.push_back(static_cast<double>(c));
     m_plot->setSeries({series}, HistogramPlot::Scale::Counts);
     emit statisticsShown();
+}
+
+namespace {
+
+// "model.layers.12.self_attn.q_proj.weight" → layer 12 and the role "self_attn.q_proj.weight"
+// (the name with its layer number taken out); -1 outside the layers.
+int layerOf(const std::string &name, std::string &role)
+{
+    static const std::regex layer(R"((^|\.)(layers|h|blocks|block)\.(\d+)\.)");
+    std::smatch m;
+    if (!std::regex_search(name, m, layer))
+        return -1;
+    role = m.prefix().str() + m[1].str() + m[2].str() + ".#." + m.suffix().str();
+    return std::stoi(m[3].str());
+}
+
+} // namespace
+
+void CheckpointWeights::startLayers()
+{
+    if (!m_checkpoint || m_shown < 0 || m_layersOf == m_shown)
+        return;
+    m_layersOf = m_shown;
+    std::string role;
+    if (layerOf(m_checkpoint->tensors()[size_t(m_shown)].entry->name, role) < 0) {
+        m_layerTracker->drop();
+        m_layers->showMessage(tr("This tensor is not in a layer."));
+        emit layersShown();
+        return;
+    }
+    m_layers->showMessage(tr("Computing…"));
+    m_layerTracker->start(
+        tr("Statistics of every layer"),
+        [checkpoint = m_checkpoint, role](const gguf::ProgressFn &progress) {
+            std::vector<std::pair<int, size_t>> members; // layer, tensor
+            for (size_t i = 0; i < checkpoint->tensors().size(); ++i) {
+                std::string other;
+                const int layer = layerOf(checkpoint->tensors()[i].entry->name, other);
+                if (layer >= 0 && other == role)
+                    members.emplace_back(layer, i);
+            }
+            std::sort(members.begin(), members.end());
+            QVector<LayerChart::Point> points;
+            for (size_t k = 0; k < members.size(); ++k) {
+                const auto &ref = checkpoint->tensors()[members[k].second];
+                const gguf::st::TensorEntry &e = *ref.entry;
+                const std::optional<uint32_t> type = gguf::st::ggmlTypeOf(e.dtype);
+                const auto *file = checkpoint->shards()[ref.shard].file.get();
+                if (!type || !file)
+                    continue;
+                gguf::StatsOptions options;
+                options.bins = 1;
+                gguf::TensorStatistics stats;
+                if (gguf::computeStatistics(
+                        gguf::tensorData(file->source(), *type, e.elements, e.fileBegin, e.bytes(), e.dataInFile),
+                        options, stats) == gguf::StatsStatus::Ok)
+                    points.push_back({members[k].first, stats.std, QString::fromStdString(e.name)});
+                if (!progress(k + 1, members.size()))
+                    break;
+            }
+            return points;
+        },
+        [this](const QVector<LayerChart::Point> &points) {
+            m_layers->setPoints(points, tr("std"));
+            emit layersShown();
+        });
 }
 
 void CheckpointWeights::showHeatmapAndValues(const gguf::Heatmap &heatmap, const std::vector<float> &values,

@@ -13,6 +13,7 @@ class HeatmapPlot;
 class HistogramPlot;
 class JobProgress;
 class JobTracker;
+class LayerChart;
 class QComboBox;
 class QLabel;
 class QTabWidget;
@@ -38,6 +39,8 @@ public:
     HeatmapPlot *heatmapPlot() const { return m_heatmap; }
     QTableWidget *valuesTable() const { return m_values; }
     QTabWidget *views() const { return m_views; }
+    LayerChart *layerChart() const { return m_layers; }
+    JobTracker *layerTracker() const { return m_layerTracker; }
     QString statsText() const;
     /// The statistics on the page (those of shownTensor(), once statisticsShown()).
     const gguf::TensorStatistics &statistics() const { return m_statistics; }
@@ -45,10 +48,14 @@ public:
 signals:
     /// The statistics of the tensor shown are on the page.
     void statisticsShown();
+    /// The per-layer chart of the shown tensor's role is on the page.
+    void layersShown();
 
 private:
     void showStatistics(const gguf::TensorStatistics &stats, gguf::StatsStatus status);
     void showHeatmapAndValues(const gguf::Heatmap &heatmap, const std::vector<float> &values, uint64_t columns);
+    /// The std of the shown tensor's role in every layer (the Layers view, computed when shown).
+    void startLayers();
 
     std::shared_ptr<const gguf::st::Checkpoint> m_checkpoint;
     gguf::TensorStatistics m_statistics;
@@ -60,6 +67,9 @@ private:
     HistogramPlot *m_plot;
     HeatmapPlot *m_heatmap;
     QTableWidget *m_values;
+    LayerChart *m_layers;
+    JobTracker *m_layerTracker;
+    int m_layersOf = -1; ///< the tensor whose role the chart shows
     JobTracker *m_tracker;
     JobProgress *m_progress;
 };

@@ -20,6 +20,7 @@
 #include "ui/common/message_bar.h"
 #include "ui/compare/compare_page.h"
 #include "ui/plots/heatmap_plot.h"
+#include "ui/plots/layer_chart.h"
 #include "ui/plots/type_mix_plot.h"
 #include "ui/shell/document.h"
 
@@ -37,6 +38,7 @@
 #include <QtTest>
 
 #include <algorithm>
+#include <cmath>
 #include <cstring>
 
 namespace {
@@ -199,17 +201,21 @@ private slots:
         const QByteArray bytes = readAll(file);
         const QJsonObject header = headerOf(bytes);
         const QString name = QStringLiteral("model.layers.1.self_attn.qkv_proj.weight");
-        const QJsonArray offsets = header[name].toObject()["data_offsets"].toArray();
-        const qint64 begin = 8 + static_cast<qint64>(headerLength(bytes)) + offsets[0].toInteger();
-        const qint64 end = 8 + static_cast<qint64>(headerLength(bytes)) + offsets[1].toInteger();
-        std::vector<float> values;
-        for (qint64 at = begin; at < end; at += 2) {
-            const uint32_t bits =
-                (uint32_t(static_cast<uchar>(bytes[at + 1])) << 24) | (uint32_t(static_cast<uchar>(bytes[at])) << 16);
-            float f = 0;
-            std::memcpy(&f, &bits, 4);
-            values.push_back(f);
-        }
+        const auto bf16Values = [&](const QString &tensor) {
+            const QJsonArray offsets = header[tensor].toObject()["data_offsets"].toArray();
+            const qint64 begin = 8 + static_cast<qint64>(headerLength(bytes)) + offsets[0].toInteger();
+            const qint64 end = 8 + static_cast<qint64>(headerLength(bytes)) + offsets[1].toInteger();
+            std::vector<float> out;
+            for (qint64 at = begin; at < end; at += 2) {
+                const uint32_t bits = (uint32_t(static_cast<uchar>(bytes[at + 1])) << 24) |
+                                      (uint32_t(static_cast<uchar>(bytes[at])) << 16);
+                float f = 0;
+                std::memcpy(&f, &bits, 4);
+                out.push_back(f);
+            }
+            return out;
+        };
+        std::vector<float> values = bf16Values(name);
         const std::vector<float> asStored = values;
         std::sort(values.begin(), values.end());
         int index = -1;
@@ -240,6 +246,24 @@ private slots:
         const gguf::Heatmap &heat = view->weights()->heatmapPlot()->heatmap();
         QCOMPARE(heat.tensorRows, uint64_t(values.size() / 32));
         QCOMPARE(heat.tensorCols, uint64_t(32));
+        // the Layers view: the std of qkv_proj in each layer, computed here (population std)
+        QSignalSpy layers(view->weights(), &CheckpointWeights::layersShown);
+        view->weights()->views()->setCurrentWidget(view->weights()->layerChart());
+        QVERIFY(layers.wait(10000));
+        const QVector<LayerChart::Point> &points = view->weights()->layerChart()->points();
+        QCOMPARE(points.size(), 2);
+        for (const LayerChart::Point &p : points) {
+            const std::vector<float> v =
+                bf16Values(QStringLiteral("model.layers.%1.self_attn.qkv_proj.weight").arg(p.layer));
+            double mean = 0, sq = 0;
+            for (float x : v)
+                mean += x;
+            mean /= double(v.size());
+            for (float x : v)
+                sq += (x - mean) * (x - mean);
+            QVERIFY(std::abs(p.value - std::sqrt(sq / double(v.size()))) < 1e-12);
+        }
+        view->weights()->views()->setCurrentIndex(0);
     }
 
     // An index file names its shards; a GGUF opened next brings the GGUF pages back, and a
