@@ -316,6 +316,90 @@ int runLayoutOf(const Checkpoint &c, const CommandArgs &args)
     return reportShardProblem(c) ? kExitBadFile : kExitOk;
 }
 
+// A JSON value as read, written again (integers that fit stay exact).
+void writeJsonValue(JsonWriter &json, const gguf::json::Value &v)
+{
+    using Kind = gguf::json::Value::Kind;
+    switch (v.kind) {
+    case Kind::Null: json.null(); break;
+    case Kind::Bool: json.boolean(v.boolean); break;
+    case Kind::Number:
+        if (const auto u = v.asUnsigned())
+            json.unsignedInteger(*u);
+        else
+            json.number(std::strtod(v.text.c_str(), nullptr));
+        break;
+    case Kind::String: json.string(v.text); break;
+    case Kind::Array:
+        json.beginArray();
+        for (const gguf::json::Value &e : v.values)
+            writeJsonValue(json, e);
+        json.endArray();
+        break;
+    case Kind::Object:
+        json.beginObject();
+        for (size_t i = 0; i < v.values.size(); ++i) {
+            json.key(v.keys[i].first);
+            writeJsonValue(json, v.values[i]);
+        }
+        json.endObject();
+        break;
+    }
+}
+
+// The JSON header of a shard as its bytes (up to where the object ends).
+std::optional<std::string> headerText(const gguf::st::SafetensorsFile &file)
+{
+    const uint64_t end = file.jsonEnd();
+    if (end <= 8)
+        return std::nullopt;
+    const gguf::ByteLease lease = file.source().acquire(8, end - 8);
+    if (!lease)
+        return std::nullopt;
+    return std::string(reinterpret_cast<const char *>(lease.bytes().data()), lease.bytes().size());
+}
+
+// `dump CHECKPOINT [--json]`: each shard's header as written (#43) — its length, where the data
+// begins, and the JSON itself; with --json, the headers as JSON values, and config.json.
+int runDumpOf(const Checkpoint &c, const CommandArgs &args)
+{
+    if (args.json) {
+        JsonWriter json(stdout);
+        json.beginObject();
+        json.field("path", args.file);
+        json.key("shards");
+        json.beginArray();
+        for (const Checkpoint::Shard &s : c.shards()) {
+            json.beginObject();
+            json.field("path", s.path);
+            json.key("header");
+            const auto text = s.file ? headerText(*s.file) : std::nullopt;
+            gguf::json::ParseError why;
+            const auto value = text ? gguf::json::parse(*text, why) : std::nullopt;
+            value ? writeJsonValue(json, *value) : json.null();
+            if (s.file) {
+                json.field("header_length", s.file->headerLength());
+                json.field("data_offset", s.file->dataOffset());
+            }
+            json.endObject();
+        }
+        json.endArray();
+        json.key("config");
+        c.config() ? writeJsonValue(json, *c.config()) : json.null();
+        json.endObject();
+        return json.finish() && !reportShardProblem(c) ? kExitOk : kExitBadFile;
+    }
+    for (const Checkpoint::Shard &s : c.shards()) {
+        if (!s.file)
+            continue;
+        std::printf("%s: header %s bytes at 8, data at %s\n", printable(s.path).c_str(),
+                    groupDigits(s.file->headerLength()).c_str(), groupDigits(s.file->dataOffset()).c_str());
+        if (const auto text = headerText(*s.file))
+            std::printf("%s\n", printable(*text, text->size() + 1).c_str());
+    }
+    return reportShardProblem(c) ? kExitBadFile : kExitOk;
+}
+
 // `vocab CHECKPOINT`: the vocabulary of the tokenizer.json beside it (#43): id, kind, score, token.
 int runVocabOf(const Checkpoint &c, const CommandArgs &args)
 {
@@ -381,10 +465,10 @@ std::optional<int> runSafetensors(std::string_view command, const CommandArgs &a
     if (args.file.empty() || !Checkpoint::looksLikeCheckpoint(args.file))
         return std::nullopt;
     if (command != "" && command != "info" && command != "tensors" && command != "validate" && command != "layout" &&
-        command != "vocab") {
+        command != "vocab" && command != "dump") {
         std::fprintf(stderr,
                      "gguf-inspect: %s: a safetensors checkpoint; `%s` does not read safetensors (info, tensors, "
-                     "validate, layout, vocab, stats, dequant and diff do)\n",
+                     "validate, layout, dump, vocab, stats, dequant and diff do)\n",
                      printable(args.file).c_str(), std::string(command).c_str());
         return kExitBadFile;
     }
@@ -403,6 +487,8 @@ std::optional<int> runSafetensors(std::string_view command, const CommandArgs &a
         return runLayoutOf(c, args);
     if (command == "vocab")
         return runVocabOf(c, args);
+    if (command == "dump")
+        return runDumpOf(c, args);
     if (args.json)
         writeInfoJson(c);
     else

@@ -122,7 +122,7 @@ public:
             "stats: a tensor's statistics could not be computed), 2 "
             "wrong usage (set: nothing written), 3 diff: a file could not be read.\n\n"
             "A FILE may also be a Hugging Face .safetensors file, a model.safetensors.index.json or a "
-            "checkpoint folder: the overview, info, tensors, validate, layout, vocab, stats, dequant and diff "
+            "checkpoint folder: the overview, info, tensors, validate, layout, dump, vocab, stats, dequant and diff "
             "read it.");
         m_parser.setApplicationDescription(text);
         m_help = m_parser.addHelpOption();

@@ -211,9 +211,24 @@ private slots:
         QVERIFY2(none.err.contains("no tokenizer.json"), none.err.constData());
     }
 
+    // dump: each shard's header as written, equal to the JSON read here from the file's bytes
+    void dump()
+    {
+        const auto run = inspect({"dump", m_good, "--json"});
+        QCOMPARE(run.exitCode, 0);
+        const QJsonObject o = QJsonDocument::fromJson(run.out).object();
+        const QJsonObject shard = o["shards"].toArray()[0].toObject();
+        QCOMPARE(shard["header"].toObject(), QJsonDocument::fromJson(kHeader).object());
+        QCOMPARE(shard["header_length"].toInteger(), kHeader.size() + (8 - kHeader.size() % 8) % 8);
+        QVERIFY(o["config"].isNull());
+        const auto text = inspect({"dump", m_good});
+        QCOMPARE(text.exitCode, 0);
+        QVERIFY(text.out.contains(kHeader));
+    }
+
     void otherCommandsSaySo()
     {
-        const auto run = inspect({"dump", m_good});
+        const auto run = inspect({"memory", m_good});
         QCOMPARE(run.exitCode, 1);
         QVERIFY2(run.err.contains("safetensors"), run.err.constData());
         QVERIFY(run.out.isEmpty());
