@@ -13,6 +13,10 @@
 #include "tests/support/range_server/range_server.h"
 #include "tests/support/screenshots.h"
 #include "tests/support/test_paths.h"
+#include "ui/checkpoint/checkpoint_overview.h"
+#include "ui/checkpoint/checkpoint_view.h"
+#include "ui/checkpoint/checkpoint_weights.h"
+#include "ui/common/job_tracker.h"
 #include "ui/common/message_bar.h"
 #include "ui/hex/hex_page.h"
 #include "ui/hex/hex_text.h"
@@ -84,6 +88,7 @@ private slots:
     void changeOnTheServerIsSaid();
     void missingFileIsSaid();
     void dialogRefusesWhatIsNotAUrl();
+    void checkpointAtAUrl();
 
 private:
     RangeServer m_server;
@@ -333,6 +338,47 @@ void TestRemoteWindow::dialogRefusesWhatIsNotAUrl()
     dialog.accept();
     QCOMPARE(dialog.result(), int(QDialog::Accepted));
     QCOMPARE(dialog.url(), QStringLiteral("hf:owner/repo/model.gguf@v2"));
+}
+
+// A sharded checkpoint at a URL (#43): its index, shards and config.json found beside each other on
+// the server; the pages show it, and a tensor's statistics are read through ranged requests (the
+// cache keeps nothing outside a lease) equal to those of the local files.
+void TestRemoteWindow::checkpointAtAUrl()
+{
+    const QString dir = gguf::test::dataPath(u"hf-oracle/mixtral-bf16");
+    for (const QString &name :
+         {QStringLiteral("config.json"), QStringLiteral("tokenizer.json"),
+          QStringLiteral("model.safetensors.index.json"), QStringLiteral("model-00001-of-00002.safetensors"),
+          QStringLiteral("model-00002-of-00002.safetensors")})
+        m_server.serve(("/ck/" + name).toStdString(), (dir + "/" + name).toStdString());
+    const auto statsOf = [](MainWindow &window, const QString &path) {
+        QSignalSpy shown(&window, &MainWindow::checkpointShown);
+        window.openFile(path);
+        if (!shown.wait(20000))
+            return gguf::TensorStatistics{};
+        CheckpointWeights *weights = window.checkpointView()->weights();
+        if (weights->tracker()->isRunning()) {
+            QSignalSpy done(weights, &CheckpointWeights::statisticsShown);
+            if (!done.wait(20000))
+                return gguf::TensorStatistics{};
+        }
+        return weights->statistics();
+    };
+    MainWindow window;
+    window.show();
+    const gguf::TensorStatistics remote =
+        statsOf(window, QString::fromStdString(m_server.url("/ck/model.safetensors.index.json")));
+    QCOMPARE(window.checkpointView()->overview()->fieldText(QStringLiteral("Architecture")),
+             QStringLiteral("MixtralForCausalLM")); // config.json from the server
+    QCOMPARE(window.checkpointView()->overview()->fieldText(QStringLiteral("Tensors")), QStringLiteral("41"));
+    QVERIFY(remote.count > 0);
+    MainWindow local;
+    local.show();
+    const gguf::TensorStatistics there = statsOf(local, dir);
+    QCOMPARE(remote.count, there.count);
+    QCOMPARE(remote.min, there.min);
+    QCOMPARE(remote.max, there.max);
+    QCOMPARE(remote.percentiles, there.percentiles);
 }
 
 QTEST_MAIN(TestRemoteWindow)
