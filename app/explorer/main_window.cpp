@@ -118,6 +118,10 @@ void MainWindow::connectPages()
     connect(m_comparison, &CompareSession::checkpointComparisonShown, m_checkpointView,
             &CheckpointView::showComparison);
     connect(m_checkpointView, &CheckpointView::compareWithRequested, this, &MainWindow::chooseCompareFile);
+    connect(m_checkpointView, &CheckpointView::checkpointShown, this, [this] {
+        if (m_document->checkpoint() && m_checkpointView->checkpoint() == m_document->checkpoint())
+            emit checkpointShown(m_shownPath);
+    });
     // editing the metadata: refusals and failures in the message bar; a save reloads what was
     // saved (a Save As opens the new file) and says what the validation thinks of it
     connect(m_metadata, &MetadataPage::editMessage, this,
@@ -240,7 +244,7 @@ void MainWindow::showCheckpoint(const QString &path)
     setWindowTitle(tr("%1 — GGUF Explorer").arg(QFileInfo(path).fileName()));
     setWindowFilePath(path);
     m_recent->add(path);
-    emit checkpointShown(path);
+    // checkpointShown once every page has it (CheckpointView fills them one per turn)
 }
 
 void MainWindow::finishShowing()

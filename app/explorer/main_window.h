@@ -75,7 +75,8 @@ signals:
     /// one per turn of the event loop, the page in view first, so that a model of 20,000 tensors
     /// and a 256k vocabulary never keeps the window from answering (docs/ARCHITECTURE.md §2).
     void modelShown(const QString &path);
-    /// A Hugging Face checkpoint is shown (Document::checkpointLoaded).
+    /// A Hugging Face checkpoint is shown (Document::checkpointLoaded): every page of the checkpoint
+    /// view has it.
     void checkpointShown(const QString &path);
 
 protected:

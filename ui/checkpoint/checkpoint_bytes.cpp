@@ -5,13 +5,14 @@
 #include "ui/common/fixed_font.h"
 #include "ui/common/text_format.h"
 
+#include <QAbstractTableModel>
 #include <QComboBox>
 #include <QFileInfo>
 #include <QHeaderView>
 #include <QLabel>
 #include <QPlainTextEdit>
 #include <QSplitter>
-#include <QTreeWidget>
+#include <QTreeView>
 #include <QVBoxLayout>
 
 using gguf::st::Checkpoint;
@@ -50,13 +51,53 @@ QString kindText(RegionKind kind)
 
 } // namespace
 
+/// The regions of a shard, a row each: built on demand in data(), so that a shard of tens of
+/// thousands of tensors shows at once.
+class RegionModel : public QAbstractTableModel {
+public:
+    using QAbstractTableModel::QAbstractTableModel;
+    void setRegions(const std::vector<gguf::st::Region> *regions)
+    {
+        beginResetModel();
+        m_regions = regions;
+        endResetModel();
+    }
+    int rowCount(const QModelIndex &parent = {}) const override
+    {
+        return parent.isValid() || !m_regions ? 0 : static_cast<int>(m_regions->size());
+    }
+    int columnCount(const QModelIndex &parent = {}) const override { return parent.isValid() ? 0 : 4; }
+    QVariant data(const QModelIndex &index, int role) const override
+    {
+        if (!m_regions || !index.isValid() || role != Qt::DisplayRole)
+            return {};
+        const gguf::st::Region &r = (*m_regions)[size_t(index.row())];
+        switch (index.column()) {
+        case 0: return TextFormat::offset(r.offset);
+        case 1: return TextFormat::count(r.size);
+        case 2: return kindText(r.kind);
+        default: return QString::fromStdString(r.label);
+        }
+    }
+    QVariant headerData(int section, Qt::Orientation orientation, int role) const override
+    {
+        if (orientation != Qt::Horizontal || role != Qt::DisplayRole)
+            return {};
+        const char *names[] = {QT_TR_NOOP("Offset"), QT_TR_NOOP("Size"), QT_TR_NOOP("Region"), QT_TR_NOOP("What")};
+        return CheckpointBytes::tr(names[section]);
+    }
+
+private:
+    const std::vector<gguf::st::Region> *m_regions = nullptr;
+};
+
 CheckpointBytes::CheckpointBytes(QWidget *parent)
-    : QWidget(parent), m_shards(new QComboBox(this)), m_regions(new QTreeWidget(this)), m_explanation(new QLabel(this)),
-      m_dump(new QPlainTextEdit(this))
+    : QWidget(parent), m_shards(new QComboBox(this)), m_model(new RegionModel(this)), m_regions(new QTreeView(this)),
+      m_explanation(new QLabel(this)), m_dump(new QPlainTextEdit(this))
 {
-    m_regions->setColumnCount(4);
-    m_regions->setHeaderLabels({tr("Offset"), tr("Size"), tr("Region"), tr("What")});
+    m_regions->setModel(m_model);
     m_regions->setRootIsDecorated(false);
+    m_regions->setUniformRowHeights(true);
     m_regions->header()->setStretchLastSection(true);
     m_regions->setFont(fixedFont());
     m_dump->setReadOnly(true);
@@ -78,8 +119,8 @@ CheckpointBytes::CheckpointBytes(QWidget *parent)
     layout->addWidget(m_shards);
     layout->addWidget(split, 1);
     connect(m_shards, &QComboBox::currentIndexChanged, this, &CheckpointBytes::showShard);
-    connect(m_regions, &QTreeWidget::currentItemChanged, this,
-            [this](QTreeWidgetItem *item) { showRegion(item ? m_regions->indexOfTopLevelItem(item) : -1); });
+    connect(m_regions->selectionModel(), &QItemSelectionModel::currentRowChanged, this,
+            [this](const QModelIndex &index) { showRegion(index.isValid() ? index.row() : -1); });
 }
 
 CheckpointBytes::~CheckpointBytes() = default;
@@ -105,7 +146,7 @@ void CheckpointBytes::showTensor(int index)
     showShard(static_cast<int>(ref.shard));
     for (size_t i = 0; i < m_shown.size(); ++i)
         if (m_shown[i].kind == RegionKind::TensorData && m_shown[i].offset == ref.entry->fileBegin) {
-            m_regions->setCurrentItem(m_regions->topLevelItem(static_cast<int>(i)));
+            m_regions->setCurrentIndex(m_model->index(static_cast<int>(i), 0));
             return;
         }
 }
@@ -115,7 +156,7 @@ void CheckpointBytes::showShard(int shard)
     if (shard == m_shard)
         return;
     m_shard = shard;
-    m_regions->clear();
+    m_model->setRegions(nullptr);
     m_shown.clear();
     m_dump->clear();
     m_explanation->clear();
@@ -127,15 +168,11 @@ void CheckpointBytes::showShard(int shard)
         return;
     }
     m_shown = gguf::st::byteRegions(*s.file);
-    QList<QTreeWidgetItem *> items;
-    for (const gguf::st::Region &r : m_shown)
-        items << new QTreeWidgetItem({TextFormat::offset(r.offset), TextFormat::count(r.size), kindText(r.kind),
-                                      QString::fromStdString(r.label)});
-    m_regions->addTopLevelItems(items);
+    m_model->setRegions(&m_shown);
     for (int i = 0; i < 3; ++i)
         m_regions->resizeColumnToContents(i);
-    if (!items.isEmpty())
-        m_regions->setCurrentItem(items.front());
+    if (!m_shown.empty())
+        m_regions->setCurrentIndex(m_model->index(0, 0));
 }
 
 void CheckpointBytes::showRegion(int row)

@@ -9,7 +9,8 @@
 class QComboBox;
 class QLabel;
 class QPlainTextEdit;
-class QTreeWidget;
+class QTreeView;
+class RegionModel;
 namespace gguf::st {
 class Checkpoint;
 struct Region;
@@ -27,7 +28,7 @@ public:
     void setCheckpoint(const std::shared_ptr<const gguf::st::Checkpoint> &checkpoint);
     /// Shows the data of checkpoint tensor `index` (its shard, its region selected).
     void showTensor(int index);
-    QTreeWidget *regions() const { return m_regions; }
+    QTreeView *regions() const { return m_regions; }
     QString dumpText() const;
     QString explanation() const;
 
@@ -39,7 +40,8 @@ private:
     std::vector<gguf::st::Region> m_shown; ///< the regions of the shard shown
     int m_shard = -1;
     QComboBox *m_shards;
-    QTreeWidget *m_regions;
+    RegionModel *m_model;
+    QTreeView *m_regions;
     QLabel *m_explanation;
     QPlainTextEdit *m_dump;
 };

@@ -112,6 +112,7 @@ CheckpointTensors::CheckpointTensors(QWidget *parent)
     m_view->verticalHeader()->hide();
     m_view->horizontalHeader()->setStretchLastSection(true);
     m_view->setFont(fixedFont());
+    m_view->horizontalHeader()->setResizeContentsPrecision(200); // column widths from 200 rows, not all
     m_filter->setPlaceholderText(tr("Filter by name"));
     m_filter->setClearButtonEnabled(true);
     auto *weights = new QPushButton(tr("Show &Values"), this);

@@ -16,7 +16,11 @@
 #include <QHBoxLayout>
 #include <QLabel>
 #include <QPushButton>
+#include <QTimer>
 #include <QVBoxLayout>
+
+#include <algorithm>
+#include <functional>
 
 CheckpointView::CheckpointView(QWidget *parent)
     : QTabWidget(parent), m_overview(new CheckpointOverview(this)), m_metadata(new CheckpointMetadata(this)),
@@ -58,13 +62,45 @@ CheckpointView::~CheckpointView() = default;
 void CheckpointView::setCheckpoint(std::shared_ptr<const gguf::st::Checkpoint> checkpoint)
 {
     m_checkpoint = std::move(checkpoint);
-    m_overview->setCheckpoint(m_checkpoint);
-    m_metadata->setCheckpoint(m_checkpoint);
-    m_tensors->setCheckpoint(m_checkpoint);
-    m_bytes->setCheckpoint(m_checkpoint);
-    m_weights->setCheckpoint(m_checkpoint);
-    m_tokenizer->setCheckpoint(m_checkpoint);
-    compareWith(m_other, m_other ? QString::fromStdString(m_other->primary().path()) : QString());
+    // the page in view first, then the others one per turn of the event loop, so that a checkpoint
+    // of tens of thousands of tensors never keeps the window from answering (as PageHost does)
+    const quint64 generation = ++m_generation;
+    QList<std::function<void()>> steps{
+        [this] { m_overview->setCheckpoint(m_checkpoint); },
+        [this] { m_metadata->setCheckpoint(m_checkpoint); },
+        [this] { m_tensors->setCheckpoint(m_checkpoint); },
+        [this] { m_weights->setCheckpoint(m_checkpoint); },
+        [this] { m_tokenizer->setCheckpoint(m_checkpoint); },
+        [this] { m_bytes->setCheckpoint(m_checkpoint); },
+        [this] { compareWith(m_other, m_other ? QString::fromStdString(m_other->primary().path()) : QString()); },
+    };
+    const int current = std::min(currentIndex(), static_cast<int>(steps.size()) - 1);
+    if (current > 0)
+        steps.move(current, 0);
+    steps.takeFirst()();
+    if (!m_checkpoint) { // letting go: at once
+        for (const auto &step : steps)
+            step();
+        emit checkpointShown();
+        return;
+    }
+    runInTurns(generation, steps);
+}
+
+void CheckpointView::runInTurns(quint64 generation, QList<std::function<void()>> steps)
+{
+    if (generation != m_generation)
+        return; // a newer checkpoint took over
+    if (steps.isEmpty()) {
+        emit checkpointShown();
+        return;
+    }
+    QTimer::singleShot(0, this, [this, generation, steps]() mutable {
+        if (generation != m_generation)
+            return;
+        steps.takeFirst()();
+        runInTurns(generation, std::move(steps));
+    });
 }
 
 void CheckpointView::compareWith(std::shared_ptr<const gguf::SplitModel> model, const QString &path)

@@ -3,6 +3,9 @@
 
 #include <QTabWidget>
 
+#include <QList>
+
+#include <functional>
 #include <memory>
 
 class CheckpointBytes;
@@ -52,6 +55,9 @@ public:
 signals:
     /// The Compare tab's button: choose a GGUF to compare the checkpoint with.
     void compareWithRequested();
+    /// Every page shows the checkpoint of the last setCheckpoint (they take it one per turn of the
+    /// event loop, the page in view first).
+    void checkpointShown();
 
 private:
     std::shared_ptr<const gguf::st::Checkpoint> m_checkpoint;
@@ -65,4 +71,7 @@ private:
     QLabel *m_compareHeader;
     CheckpointComparePanel *m_compare;
     std::shared_ptr<const gguf::SplitModel> m_other;
+    quint64 m_generation = 0; ///< counts setCheckpoint calls: an older one stops filling pages
+
+    void runInTurns(quint64 generation, QList<std::function<void()>> steps);
 };

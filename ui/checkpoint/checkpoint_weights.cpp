@@ -63,6 +63,9 @@ CheckpointWeights::CheckpointWeights(QWidget *parent)
     m_tensor->setEditable(true); // type to find a name
     m_tensor->setInsertPolicy(QComboBox::NoInsert);
     m_tensor->setMaxVisibleItems(30);
+    // sized by a fixed length, not by measuring every name (tens of thousands in a large checkpoint)
+    m_tensor->setSizeAdjustPolicy(QComboBox::AdjustToMinimumContentsLengthWithIcon);
+    m_tensor->setMinimumContentsLength(48);
     m_stats->setTextInteractionFlags(Qt::TextSelectableByMouse);
     m_stats->setWordWrap(true);
     m_progress->track(m_tracker);
@@ -90,9 +93,13 @@ void CheckpointWeights::setCheckpoint(const std::shared_ptr<const Checkpoint> &c
     {
         const QSignalBlocker block(m_tensor);
         m_tensor->clear();
-        if (checkpoint)
+        if (checkpoint) {
+            QStringList names;
+            names.reserve(static_cast<qsizetype>(checkpoint->tensors().size()));
             for (const Checkpoint::TensorRef &t : checkpoint->tensors())
-                m_tensor->addItem(QString::fromStdString(t.entry->name));
+                names << QString::fromStdString(t.entry->name);
+            m_tensor->addItems(names);
+        }
     }
     m_description->clear();
     m_stats->clear();

@@ -34,6 +34,7 @@
 #include <QTableView>
 #include <QTableWidget>
 #include <QTemporaryDir>
+#include <QTreeView>
 #include <QTreeWidget>
 #include <QtTest>
 
@@ -153,7 +154,7 @@ private slots:
         view->tensors()->setFilter({});
 
         const QByteArray first = readAll(dir + "/model-00001-of-00002.safetensors");
-        view->bytes()->regions()->setCurrentItem(view->bytes()->regions()->topLevelItem(0));
+        view->bytes()->regions()->setCurrentIndex(view->bytes()->regions()->model()->index(0, 0));
         QVERIFY2(view->bytes()->explanation().contains(QLocale().toString(headerLength(first))),
                  qPrintable(view->bytes()->explanation()));
         QVERIFY(view->bytes()->dumpText().startsWith(
