@@ -237,9 +237,9 @@ void MainWindow::showCheckpoint(const QString &path)
     m_shownPath = path;
     m_whenShown = {};
     m_pages->showModel(nullptr); // the GGUF pages let go of the model they showed
+    if (m_compare->other())      // a GGUF compared with before: now against the checkpoint
+        m_checkpointView->setOther(m_compare->other(), m_compare->otherPath());
     m_checkpointView->setCheckpoint(m_document->checkpoint());
-    if (m_compare->other()) // a GGUF compared with before: now against the checkpoint
-        m_checkpointView->compareWith(m_compare->other(), m_compare->otherPath());
     m_stack->setCurrentWidget(m_checkpointView);
     setWindowTitle(tr("%1 — GGUF Explorer").arg(QFileInfo(path).fileName()));
     setWindowFilePath(path);

@@ -29,10 +29,7 @@ struct CheckpointSides {
 // One row of the report, oriented A/B as the user gave the files.
 struct PairRow {
     const CheckpointPair *pair = nullptr;
-    TensorDiffStatus status = TensorDiffStatus::NotCompared;
-    bool compared = false;
-    gguf::ValueDiff values;
-    std::string problem;
+    gguf::CheckpointPairOutcome out;
 };
 
 const gguf::TensorInfo *ggufInfo(const CheckpointSides &s, const CheckpointPair &p)
@@ -79,27 +76,14 @@ PairRow compareOne(const CheckpointSides &s, const CheckpointPair &p, bool value
     ProgressPrinter progress("comparing " + printable(p.ggufTensor >= 0 ? ggufName(s, p) : p.sourceName, 60));
     gguf::ValueDiffOptions options;
     options.progress = std::ref(progress);
-    gguf::CheckpointPairOutcome out =
-        gguf::compareCheckpointPair(*s.model, *s.checkpoint, p, s.checkpointIsA, values, options);
-    row.status = out.status;
-    row.compared = out.compared;
-    row.values = out.values;
-    row.problem = std::move(out.problem);
+    row.out = gguf::compareCheckpointPair(*s.model, *s.checkpoint, p, s.checkpointIsA, values, options);
     return row;
 }
 
 bool rowDiffers(const PairRow &r)
 {
-    return !r.problem.empty() ||
-           (r.status != TensorDiffStatus::SameValues && r.status != TensorDiffStatus::NotCompared);
-}
-
-std::optional<gguf::DiffMeasures> measuresOf(const PairRow &r)
-{
-    if (!r.compared)
-        return std::nullopt;
-    const gguf::ValueDiff &v = r.values;
-    return gguf::DiffMeasures{v.rmse(), v.maxAbsDiff, v.meanAbsRelative(), v.cosine(), v.snrDb(), v.relativeL2()};
+    return !r.out.problem.empty() ||
+           (r.out.status != TensorDiffStatus::SameValues && r.out.status != TensorDiffStatus::NotCompared);
 }
 
 // The A and B columns of a row: the GGUF's name, type and dims; the checkpoint's name, dtype, dims.
@@ -132,8 +116,8 @@ void printCheckpointReport(const CheckpointSides &s, const gguf::CheckpointPairi
     uint64_t paired = 0, onlyA = 0, onlyB = 0;
     for (const PairRow &r : rows) {
         paired += r.pair->paired();
-        onlyA += r.status == TensorDiffStatus::OnlyA;
-        onlyB += r.status == TensorDiffStatus::OnlyB;
+        onlyA += r.out.status == TensorDiffStatus::OnlyA;
+        onlyB += r.out.status == TensorDiffStatus::OnlyB;
     }
     if (!pairing.known)
         std::printf("\nNot paired: %s\n", pairing.problem.c_str());
@@ -150,9 +134,9 @@ void printCheckpointReport(const CheckpointSides &s, const gguf::CheckpointPairi
         const auto [a, b] = sideTexts(s, r);
         std::vector<std::string> cells{
             a.name.empty() ? "-" : printable(a.name, 60), b.name.empty() ? "-" : printable(b.name, 60),
-            std::string(gguf::tensorDiffStatusName(r.status)), a.type.empty() ? "-" : a.type + " " + a.dims,
+            std::string(gguf::tensorDiffStatusName(r.out.status)), a.type.empty() ? "-" : a.type + " " + a.dims,
             b.type.empty() ? "-" : b.type + " " + b.dims};
-        if (const auto m = measuresOf(r)) {
+        if (const auto m = r.out.measures()) {
             addMeasureCells(cells, *m);
         } else if (values) {
             cells.insert(cells.end(), 6, "-");
@@ -162,14 +146,14 @@ void printCheckpointReport(const CheckpointSides &s, const gguf::CheckpointPairi
     table.print(2);
     for (const PairRow &r : rows) {
         const std::string name = printable(r.pair->ggufTensor >= 0 ? ggufName(s, *r.pair) : r.pair->sourceName, 60);
-        if (!r.pair->undone.empty() && r.compared) {
+        if (!r.pair->undone.empty() && r.out.compared) {
             std::string text;
             for (const std::string &u : r.pair->undone)
                 text += (text.empty() ? "" : "; ") + u;
             std::printf("  %s: undone: %s\n", name.c_str(), text.c_str());
         }
-        if (!r.problem.empty())
-            std::printf("  %s: not compared: %s\n", name.c_str(), r.problem.c_str());
+        if (!r.out.problem.empty())
+            std::printf("  %s: not compared: %s\n", name.c_str(), r.out.problem.c_str());
     }
     const bool differ = std::any_of(rows.begin(), rows.end(), rowDiffers);
     if (differ)
@@ -202,7 +186,7 @@ void writeRowJson(JsonWriter &json, const CheckpointSides &s, const PairRow &r, 
         json.key(key);
         text->empty() ? json.null() : json.string(*text);
     }
-    json.field("status", gguf::tensorDiffStatusName(r.status));
+    json.field("status", gguf::tensorDiffStatusName(r.out.status));
     for (const auto &[key, dims] : {std::pair{"a_dims", s.checkpointIsA ? &cDims : &ggufDims},
                                     std::pair{"b_dims", s.checkpointIsA ? &ggufDims : &cDims}}) {
         json.key(key);
@@ -214,14 +198,14 @@ void writeRowJson(JsonWriter &json, const CheckpointSides &s, const PairRow &r, 
         json.string(u);
     json.endArray();
     if (values) {
-        writeMeasures(json, measuresOf(r));
+        writeMeasures(json, r.out.measures());
         json.key("differing");
-        r.compared ? json.unsignedInteger(r.values.differing) : json.null();
+        r.out.compared ? json.unsignedInteger(r.out.values.differing) : json.null();
         json.key("non_finite");
-        r.compared ? json.unsignedInteger(r.values.nonFinitePairs) : json.null();
+        r.out.compared ? json.unsignedInteger(r.out.values.nonFinitePairs) : json.null();
     }
-    if (!r.problem.empty())
-        json.field("problem", r.problem);
+    if (!r.out.problem.empty())
+        json.field("problem", r.out.problem);
     json.endObject();
 }
 

@@ -332,19 +332,28 @@ CheckpointPairing pairWithCheckpoint(const SplitModel &model, const st::Checkpoi
     return out;
 }
 
+std::optional<TensorData> checkpointTensorData(const st::Checkpoint &checkpoint, size_t index)
+{
+    const st::Checkpoint::TensorRef &ref = checkpoint.tensors()[index];
+    const st::TensorEntry &e = *ref.entry;
+    const std::optional<uint32_t> type = st::ggmlTypeOf(e.dtype);
+    const st::SafetensorsFile *file = checkpoint.shards()[ref.shard].file.get();
+    if (!type || !file)
+        return std::nullopt;
+    return tensorData(file->source(), *type, e.elements, e.fileBegin, e.bytes(), e.dataInFile);
+}
+
 ComposedValues composedValues(const CheckpointPair &pair, const st::Checkpoint &checkpoint)
 {
     ComposedValues out;
     out.cols = pair.cols;
     out.shift = pair.shift;
     for (int s : pair.sources) {
-        const st::Checkpoint::TensorRef &ref = checkpoint.tensors()[size_t(s)];
-        const st::TensorEntry &e = *ref.entry;
-        const std::optional<uint32_t> type = st::ggmlTypeOf(e.dtype);
-        const st::SafetensorsFile *file = checkpoint.shards()[ref.shard].file.get();
-        if (!type || !file)
+        const st::TensorEntry &e = *checkpoint.tensors()[size_t(s)].entry;
+        const std::optional<TensorData> read = checkpointTensorData(checkpoint, size_t(s));
+        if (!read)
             return {};
-        const TensorData data = tensorData(file->source(), *type, e.elements, e.fileBegin, e.bytes(), e.dataInFile);
+        const TensorData &data = *read;
         if (pair.expertStride != 0 && e.shape.size() == 3) {
             // one stacked tensor: rows [firstRow, firstRow + rowsPerSource) of each expert's expertStride
             for (uint64_t x = 0; x < e.shape[0]; ++x)

@@ -11,6 +11,7 @@
 #include "core/compare/tensor_diff.h"
 
 #include <cstdint>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -51,6 +52,10 @@ const std::vector<std::string> &pairableArchitectures();
 /// the model's architecture (its general.architecture; head counts from its metadata).
 CheckpointPairing pairWithCheckpoint(const SplitModel &model, const st::Checkpoint &checkpoint);
 
+/// The data of checkpoint tensor `index` (Checkpoint::tensors()), read as its dtype's type id
+/// (st::ggmlTypeOf) from its shard; nullopt when the shard is not open or the dtype has no decoder.
+std::optional<TensorData> checkpointTensorData(const st::Checkpoint &checkpoint, size_t index);
+
 /// The checkpoint side of a pair as the GGUF holds it. Empty pieces when a source cannot be read
 /// as values (a dtype without a ggml counterpart).
 ComposedValues composedValues(const CheckpointPair &pair, const st::Checkpoint &checkpoint);
@@ -63,6 +68,9 @@ struct CheckpointPairOutcome {
     bool compared = false; ///< `values` holds the sums
     ValueDiff values;
     std::string problem;
+
+    /// The measures once compared.
+    std::optional<DiffMeasures> measures() const { return compared ? std::optional(values.measures()) : std::nullopt; }
 };
 
 /// Compares the values of `pair` (when `values`; else only its status): the GGUF tensor against the

@@ -78,8 +78,7 @@ std::optional<DiffMeasures> TensorPair::measures() const
         return DiffMeasures{0, 0, 0, 1, std::numeric_limits<double>::infinity(), 0};
     if (!valuesCompared)
         return std::nullopt;
-    return DiffMeasures{values.rmse(),   values.maxAbsDiff, values.meanAbsRelative(),
-                        values.cosine(), values.snrDb(),    values.relativeL2()};
+    return values.measures();
 }
 
 std::vector<TensorPair> matchTensors(const SplitModel &a, const SplitModel &b)

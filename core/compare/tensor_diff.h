@@ -30,11 +30,6 @@ enum class TensorDiffStatus : uint8_t {
 /// "only-a", "only-b".
 std::string_view tensorDiffStatusName(TensorDiffStatus status);
 
-/// The six error measures of a pair (docs/COMPARE.md §3).
-struct DiffMeasures {
-    double rmse = 0, maxAbs = 0, meanAbsRelative = 0, cosine = 1, snrDb = 0, relativeL2 = 0;
-};
-
 /// A tensor name of either model and what is known about the pair so far.
 struct TensorPair {
     std::string_view name;

@@ -139,22 +139,8 @@ double ValueDiff::relativeL2() const
 
 namespace {
 
-// One side of a pass: a tensor's data, or a composed tensor (composed_values.h).
-uint64_t sideElements(const TensorData &d)
-{
-    return d.elements;
-}
-uint64_t sideElements(const ComposedValues &c)
-{
-    return c.elements();
-}
-
-bool holdSide(const TensorData &d, uint64_t first, uint64_t last, std::vector<ElementHold> &holds)
-{
-    holds.emplace_back(d, first, last);
-    return bool(holds.back());
-}
-
+// What a pass holds, watches and reports of one side: every piece's data (a plain tensor is a
+// composed tensor of one piece, ComposedValues::of).
 bool holdSide(const ComposedValues &c, uint64_t first, uint64_t last, std::vector<ElementHold> &holds)
 {
     for (size_t i = 0; i < c.pieces.size(); ++i)
@@ -166,31 +152,11 @@ bool holdSide(const ComposedValues &c, uint64_t first, uint64_t last, std::vecto
     return true;
 }
 
-bool decodeSide(const TensorData &d, uint64_t at, std::span<float> out)
-{
-    return dequantizeRange(d.typeId, d.bytes, d.elements, at, out, d.swapBytes);
-}
-
-bool decodeSide(const ComposedValues &c, uint64_t at, std::span<float> out)
-{
-    return c.decode(at, out);
-}
-
-ProgressFn watchSide(const TensorData &d, const ProgressFn &outer)
-{
-    return watchedProgress(d, outer);
-}
-
 ProgressFn watchSide(const ComposedValues &c, ProgressFn outer)
 {
     for (const ComposedPiece &p : c.pieces)
         outer = watchedProgress(p.data, outer);
     return outer;
-}
-
-std::optional<StatsStatus> fetchSide(const TensorData &d)
-{
-    return fetchStatus(d);
 }
 
 std::optional<StatsStatus> fetchSide(const ComposedValues &c)
@@ -207,11 +173,10 @@ std::optional<StatsStatus> fetchSide(const ComposedValues &c)
 using RunFn = std::function<void(uint64_t chunk, unsigned worker, const float *a, const float *b, size_t n)>;
 using ChunkDoneFn = std::function<void(uint64_t chunk, unsigned worker)>;
 
-template <typename SideA, typename SideB>
-StatsStatus forEachRun(const SideA &a, const SideB &b, const ValueDiffOptions &options, const RunFn &run,
-                       const ChunkDoneFn &chunkDone)
+StatsStatus forEachRun(const ComposedValues &a, const ComposedValues &b, const ValueDiffOptions &options,
+                       const RunFn &run, const ChunkDoneFn &chunkDone)
 {
-    const uint64_t elements = sideElements(a);
+    const uint64_t elements = a.elements();
     const uint64_t chunk = chunkPairs(elements), chunks = chunkCount(elements);
     std::vector<std::vector<float>> buffers(2 * size_t(workerCount(options.threads, chunks)));
     std::atomic<bool> failed{false};
@@ -227,7 +192,7 @@ StatsStatus forEachRun(const SideA &a, const SideB &b, const ValueDiffOptions &o
                 return;
             for (uint64_t at = first; at < last && !failed; at += kRun) {
                 const size_t n = static_cast<size_t>(std::min(kRun, last - at));
-                if (!decodeSide(a, at, std::span(bufA.data(), n)) || !decodeSide(b, at, std::span(bufB.data(), n))) {
+                if (!a.decode(at, std::span(bufA.data(), n)) || !b.decode(at, std::span(bufB.data(), n))) {
                     failed = true;
                     return;
                 }
@@ -246,10 +211,9 @@ StatsStatus forEachRun(const SideA &a, const SideB &b, const ValueDiffOptions &o
     return failed ? StatsStatus::NoData : StatsStatus::Ok;
 }
 
-template <typename SideA, typename SideB>
-StatsStatus sumPairs(const SideA &a, const SideB &b, const ValueDiffOptions &options, ValueDiff &out)
+StatsStatus sumPairs(const ComposedValues &a, const ComposedValues &b, const ValueDiffOptions &options, ValueDiff &out)
 {
-    const uint64_t elements = sideElements(a);
+    const uint64_t elements = a.elements();
     const uint64_t chunks = chunkCount(elements);
     std::vector<detail::DiffLanes> lanes(workerCount(options.threads, chunks)); // of the chunk a worker is on
     std::vector<Partial> partials(static_cast<size_t>(chunks));
@@ -284,7 +248,7 @@ StatsStatus compareValues(const TensorData &a, const TensorData &b, const ValueD
     out = ValueDiff{};
     if (const StatsStatus s = checkPair(a, b); s != StatsStatus::Ok)
         return s;
-    return sumPairs(a, b, options, out);
+    return sumPairs(ComposedValues::of(a), ComposedValues::of(b), options, out);
 }
 
 StatsStatus compareValues(const ComposedValues &a, const ComposedValues &b, const ValueDiffOptions &options,
@@ -311,7 +275,7 @@ StatsStatus computeDiffHistogram(const TensorData &a, const TensorData &b, doubl
         uint64_t below = 0, above = 0;
     };
     std::vector<Counts> perWorker(workerCount(options.threads, chunkCount(a.elements)));
-    const StatsStatus status = forEachRun(a, b, options,
+    const StatsStatus status = forEachRun(ComposedValues::of(a), ComposedValues::of(b), options,
                                           [&](uint64_t, unsigned worker, const float *x, const float *y, size_t n) {
                                               Counts &w = perWorker[worker];
                                               w.bins.resize(bins);

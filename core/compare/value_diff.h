@@ -8,6 +8,11 @@
 
 namespace gguf {
 
+/// The six error measures of a pair (docs/COMPARE.md §3).
+struct DiffMeasures {
+    double rmse = 0, maxAbs = 0, meanAbsRelative = 0, cosine = 1, snrDb = 0, relativeL2 = 0;
+};
+
 /// Sums over the element pairs (a, b) of two tensors of the same element count, and the error
 /// measures made from them. Every sum is taken in double precision from the float32 values
 /// (d = a − b in double), over the pairs where both values are finite; a pair with a NaN or an
@@ -38,6 +43,8 @@ struct ValueDiff {
     double snrDb() const;
     /// ‖a − b‖ / ‖a‖ = √(Σ(a − b)² / Σa²); 0 when a = b everywhere, +inf when ‖a‖ = 0 < ‖a − b‖.
     double relativeL2() const;
+    /// The six measures above, together.
+    DiffMeasures measures() const { return {rmse(), maxAbsDiff, meanAbsRelative(), cosine(), snrDb(), relativeL2()}; }
     /// Every pair equal (a = b, or the same non-finite value).
     bool sameValues() const { return differing == 0; }
 };

@@ -66,13 +66,10 @@ void CheckpointView::setCheckpoint(std::shared_ptr<const gguf::st::Checkpoint> c
     // of tens of thousands of tensors never keeps the window from answering (as PageHost does)
     const quint64 generation = ++m_generation;
     QList<std::function<void()>> steps{
-        [this] { m_overview->setCheckpoint(m_checkpoint); },
-        [this] { m_metadata->setCheckpoint(m_checkpoint); },
-        [this] { m_tensors->setCheckpoint(m_checkpoint); },
-        [this] { m_weights->setCheckpoint(m_checkpoint); },
-        [this] { m_tokenizer->setCheckpoint(m_checkpoint); },
-        [this] { m_bytes->setCheckpoint(m_checkpoint); },
-        [this] { compareWith(m_other, m_other ? QString::fromStdString(m_other->primary().path()) : QString()); },
+        [this] { m_overview->setCheckpoint(m_checkpoint); },  [this] { m_metadata->setCheckpoint(m_checkpoint); },
+        [this] { m_tensors->setCheckpoint(m_checkpoint); },   [this] { m_weights->setCheckpoint(m_checkpoint); },
+        [this] { m_tokenizer->setCheckpoint(m_checkpoint); }, [this] { m_bytes->setCheckpoint(m_checkpoint); },
+        [this] { compareWith(m_other, m_otherPath); },
     };
     const int current = std::min(currentIndex(), static_cast<int>(steps.size()) - 1);
     if (current > 0)
@@ -103,9 +100,16 @@ void CheckpointView::runInTurns(quint64 generation, QList<std::function<void()>>
     });
 }
 
+void CheckpointView::setOther(std::shared_ptr<const gguf::SplitModel> model, const QString &path)
+{
+    m_other = std::move(model);
+    m_otherPath = path;
+}
+
 void CheckpointView::compareWith(std::shared_ptr<const gguf::SplitModel> model, const QString &path)
 {
     m_other = std::move(model);
+    m_otherPath = path;
     m_compareHeader->setText(
         m_other ? tr("<b>A</b> this checkpoint<br><b>B</b> %1 (GGUF)").arg(QFileInfo(path).fileName().toHtmlEscaped())
                 : tr("Compare this checkpoint with a GGUF, such as one converted from it (File ▸ "

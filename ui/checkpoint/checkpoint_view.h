@@ -49,6 +49,8 @@ public:
     /// Compares the checkpoint (A) with the GGUF `model` (B) opened from `path`, on the Compare tab;
     /// null ends the comparison.
     void compareWith(std::shared_ptr<const gguf::SplitModel> model, const QString &path);
+    /// The GGUF (B) the next setCheckpoint() compares with, without comparing now.
+    void setOther(std::shared_ptr<const gguf::SplitModel> model, const QString &path);
     /// Brings the Compare tab forward.
     void showComparison();
 
@@ -71,6 +73,7 @@ private:
     QLabel *m_compareHeader;
     CheckpointComparePanel *m_compare;
     std::shared_ptr<const gguf::SplitModel> m_other;
+    QString m_otherPath;
     quint64 m_generation = 0; ///< counts setCheckpoint calls: an older one stops filling pages
 
     void runInTurns(quint64 generation, QList<std::function<void()>> steps);

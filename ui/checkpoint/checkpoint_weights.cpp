@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 #include "ui/checkpoint/checkpoint_weights.h"
 
+#include "core/compare/checkpoint_pairing.h"
 #include "core/quant/dequantize.h"
 #include "core/safetensors/checkpoint.h"
 #include "core/stats/heatmap.h"
@@ -138,9 +139,8 @@ void CheckpointWeights::showTensor(int index)
                                     QString::fromStdString(m_checkpoint->shards()[ref.shard].path)));
     m_stats->clear();
     m_statistics = {};
-    const std::optional<uint32_t> type = gguf::st::ggmlTypeOf(e.dtype);
-    const gguf::st::SafetensorsFile *file = m_checkpoint->shards()[ref.shard].file.get();
-    if (!type || !file) {
+    const std::optional<gguf::TensorData> read = gguf::checkpointTensorData(*m_checkpoint, size_t(index));
+    if (!read) {
         m_tracker->drop();
         m_plot->showMessage(tr("The values of dtype %1 are not read yet.")
                                 .arg(QString::fromStdString(std::string(gguf::st::dtypeName(e.dtype)))));
@@ -150,10 +150,8 @@ void CheckpointWeights::showTensor(int index)
     // the checkpoint (and so its mapping) lives as long as the job holds it
     m_tracker->start(
         tr("Statistics of %1").arg(QString::fromStdString(e.name)),
-        [checkpoint = m_checkpoint, file, entry = &e, type = *type](const gguf::ProgressFn &progress) {
+        [checkpoint = m_checkpoint, entry = &e, values = *read](const gguf::ProgressFn &progress) {
             Outcome out;
-            const gguf::TensorData values = gguf::tensorData(file->source(), type, entry->elements, entry->fileBegin,
-                                                             entry->bytes(), entry->dataInFile);
             gguf::StatsOptions options;
             options.bins = kBins;
             options.progress = progress;
@@ -257,18 +255,14 @@ void CheckpointWeights::startLayers()
             std::sort(members.begin(), members.end());
             QVector<LayerChart::Point> points;
             for (size_t k = 0; k < members.size(); ++k) {
-                const auto &ref = checkpoint->tensors()[members[k].second];
-                const gguf::st::TensorEntry &e = *ref.entry;
-                const std::optional<uint32_t> type = gguf::st::ggmlTypeOf(e.dtype);
-                const auto *file = checkpoint->shards()[ref.shard].file.get();
-                if (!type || !file)
+                const gguf::st::TensorEntry &e = *checkpoint->tensors()[members[k].second].entry;
+                const std::optional<gguf::TensorData> read = gguf::checkpointTensorData(*checkpoint, members[k].second);
+                if (!read)
                     continue;
                 gguf::StatsOptions options;
                 options.bins = 1;
                 gguf::TensorStatistics stats;
-                if (gguf::computeStatistics(
-                        gguf::tensorData(file->source(), *type, e.elements, e.fileBegin, e.bytes(), e.dataInFile),
-                        options, stats) == gguf::StatsStatus::Ok)
+                if (gguf::computeStatistics(*read, options, stats) == gguf::StatsStatus::Ok)
                     points.push_back({members[k].first, stats.std, QString::fromStdString(e.name)});
                 if (!progress(k + 1, members.size()))
                     break;

@@ -134,13 +134,13 @@ void CheckpointComparePanel::show(const std::shared_ptr<Result> &result)
         set(TypeA, m_checkpointIsA ? dtype : ggufType);
         set(TypeB, m_checkpointIsA ? ggufType : dtype);
         if (o.compared) {
-            const gguf::ValueDiff &v = o.values;
-            set(Rmse, measure(v.rmse(), 'g', 4));
-            set(MaxAbs, measure(v.maxAbsDiff, 'g', 4));
-            set(MeanRel, measure(v.meanAbsRelative(), 'g', 4));
-            set(Cosine, measure(v.cosine(), 'f', 6));
-            set(Snr, measure(v.snrDb(), 'f', 2));
-            set(RelL2, measure(v.relativeL2(), 'g', 4));
+            const gguf::DiffMeasures m = o.values.measures();
+            set(Rmse, measure(m.rmse, 'g', 4));
+            set(MaxAbs, measure(m.maxAbs, 'g', 4));
+            set(MeanRel, measure(m.meanAbsRelative, 'g', 4));
+            set(Cosine, measure(m.cosine, 'f', 6));
+            set(Snr, measure(m.snrDb, 'f', 2));
+            set(RelL2, measure(m.relativeL2, 'g', 4));
         }
         QStringList undone;
         for (const std::string &u : p.undone)
