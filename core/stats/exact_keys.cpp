@@ -81,6 +81,10 @@ bool forEachPiece(const TensorData &data, const StatsOptions &options, uint64_t 
     for (std::vector<float> &b : buffers)
         b.resize(static_cast<size_t>(std::min(kPiece, std::max<uint64_t>(data.elements, 1))));
     std::atomic<bool> failed{false};
+    // an F32 tensor in this machine's byte order, aligned for floats, is scanned where it lies
+    const bool inPlace = data.typeId == 0 && !data.swapBytes &&
+                         reinterpret_cast<uintptr_t>(data.bytes.data()) % alignof(float) == 0 &&
+                         data.bytes.size() >= data.elements * sizeof(float);
     const bool finished = runChunks(
         chunks, options.threads,
         [&](uint64_t c, unsigned worker) {
@@ -91,6 +95,10 @@ bool forEachPiece(const TensorData &data, const StatsOptions &options, uint64_t 
                 return;
             for (uint64_t at = c * chunk; at < last && !failed; at += kPiece) {
                 const size_t n = static_cast<size_t>(std::min(kPiece, last - at));
+                if (inPlace) { // F32 as it lies: no copy
+                    scan(worker, std::span<const float>(reinterpret_cast<const float *>(data.bytes.data()) + at, n));
+                    continue;
+                }
                 const std::span<float> piece(buffer.data(), n);
                 if (!dequantizeRange(data.typeId, data.bytes, data.elements, at, piece, data.swapBytes)) {
                     failed = true;
@@ -172,19 +180,71 @@ void entriesOf(std::span<const float> values, const float *threshold, uint32_t *
     }
 }
 
+/// The bin rule in float32 arithmetic, for pass A's half without looking up the threshold: a
+/// value's position t = (x - lo) * scale in bins, whose floor is the bin unless t lies within
+/// `margin` of an integer. The float error is at most about 4 * 2^-24 * bins (x - lo rounded, the
+/// scale rounded, the product rounded; the double rule's own error is smaller still), so the
+/// margin, (bins + 2) * 2^-20, is 16 times that: a value outside it has the bin the double rule
+/// gives, and one inside it is decided by the threshold as before. Usable when lo is a float, which
+/// it is unless the tensor is constant (then no key spans two bins).
+struct FloatBins {
+    float lo = 0, scale = 0, min = 0, last = 0, margin = 0;
+    bool usable = false;
+
+    FloatBins(const BinRange &range, double lowest)
+    {
+        const auto l = static_cast<float>(range.lo);
+        usable = range.here && static_cast<double>(l) == range.lo && range.hi > range.lo;
+        lo = l;
+        scale = static_cast<float>(range.bins / (range.hi - range.lo));
+        min = static_cast<float>(lowest);
+        last = static_cast<float>(range.bins - 1);
+        margin = static_cast<float>((range.bins + 2.0) * 0x1p-20);
+        usable = usable && margin < 0.25f && std::isfinite(scale);
+    }
+};
+
 #if GGUF_X86_KERNELS
-/// The same, 16 values at a time (the threshold gathered); NaN compares false in both.
-GGUF_AVX512_KERNEL void entriesOfAvx512(std::span<const float> values, const float *threshold, uint32_t *out)
+/// The same, 16 values at a time. The half is whether x lies in a higher bin than the first value
+/// of its key (within [min, max]) — for a key over two bins, whether x reaches the upper one —
+/// both bins found in float arithmetic (FloatBins); the few lanes within its margin of an edge
+/// take the threshold. NaN compares false in both ways.
+GGUF_AVX512_KERNEL void entriesOfAvx512(std::span<const float> values, const float *threshold, const FloatBins &fb,
+                                        uint32_t *out)
 {
+    const __m512 lo = _mm512_set1_ps(fb.lo), scale = _mm512_set1_ps(fb.scale), min = _mm512_set1_ps(fb.min);
+    const __m512 last = _mm512_set1_ps(fb.last), margin = _mm512_set1_ps(fb.margin);
+    const __m512 upper = _mm512_set1_ps(1.0f - fb.margin);
+    const __m512i high = _mm512_set1_epi32(static_cast<int>(0xffff0000u)), low = _mm512_set1_epi32(0xffff);
     size_t i = 0;
     for (; i + 16 <= values.size(); i += 16) {
         const __m512 x = _mm512_loadu_ps(values.data() + i);
-        const __m512i key = _mm512_srli_epi32(_mm512_castps_si512(x), 16);
-        const __m512 t = _mm512_i32gather_ps(key, threshold, 4);
+        const __m512i bits = _mm512_castps_si512(x);
+        const __m512i key = _mm512_srli_epi32(bits, 16);
+        // the key's first value in value order: the low half all zeros, or all ones when negative
+        const __m512i firstBits =
+            _mm512_or_si512(_mm512_and_si512(bits, high), _mm512_and_si512(_mm512_srai_epi32(bits, 31), low));
+        const __m512 first = _mm512_max_ps(_mm512_castsi512_ps(firstBits), min);
+        const __m512 t = _mm512_mul_ps(_mm512_sub_ps(x, lo), scale);
+        const __m512 tFirst = _mm512_mul_ps(_mm512_sub_ps(first, lo), scale);
+        const __m512 f = _mm512_roundscale_ps(t, _MM_FROUND_TO_NEG_INF | _MM_FROUND_NO_EXC);
+        const __m512 fFirst = _mm512_roundscale_ps(tFirst, _MM_FROUND_TO_NEG_INF | _MM_FROUND_NO_EXC);
+        const __m512 frac = _mm512_sub_ps(t, f), fracFirst = _mm512_sub_ps(tFirst, fFirst);
+        // near an edge, or not a number (NaN, or infinity - infinity where x - lo overflowed)
+        const auto near = static_cast<uint32_t>(
+            _mm512_cmp_ps_mask(frac, margin, _CMP_NGE_UQ) | _mm512_cmp_ps_mask(frac, upper, _CMP_NLE_UQ) |
+            _mm512_cmp_ps_mask(fracFirst, margin, _CMP_NGE_UQ) | _mm512_cmp_ps_mask(fracFirst, upper, _CMP_NLE_UQ));
+        const __m512 zero = _mm512_setzero_ps();
+        const __m512 binX = _mm512_min_ps(_mm512_max_ps(f, zero), last);
+        const __m512 binFirst = _mm512_min_ps(_mm512_max_ps(fFirst, zero), last);
         const __m512i twice = _mm512_add_epi32(key, key);
         const __m512i entry =
-            _mm512_mask_add_epi32(twice, _mm512_cmp_ps_mask(x, t, _CMP_GE_OQ), twice, _mm512_set1_epi32(1));
+            _mm512_mask_add_epi32(twice, _mm512_cmp_ps_mask(binX, binFirst, _CMP_GT_OQ), twice, _mm512_set1_epi32(1));
         _mm512_storeu_si512(out + i, entry);
+        for (uint32_t m = near; m != 0; m &= m - 1) {
+            const auto j = static_cast<size_t>(std::countr_zero(m));
+            entriesOf(values.subspan(i + j, 1), threshold, out + i + j);
+        }
     }
     entriesOf(values.subspan(i), threshold, out + i);
 }
@@ -196,11 +256,11 @@ struct EntryCounter {
     Counter32 counts{kEntries, kCopies};
     std::vector<uint32_t> entries = std::vector<uint32_t>(kPiece);
 
-    void count(std::span<const float> values, const float *threshold)
+    void count(std::span<const float> values, const float *threshold, const FloatBins &fb)
     {
 #if GGUF_X86_KERNELS
-        if (detail::cpuHasAvx512())
-            entriesOfAvx512(values, threshold, entries.data());
+        if (fb.usable && detail::cpuHasAvx512())
+            entriesOfAvx512(values, threshold, fb, entries.data());
         else
 #endif
             entriesOf(values, threshold, entries.data());
@@ -221,13 +281,15 @@ struct EntryCounter {
 
 /// Pass A: every value's key, counted in two halves by the key's threshold (index 2·key + half).
 std::optional<std::vector<uint64_t>> countKeys(const TensorData &data, const StatsOptions &options, uint64_t chunk,
-                                               std::vector<std::vector<float>> &buffers, const Split &split)
+                                               std::vector<std::vector<float>> &buffers, const Split &split,
+                                               const BinRange &range, const TensorStatistics &stats)
 {
     const unsigned workers = workerCount(options.threads, (data.elements + chunk - 1) / chunk);
     std::vector<EntryCounter> counters(workers);
     const float *threshold = split.threshold.data();
+    const FloatBins fb(range, stats.min);
     if (!forEachPiece(data, options, chunk, halfOfProgress(options, 0), buffers,
-                      [&](unsigned w, std::span<const float> values) { counters[w].count(values, threshold); }))
+                      [&](unsigned w, std::span<const float> values) { counters[w].count(values, threshold, fb); }))
         return std::nullopt;
     std::vector<Counter32> counts;
     counts.reserve(counters.size());
@@ -433,7 +495,7 @@ StatsStatus refineByKeys(const TensorData &data, const StatsOptions &options, ui
 {
     std::vector<std::vector<float>> buffers;
     const Split split = splitKeys(stats, range);
-    const auto halves = countKeys(data, options, chunk, buffers, split);
+    const auto halves = countKeys(data, options, chunk, buffers, split, range, stats);
     if (!halves)
         return fetchStatus(data).value_or(StatsStatus::Cancelled);
     const auto plan = planPassB(*halves, split, stats, range);

@@ -113,6 +113,8 @@ private slots:
     void constantTensor();
     void nonFiniteAndSignedZeros();
     void tiesAcrossRanks();
+    void valuesAtBinEdges_data();
+    void valuesAtBinEdges();
     void everyHalfPattern_data();
     void everyHalfPattern();
 };
@@ -255,6 +257,54 @@ void TestExactStats::tiesAcrossRanks()
     const TensorStatistics p = refined(f32Data(pair), {});
     checkAgainst(p, expectedOf(pair, 64), true);
     QCOMPARE(p.percentiles[5], 4.76678659915924);
+}
+
+void TestExactStats::valuesAtBinEdges_data()
+{
+    QTest::addColumn<uint32_t>("bins");
+    QTest::addColumn<double>("lo");
+    QTest::addColumn<double>("hi");
+    for (const uint32_t bins : {7u, 256u, 1000u, 65536u}) {
+        QTest::addRow("%u bins, [-1, 3]", bins) << bins << -1.0 << 3.0;
+        QTest::addRow("%u bins, [-0.0123, 0.0456]", bins) << bins << -0.0123 << 0.0456;
+        QTest::addRow("%u bins, [1000.5, 1001.75]", bins) << bins << 1000.5 << 1001.75;
+    }
+}
+
+// The float that is each bin edge of [lo, hi] (by double arithmetic, rounded to float), its two
+// float neighbours, and values a few floats away, amid random ones: the values whose bin the
+// refinement must not get wrong by rounding. Expected counts from the definition in double.
+void TestExactStats::valuesAtBinEdges()
+{
+    QFETCH(uint32_t, bins);
+    QFETCH(double, lo);
+    QFETCH(double, hi);
+    const auto low = static_cast<float>(lo), high = static_cast<float>(hi);
+    std::vector<float> values{low, high};
+    uint32_t state = 12345;
+    const auto next = [&state] {
+        state = state * 1664525u + 1013904223u;
+        return static_cast<double>(state >> 8) / 16777216.0;
+    };
+    const uint32_t step = std::max(1u, bins / 512);
+    for (uint32_t j = 1; j < bins; j += step) {
+        const auto edge = static_cast<float>(low + (static_cast<double>(high) - low) * j / bins);
+        float below = edge, above = edge;
+        for (int k = 0; k < 3; ++k) {
+            below = std::nextafter(below, -std::numeric_limits<float>::infinity());
+            above = std::nextafter(above, std::numeric_limits<float>::infinity());
+            values.push_back(std::clamp(below, low, high));
+            values.push_back(std::clamp(above, low, high));
+        }
+        values.push_back(edge);
+    }
+    while (values.size() % 16 != 5)
+        values.push_back(static_cast<float>(low + (static_cast<double>(high) - low) * next()));
+    for (int i = 0; i < 4000; ++i)
+        values.push_back(static_cast<float>(low + (static_cast<double>(high) - low) * next()));
+    StatsOptions options;
+    options.bins = bins;
+    checkAgainst(refined(f32Data(values), options), expectedOf(values, bins), true);
 }
 
 void TestExactStats::everyHalfPattern_data()
