@@ -7,6 +7,7 @@
 // each wanted rank. Pass B revisits only the values of those (at most 14) keys, counting their low
 // halves, which pins each wanted value's pattern; and, with more than 512 bins, bins one by one the
 // values of keys that span several bins.
+#include "core/format/ggml_types.h"
 #include "core/quant/dequantize.h"
 #include "core/util/cpu_features.h"
 #include "exact_common.h"
@@ -190,9 +191,14 @@ void entriesOf(std::span<const float> values, const float *threshold, uint32_t *
 struct FloatBins {
     float lo = 0, scale = 0, min = 0, last = 0, margin = 0;
     bool usable = false;
+    /// Exact zeros are common: every type but those whose blocks subtract a minimum (Q4_1, Q5_1,
+    /// Q2_K, Q4_K, Q5_K), where checking for them costs more than it saves.
+    bool zeros = true;
 
-    FloatBins(const BinRange &range, double lowest)
+    FloatBins(const BinRange &range, double lowest, uint32_t typeId)
     {
+        for (const GgmlType t : {GgmlType::Q4_1, GgmlType::Q5_1, GgmlType::Q2_K, GgmlType::Q4_K, GgmlType::Q5_K})
+            zeros = zeros && typeId != static_cast<uint32_t>(t);
         const auto l = static_cast<float>(range.lo);
         usable = range.here && static_cast<double>(l) == range.lo && range.hi > range.lo;
         lo = l;
@@ -209,6 +215,7 @@ struct FloatBins {
 /// of its key (within [min, max]) — for a key over two bins, whether x reaches the upper one —
 /// both bins found in float arithmetic (FloatBins); the few lanes within its margin of an edge
 /// take the threshold. NaN compares false in both ways.
+template <bool Zeros>
 GGUF_AVX512_KERNEL void entriesOfAvx512(std::span<const float> values, const float *threshold, const FloatBins &fb,
                                         uint32_t *out)
 {
@@ -216,6 +223,13 @@ GGUF_AVX512_KERNEL void entriesOfAvx512(std::span<const float> values, const flo
     const __m512 last = _mm512_set1_ps(fb.last), margin = _mm512_set1_ps(fb.margin);
     const __m512 upper = _mm512_set1_ps(1.0f - fb.margin);
     const __m512i high = _mm512_set1_epi32(static_cast<int>(0xffff0000u)), low = _mm512_set1_epi32(0xffff);
+    // zeros (`Zeros`: the type has them often, see FloatBins::zeros) lie on an edge when the range
+    // is symmetric: their halves are found once instead of in the branch for lanes near an edge
+    std::array<uint32_t, 2> zeroEntries{};
+    const std::array<float, 2> zeros{0.0f, -0.0f};
+    entriesOf(zeros, threshold, zeroEntries.data());
+    const auto halfOfPositiveZero = static_cast<__mmask16>((zeroEntries[0] & 1) ? 0xffff : 0);
+    const auto halfOfNegativeZero = static_cast<__mmask16>((zeroEntries[1] & 1) ? 0xffff : 0);
     size_t i = 0;
     for (; i + 16 <= values.size(); i += 16) {
         const __m512 x = _mm512_loadu_ps(values.data() + i);
@@ -231,20 +245,25 @@ GGUF_AVX512_KERNEL void entriesOfAvx512(std::span<const float> values, const flo
         const __m512 fFirst = _mm512_roundscale_ps(tFirst, _MM_FROUND_TO_NEG_INF | _MM_FROUND_NO_EXC);
         const __m512 frac = _mm512_sub_ps(t, f), fracFirst = _mm512_sub_ps(tFirst, fFirst);
         // near an edge, or not a number (NaN, or infinity - infinity where x - lo overflowed)
+        const __mmask16 zero = Zeros ? _mm512_cmp_ps_mask(x, _mm512_setzero_ps(), _CMP_EQ_OQ) : __mmask16{0};
         const auto near = static_cast<uint32_t>(
-            _mm512_cmp_ps_mask(frac, margin, _CMP_NGE_UQ) | _mm512_cmp_ps_mask(frac, upper, _CMP_NLE_UQ) |
-            _mm512_cmp_ps_mask(fracFirst, margin, _CMP_NGE_UQ) | _mm512_cmp_ps_mask(fracFirst, upper, _CMP_NLE_UQ));
-        const __m512 zero = _mm512_setzero_ps();
-        const __m512 binX = _mm512_min_ps(_mm512_max_ps(f, zero), last);
-        const __m512 binFirst = _mm512_min_ps(_mm512_max_ps(fFirst, zero), last);
+            (_mm512_cmp_ps_mask(frac, margin, _CMP_NGE_UQ) | _mm512_cmp_ps_mask(frac, upper, _CMP_NLE_UQ) |
+             _mm512_cmp_ps_mask(fracFirst, margin, _CMP_NGE_UQ) | _mm512_cmp_ps_mask(fracFirst, upper, _CMP_NLE_UQ)) &
+            ~zero);
+        const __m512 binX = _mm512_min_ps(_mm512_max_ps(f, _mm512_setzero_ps()), last);
+        const __m512 binFirst = _mm512_min_ps(_mm512_max_ps(fFirst, _mm512_setzero_ps()), last);
         const __m512i twice = _mm512_add_epi32(key, key);
-        const __m512i entry =
-            _mm512_mask_add_epi32(twice, _mm512_cmp_ps_mask(binX, binFirst, _CMP_GT_OQ), twice, _mm512_set1_epi32(1));
-        _mm512_storeu_si512(out + i, entry);
-        for (uint32_t m = near; m != 0; m &= m - 1) {
-            const auto j = static_cast<size_t>(std::countr_zero(m));
-            entriesOf(values.subspan(i + j, 1), threshold, out + i + j);
+        const __mmask16 negative = _mm512_movepi32_mask(bits);
+        auto upperHalf =
+            static_cast<__mmask16>((_mm512_cmp_ps_mask(binX, binFirst, _CMP_GT_OQ) & ~zero) |
+                                   (zero & ((negative & halfOfNegativeZero) | (~negative & halfOfPositiveZero))));
+        if (near != 0) { // those lanes compare with their key's split, gathered for them alone
+            const auto lanes = static_cast<__mmask16>(near);
+            const __m512 split = _mm512_mask_i32gather_ps(x, lanes, key, threshold, 4);
+            upperHalf =
+                static_cast<__mmask16>((upperHalf & ~lanes) | _mm512_mask_cmp_ps_mask(lanes, x, split, _CMP_GE_OQ));
         }
+        _mm512_storeu_si512(out + i, _mm512_mask_add_epi32(twice, upperHalf, twice, _mm512_set1_epi32(1)));
     }
     entriesOf(values.subspan(i), threshold, out + i);
 }
@@ -260,7 +279,7 @@ struct EntryCounter {
     {
 #if GGUF_X86_KERNELS
         if (fb.usable && detail::cpuHasAvx512())
-            entriesOfAvx512(values, threshold, fb, entries.data());
+            (fb.zeros ? entriesOfAvx512<true> : entriesOfAvx512<false>)(values, threshold, fb, entries.data());
         else
 #endif
             entriesOf(values, threshold, entries.data());
@@ -287,7 +306,7 @@ std::optional<std::vector<uint64_t>> countKeys(const TensorData &data, const Sta
     const unsigned workers = workerCount(options.threads, (data.elements + chunk - 1) / chunk);
     std::vector<EntryCounter> counters(workers);
     const float *threshold = split.threshold.data();
-    const FloatBins fb(range, stats.min);
+    const FloatBins fb(range, stats.min, data.typeId);
     if (!forEachPiece(data, options, chunk, halfOfProgress(options, 0), buffers,
                       [&](unsigned w, std::span<const float> values) { counters[w].count(values, threshold, fb); }))
         return std::nullopt;

@@ -271,8 +271,8 @@ void TestExactStats::valuesAtBinEdges_data()
     }
 }
 
-// The float that is each bin edge of [lo, hi] (by double arithmetic, rounded to float), its two
-// float neighbours, and values a few floats away, amid random ones: the values whose bin the
+// The float that is each bin edge of [lo, hi] (by double arithmetic, rounded to float; both zeros
+// where an edge is 0), the three floats either side, amid random ones: the values whose bin the
 // refinement must not get wrong by rounding. Expected counts from the definition in double.
 void TestExactStats::valuesAtBinEdges()
 {
@@ -297,6 +297,8 @@ void TestExactStats::valuesAtBinEdges()
             values.push_back(std::clamp(above, low, high));
         }
         values.push_back(edge);
+        if (edge == 0.0f) // an edge at zero: the other zero too
+            values.push_back(-0.0f);
     }
     while (values.size() % 16 != 5)
         values.push_back(static_cast<float>(low + (static_cast<double>(high) - low) * next()));
