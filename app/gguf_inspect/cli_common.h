@@ -28,9 +28,19 @@ struct MemoryOptions {
     std::optional<std::string> ctx, parallel, ubatch, typeK, typeV, gpuLayers, budget;
     bool flashAttn = false;
     bool noMmap = false;
+    // placement over several devices (#44)
+    std::vector<std::string> devices; ///< --device NAME=GIB, in order
+    std::optional<std::string> tensorSplit, splitMode, mainGpu, nCpuMoe;
+    std::vector<std::string> overrides; ///< -ot REGEX=BUF, in order
+    bool cpuMoe = false;
     bool any() const
     {
-        return ctx || parallel || ubatch || typeK || typeV || gpuLayers || budget || flashAttn || noMmap;
+        return ctx || parallel || ubatch || typeK || typeV || gpuLayers || budget || flashAttn || noMmap || placement();
+    }
+    /// Any option of the multi-device plan.
+    bool placement() const
+    {
+        return !devices.empty() || tensorSplit || splitMode || mainGpu || nCpuMoe || !overrides.empty() || cpuMoe;
     }
 };
 

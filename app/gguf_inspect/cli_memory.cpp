@@ -5,6 +5,7 @@
 #include "app/gguf_inspect/json_writer.h"
 #include "core/format/ggml_types.h"
 #include "core/memory/memory_estimate.h"
+#include "core/memory/offload_plan.h"
 
 #include <algorithm>
 #include <charconv>
@@ -92,11 +93,101 @@ std::string readInputs(const MemoryOptions &o, gguf::MemoryInputs &in, std::opti
     return error;
 }
 
-void writeMemoryJson(const gguf::MemoryEstimate &e, std::optional<uint64_t> maxContext, std::optional<uint64_t> budget)
+// The placement options as llama.cpp's model parameters; a message on failure.
+std::string readPlacement(const MemoryOptions &o, gguf::OffloadInputs &in)
+{
+    constexpr double kGiB = 1024.0 * 1024.0 * 1024.0;
+    for (const std::string &d : o.devices) {
+        const size_t eq = d.find('=');
+        double gib = 0;
+        if (eq == 0 || eq == std::string::npos || !parseNumber(d.substr(eq + 1), gib) || !std::isfinite(gib) ||
+            gib < 0 || gib > 1e6)
+            return "--device needs NAME=GIB (a device's name and its free memory in GiB), not '" + d + "'";
+        const std::string name = d.substr(0, eq);
+        if (name == "CPU" ||
+            std::any_of(in.devices.begin(), in.devices.end(), [&](const gguf::GpuDevice &g) { return g.name == name; }))
+            return "--device " + name + " is given twice (or is the CPU, which is always there)";
+        in.devices.push_back({name, static_cast<uint64_t>(gib * kGiB)});
+    }
+    if (o.tensorSplit) {
+        // llama.cpp splits the list at ',' or '/'
+        std::string item;
+        const std::string text = *o.tensorSplit + ",";
+        for (const char c : text) {
+            if (c != ',' && c != '/') {
+                item += c;
+                continue;
+            }
+            double w = 0;
+            if (!parseNumber(item, w) || !std::isfinite(w) || w < 0)
+                return "--tensor-split needs non-negative numbers separated by commas, not '" + *o.tensorSplit + "'";
+            in.tensorSplit.push_back(w);
+            item.clear();
+        }
+    }
+    if (o.splitMode) {
+        if (*o.splitMode == "none")
+            in.splitMode = gguf::SplitMode::None;
+        else if (*o.splitMode == "layer")
+            in.splitMode = gguf::SplitMode::Layer;
+        else if (*o.splitMode == "row")
+            in.splitMode = gguf::SplitMode::Row;
+        else
+            return "--split-mode takes none, layer or row, not '" + *o.splitMode + "'";
+    }
+    if (o.mainGpu && !parseNumber(*o.mainGpu, in.mainGpu))
+        return "--main-gpu needs a device number, not '" + *o.mainGpu + "'";
+    for (const std::string &r : o.overrides) {
+        // llama.cpp's -ot takes PATTERN=BUFFER items separated by commas
+        size_t from = 0;
+        while (from <= r.size()) {
+            const size_t comma = std::min(r.find(',', from), r.size());
+            const std::string item = r.substr(from, comma - from);
+            const size_t eq = item.find('=');
+            if (eq == 0 || eq == std::string::npos || eq + 1 == item.size())
+                return "-ot needs REGEX=BUFFER (e.g. exps=CPU), not '" + item + "'";
+            in.overrides.push_back({item.substr(0, eq), item.substr(eq + 1)});
+            from = comma + 1;
+        }
+    }
+    if (o.nCpuMoe && (!parseNumber(*o.nCpuMoe, in.nCpuMoe) || in.nCpuMoe > 100000))
+        return "--n-cpu-moe needs a number of layers, not '" + *o.nCpuMoe + "'";
+    in.cpuMoe = o.cpuMoe;
+    if (in.devices.empty()) // the placement options without --device: the one GPU of the estimate
+        in.devices.push_back({"gpu", 0});
+    if (in.mainGpu >= in.devices.size())
+        return "--main-gpu " + std::to_string(in.mainGpu) + " names no device (" + std::to_string(in.devices.size()) +
+               " given)";
+    return {};
+}
+
+// The placement of the single-device estimate: its one GPU.
+gguf::OffloadInputs oneGpu()
+{
+    gguf::OffloadInputs in;
+    in.devices.push_back({"gpu", 0});
+    return in;
+}
+
+void writePlacementJson(JsonWriter &json, const gguf::OffloadPlan &plan)
+{
+    json.key("placement");
+    json.beginArray();
+    for (const gguf::TensorPlacement &p : plan.placement) {
+        json.beginObject();
+        json.field("tensor", p.tensor);
+        json.field("device", plan.devices[p.device].name);
+        json.field("bytes", p.bytes);
+        json.field("role", p.role);
+        json.field("why", p.why);
+        json.endObject();
+    }
+    json.endArray();
+}
+
+void writeInputsJson(JsonWriter &json, const gguf::MemoryEstimate &e, std::optional<uint64_t> budget)
 {
     const gguf::MemoryInputs &in = e.inputs;
-    JsonWriter json(stdout);
-    json.beginObject();
     json.key("inputs");
     json.beginObject();
     json.field("ctx", in.context);
@@ -114,20 +205,157 @@ void writeMemoryJson(const gguf::MemoryEstimate &e, std::optional<uint64_t> maxC
     else
         json.null();
     json.endObject();
+}
+
+void writeDeviceJson(JsonWriter &json, const std::string &name, const gguf::DeviceMemory &m)
+{
+    json.beginObject();
+    json.field("name", name);
+    json.field("weights", m.weights);
+    json.field("kv", m.kv);
+    json.field("compute", m.compute);
+    json.field("output", m.output);
+    json.field("total", m.total());
+}
+
+void writeStrings(JsonWriter &json, const char *key, const std::vector<std::string> &strings)
+{
+    json.key(key);
+    json.beginArray();
+    for (const std::string &n : strings)
+        json.string(n);
+    json.endArray();
+}
+
+// The JSON of a plan over the given devices (docs/MEMORY.md §9).
+void writePlanJson(const gguf::OffloadPlan &plan, const gguf::OffloadInputs &in)
+{
+    const gguf::MemoryEstimate &e = plan.base;
+    JsonWriter json(stdout);
+    json.beginObject();
+    writeInputsJson(json, e, std::nullopt);
+    json.key("split_mode");
+    json.string(gguf::splitModeName(in.splitMode));
     json.key("devices");
     json.beginArray();
-    for (const gguf::MemoryDevice d : {gguf::MemoryDevice::Cpu, gguf::MemoryDevice::Gpu}) {
-        const gguf::DeviceMemory &m = e.devices[size_t(d)];
-        json.beginObject();
-        json.field("name", gguf::memoryDeviceName(d));
-        json.field("weights", m.weights);
-        json.field("kv", m.kv);
-        json.field("compute", m.compute);
-        json.field("output", m.output);
-        json.field("total", m.total());
+    for (const gguf::PlannedDevice &d : plan.devices) {
+        writeDeviceJson(json, d.name, d.memory);
+        json.key("free");
+        if (&d == &plan.devices.front())
+            json.null();
+        else
+            json.unsignedInteger(d.freeBytes);
+        json.field("layers", d.layers);
+        json.field("output_layer", d.output);
         json.endObject();
     }
     json.endArray();
+    json.key("layers");
+    json.beginArray();
+    for (size_t il = 0; il < plan.layerDevice.size(); ++il)
+        json.string(plan.devices[plan.layerDevice[il]].name);
+    json.endArray();
+    json.key("rules");
+    json.beginArray();
+    for (size_t r = 0; r < plan.rules.size(); ++r) {
+        json.beginObject();
+        json.field("pattern", plan.rules[r].pattern);
+        json.field("buffer", plan.rules[r].buffer);
+        json.field("tensors", plan.ruleHits[r]);
+        json.endObject();
+    }
+    json.endArray();
+    writePlacementJson(json, plan);
+    json.key("kv_per_layer");
+    json.beginArray();
+    for (const gguf::LayerKv &l : e.kv.layers) {
+        json.beginObject();
+        json.field("layer", l.layer);
+        json.field("kind", gguf::kvLayerKindName(l.kind));
+        json.field("device", plan.devices[l.layer < plan.layerDevice.size() ? plan.layerDevice[l.layer] : 0].name);
+        json.field("cells", l.cells);
+        json.field("k", l.kBytes);
+        json.field("v", l.vBytes);
+        json.endObject();
+    }
+    json.endArray();
+    writeStrings(json, "notes", plan.notes);
+    writeStrings(json, "refusals", e.refusals);
+    json.key("max_context_for_budget");
+    json.null();
+    json.endObject();
+    json.finish();
+}
+
+// The plan as text: a row per device, the layers each holds, what each rule moved.
+void printPlan(const gguf::OffloadPlan &plan, const gguf::OffloadInputs &in)
+{
+    const gguf::MemoryEstimate &e = plan.base;
+    print("context " + std::to_string(e.inputs.context) + " (" + std::to_string(e.kv.nCtx) + " cells), " +
+          std::to_string(e.gpuLayers) + "/" + std::to_string(e.maxGpuLayers) + " layers offloaded, split mode " +
+          gguf::splitModeName(in.splitMode) + "\n\n");
+    for (const std::string &r : e.refusals)
+        print("llama.cpp would refuse these settings: " + r + "\n");
+    TextTable table({{"device"},
+                     {"free", TextTable::Align::Right},
+                     {"layers", TextTable::Align::Right},
+                     {"weights", TextTable::Align::Right},
+                     {"KV cache", TextTable::Align::Right},
+                     {"compute", TextTable::Align::Right},
+                     {"output", TextTable::Align::Right},
+                     {"total", TextTable::Align::Right},
+                     {"fits"}});
+    for (size_t d = 0; d < plan.devices.size(); ++d) {
+        const gguf::PlannedDevice &dev = plan.devices[d];
+        const bool named = d > 0 && !(in.devices.size() == 1 && dev.freeBytes == 0);
+        table.addRow({d == 0 ? "CPU (RAM)" : dev.name, named ? gguf::mibText(dev.freeBytes) : "",
+                      std::to_string(dev.layers) + (dev.output ? " + output" : ""), gguf::mibText(dev.memory.weights),
+                      gguf::mibText(dev.memory.kv), gguf::mibText(dev.memory.compute), gguf::mibText(dev.memory.output),
+                      gguf::mibText(dev.memory.total()),
+                      named ? (dev.memory.total() <= dev.freeBytes ? "yes" : "no") : ""});
+    }
+    table.print();
+    print("\nLayers by device:\n");
+    size_t from = 0;
+    for (size_t il = 1; il <= plan.layerDevice.size(); ++il)
+        if (il == plan.layerDevice.size() || plan.layerDevice[il] != plan.layerDevice[from]) {
+            const size_t last = il - 1, n = plan.layerDevice.size() - 1;
+            std::string what = from == last ? "layer " + std::to_string(from)
+                                            : "layers " + std::to_string(from) + "–" + std::to_string(last);
+            if (last == n)
+                what += from == last ? " (the output layer)" : " (" + std::to_string(n) + ": the output layer)";
+            print("  " + what + ": " +
+                  (plan.layerDevice[from] == 0 ? "CPU" : plan.devices[plan.layerDevice[from]].name) + "\n");
+            from = il;
+        }
+    if (!plan.rules.empty()) {
+        print("\nOverrides, in order (first match wins):\n");
+        for (size_t r = 0; r < plan.rules.size(); ++r)
+            print("  " + plan.rules[r].pattern + "=" + plan.rules[r].buffer + ": " + std::to_string(plan.ruleHits[r]) +
+                  (plan.ruleHits[r] == 1 ? " tensor\n" : " tensors\n"));
+    }
+    if (!plan.notes.empty()) {
+        print("\nNotes:\n");
+        for (const std::string &n : plan.notes)
+            print("  " + printable(n) + "\n");
+    }
+    print("\nEvery tensor's place and why: --json (\"placement\").\n");
+}
+
+void writeMemoryJson(const gguf::MemoryEstimate &e, std::optional<uint64_t> maxContext, std::optional<uint64_t> budget,
+                     const gguf::OffloadPlan &plan)
+{
+    JsonWriter json(stdout);
+    json.beginObject();
+    writeInputsJson(json, e, budget);
+    json.key("devices");
+    json.beginArray();
+    for (const gguf::MemoryDevice d : {gguf::MemoryDevice::Cpu, gguf::MemoryDevice::Gpu}) {
+        writeDeviceJson(json, gguf::memoryDeviceName(d), e.devices[size_t(d)]);
+        json.endObject();
+    }
+    json.endArray();
+    writePlacementJson(json, plan);
     json.key("kv_per_layer");
     json.beginArray();
     for (const gguf::LayerKv &l : e.kv.layers) {
@@ -153,16 +381,8 @@ void writeMemoryJson(const gguf::MemoryEstimate &e, std::optional<uint64_t> maxC
         json.endObject();
     }
     json.endArray();
-    json.key("notes");
-    json.beginArray();
-    for (const std::string &n : e.notes)
-        json.string(n);
-    json.endArray();
-    json.key("refusals");
-    json.beginArray();
-    for (const std::string &r : e.refusals)
-        json.string(r);
-    json.endArray();
+    writeStrings(json, "notes", e.notes);
+    writeStrings(json, "refusals", e.refusals);
     json.key("max_context_for_budget");
     if (maxContext)
         json.unsignedInteger(*maxContext);
@@ -239,12 +459,27 @@ int runMemory(const CommandArgs &args)
                      printable(memory.whyNoEstimate()).c_str());
         return kExitBadFile;
     }
+    if (args.memory.placement()) {
+        if (budget)
+            return memoryUsage("--budget is for one device; with several, fit finds what fits");
+        gguf::OffloadInputs offload;
+        if (const std::string error = readPlacement(args.memory, offload); !error.empty())
+            return memoryUsage(error);
+        const gguf::OffloadPlan plan = gguf::planOffload(memory, in, offload);
+        if (!plan.error.empty())
+            return memoryUsage(plan.error);
+        if (args.json)
+            writePlanJson(plan, offload);
+        else
+            printPlan(plan, offload);
+        return kExitOk;
+    }
     const gguf::MemoryEstimate e = memory.estimate(in);
     std::optional<uint64_t> maxContext;
     if (budget)
         maxContext = memory.maxContextForBudget(in, *budget);
     if (args.json)
-        writeMemoryJson(e, maxContext, budget);
+        writeMemoryJson(e, maxContext, budget, gguf::planOffload(memory, in, oneGpu()));
     else
         printText(e, maxContext, budget, memory.shape().trainedContext);
     return kExitOk;

@@ -62,6 +62,15 @@ constexpr OptionDef kOptions[] = {
     {Option::GpuLayers, "gpu-layers", "memory: layers offloaded to the GPU (default all).", "N"},
     {Option::NoMmap, "no-mmap", "memory: read the weights into memory instead of mapping."},
     {Option::Budget, "budget", "memory: find the largest context that fits in GIB.", "GIB"},
+    {Option::Device, "device", "memory: a GPU and its free memory, e.g. CUDA0=24 (repeatable, in order).", "NAME=GIB"},
+    {Option::TensorSplit, "tensor-split", "memory: the share of layers of each device (default: by free memory).",
+     "A,B,..."},
+    {Option::SplitMode, "split-mode", "memory: layer (default), row or none.", "M"},
+    {Option::MainGpu, "main-gpu", "memory: the device of --split-mode none (default 0).", "N"},
+    {Option::OverrideTensor, "override-tensor",
+     "memory: tensors whose name REGEX finds go to BUF, CPU or a device (repeatable; first match wins).", "REGEX=BUF"},
+    {Option::NCpuMoe, "n-cpu-moe", "memory: keep the experts of the first N layers on the CPU.", "N"},
+    {Option::CpuMoe, "cpu-moe", "memory: keep every layer's experts on the CPU."},
 };
 constexpr bool inOptionOrder()
 {
@@ -194,6 +203,18 @@ std::optional<int> takeRange(QStringList &arguments, std::optional<std::pair<dou
     return std::nullopt;
 }
 
+// llama.cpp's one-dash spellings of the placement options, as the long ones (-ot is not -o -t).
+void takeLlamaSpellings(QStringList &arguments)
+{
+    static const std::pair<const char *, const char *> kSpellings[] = {
+        {"-ot", "--override-tensor"}, {"-ts", "--tensor-split"}, {"-sm", "--split-mode"}, {"-mg", "--main-gpu"},
+        {"-ngl", "--gpu-layers"},     {"-ncmoe", "--n-cpu-moe"}, {"-cmoe", "--cpu-moe"}};
+    for (qsizetype i = 1; i < arguments.size(); ++i)
+        for (const auto &[shortName, longName] : kSpellings)
+            if (arguments[i] == QLatin1String(shortName))
+                arguments[i] = QLatin1String(longName);
+}
+
 // Every option given must be one the command takes.
 std::optional<int> checkTakes(const Parser &parser, const Command &command, bool named, bool range)
 {
@@ -278,6 +299,15 @@ void fillArgs(const Parser &parser, const RawArguments &raw, const QStringList &
     args.memory.budget = text(Option::Budget);
     args.memory.flashAttn = parser.isSet(Option::FlashAttn);
     args.memory.noMmap = parser.isSet(Option::NoMmap);
+    for (const QString &d : parser.values(Option::Device))
+        args.memory.devices.push_back(d.toStdString());
+    args.memory.tensorSplit = text(Option::TensorSplit);
+    args.memory.splitMode = text(Option::SplitMode);
+    args.memory.mainGpu = text(Option::MainGpu);
+    for (const QString &o : parser.values(Option::OverrideTensor))
+        args.memory.overrides.push_back(raw(o));
+    args.memory.nCpuMoe = text(Option::NCpuMoe);
+    args.memory.cpuMoe = parser.isSet(Option::CpuMoe);
 }
 
 const Command *findCommand(std::span<const Command> commands, const QString &name)
@@ -301,6 +331,7 @@ Invocation parseCommandLine(std::span<const Command> commands, const Command &ov
     QStringList arguments = QCoreApplication::arguments();
     if (const auto status = takeRange(arguments, out.args.range))
         return fail(status);
+    takeLlamaSpellings(arguments);
     if (!parser.parse(arguments))
         return fail(rejectUsage(parser.errorText()));
     // what is left of --range after the two-value form was taken out: "--range=LO" or a lone "--range"

@@ -42,12 +42,19 @@ enum class Option : uint8_t {
     GpuLayers,
     NoMmap,
     Budget,
+    Device,
+    TensorSplit,
+    SplitMode,
+    MainGpu,
+    OverrideTensor,
+    NCpuMoe,
+    CpuMoe,
     Count
 };
 
 /// A set of options, one bit each.
-using OptionSet = uint32_t;
-static_assert(static_cast<unsigned>(Option::Count) <= 32);
+using OptionSet = uint64_t;
+static_assert(static_cast<unsigned>(Option::Count) <= 64);
 constexpr OptionSet optionSet(std::initializer_list<Option> options)
 {
     OptionSet set = 0;

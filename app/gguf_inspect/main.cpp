@@ -69,13 +69,17 @@ constexpr Command kCommands[] = {
      true},
     {"memory",
      "memory FILE [--ctx N] [--parallel N] [--ubatch N] [--cache-type-k T] [--cache-type-v T] [--flash-attn] "
-     "[--gpu-layers N] [--no-mmap] [--budget GIB] [--json]",
+     "[--gpu-layers N] [--device NAME=GIB]… [--tensor-split a,b,…] [--split-mode M] [--main-gpu N] "
+     "[-ot REGEX=BUF]… [--n-cpu-moe N] [--cpu-moe] [--no-mmap] [--budget GIB] [--json]",
      "the memory llama.cpp needs to run the model, per device: weights, KV cache (per layer), compute and output "
-     "buffers, each with its formula; --budget: the largest context that fits in GIB (on the GPU when layers are "
-     "offloaded, else in RAM)",
+     "buffers, each with its formula; with --device (repeatable) the layers are split over several GPUs as "
+     "llama.cpp does, -ot/--n-cpu-moe/--cpu-moe move tensors, and every tensor's place is listed with why; "
+     "--budget: the largest context that fits in GIB (on the GPU when layers are offloaded, else in RAM)",
      cli::runMemory,
      optionSet({Option::Ctx, Option::Parallel, Option::Ubatch, Option::CacheTypeK, Option::CacheTypeV,
-                Option::FlashAttn, Option::GpuLayers, Option::NoMmap, Option::Budget, Option::Json})},
+                Option::FlashAttn, Option::GpuLayers, Option::NoMmap, Option::Budget, Option::Json, Option::Device,
+                Option::TensorSplit, Option::SplitMode, Option::MainGpu, Option::OverrideTensor, Option::NCpuMoe,
+                Option::CpuMoe})},
 };
 
 // `gguf-inspect FILE`: the overview, or with --json what `info --json` prints.

@@ -166,18 +166,27 @@ void MemoryModel::addTensor(const TensorInfo &tensor)
         m_tokenEmbdBytes = bytes;
     if (name == "output.weight")
         m_hasOutput = true;
+    ModelTensor t{std::string(name), -1, bytes, 1, tensor.nDims, TensorClass::Other};
+    for (uint32_t d = 1; d < std::min<uint32_t>(tensor.nDims, 4); ++d)
+        t.rows = sat::mul(t.rows, tensor.ne[d]);
     if (startsWith(name, "blk.") && layer >= 0) {
-        if (uint64_t(layer) < m_layerBytes.size())
+        t.layer = layer;
+        if (uint64_t(layer) < m_layerBytes.size()) {
             m_layerBytes[size_t(layer)] = sat::add(m_layerBytes[size_t(layer)], bytes);
-        else
+            t.cls = TensorClass::Layer;
+        } else {
             m_strayLayerBytes = sat::add(m_strayLayerBytes, bytes);
+        }
     } else if (inputTensor(name)) {
         m_inputBytes = sat::add(m_inputBytes, bytes);
+        t.cls = TensorClass::Input;
     } else if (outputTensor(name, m_shape.arch)) {
         m_outputBytes = sat::add(m_outputBytes, bytes);
+        t.cls = TensorClass::Output;
     } else {
         m_otherBytes = sat::add(m_otherBytes, bytes);
     }
+    m_tensors.push_back(std::move(t));
 }
 
 uint64_t MemoryModel::weightBytes() const
@@ -315,6 +324,7 @@ MemoryEstimate MemoryModel::estimate(const MemoryInputs &given) const
     const uint64_t attention = fullCells > 0 || swaCells > 0 ? sat::add(scores, masks) : 0;
     const uint64_t layerPeak = std::max(ffn, attention);
     const uint64_t graphPeak = sat::add(std::max(logits, layerPeak), hidden);
+    e.compute = {layerPeak, hidden, logits, sat::mul(s.embd, tokens, kF32)};
     std::string attentionText = "attention ";
     if (fullCells == 0 && swaCells == 0)
         attentionText += "none";

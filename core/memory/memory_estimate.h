@@ -37,6 +37,28 @@ struct MemoryTerm {
     uint64_t bytes = 0;
 };
 
+/// The parts of the compute-buffer estimate (docs/MEMORY.md §8), kept for the multi-device plan.
+struct ComputeParts {
+    uint64_t layerPeak = 0; ///< max(attention, FFN) of one layer
+    uint64_t hidden = 0;    ///< four hidden-state rows
+    uint64_t logits = 0;
+    uint64_t inputRows = 0; ///< n_embd × T × 4: the CPU's share when every layer is offloaded
+};
+
+/// Where llama.cpp loads a tensor from: with the input layer (always the CPU), a repeating layer,
+/// the output layer, or (outside any of them) with the first layer.
+enum class TensorClass : uint8_t { Input, Layer, Output, Other };
+
+/// One tensor of the model as the estimate sees it.
+struct ModelTensor {
+    std::string name;
+    int64_t layer = -1; ///< N of blk.N (may lie past block_count), else -1
+    uint64_t bytes = 0;
+    uint64_t rows = 1; ///< product of the dims after the first (a row-split matrix splits these)
+    uint32_t nDims = 0;
+    TensorClass cls = TensorClass::Other;
+};
+
 struct MemoryEstimate {
     MemoryInputs inputs;       ///< as given, with the context resolved
     uint64_t gpuLayers = 0;    ///< layers offloaded, output counted (0 … layers + 1)
@@ -48,6 +70,7 @@ struct MemoryEstimate {
     std::vector<MemoryTerm> terms;
     std::vector<std::string> notes;
     std::vector<std::string> refusals; ///< why llama.cpp would refuse these settings (empty: it accepts them)
+    ComputeParts compute;
     const DeviceMemory &cpu() const { return devices[0]; }
     const DeviceMemory &gpu() const { return devices[1]; }
     uint64_t total() const; ///< both devices, saturating
@@ -66,6 +89,8 @@ public:
     /// load, no block_count). The estimates can still be computed from the metadata.
     const std::string &whyNoEstimate() const { return m_whyNoEstimate; }
     uint64_t weightBytes() const;
+    const std::vector<ModelTensor> &tensors() const { return m_tensors; }
+    bool hasOutput() const { return m_hasOutput; }
     MemoryEstimate estimate(const MemoryInputs &inputs) const;
     /// The device a budget applies to: the GPU when any layer is offloaded, else the CPU (RAM).
     static MemoryDevice budgetDevice(const MemoryEstimate &estimate);
@@ -86,6 +111,7 @@ private:
     uint64_t m_tokenEmbdBytes = 0;
     bool m_hasOutput = false;
     std::vector<uint64_t> m_layerBytes;
+    std::vector<ModelTensor> m_tensors;
     uint64_t m_strayLayerBytes = 0; ///< "blk.N" past block_count
 };
 

@@ -15,6 +15,8 @@
 #include <QTemporaryDir>
 #include <QTest>
 
+#include <map>
+
 using namespace gguf::test;
 
 namespace {
@@ -147,6 +149,59 @@ private slots:
         QTest::newRow("gpu layers") << QStringList{"memory", kTiny, "--gpu-layers", "-2"};
         QTest::newRow("parallel zero") << QStringList{"memory", kTiny, "--parallel", "0"};
         QTest::newRow("option of another command") << QStringList{"info", kTiny, "--ctx", "4096"};
+        QTest::newRow("device without memory") << QStringList{"memory", kTiny, "--device", "CUDA0"};
+        QTest::newRow("device twice") << QStringList{"memory", kTiny, "--device", "A=1", "--device", "A=2"};
+        QTest::newRow("unknown buffer") << QStringList{"memory", kTiny, "--device", "CUDA0=8", "-ot", "ffn=CUDA1"};
+        QTest::newRow("not a regex") << QStringList{"memory", kTiny, "--device", "CUDA0=8", "-ot", "blk.(=CPU"};
+        QTest::newRow("split mode") << QStringList{"memory", kTiny, "--device", "CUDA0=8", "--split-mode", "rows"};
+        QTest::newRow("main gpu") << QStringList{"memory", kTiny, "--device", "CUDA0=8", "--main-gpu", "1"};
+        QTest::newRow("split values") << QStringList{"memory", kTiny, "--device", "A=8", "--tensor-split", "1,x"};
+        QTest::newRow("budget with devices") << QStringList{"memory", kTiny, "--device", "A=8", "--budget", "4"};
+    }
+
+    // --device, -ot, --n-cpu-moe (#44): `devices` is cpu then each device in order, `placement`
+    // names every tensor once with its device and why, the totals add up, and llama.cpp's one-dash
+    // spellings (-ot, -ts, -ngl) are read.
+    void devices()
+    {
+        const QJsonObject doc = memoryJson({"--ctx", "4096", "--device", "CUDA0=24", "--device", "CUDA1=8", "-ngl", "3",
+                                            "-ts", "1,1", "-ot", "output\\.=CUDA0,ffn_down=CPU"});
+        const QJsonArray devices = doc.value(QStringLiteral("devices")).toArray();
+        QCOMPARE(devices.size(), 3);
+        QCOMPARE(devices[0].toObject().value("name").toString(), QStringLiteral("cpu"));
+        QCOMPARE(devices[1].toObject().value("name").toString(), QStringLiteral("CUDA0"));
+        QCOMPARE(field(devices[1].toObject(), "free"), 24.0 * 1024 * MiB);
+        // 4 layers + output, ngl 3: start 2, act 3; 1,1: slots 2 (0) and 3 (1/3) on CUDA0, 4 (2/3) CUDA1
+        const QJsonArray layers = doc.value(QStringLiteral("layers")).toArray();
+        QCOMPARE(layers.toVariantList(), (QVariantList{"cpu", "cpu", "CUDA0", "CUDA0", "CUDA1"}));
+        const auto file = gguf::GgufFile::open(kTiny.toStdString()).file;
+        QVERIFY(file);
+        std::map<QString, double> sums;
+        std::map<QString, int> seen;
+        for (const QJsonValue &v : doc.value(QStringLiteral("placement")).toArray()) {
+            const QJsonObject p = v.toObject();
+            const QString name = p.value("tensor").toString();
+            QVERIFY(!p.value("why").toString().isEmpty());
+            ++seen[name];
+            sums[p.value("device").toString()] += field(p, "bytes");
+            if (name.contains(QStringLiteral("ffn_down")))
+                QCOMPARE(p.value("device").toString(), QStringLiteral("cpu"));
+            if (name.startsWith(QStringLiteral("output_norm")))
+                QCOMPARE(p.value("device").toString(), QStringLiteral("CUDA1"));
+        }
+        // every tensor once, and the tied model's token embedding again for the output layer
+        QCOMPARE(seen.size(), file->tensors().size());
+        for (const auto &[name, n] : seen)
+            QCOMPARE(n, name == QStringLiteral("token_embd.weight") ? 2 : 1);
+        for (const QJsonValue &d : devices) {
+            const QJsonObject o = d.toObject();
+            QCOMPARE(field(o, "weights"), sums[o.value("name").toString()]);
+            QCOMPARE(field(o, "total"),
+                     field(o, "weights") + field(o, "kv") + field(o, "compute") + field(o, "output"));
+        }
+        const QJsonArray rules = doc.value(QStringLiteral("rules")).toArray();
+        QCOMPARE(rules.size(), 2);
+        QCOMPARE(field(rules[1].toObject(), "tensors"), 4.0); // blk.0–3.ffn_down
     }
 
     void usageErrors()

@@ -1,0 +1,336 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
+// The multi-device plan (docs/MEMORY.md §9): llama_model::load_tensors' layer split over the
+// devices, the buffer overrides per tensor, each layer's KV cache on its device and the compute
+// buffers per device.
+#include "core/memory/offload_plan.h"
+
+#include "saturate.h"
+
+#include <algorithm>
+#include <numeric>
+#include <regex>
+
+namespace gguf {
+namespace {
+
+std::string num(uint64_t v)
+{
+    return std::to_string(v);
+}
+
+bool contains(std::string_view s, std::string_view part)
+{
+    return s.find(part) != std::string_view::npos;
+}
+
+// What a tensor does, for the placement map's colours: its name after "blk.N."
+std::string roleOf(const ModelTensor &t)
+{
+    switch (t.cls) {
+    case TensorClass::Input: return "input";
+    case TensorClass::Output: return "output";
+    case TensorClass::Other: return "other";
+    case TensorClass::Layer: break;
+    }
+    const std::string_view name = t.name;
+    if (contains(name, "_exps") || contains(name, "_chexps"))
+        return "experts";
+    if (contains(name, "_shexp"))
+        return "shared expert";
+    if (contains(name, ".attn_") || contains(name, ".ssm_") || contains(name, ".time_mix"))
+        return contains(name, "_norm") ? "norm" : "attention";
+    if (contains(name, ".ffn_") || contains(name, ".channel_mix"))
+        return contains(name, "_norm") ? "norm" : (contains(name, "gate_inp") ? "router" : "feed-forward");
+    if (contains(name, "norm"))
+        return "norm";
+    return "other";
+}
+
+// The cumulative split points of llama_model::load_tensors, in float as there: each device's
+// weight (the given split, or its free memory when none is given) summed and divided by the total.
+std::vector<float> splitPoints(const OffloadInputs &in, const std::vector<size_t> &used)
+{
+    std::vector<float> points;
+    const bool given = std::any_of(in.tensorSplit.begin(), in.tensorSplit.end(), [](double w) { return w != 0; });
+    float sum = 0.0f;
+    for (const size_t d : used) {
+        sum += given ? static_cast<float>(d < in.tensorSplit.size() ? in.tensorSplit[d] : 0.0)
+                     : static_cast<float>(in.devices[d].freeBytes);
+        points.push_back(sum);
+    }
+    for (float &p : points)
+        p /= sum;
+    return points;
+}
+
+struct CompiledRule {
+    std::regex regex;
+    size_t device = 0;
+};
+
+} // namespace
+
+const char *splitModeName(SplitMode mode)
+{
+    switch (mode) {
+    case SplitMode::None: return "none";
+    case SplitMode::Layer: return "layer";
+    case SplitMode::Row: return "row";
+    }
+    return "layer";
+}
+
+std::string expertPattern(int64_t layer)
+{
+    const std::string experts = "\\.ffn_(up|down|gate|gate_up)_(ch|)exps";
+    return layer < 0 ? experts : "blk\\." + std::to_string(layer) + experts;
+}
+
+std::vector<TensorOverride> effectiveOverrides(const OffloadInputs &in)
+{
+    std::vector<TensorOverride> rules = in.overrides;
+    if (in.cpuMoe)
+        rules.push_back({expertPattern(-1), "CPU"});
+    for (uint32_t il = 0; il < in.nCpuMoe; ++il)
+        rules.push_back({expertPattern(il), "CPU"});
+    return rules;
+}
+
+uint64_t OffloadPlan::total() const
+{
+    uint64_t sum = 0;
+    for (const PlannedDevice &d : devices)
+        sum = sat::add(sum, d.memory.total());
+    return sum;
+}
+
+namespace {
+
+// planOffload's steps, each on the plan so far.
+class Planner {
+public:
+    Planner(const MemoryModel &model, const OffloadInputs &in, OffloadPlan &plan)
+        : m_model(model), m_in(in), m_plan(plan), m_used(in.devices.size())
+    {
+        std::iota(m_used.begin(), m_used.end(), size_t{0});
+    }
+
+    // Layers: i_gpu_start = max(n_layer + 1 − ngl, 0); slot n_layer is the output layer; a slot's
+    // device is the first split point above (il − start) / act_gpu_layers. False on an error.
+    bool assignLayers()
+    {
+        const OffloadInputs &in = m_in;
+        if (in.splitMode == SplitMode::None) { // only the main GPU takes layers
+            if (in.mainGpu >= in.devices.size())
+                return fail("--main-gpu " + num(in.mainGpu) + " names no device (there are " + num(in.devices.size()) +
+                            ")");
+            m_used = {in.mainGpu};
+        }
+        if (in.tensorSplit.size() > in.devices.size())
+            return fail("--tensor-split has " + num(in.tensorSplit.size()) + " values for " + num(in.devices.size()) +
+                        (in.devices.size() == 1 ? " device" : " devices"));
+        const uint64_t layers = m_model.shape().layers, gpuLayers = m_plan.base.gpuLayers;
+        m_start = firstGpuLayer(layers, int64_t(gpuLayers));
+        const uint64_t act = std::min<uint64_t>(gpuLayers, layers + 1);
+        m_points = splitPoints(in, m_used);
+        if (act > 0 && !(m_points.back() == 1.0f))
+            return fail("the split gives the devices no share: every --device has 0 GiB free, or --tensor-split is 0");
+        m_plan.layerDevice.assign(layers + 1, 0);
+        for (uint64_t il = m_start; il <= layers && act > 0; ++il) {
+            const float f = static_cast<float>(il - m_start) / static_cast<float>(act);
+            const auto k = size_t(std::upper_bound(m_points.begin(), m_points.end(), f) - m_points.begin());
+            m_plan.layerDevice[il] = 1 + m_used[std::min(k, m_used.size() - 1)];
+        }
+        for (uint64_t il = 0; il < layers; ++il)
+            ++m_plan.devices[m_plan.layerDevice[il]].layers;
+        m_plan.devices[m_plan.layerDevice[layers]].output = true;
+        return true;
+    }
+
+    // The override rules, compiled; a buffer must be CPU or a device's name. False on an error.
+    bool compileRules()
+    {
+        m_plan.rules = effectiveOverrides(m_in);
+        for (const TensorOverride &r : m_plan.rules) {
+            CompiledRule c;
+            if (r.buffer != "CPU") {
+                const auto it = std::find_if(m_in.devices.begin(), m_in.devices.end(),
+                                             [&](const GpuDevice &g) { return g.name == r.buffer; });
+                if (it == m_in.devices.end()) {
+                    std::string names = "CPU";
+                    for (const GpuDevice &g : m_in.devices)
+                        names += ", " + g.name;
+                    return fail("unknown buffer type '" + r.buffer + "' in '" + r.pattern + "=" + r.buffer +
+                                "' (available: " + names + ")");
+                }
+                c.device = 1 + size_t(it - m_in.devices.begin());
+            }
+            try {
+                c.regex = std::regex(r.pattern, std::regex::ECMAScript | std::regex::optimize);
+            } catch (const std::regex_error &) {
+                return fail("'" + r.pattern +
+                            "' is not a regular expression llama.cpp accepts (std::regex, "
+                            "ECMAScript)");
+            }
+            m_rules.push_back(std::move(c));
+        }
+        m_plan.ruleHits.assign(m_rules.size(), 0);
+        return true;
+    }
+
+    // Every tensor on its layer's device unless a rule moves it; a tied output's copy too.
+    void placeTensors()
+    {
+        const uint64_t layers = m_model.shape().layers;
+        const size_t outputDev = m_plan.layerDevice[layers];
+        const size_t firstLayerDev = layers > 0 ? m_plan.layerDevice[0] : 0;
+        for (const ModelTensor &t : m_model.tensors()) {
+            switch (t.cls) {
+            case TensorClass::Input: place(t, 0, "input layer: always on the CPU"); break;
+            case TensorClass::Output:
+                place(t, outputDev, "output layer (layer slot " + num(layers) + ") on " + deviceName(outputDev));
+                break;
+            case TensorClass::Layer: {
+                const size_t d = m_plan.layerDevice[size_t(t.layer)];
+                place(t, d,
+                      "layer " + num(uint64_t(t.layer)) +
+                          (d == 0 ? " is below the first offloaded layer " + num(m_start)
+                                  : " on " + deviceName(d) + " by the split"));
+                break;
+            }
+            case TensorClass::Other:
+                place(t, firstLayerDev, "outside any layer: with the first layer, on " + deviceName(firstLayerDev));
+                break;
+            }
+        }
+        if (m_plan.base.tiedOutput && m_plan.base.outputOnGpu)
+            for (const ModelTensor &t : m_model.tensors())
+                if (t.name == "token_embd.weight") {
+                    ModelTensor copy = t;
+                    copy.cls = TensorClass::Output;
+                    copy.layer = int64_t(layers);
+                    place(copy, outputDev,
+                          "tied output: a copy of the token embedding for the output layer on " +
+                              deviceName(outputDev));
+                }
+    }
+
+    // Row split: a GPU layer's matrices (not the experts, whose matrix product ggml does not split)
+    // spread over the devices by rows, in proportion to the split.
+    void splitRows()
+    {
+        if (m_in.splitMode != SplitMode::Row || m_in.devices.size() < 2)
+            return;
+        for (TensorPlacement &p : m_plan.placement) {
+            const auto it = std::find_if(m_model.tensors().begin(), m_model.tensors().end(),
+                                         [&](const ModelTensor &t) { return t.name == p.tensor; });
+            if (p.device == 0 || it == m_model.tensors().end() || it->nDims < 2 || p.role == "experts" ||
+                p.why.rfind("override", 0) == 0 || it->rows == 0)
+                continue;
+            m_plan.devices[p.device].memory.weights -= p.bytes;
+            const uint64_t rowBytes = p.bytes / it->rows;
+            uint64_t before = 0;
+            for (size_t k = 0; k < m_used.size(); ++k) {
+                const auto upTo = static_cast<uint64_t>(static_cast<double>(it->rows) * m_points[k]);
+                const uint64_t rows = (k + 1 == m_used.size() ? it->rows : upTo) - before;
+                uint64_t &weights = m_plan.devices[1 + m_used[k]].memory.weights;
+                weights = sat::add(weights, rows * rowBytes);
+                before += rows;
+            }
+            p.why += "; rows split over the devices (-sm row)";
+        }
+        m_plan.notes.push_back("row split: each offloaded layer's matrices are divided by rows in proportion to "
+                               "the split; llama.cpp rounds the split points to a backend's row granularity, and "
+                               "its CUDA backend no longer offers row split (llama.cpp 74976e1ae, July 2026)");
+    }
+
+    // KV per layer on its layer's device (overrides do not move it), the output buffer in host
+    // memory, and the compute buffers: the single-device estimate's parts per device.
+    void addBuffers()
+    {
+        const MemoryEstimate &e = m_plan.base;
+        for (const LayerKv &l : e.kv.layers) {
+            const size_t d = l.layer < m_plan.layerDevice.size() ? m_plan.layerDevice[l.layer] : 0;
+            m_plan.devices[d].memory.kv = sat::add(m_plan.devices[d].memory.kv, l.bytes());
+        }
+        m_plan.devices[0].memory.output = e.cpu().output;
+        const ComputeParts &c = e.compute;
+        if (e.gpuLayers == 0) {
+            m_plan.devices[0].memory.compute = e.cpu().compute;
+            return;
+        }
+        for (PlannedDevice &dev : m_plan.devices)
+            if (&dev != &m_plan.devices.front() && (dev.layers > 0 || dev.output))
+                dev.memory.compute = sat::add(dev.output ? std::max(c.logits, c.layerPeak) : c.layerPeak, c.hidden);
+        m_plan.devices[0].memory.compute = m_start > 0 ? sat::add(c.layerPeak, c.hidden) : c.inputRows;
+    }
+
+    // The estimate's notes, the mmap one with this plan's CPU weights, and the plan's own.
+    void addNotes()
+    {
+        for (const std::string &n : m_plan.base.notes)
+            m_plan.notes.push_back(n.rfind("mmap:", 0) == 0
+                                       ? "mmap: the CPU weights (" + mibText(m_plan.devices[0].memory.weights) +
+                                             ") are pages of the file; the system can drop and re-read them"
+                                       : n);
+        if (!m_rules.empty())
+            m_plan.notes.push_back("with overrides llama.cpp turns pipeline parallelism off; the compute buffers "
+                                   "are estimated as without overrides");
+    }
+
+private:
+    bool fail(std::string message)
+    {
+        m_plan.error = std::move(message);
+        return false;
+    }
+    std::string deviceName(size_t d) const { return d == 0 ? std::string("the CPU") : m_plan.devices[d].name; }
+    void place(const ModelTensor &t, size_t layerDev, std::string why)
+    {
+        TensorPlacement p{t.name, layerDev, t.bytes, t.layer, roleOf(t), std::move(why)};
+        for (size_t r = 0; r < m_rules.size(); ++r)
+            if (std::regex_search(t.name, m_rules[r].regex)) {
+                p.device = m_rules[r].device;
+                p.why =
+                    "override '" + m_plan.rules[r].pattern + "=" + m_plan.rules[r].buffer + "' (first rule to match)";
+                ++m_plan.ruleHits[r];
+                break;
+            }
+        uint64_t &weights = m_plan.devices[p.device].memory.weights;
+        weights = sat::add(weights, p.bytes);
+        m_plan.placement.push_back(std::move(p));
+    }
+
+    const MemoryModel &m_model;
+    const OffloadInputs &m_in;
+    OffloadPlan &m_plan;
+    std::vector<size_t> m_used; ///< the devices layers go to: every GPU, or with split mode none the main one
+    std::vector<float> m_points;
+    uint64_t m_start = 0;
+    std::vector<CompiledRule> m_rules;
+};
+
+} // namespace
+
+OffloadPlan planOffload(const MemoryModel &model, const MemoryInputs &memory, const OffloadInputs &in)
+{
+    OffloadPlan plan;
+    plan.base = model.estimate(memory);
+    if (in.devices.empty()) {
+        plan.error = "no device to place layers on";
+        return plan;
+    }
+    plan.devices.push_back({"cpu", 0, {}, 0, false});
+    for (const GpuDevice &g : in.devices)
+        plan.devices.push_back({g.name, g.freeBytes, {}, 0, false});
+    Planner planner(model, in, plan);
+    if (!planner.assignLayers() || !planner.compileRules())
+        return plan;
+    planner.placeTensors();
+    planner.splitRows();
+    planner.addBuffers();
+    planner.addNotes();
+    return plan;
+}
+
+} // namespace gguf
