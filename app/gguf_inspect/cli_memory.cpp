@@ -227,6 +227,39 @@ void writeStrings(JsonWriter &json, const char *key, const std::vector<std::stri
     json.endArray();
 }
 
+// Each layer's cache, on its layer's device.
+void writeKvPerLayer(JsonWriter &json, const gguf::OffloadPlan &plan)
+{
+    json.key("kv_per_layer");
+    json.beginArray();
+    for (const gguf::LayerKv &l : plan.base.kv.layers) {
+        json.beginObject();
+        json.field("layer", l.layer);
+        json.field("kind", gguf::kvLayerKindName(l.kind));
+        json.field("device", plan.devices[l.layer < plan.layerDevice.size() ? plan.layerDevice[l.layer] : 0].name);
+        json.field("cells", l.cells);
+        json.field("k", l.kBytes);
+        json.field("v", l.vBytes);
+        json.endObject();
+    }
+    json.endArray();
+}
+
+// notes, refusals and max_context_for_budget, and the end of the document.
+void writeEnd(JsonWriter &json, const std::vector<std::string> &notes, const std::vector<std::string> &refusals,
+              std::optional<uint64_t> maxContext)
+{
+    writeStrings(json, "notes", notes);
+    writeStrings(json, "refusals", refusals);
+    json.key("max_context_for_budget");
+    if (maxContext)
+        json.unsignedInteger(*maxContext);
+    else
+        json.null();
+    json.endObject();
+    json.finish();
+}
+
 // The JSON of a plan over the given devices (docs/MEMORY.md §9).
 void writePlanJson(const gguf::OffloadPlan &plan, const gguf::OffloadInputs &in)
 {
@@ -266,25 +299,8 @@ void writePlanJson(const gguf::OffloadPlan &plan, const gguf::OffloadInputs &in)
     }
     json.endArray();
     writePlacementJson(json, plan);
-    json.key("kv_per_layer");
-    json.beginArray();
-    for (const gguf::LayerKv &l : e.kv.layers) {
-        json.beginObject();
-        json.field("layer", l.layer);
-        json.field("kind", gguf::kvLayerKindName(l.kind));
-        json.field("device", plan.devices[l.layer < plan.layerDevice.size() ? plan.layerDevice[l.layer] : 0].name);
-        json.field("cells", l.cells);
-        json.field("k", l.kBytes);
-        json.field("v", l.vBytes);
-        json.endObject();
-    }
-    json.endArray();
-    writeStrings(json, "notes", plan.notes);
-    writeStrings(json, "refusals", e.refusals);
-    json.key("max_context_for_budget");
-    json.null();
-    json.endObject();
-    json.finish();
+    writeKvPerLayer(json, plan);
+    writeEnd(json, plan.notes, e.refusals, std::nullopt);
 }
 
 // The plan as text: a row per device, the layers each holds, what each rule moved.
@@ -356,19 +372,7 @@ void writeMemoryJson(const gguf::MemoryEstimate &e, std::optional<uint64_t> maxC
     }
     json.endArray();
     writePlacementJson(json, plan);
-    json.key("kv_per_layer");
-    json.beginArray();
-    for (const gguf::LayerKv &l : e.kv.layers) {
-        json.beginObject();
-        json.field("layer", l.layer);
-        json.field("kind", gguf::kvLayerKindName(l.kind));
-        json.field("device", l.onGpu ? "gpu" : "cpu");
-        json.field("cells", l.cells);
-        json.field("k", l.kBytes);
-        json.field("v", l.vBytes);
-        json.endObject();
-    }
-    json.endArray();
+    writeKvPerLayer(json, plan);
     json.key("terms");
     json.beginArray();
     for (const gguf::MemoryTerm &t : e.terms) {
@@ -381,15 +385,7 @@ void writeMemoryJson(const gguf::MemoryEstimate &e, std::optional<uint64_t> maxC
         json.endObject();
     }
     json.endArray();
-    writeStrings(json, "notes", e.notes);
-    writeStrings(json, "refusals", e.refusals);
-    json.key("max_context_for_budget");
-    if (maxContext)
-        json.unsignedInteger(*maxContext);
-    else
-        json.null();
-    json.endObject();
-    json.finish();
+    writeEnd(json, e.notes, e.refusals, maxContext);
 }
 
 void printText(const gguf::MemoryEstimate &e, std::optional<uint64_t> maxContext, std::optional<uint64_t> budget,
