@@ -33,6 +33,8 @@ struct MemoryOptions {
     std::optional<std::string> tensorSplit, splitMode, mainGpu, nCpuMoe;
     std::vector<std::string> overrides; ///< -ot REGEX=BUF, in order
     bool cpuMoe = false;
+    bool maxCtx = false;               ///< fit: --max-ctx
+    std::optional<std::string> margin; ///< fit: --margin MIB
     bool any() const
     {
         return ctx || parallel || ubatch || typeK || typeV || gpuLayers || budget || flashAttn || noMmap || placement();

@@ -5,12 +5,16 @@
 #include "app/gguf_inspect/json_writer.h"
 #include "core/format/ggml_types.h"
 #include "core/memory/memory_estimate.h"
+#include "core/memory/offload_fit.h"
 #include "core/memory/offload_plan.h"
 
 #include <algorithm>
+#include <cctype>
 #include <charconv>
 #include <cmath>
 #include <cstdio>
+#include <cstring>
+#include <memory>
 
 namespace cli {
 namespace {
@@ -261,12 +265,10 @@ void writeEnd(JsonWriter &json, const std::vector<std::string> &notes, const std
 }
 
 // The JSON of a plan over the given devices (docs/MEMORY.md §9).
-void writePlanJson(const gguf::OffloadPlan &plan, const gguf::OffloadInputs &in)
+// split_mode, devices (with `margin`: usable and fits), layers, rules, placement, kv_per_layer.
+void writePlanBody(JsonWriter &json, const gguf::OffloadPlan &plan, const gguf::OffloadInputs &in,
+                   std::optional<uint64_t> margin)
 {
-    const gguf::MemoryEstimate &e = plan.base;
-    JsonWriter json(stdout);
-    json.beginObject();
-    writeInputsJson(json, e, std::nullopt);
     json.key("split_mode");
     json.string(gguf::splitModeName(in.splitMode));
     json.key("devices");
@@ -280,6 +282,10 @@ void writePlanJson(const gguf::OffloadPlan &plan, const gguf::OffloadInputs &in)
             json.unsignedInteger(d.freeBytes);
         json.field("layers", d.layers);
         json.field("output_layer", d.output);
+        if (margin && &d != &plan.devices.front()) {
+            json.field("usable", gguf::usableBytes(d, *margin));
+            json.field("fits", d.memory.total() <= gguf::usableBytes(d, *margin));
+        }
         json.endObject();
     }
     json.endArray();
@@ -300,11 +306,42 @@ void writePlanJson(const gguf::OffloadPlan &plan, const gguf::OffloadInputs &in)
     json.endArray();
     writePlacementJson(json, plan);
     writeKvPerLayer(json, plan);
-    writeEnd(json, plan.notes, e.refusals, std::nullopt);
 }
 
-// The plan as text: a row per device, the layers each holds, what each rule moved.
-void printPlan(const gguf::OffloadPlan &plan, const gguf::OffloadInputs &in)
+void writePlanJson(const gguf::OffloadPlan &plan, const gguf::OffloadInputs &in)
+{
+    JsonWriter json(stdout);
+    json.beginObject();
+    writeInputsJson(json, plan.base, std::nullopt);
+    writePlanBody(json, plan, in, std::nullopt);
+    writeEnd(json, plan.notes, plan.base.refusals, std::nullopt);
+}
+
+// An argument as a POSIX shell reads it back: quoted when it holds anything but safe characters.
+std::string shellWord(const std::string &word)
+{
+    const bool safe = !word.empty() && std::all_of(word.begin(), word.end(), [](char c) {
+        return std::isalnum(static_cast<unsigned char>(c)) || std::strchr("-_./,:=+@%", c) != nullptr;
+    });
+    if (safe)
+        return word;
+    std::string out = "'";
+    for (const char c : word)
+        out += c == '\'' ? std::string("'\\''") : std::string(1, c);
+    return out + "'";
+}
+
+std::string serverCommand(const std::string &file, const std::vector<std::string> &args)
+{
+    std::string line = "llama-server -m " + shellWord(file);
+    for (const std::string &a : args)
+        line += " " + shellWord(a);
+    return line;
+}
+
+// The plan as text: a row per device, the layers each holds, what each rule moved; a device fits
+// when its total leaves `margin` of its free memory.
+void printPlan(const gguf::OffloadPlan &plan, const gguf::OffloadInputs &in, uint64_t margin = 0)
 {
     const gguf::MemoryEstimate &e = plan.base;
     print("context " + std::to_string(e.inputs.context) + " (" + std::to_string(e.kv.nCtx) + " cells), " +
@@ -328,7 +365,7 @@ void printPlan(const gguf::OffloadPlan &plan, const gguf::OffloadInputs &in)
                       std::to_string(dev.layers) + (dev.output ? " + output" : ""), gguf::mibText(dev.memory.weights),
                       gguf::mibText(dev.memory.kv), gguf::mibText(dev.memory.compute), gguf::mibText(dev.memory.output),
                       gguf::mibText(dev.memory.total()),
-                      named ? (dev.memory.total() <= dev.freeBytes ? "yes" : "no") : ""});
+                      named ? (dev.memory.total() <= gguf::usableBytes(dev, margin) ? "yes" : "no") : ""});
     }
     table.print();
     print("\nLayers by device:\n");
@@ -356,6 +393,27 @@ void printPlan(const gguf::OffloadPlan &plan, const gguf::OffloadInputs &in)
             print("  " + printable(n) + "\n");
     }
     print("\nEvery tensor's place and why: --json (\"placement\").\n");
+}
+
+void writeFitJson(const gguf::FitResult &fit, const gguf::OffloadInputs &in, uint64_t margin,
+                  const std::string &command)
+{
+    JsonWriter json(stdout);
+    json.beginObject();
+    json.key("args");
+    json.beginArray();
+    for (const std::string &a : fit.args)
+        json.string(a);
+    json.endArray();
+    json.field("command", command);
+    json.field("gpu_layers", uint64_t(fit.gpuLayers));
+    json.field("n_cpu_moe", fit.nCpuMoe);
+    json.field("ctx", fit.context);
+    json.field("margin", margin);
+    writeStrings(json, "why_not_more", fit.whyNotMore);
+    writeInputsJson(json, fit.plan.base, std::nullopt);
+    writePlanBody(json, fit.plan, in, margin);
+    writeEnd(json, fit.plan.notes, fit.plan.base.refusals, std::nullopt);
 }
 
 void writeMemoryJson(const gguf::MemoryEstimate &e, std::optional<uint64_t> maxContext, std::optional<uint64_t> budget,
@@ -437,7 +495,68 @@ void printText(const gguf::MemoryEstimate &e, std::optional<uint64_t> maxContext
     }
 }
 
+// The model of FILE for an estimate; null, after one line on stderr, when it cannot be opened or is
+// no model llama.cpp would run (an imatrix, a vocabulary file, no block_count…).
+std::unique_ptr<gguf::MemoryModel> openMemoryModel(const std::string &file)
+{
+    const auto model = openModel(file);
+    if (!model)
+        return nullptr;
+    auto memory = std::make_unique<gguf::MemoryModel>(*model);
+    if (!memory->whyNoEstimate().empty()) {
+        std::fprintf(stderr, "gguf-inspect: %s: %s\n", printable(file).c_str(),
+                     printable(memory->whyNoEstimate()).c_str());
+        return nullptr;
+    }
+    return memory;
+}
+
 } // namespace
+
+int runFit(const CommandArgs &args)
+{
+    gguf::MemoryInputs in;
+    std::optional<uint64_t> budget;
+    if (const std::string error = readInputs(args.memory, in, budget); !error.empty())
+        return usageError("fit", error);
+    if (args.memory.devices.empty())
+        return usageError("fit", "fit needs the devices to fit: --device NAME=GIB (repeatable)");
+    if (args.memory.maxCtx && args.memory.ctx)
+        return usageError("fit", "--ctx and --max-ctx cannot go together");
+    gguf::FitOptions options;
+    options.maxContext = args.memory.maxCtx;
+    if (args.memory.margin) {
+        uint64_t mib = 0;
+        if (!parseNumber(*args.memory.margin, mib) || mib > (uint64_t(1) << 30))
+            return usageError("fit", "--margin needs a number of MiB, not '" + *args.memory.margin + "'");
+        options.marginBytes = mib << 20;
+    }
+    gguf::OffloadInputs offload;
+    if (const std::string error = readPlacement(args.memory, offload); !error.empty())
+        return usageError("fit", error);
+    const auto opened = openMemoryModel(args.file);
+    if (!opened)
+        return kExitBadFile;
+    const gguf::MemoryModel &memory = *opened;
+    const gguf::FitResult fit = gguf::fitOffload(memory, in, offload, options);
+    if (!fit.plan.error.empty())
+        return usageError("fit", fit.plan.error);
+    const std::string command = serverCommand(args.file, fit.args);
+    if (args.json) {
+        writeFitJson(fit, offload, options.marginBytes, command);
+        return kExitOk;
+    }
+    print("Fits with " + gguf::mibText(options.marginBytes) + " left free on each device: " +
+          std::to_string(fit.gpuLayers) + " of " + std::to_string(fit.plan.base.maxGpuLayers) + " layers on the GPUs" +
+          (fit.experts ? ", the experts of " + std::to_string(fit.nCpuMoe) + " on the CPU" : std::string()) +
+          ", context " + std::to_string(fit.context) + "\n\n");
+    printPlan(fit.plan, offload, options.marginBytes);
+    print("\nWhy not more:\n");
+    for (const std::string &w : fit.whyNotMore)
+        print("  " + printable(w) + "\n");
+    print("\n" + command + "\n");
+    return kExitOk;
+}
 
 int runMemory(const CommandArgs &args)
 {
@@ -445,16 +564,10 @@ int runMemory(const CommandArgs &args)
     std::optional<uint64_t> budget;
     if (const std::string error = readInputs(args.memory, in, budget); !error.empty())
         return memoryUsage(error);
-    const auto model = openModel(args.file);
-    if (!model)
+    const auto opened = openMemoryModel(args.file);
+    if (!opened)
         return kExitBadFile;
-    // no estimate for what llama.cpp would not run: an imatrix, a vocabulary file, no block_count…
-    const gguf::MemoryModel memory(*model);
-    if (!memory.whyNoEstimate().empty()) {
-        std::fprintf(stderr, "gguf-inspect: %s: %s\n", printable(args.file).c_str(),
-                     printable(memory.whyNoEstimate()).c_str());
-        return kExitBadFile;
-    }
+    const gguf::MemoryModel &memory = *opened;
     if (args.memory.placement()) {
         if (budget)
             return memoryUsage("--budget is for one device; with several, fit finds what fits");

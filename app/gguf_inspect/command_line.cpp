@@ -71,6 +71,9 @@ constexpr OptionDef kOptions[] = {
      "memory: tensors whose name REGEX finds go to BUF, CPU or a device (repeatable; first match wins).", "REGEX=BUF"},
     {Option::NCpuMoe, "n-cpu-moe", "memory: keep the experts of the first N layers on the CPU.", "N"},
     {Option::CpuMoe, "cpu-moe", "memory: keep every layer's experts on the CPU."},
+    {Option::MaxCtx, "max-ctx", "fit: the largest context that fits (after the layers and experts)."},
+    {Option::Margin, "margin", "fit: memory left free on each device, in MiB (default 1024, as llama.cpp's fit).",
+     "MIB"},
 };
 constexpr bool inOptionOrder()
 {
@@ -203,16 +206,32 @@ std::optional<int> takeRange(QStringList &arguments, std::optional<std::pair<dou
     return std::nullopt;
 }
 
-// llama.cpp's one-dash spellings of the placement options, as the long ones (-ot is not -o -t).
+// llama.cpp's spellings of the memory options, as gguf-inspect's (-ot is not -o -t), so that fit's
+// llama-server arguments can be given back to memory as they are: --ctx-size, --ubatch-size, and
+// --flash-attn on|off|auto (gguf-inspect's is a flag: on; off and auto as the default, off).
 void takeLlamaSpellings(QStringList &arguments)
 {
     static const std::pair<const char *, const char *> kSpellings[] = {
-        {"-ot", "--override-tensor"}, {"-ts", "--tensor-split"}, {"-sm", "--split-mode"}, {"-mg", "--main-gpu"},
-        {"-ngl", "--gpu-layers"},     {"-ncmoe", "--n-cpu-moe"}, {"-cmoe", "--cpu-moe"}};
-    for (qsizetype i = 1; i < arguments.size(); ++i)
-        for (const auto &[shortName, longName] : kSpellings)
-            if (arguments[i] == QLatin1String(shortName))
-                arguments[i] = QLatin1String(longName);
+        {"-ot", "--override-tensor"}, {"-ts", "--tensor-split"},  {"-sm", "--split-mode"},
+        {"-mg", "--main-gpu"},        {"-ngl", "--gpu-layers"},   {"--n-gpu-layers", "--gpu-layers"},
+        {"-ncmoe", "--n-cpu-moe"},    {"-cmoe", "--cpu-moe"},     {"-c", "--ctx"},
+        {"--ctx-size", "--ctx"},      {"-ub", "--ubatch"},        {"--ubatch-size", "--ubatch"},
+        {"-ctk", "--cache-type-k"},   {"-ctv", "--cache-type-v"}, {"-np", "--parallel"},
+        {"-fa", "--flash-attn"}};
+    for (qsizetype i = 1; i < arguments.size(); ++i) {
+        for (const auto &[llamaName, ours] : kSpellings)
+            if (arguments[i] == QLatin1String(llamaName))
+                arguments[i] = QLatin1String(ours);
+        if (arguments[i] == QLatin1String("--flash-attn") && i + 1 < arguments.size()) {
+            const QString value = arguments[i + 1];
+            if (value == QLatin1String("on")) {
+                arguments.removeAt(i + 1);
+            } else if (value == QLatin1String("off") || value == QLatin1String("auto")) {
+                arguments.removeAt(i + 1);
+                arguments.removeAt(i--);
+            }
+        }
+    }
 }
 
 // Every option given must be one the command takes.
@@ -308,6 +327,8 @@ void fillArgs(const Parser &parser, const RawArguments &raw, const QStringList &
         args.memory.overrides.push_back(raw(o));
     args.memory.nCpuMoe = text(Option::NCpuMoe);
     args.memory.cpuMoe = parser.isSet(Option::CpuMoe);
+    args.memory.maxCtx = parser.isSet(Option::MaxCtx);
+    args.memory.margin = text(Option::Margin);
 }
 
 const Command *findCommand(std::span<const Command> commands, const QString &name)

@@ -49,6 +49,8 @@ enum class Option : uint8_t {
     OverrideTensor,
     NCpuMoe,
     CpuMoe,
+    MaxCtx,
+    Margin,
     Count
 };
 

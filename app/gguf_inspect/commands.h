@@ -45,4 +45,8 @@ int runSet(const CommandArgs &args);
 /// [--gpu-layers N] [--no-mmap] [--budget GIB] [--json]`: what llama.cpp needs to run the model.
 int runMemory(const CommandArgs &args);
 
+/// `fit FILE --device NAME=GIB... [--ctx N | --max-ctx] [--margin MIB] [--json]` and the placement and
+/// cache options of memory: the llama.cpp settings that fit the devices, as a llama-server command line.
+int runFit(const CommandArgs &args);
+
 } // namespace cli

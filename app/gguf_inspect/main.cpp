@@ -80,6 +80,17 @@ constexpr Command kCommands[] = {
                 Option::FlashAttn, Option::GpuLayers, Option::NoMmap, Option::Budget, Option::Json, Option::Device,
                 Option::TensorSplit, Option::SplitMode, Option::MainGpu, Option::OverrideTensor, Option::NCpuMoe,
                 Option::CpuMoe})},
+    {"fit",
+     "fit FILE --device NAME=GIB... [--ctx N | --max-ctx] [--margin MIB] [--tensor-split A,B,...] [--split-mode M] "
+     "[--main-gpu N] [-ot REGEX=BUF]... [--cache-type-k T] [--cache-type-v T] [--flash-attn] [--parallel N] "
+     "[--ubatch N] [--no-mmap] [--json]",
+     "the llama.cpp settings that fit the devices, each keeping a margin free: the most layers on the GPUs, then "
+     "the fewest layers whose experts stay on the CPU (--n-cpu-moe), then the context given or (--max-ctx) the "
+     "largest; the plan per device, why one step more would not fit, and the llama-server command line",
+     cli::runFit,
+     optionSet({Option::Ctx, Option::MaxCtx, Option::Margin, Option::Parallel, Option::Ubatch, Option::CacheTypeK,
+                Option::CacheTypeV, Option::FlashAttn, Option::NoMmap, Option::Json, Option::Device,
+                Option::TensorSplit, Option::SplitMode, Option::MainGpu, Option::OverrideTensor, Option::CpuMoe})},
 };
 
 // `gguf-inspect FILE`: the overview, or with --json what `info --json` prints.

@@ -48,14 +48,22 @@ std::string roleOf(const ModelTensor &t)
 
 // The cumulative split points of llama_model::load_tensors, in float as there: each device's
 // weight (the given split, or its free memory when none is given) summed and divided by the total.
+// Devices that all report no memory share equally (llama.cpp weighs each by the host's memory).
 std::vector<float> splitPoints(const OffloadInputs &in, const std::vector<size_t> &used)
 {
-    std::vector<float> points;
     const bool given = std::any_of(in.tensorSplit.begin(), in.tensorSplit.end(), [](double w) { return w != 0; });
+    std::vector<float> weights;
+    weights.reserve(used.size());
+    for (const size_t d : used)
+        weights.push_back(given ? static_cast<float>(d < in.tensorSplit.size() ? in.tensorSplit[d] : 0.0)
+                                : static_cast<float>(in.devices[d].freeBytes));
+    if (std::all_of(weights.begin(), weights.end(), [](float w) { return w == 0.0f; }))
+        std::fill(weights.begin(), weights.end(), 1.0f);
+    std::vector<float> points;
+    points.reserve(weights.size());
     float sum = 0.0f;
-    for (const size_t d : used) {
-        sum += given ? static_cast<float>(d < in.tensorSplit.size() ? in.tensorSplit[d] : 0.0)
-                     : static_cast<float>(in.devices[d].freeBytes);
+    for (const float w : weights) {
+        sum += w;
         points.push_back(sum);
     }
     for (float &p : points)
@@ -65,8 +73,40 @@ std::vector<float> splitPoints(const OffloadInputs &in, const std::vector<size_t
 
 struct CompiledRule {
     std::regex regex;
+    std::vector<std::string> literals; ///< a pattern of expertPattern: the names it finds, as text
     size_t device = 0;
+    bool matches(const std::string &name) const
+    {
+        if (literals.empty())
+            return std::regex_search(name, regex);
+        return std::any_of(literals.begin(), literals.end(),
+                           [&](const std::string &l) { return name.find(l) != std::string::npos; });
+    }
 };
+
+// The strings expertPattern(layer)'s regex finds, when `pattern` is one (the rules of --cpu-moe
+// and --n-cpu-moe, many per plan, matched without the regex engine), else empty.
+std::vector<std::string> expertLiterals(const std::string &pattern)
+{
+    const std::string experts = expertPattern(-1), prefix = "blk\\.";
+    std::string head;
+    if (pattern == experts) {
+        head = ".ffn_";
+    } else if (pattern.size() > prefix.size() + experts.size() && pattern.rfind(prefix, 0) == 0 &&
+               pattern.compare(pattern.size() - experts.size(), experts.size(), experts) == 0) {
+        const std::string layer = pattern.substr(prefix.size(), pattern.size() - prefix.size() - experts.size());
+        if (!std::all_of(layer.begin(), layer.end(), [](char c) { return c >= '0' && c <= '9'; }))
+            return {};
+        head = "blk." + layer + ".ffn_";
+    } else {
+        return {};
+    }
+    std::vector<std::string> out;
+    for (const char *which : {"up", "down", "gate", "gate_up"})
+        for (const char *ch : {"", "ch"})
+            out.push_back(head + which + "_" + ch + "exps");
+    return out;
+}
 
 } // namespace
 
@@ -133,8 +173,6 @@ public:
         m_start = firstGpuLayer(layers, int64_t(gpuLayers));
         const uint64_t act = std::min<uint64_t>(gpuLayers, layers + 1);
         m_points = splitPoints(in, m_used);
-        if (act > 0 && !(m_points.back() == 1.0f))
-            return fail("the split gives the devices no share: every --device has 0 GiB free, or --tensor-split is 0");
         m_plan.layerDevice.assign(layers + 1, 0);
         for (uint64_t il = m_start; il <= layers && act > 0; ++il) {
             const float f = static_cast<float>(il - m_start) / static_cast<float>(act);
@@ -165,8 +203,10 @@ public:
                 }
                 c.device = 1 + size_t(it - m_in.devices.begin());
             }
+            c.literals = expertLiterals(r.pattern);
             try {
-                c.regex = std::regex(r.pattern, std::regex::ECMAScript | std::regex::optimize);
+                if (c.literals.empty())
+                    c.regex = std::regex(r.pattern, std::regex::ECMAScript | std::regex::optimize);
             } catch (const std::regex_error &) {
                 return fail("'" + r.pattern +
                             "' is not a regular expression llama.cpp accepts (std::regex, "
@@ -289,7 +329,7 @@ private:
     {
         TensorPlacement p{t.name, layerDev, t.bytes, t.layer, roleOf(t), std::move(why)};
         for (size_t r = 0; r < m_rules.size(); ++r)
-            if (std::regex_search(t.name, m_rules[r].regex)) {
+            if (m_rules[r].matches(t.name)) {
                 p.device = m_rules[r].device;
                 p.why =
                     "override '" + m_plan.rules[r].pattern + "=" + m_plan.rules[r].buffer + "' (first rule to match)";

@@ -25,7 +25,11 @@ _gguf_inspect_options()
         set) echo --type --remove --chat-template-file --force -o --output --in-place --reserve --json ;;
         memory)
             echo --ctx --parallel --ubatch --cache-type-k --cache-type-v --flash-attn --gpu-layers --no-mmap \
-                --budget --json
+                --budget --device --tensor-split --split-mode --main-gpu --override-tensor --n-cpu-moe --cpu-moe --json
+            ;;
+        fit)
+            echo --device --ctx --max-ctx --margin --parallel --ubatch --cache-type-k --cache-type-v --flash-attn \
+                --no-mmap --tensor-split --split-mode --main-gpu --override-tensor --cpu-moe --json
             ;;
     esac
 }
@@ -141,7 +145,7 @@ _gguf_inspect()
     fi
 
     # the arguments before the word being completed; skip: value words of the last option still to come
-    local commands='info dump tensors vocab validate layout dequant stats tokenize detokenize diff set memory'
+    local commands='info dump tensors vocab validate layout dequant stats tokenize detokenize diff set memory fit'
     local i w skip=0 option='' options_end=false tensor_option=false args=()
     for ((i = 1; i < cword; i++)); do
         w=${words[i]}
@@ -153,7 +157,8 @@ _gguf_inspect()
                 --) options_end=true ;;
                 --range) skip=2 ;;
                 -o | --output | --file | --type | --remove | --chat-template-file | --reserve | --bins | --sample | \
-                    --ctx | --parallel | --ubatch | --cache-type-k | --cache-type-v | --gpu-layers | --budget)
+                    --ctx | --parallel | --ubatch | --cache-type-k | --cache-type-v | --gpu-layers | --budget | --device | \
+                    --tensor-split | --split-mode | --main-gpu | --override-tensor | --n-cpu-moe | --margin)
                     skip=1
                     ;;
                 --tensor) skip=1 tensor_option=true ;;

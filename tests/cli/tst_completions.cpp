@@ -37,7 +37,7 @@ const QString kSample = gguf::test::sampleModel();
 const QString kInspect = gguf::test::inspectPath();
 const QString kBashCompletion = QStringLiteral("/usr/share/bash-completion/bash_completion");
 const QStringList kCommands{"info",  "dump",     "tensors",    "vocab", "validate", "layout", "dequant",
-                            "stats", "tokenize", "detokenize", "diff",  "set",      "memory"};
+                            "stats", "tokenize", "detokenize", "diff",  "set",      "memory", "fit"};
 const QStringList kCacheTypes{"f32", "f16", "bf16", "q8_0", "q4_0", "q4_1", "iq4_nl", "q5_0", "q5_1"};
 // names with characters a shell would take apart
 const QString kSpaced = QStringLiteral("odd name $HOME.weight");
@@ -384,7 +384,10 @@ void TestCompletions::optionsBelong_data()
     row("diff", "--values --tensor --json");
     row("set", "--type --remove --chat-template-file --force -o --output --in-place --reserve --json");
     row("memory", "--ctx --parallel --ubatch --cache-type-k --cache-type-v --flash-attn --gpu-layers --no-mmap "
-                  "--budget --json");
+                  "--budget --device --tensor-split --split-mode --main-gpu --override-tensor --n-cpu-moe --cpu-moe "
+                  "--json");
+    row("fit", "--device --ctx --max-ctx --margin --parallel --ubatch --cache-type-k --cache-type-v --flash-attn "
+               "--no-mmap --tensor-split --split-mode --main-gpu --override-tensor --cpu-moe --json");
 }
 
 // `[COMMAND FILE] -<Tab>` offers exactly the command's options in every shell, each one `gguf-inspect --help` lists,
@@ -408,7 +411,9 @@ void TestCompletions::optionsBelong()
     const QStringList runnable{"info", "dump", "tensors", "vocab", "validate", "layout", "stats", "memory", "diff"};
     const QStringList values = QStringLiteral("--bins 8|--range -1 1|--sample 1|--ctx 512|--parallel 2|--ubatch 64|"
                                               "--gpu-layers 0|--budget 1|--cache-type-k q8_0|--cache-type-v q8_0|"
-                                              "--tensor output_norm.weight")
+                                              "--tensor output_norm.weight|--device CUDA0=1|--tensor-split 1|"
+                                              "--split-mode layer|--main-gpu 0|--override-tensor exps=CPU|"
+                                              "--n-cpu-moe 1")
                                    .split(QLatin1Char('|'));
     for (const QString &option : options) {
         QVERIFY2(help.contains(option), qPrintable(option + QStringLiteral(" is not in gguf-inspect --help")));

@@ -5,6 +5,7 @@
 #include "core/format/gguf_file.h"
 #include "tests/support/gguf_builder.h"
 #include "tests/support/inspect_run.h"
+#include "tests/support/kind_samples.h"
 #include "tests/support/temp_files.h"
 #include "tests/support/test_paths.h"
 
@@ -211,6 +212,47 @@ private slots:
         QCOMPARE(run.exitCode, 2);
         QVERIFY(run.out.isEmpty());
         QVERIFY(run.err.startsWith("gguf-inspect: "));
+    }
+
+    // fit (#44): its llama.cpp arguments, given back to memory as they are, fit every device with
+    // the margin left; with one more layer's experts on the GPU they would not.
+    void fitGivenBackToMemory()
+    {
+        QTemporaryDir dir;
+        QVERIFY(dir.isValid());
+        const QString path = dir.filePath(QStringLiteral("moe.gguf"));
+        QVERIFY(writeBytes(path, moeSample(256, 512).build().bytes()));
+        const QStringList devices{"--device", "CUDA0=0.015625", "--device", "CUDA1=0.0078125"}; // 16 and 8 MiB
+        const QStringList common = QStringList{"--flash-attn", "--ubatch", "128"} + devices;
+        const InspectRun fit = inspect(QStringList{"fit", path, "--ctx", "4096", "--margin", "1", "--json"} + common);
+        QCOMPARE(fit.exitCode, 0);
+        const QJsonObject doc = QJsonDocument::fromJson(fit.out).object();
+        QStringList args;
+        for (const QJsonValue &a : doc.value(QStringLiteral("args")).toArray())
+            args << a.toString();
+        QVERIFY2(args.contains(QStringLiteral("--n-cpu-moe")), qPrintable(args.join(' ')));
+        QVERIFY(doc.value(QStringLiteral("command")).toString().startsWith(QStringLiteral("llama-server -m ")));
+        QCOMPARE(doc.value(QStringLiteral("why_not_more")).toArray().size(), 3);
+        const auto totalsOf = [&](const QStringList &llamaArgs) {
+            const InspectRun run =
+                inspect(QStringList{"memory", path, "--json", "--ubatch", "128"} + devices + llamaArgs);
+            std::vector<std::pair<double, double>> out; // total, free
+            for (const QJsonValue &d : QJsonDocument::fromJson(run.out).object().value("devices").toArray())
+                if (d.toObject().value("name").toString() != QStringLiteral("cpu"))
+                    out.emplace_back(field(d.toObject(), "total"), field(d.toObject(), "free"));
+            return out;
+        };
+        const auto fitsAll = [](const std::vector<std::pair<double, double>> &devs) {
+            return !devs.empty() &&
+                   std::all_of(devs.begin(), devs.end(), [](const auto &d) { return d.first + MiB <= d.second; });
+        };
+        QVERIFY(fitsAll(totalsOf(args)));
+        QStringList fewer = args;
+        const qsizetype at = fewer.indexOf(QStringLiteral("--n-cpu-moe")) + 1;
+        fewer[at] = QString::number(fewer[at].toInt() - 1);
+        QVERIFY(!fitsAll(totalsOf(fewer)));
+        // fit needs devices
+        QCOMPARE(inspect({"fit", path}).exitCode, 2);
     }
 
     void unreadableFiles()

@@ -281,8 +281,9 @@ void TestManPages::documentsJsonKeys_data()
 {
     QTest::addColumn<QStringList>("args");
     // each command with what follows FILE (B: the sample again)
-    for (const char *command : {"info", "dump", "tensors", "vocab", "layout", "stats output_norm.weight",
-                                "tokenize Hello", "diff B --values", "memory --budget 1"}) {
+    for (const char *command :
+         {"info", "dump", "tensors", "vocab", "layout", "stats output_norm.weight", "tokenize Hello", "diff B --values",
+          "memory --budget 1", "memory --device CUDA0=1 --device CUDA1=1", "fit --device CUDA0=1"}) {
         QStringList args = QString::fromLatin1(command).split(QLatin1Char(' '));
         args.insert(1, kSample);
         args.replaceInStrings(QRegularExpression(QStringLiteral("^B$")), kSample);

@@ -58,4 +58,38 @@ GgufBuilder loraSample()
     return b;
 }
 
+GgufBuilder moeSample(uint32_t embd, uint32_t ff)
+{
+    GgufBuilder b;
+    b.kv("general.architecture", V::str("qwen3moe"))
+        .kv("qwen3moe.block_count", V::u32(8u))
+        .kv("qwen3moe.context_length", V::u32(4096))
+        .kv("qwen3moe.embedding_length", V::u32(embd))
+        .kv("qwen3moe.feed_forward_length", V::u32(ff))
+        .kv("qwen3moe.expert_feed_forward_length", V::u32(ff))
+        .kv("qwen3moe.expert_count", V::u32(8u))
+        .kv("qwen3moe.expert_used_count", V::u32(2))
+        .kv("qwen3moe.attention.head_count", V::u32(4))
+        .kv("qwen3moe.attention.head_count_kv", V::u32(2))
+        .kv("qwen3moe.attention.key_length", V::u32(16))
+        .kv("qwen3moe.attention.value_length", V::u32(16))
+        .kv("qwen3moe.vocab_size", V::u32(256u));
+    b.tensor("token_embd.weight", {embd, 256u}, 8);
+    for (uint32_t il = 0; il < 8u; ++il) {
+        const std::string p = "blk." + std::to_string(il) + ".";
+        b.tensor(p + "attn_norm.weight", {embd}, 0)
+            .tensor(p + "attn_q.weight", {embd, 64}, 1)
+            .tensor(p + "attn_k.weight", {embd, 32}, 1)
+            .tensor(p + "attn_v.weight", {embd, 32}, 1)
+            .tensor(p + "attn_output.weight", {64, embd}, 1)
+            .tensor(p + "ffn_norm.weight", {embd}, 0)
+            .tensor(p + "ffn_gate_inp.weight", {embd, 8u}, 0)
+            .tensor(p + "ffn_gate_exps.weight", {embd, ff, 8u}, 2)
+            .tensor(p + "ffn_up_exps.weight", {embd, ff, 8u}, 2)
+            .tensor(p + "ffn_down_exps.weight", {ff, embd, 8u}, 8);
+    }
+    b.tensor("output_norm.weight", {embd}, 0).tensor("output.weight", {embd, 256u}, 8);
+    return b;
+}
+
 } // namespace gguf::test

@@ -36,4 +36,10 @@ GgufBuilder imatrixSample();
 /// - blk.0.attn_norm.weight: a plain F32 tensor (1 1 1).
 GgufBuilder loraSample();
 
+/// A qwen3moe model of 8 layers and 8 experts (2 used) for the offload plan (#44): token_embd and
+/// output Q8_0 [embd, 256], attention F16 (q 64 rows, k and v 32, output [64, embd]), norms and
+/// the router F32, experts gate/up Q4_0 [embd, ff, 8] and down Q8_0 [ff, embd, 8] — every kind of
+/// tensor its own size; 4 heads, 2 KV heads of 16, context 4096; zero-filled.
+GgufBuilder moeSample(uint32_t embd = 64, uint32_t ff = 32);
+
 } // namespace gguf::test

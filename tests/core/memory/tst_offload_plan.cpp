@@ -7,8 +7,10 @@
 // stays on the CPU; -ot rules by std::regex_search, first match wins; --n-cpu-moe N adds one rule
 // per layer below N). And with one GPU, the plan gives the single-device estimate's figures.
 #include "core/format/gguf_file.h"
+#include "core/memory/offload_fit.h"
 #include "core/memory/offload_plan.h"
 #include "tests/support/gguf_builder.h"
+#include "tests/support/kind_samples.h"
 #include "tests/support/test_paths.h"
 
 #include <QtTest>
@@ -22,42 +24,11 @@ using namespace gguf::test;
 namespace {
 
 constexpr uint64_t GiB = uint64_t(1) << 30;
-constexpr uint32_t kLayers = 8, kExperts = 8, kEmbd = 64, kFf = 32, kVocab = 256;
+constexpr uint32_t kLayers = 8; // moeSample()'s
 
-// token_embd and output in Q8_0, attention F16, experts Q4_0 and Q8_0, norms F32: each kind of
-// tensor has its own size, so a tensor on the wrong device changes a device's sum.
-OpenedBuilt moeModel()
+OpenedBuilt moeModel(uint32_t embd = 64, uint32_t ff = 32)
 {
-    GgufBuilder b;
-    b.kv("general.architecture", V::str("qwen3moe"))
-        .kv("qwen3moe.block_count", V::u32(kLayers))
-        .kv("qwen3moe.context_length", V::u32(4096))
-        .kv("qwen3moe.embedding_length", V::u32(kEmbd))
-        .kv("qwen3moe.feed_forward_length", V::u32(kFf))
-        .kv("qwen3moe.expert_feed_forward_length", V::u32(kFf))
-        .kv("qwen3moe.expert_count", V::u32(kExperts))
-        .kv("qwen3moe.expert_used_count", V::u32(2))
-        .kv("qwen3moe.attention.head_count", V::u32(4))
-        .kv("qwen3moe.attention.head_count_kv", V::u32(2))
-        .kv("qwen3moe.attention.key_length", V::u32(16))
-        .kv("qwen3moe.attention.value_length", V::u32(16))
-        .kv("qwen3moe.vocab_size", V::u32(kVocab));
-    b.tensor("token_embd.weight", {kEmbd, kVocab}, 8);
-    for (uint32_t il = 0; il < kLayers; ++il) {
-        const std::string p = "blk." + std::to_string(il) + ".";
-        b.tensor(p + "attn_norm.weight", {kEmbd}, 0)
-            .tensor(p + "attn_q.weight", {kEmbd, 64}, 1)
-            .tensor(p + "attn_k.weight", {kEmbd, 32}, 1)
-            .tensor(p + "attn_v.weight", {kEmbd, 32}, 1)
-            .tensor(p + "attn_output.weight", {64, kEmbd}, 1)
-            .tensor(p + "ffn_norm.weight", {kEmbd}, 0)
-            .tensor(p + "ffn_gate_inp.weight", {kEmbd, kExperts}, 0)
-            .tensor(p + "ffn_gate_exps.weight", {kEmbd, kFf, kExperts}, 2)
-            .tensor(p + "ffn_up_exps.weight", {kEmbd, kFf, kExperts}, 2)
-            .tensor(p + "ffn_down_exps.weight", {kFf, kEmbd, kExperts}, 8);
-    }
-    b.tensor("output_norm.weight", {kEmbd}, 0).tensor("output.weight", {kEmbd, kVocab}, 8);
-    return buildAndOpen(b);
+    return buildAndOpen(moeSample(embd, ff));
 }
 
 // The tensors' sizes as the builder wrote them.
@@ -259,6 +230,100 @@ private slots:
         QVERIFY(plan.error.find("not a regular expression") != std::string::npos);
         // --n-cpu-moe's patterns: blk\.1\. does not reach blk.11 (the dot is required)
         QCOMPARE(expertPattern(1), std::string("blk\\.1\\.ffn_(up|down|gate|gate_up)_(ch|)exps"));
+    }
+
+    // The rules of --n-cpu-moe, matched without the regex engine, place as the same patterns
+    // given to -ot (there matched by std::regex; "(?:)" matches the empty string).
+    void expertRulesAsRegexes()
+    {
+        const OpenedBuilt m = moeModel();
+        const MemoryModel model(*m.file);
+        OffloadInputs fast = twoGpus(), slow = twoGpus();
+        fast.nCpuMoe = 5;
+        fast.cpuMoe = false;
+        for (int il = 0; il < 5; ++il)
+            slow.overrides.push_back({expertPattern(il) + "(?:)", "CPU"});
+        const OffloadPlan a = planOffload(model, {}, fast), b = planOffload(model, {}, slow);
+        QVERIFY(a.error.empty() && b.error.empty());
+        QCOMPARE(a.placement.size(), b.placement.size());
+        for (size_t i = 0; i < a.placement.size(); ++i)
+            QCOMPARE(a.placement[i].device, b.placement[i].device);
+        QCOMPARE(planned(a), planned(b));
+        QCOMPARE(a.ruleHits, (std::vector<uint64_t>(5, 3)));
+    }
+
+    // fit: the most layers, then the fewest CPU expert layers, then the largest context. Its plan
+    // fits every device less the margin; one more layer's experts on the GPU, or one more layer,
+    // or a longer context would not (each checked here with the plan).
+    void fitIsTight_data()
+    {
+        QTest::addColumn<double>("cuda0MiB");
+        QTest::addColumn<double>("cuda1MiB");
+        QTest::addColumn<bool>("maxContext");
+        QTest::newRow("16 + 8 MiB, context 4096") << 16.0 << 8.0 << false;
+        QTest::newRow("12 + 12 MiB, the largest context") << 12.0 << 12.0 << true;
+        QTest::newRow("12 + 6 MiB, the largest context") << 12.0 << 6.0 << true;
+        QTest::newRow("4 + 3 MiB, context 4096: not every layer") << 4.0 << 3.0 << false;
+    }
+    void fitIsTight()
+    {
+        QFETCH(double, cuda0MiB);
+        QFETCH(double, cuda1MiB);
+        QFETCH(bool, maxContext);
+        // experts of 3 × 256 × 512 × 8 Q8_0 values (3.2 MiB) per layer outweigh the rest
+        const OpenedBuilt m = moeModel(256, 512);
+        QVERIFY(m.file);
+        const MemoryModel model(*m.file);
+        MemoryInputs mi;
+        mi.context = 4096;
+        mi.flashAttention = true; // a compute buffer smaller than the experts
+        mi.ubatch = 128;
+        OffloadInputs in;
+        in.devices = {{"CUDA0", uint64_t(cuda0MiB * 1048576)}, {"CUDA1", uint64_t(cuda1MiB * 1048576)}};
+        FitOptions options;
+        options.marginBytes = uint64_t(1) << 20;
+        options.maxContext = maxContext;
+        options.minContext = 1024;
+        const FitResult fit = fitOffload(model, mi, in, options);
+        QVERIFY2(fit.plan.error.empty(), fit.plan.error.c_str());
+        QVERIFY(fit.experts);
+        qInfo("fit: %lld layers, %u expert layers on the CPU, context %llu", static_cast<long long>(fit.gpuLayers),
+              fit.nCpuMoe, static_cast<unsigned long long>(fit.context));
+        // a choice with something to trade: layers offloaded and some experts kept back
+        QVERIFY(fit.gpuLayers > 0);
+        QVERIFY(fit.nCpuMoe > 0 && fit.nCpuMoe <= kLayers);
+
+        const auto planWith = [&](int64_t layers, uint32_t cpuMoe, uint64_t context) {
+            MemoryInputs x = mi;
+            x.gpuLayers = layers;
+            x.context = context;
+            OffloadInputs o = in;
+            o.nCpuMoe = cpuMoe;
+            return planOffload(model, x, o);
+        };
+        const auto fitsEvery = [&](const OffloadPlan &p) {
+            for (size_t d = 1; d < p.devices.size(); ++d)
+                if (p.devices[d].memory.total() + options.marginBytes > p.devices[d].freeBytes)
+                    return false;
+            return true;
+        };
+        QVERIFY(fitsEvery(planWith(fit.gpuLayers, fit.nCpuMoe, fit.context)));
+        QVERIFY(!fitsEvery(planWith(fit.gpuLayers, fit.nCpuMoe - 1, fit.context)));
+        if (fit.gpuLayers < int64_t(kLayers) + 1)
+            QVERIFY(!fitsEvery(planWith(fit.gpuLayers + 1, fit.nCpuMoe, fit.context)));
+        if (maxContext)
+            QVERIFY(fit.context == 4096 || !fitsEvery(planWith(fit.gpuLayers, fit.nCpuMoe, fit.context + 256)));
+        else
+            QCOMPARE(fit.context, uint64_t(4096));
+        // the arguments say the same
+        const auto at = [&](const char *flag) {
+            const auto it = std::find(fit.args.begin(), fit.args.end(), std::string(flag));
+            return it == fit.args.end() || it + 1 == fit.args.end() ? std::string() : *(it + 1);
+        };
+        QCOMPARE(at("--gpu-layers"), std::to_string(fit.gpuLayers));
+        QCOMPARE(at("--n-cpu-moe"), std::to_string(fit.nCpuMoe));
+        QCOMPARE(at("--ctx-size"), std::to_string(fit.context));
+        QCOMPARE(fit.whyNotMore.size(), size_t(3));
     }
 
     // Split mode none: every offloaded layer on the main GPU.
