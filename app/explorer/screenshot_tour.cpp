@@ -18,6 +18,7 @@
 #include "ui/metadata/metadata_filter_proxy.h"
 #include "ui/metadata/metadata_page.h"
 #include "ui/metadata/metadata_tree_model.h"
+#include "ui/overview/gpu_panel.h"
 #include "ui/overview/kind_panel.h"
 #include "ui/overview/memory_panel.h"
 #include "ui/overview/overview_page.h"
@@ -29,10 +30,12 @@
 #include "ui/weights/weights_page.h"
 
 #include <QApplication>
+#include <QCheckBox>
 #include <QDoubleSpinBox>
 #include <QPlainTextEdit>
 #include <QPushButton>
 #include <QScrollArea>
+#include <QSpinBox>
 #include <QTabWidget>
 #include <QTextStream>
 #include <QTimer>
@@ -307,6 +310,11 @@ void grabMemory(MainWindow &window, const QString &prefix, StallMonitor *monitor
     });
 }
 
+// The Memory section with two GPUs (#44), fitted: free memory of 60 % and 30 % of what the single
+// GPU needs with every layer offloaded (so not everything fits), Fit run on its worker, then the
+// section scrolled into view as `<prefix>-memory-gpus.png`; the GPUs are removed afterwards.
+void grabGpus(MainWindow &window, const QString &prefix, StallMonitor *monitor, const std::function<void()> &done);
+
 // Runs `then` once `busy` says false (asked every kSettleMs).
 void whenIdle(MainWindow &window, const std::function<bool()> &busy, const std::function<void()> &then)
 {
@@ -316,6 +324,47 @@ void whenIdle(MainWindow &window, const std::function<bool()> &busy, const std::
         else
             then();
     });
+}
+
+void grabGpus(MainWindow &window, const QString &prefix, StallMonitor *monitor, const std::function<void()> &done)
+{
+    OverviewPage *page = window.page<OverviewPage>();
+    MemoryPanel *panel = page ? page->memoryPanel() : nullptr;
+    auto *scroll = page ? page->findChild<QScrollArea *>() : nullptr;
+    if (!panel || !scroll || panel->estimate().kv.nCtx == 0) {
+        done();
+        return;
+    }
+    window.pages()->setCurrentWidget(page);
+    // with flash attention and at most 8192 tokens, as one would run a large model on small GPUs
+    auto *flash = panel->findChild<QCheckBox *>(QStringLiteral("memoryFlashAttention"));
+    auto *context = panel->findChild<QSpinBox *>(QStringLiteral("memoryContext"));
+    const int contextBefore = context->value();
+    flash->setChecked(true);
+    context->setValue(std::min(contextBefore, 8192));
+    const double gpuGiB = double(panel->estimate().gpu().total()) / (1024.0 * 1024.0 * 1024.0);
+    GpuPanel *gpus = panel->gpuPanel();
+    gpus->setDevices({{QStringLiteral("CUDA0"), gpuGiB * 0.6}, {QStringLiteral("CUDA1"), gpuGiB * 0.3}});
+    gpus->findChild<QSpinBox *>(QStringLiteral("gpuMargin"))->setValue(0);
+    gpus->findChild<QPushButton *>(QStringLiteral("gpuFit"))->click();
+    whenIdle(
+        window, [panel] { return panel->fitting(); },
+        [&window, scroll, gpus, flash, context, contextBefore, prefix, monitor, done] {
+            scroll->ensureWidgetVisible(gpus->findChild<QWidget *>(QStringLiteral("gpuPlacementMap")), 0, 0);
+            QTimer::singleShot(kSettleMs, &window,
+                               [&window, scroll, gpus, flash, context, contextBefore, prefix, monitor, done] {
+                                   const QString file = QStringLiteral("%1-memory-gpus.png").arg(prefix);
+                                   if (grabTo(window, file, monitor))
+                                       QTextStream(stdout) << file << '\n';
+                                   flash->setChecked(false);
+                                   context->setValue(contextBefore);
+                                   gpus->setDevices({});
+                                   gpus->setCpuMoe(0);
+                                   gpus->findChild<QSpinBox *>(QStringLiteral("gpuMargin"))->setValue(1024);
+                                   scroll->ensureVisible(0, 0);
+                                   done();
+                               });
+        });
 }
 
 // For an importance matrix: each view of the Importance page (its first weight chosen) as
@@ -469,13 +518,15 @@ void startScreenshotTour(MainWindow &window, const QString &prefix, bool nothing
         grabCompare(window, prefix, monitor, [&window, prefix, monitor, grabAndQuit] {
             grabMetadataEdit(window, prefix, monitor, [&window, prefix, monitor, grabAndQuit] {
                 grabMemory(window, prefix, monitor, [&window, prefix, monitor, grabAndQuit] {
-                    grabImportance(window, prefix, monitor, 0, [&window, prefix, monitor, grabAndQuit] {
-                        grabKind(window, prefix, monitor, [&window, grabAndQuit] {
-                            // (a damaged file's Bytes page stays at its break)
-                            const auto model = window.document()->model();
-                            if (window.page<HexPage>() && !(model && model->firstBreak()))
-                                window.page<HexPage>()->goTo(QStringLiteral("end-1"));
-                            grabAndQuit();
+                    grabGpus(window, prefix, monitor, [&window, prefix, monitor, grabAndQuit] {
+                        grabImportance(window, prefix, monitor, 0, [&window, prefix, monitor, grabAndQuit] {
+                            grabKind(window, prefix, monitor, [&window, grabAndQuit] {
+                                // (a damaged file's Bytes page stays at its break)
+                                const auto model = window.document()->model();
+                                if (window.page<HexPage>() && !(model && model->firstBreak()))
+                                    window.page<HexPage>()->goTo(QStringLiteral("end-1"));
+                                grabAndQuit();
+                            });
                         });
                     });
                 });

@@ -317,26 +317,11 @@ void writePlanJson(const gguf::OffloadPlan &plan, const gguf::OffloadInputs &in)
     writeEnd(json, plan.notes, plan.base.refusals, std::nullopt);
 }
 
-// An argument as a POSIX shell reads it back: quoted when it holds anything but safe characters.
-std::string shellWord(const std::string &word)
-{
-    const bool safe = !word.empty() && std::all_of(word.begin(), word.end(), [](char c) {
-        return std::isalnum(static_cast<unsigned char>(c)) || std::strchr("-_./,:=+@%", c) != nullptr;
-    });
-    if (safe)
-        return word;
-    std::string out = "'";
-    for (const char c : word)
-        out += c == '\'' ? std::string("'\\''") : std::string(1, c);
-    return out + "'";
-}
-
 std::string serverCommand(const std::string &file, const std::vector<std::string> &args)
 {
-    std::string line = "llama-server -m " + shellWord(file);
-    for (const std::string &a : args)
-        line += " " + shellWord(a);
-    return line;
+    std::vector<std::string> words{"llama-server", "-m", file};
+    words.insert(words.end(), args.begin(), args.end());
+    return gguf::shellCommand(words);
 }
 
 // The plan as text: a row per device, the layers each holds, what each rule moved; a device fits

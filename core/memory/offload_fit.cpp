@@ -6,6 +6,9 @@
 #include "saturate.h"
 
 #include <algorithm>
+#include <bit>
+#include <cctype>
+#include <cstring>
 
 namespace gguf {
 namespace {
@@ -22,13 +25,16 @@ bool hasExperts(const MemoryModel &model)
     });
 }
 
-// llama.cpp's arguments for the settings of a fit.
-std::vector<std::string> llamaArgs(const FitResult &r, const MemoryInputs &m, const OffloadInputs &o)
+} // namespace
+
+std::vector<std::string> llamaArgs(const MemoryModel &model, const MemoryInputs &m, const OffloadInputs &o)
 {
-    std::vector<std::string> a{"--gpu-layers", num(uint64_t(r.gpuLayers))};
-    if (r.nCpuMoe > 0)
-        a.insert(a.end(), {"--n-cpu-moe", num(r.nCpuMoe)});
-    a.insert(a.end(), {"--ctx-size", num(r.context)});
+    const uint64_t all = model.shape().layers + 1;
+    std::vector<std::string> a{"--gpu-layers", num(m.gpuLayers < 0 ? all : std::min<uint64_t>(m.gpuLayers, all))};
+    if (o.nCpuMoe > 0)
+        a.insert(a.end(), {"--n-cpu-moe", num(o.nCpuMoe)});
+    if (m.context > 0)
+        a.insert(a.end(), {"--ctx-size", num(m.context)});
     if (!o.tensorSplit.empty()) {
         std::string split;
         for (const double w : o.tensorSplit) {
@@ -66,6 +72,27 @@ std::vector<std::string> llamaArgs(const FitResult &r, const MemoryInputs &m, co
         a.emplace_back("--no-mmap");
     return a;
 }
+
+std::string shellCommand(const std::vector<std::string> &words)
+{
+    std::string line;
+    for (const std::string &w : words) {
+        const bool safe = !w.empty() && std::all_of(w.begin(), w.end(), [](char c) {
+            return std::isalnum(static_cast<unsigned char>(c)) || std::strchr("-_./,:=+@%", c) != nullptr;
+        });
+        std::string quoted = w;
+        if (!safe) {
+            quoted = "'";
+            for (const char c : w)
+                quoted += c == '\'' ? std::string("'\\''") : std::string(1, c);
+            quoted += "'";
+        }
+        line += (line.empty() ? "" : " ") + quoted;
+    }
+    return line;
+}
+
+namespace {
 
 // Why one more layer, one more layer's experts on the GPU, or a longer context would not fit.
 template <typename PlanAt>
@@ -113,6 +140,63 @@ std::string overflowOf(const OffloadPlan &plan, uint64_t margin)
     return {};
 }
 
+namespace {
+
+// The plans fitOffload tries, each one step of the progress; after a cancel, empty failures.
+class Trials {
+public:
+    Trials(const MemoryModel &model, const MemoryInputs &memory, const OffloadInputs &offload,
+           const FitOptions &options, uint64_t steps)
+        : m_model(model), m_memory(memory), m_offload(offload), m_options(options), m_steps(steps)
+    {
+    }
+    OffloadPlan operator()(int64_t layers, uint32_t cpuMoe, uint64_t context) const
+    {
+        if (m_stopped) {
+            OffloadPlan none;
+            none.error = "cancelled";
+            return none;
+        }
+        MemoryInputs m = m_memory;
+        m.gpuLayers = layers;
+        m.context = context;
+        OffloadInputs o = m_offload;
+        o.nCpuMoe = cpuMoe;
+        OffloadPlan plan = planOffload(m_model, m, o);
+        ++m_tried;
+        if (m_options.progress && !m_options.progress(m_tried, std::max(m_steps, m_tried)))
+            m_stopped = true;
+        return plan;
+    }
+    bool fits(int64_t layers, uint32_t cpuMoe, uint64_t context) const
+    {
+        const OffloadPlan p = (*this)(layers, cpuMoe, context);
+        return p.error.empty() && overflowOf(p, m_options.marginBytes).empty();
+    }
+    bool stopped() const { return m_stopped; }
+
+private:
+    const MemoryModel &m_model;
+    const MemoryInputs &m_memory;
+    const OffloadInputs &m_offload;
+    const FitOptions &m_options;
+    uint64_t m_steps;
+    mutable uint64_t m_tried = 0;
+    mutable bool m_stopped = false;
+};
+
+// The largest k in [lo, hi) with fits(k), fits(lo) known and fits monotone (true, then false).
+template <typename Fits> uint64_t lastFitting(uint64_t lo, uint64_t hi, const Fits &fits)
+{
+    while (hi - lo > 1) {
+        const uint64_t mid = lo + (hi - lo) / 2;
+        (fits(mid) ? lo : hi) = mid;
+    }
+    return lo;
+}
+
+} // namespace
+
 FitResult fitOffload(const MemoryModel &model, MemoryInputs memory, const OffloadInputs &offload,
                      const FitOptions &options)
 {
@@ -123,62 +207,44 @@ FitResult fitOffload(const MemoryModel &model, MemoryInputs memory, const Offloa
     const uint64_t cap = std::max(step, s.trainedContext ? s.trainedContext : uint64_t(1) << 22);
     if (options.maxContext)
         memory.context = std::min(cap, std::max(step, options.minContext));
-    const auto planAt = [&](int64_t layers, uint32_t cpuMoe, uint64_t context) {
-        MemoryInputs m = memory;
-        m.gpuLayers = layers;
-        m.context = context;
-        OffloadInputs o = offload;
-        o.nCpuMoe = cpuMoe;
-        return planOffload(model, m, o);
-    };
-    const auto fits = [&](const OffloadPlan &p) {
-        return p.error.empty() && overflowOf(p, options.marginBytes).empty();
-    };
+    const Trials trial(model, memory, offload, options,
+                       s.layers + 2 + 2 * std::bit_width(s.layers + 1) + std::bit_width(cap / step + 1) + 4);
     const auto maxLayers = int64_t(s.layers + 1);
     const uint32_t allMoe = r.experts ? uint32_t(s.layers) : 0;
 
     // 1. the most layers, the experts of all on the CPU (a layer of fewer slots can fit where one of
     //    more does not only by where the output slot falls, so every count is tried from the top)
     r.gpuLayers = 0;
-    for (int64_t n = maxLayers; n > 0; --n)
-        if (fits(planAt(n, allMoe, memory.context))) {
+    for (int64_t n = maxLayers; n > 0 && r.gpuLayers == 0; --n)
+        if (trial.fits(n, allMoe, memory.context))
             r.gpuLayers = n;
-            break;
-        }
-    // 2. the fewest layers whose experts stay on the CPU: fewer only adds to the GPUs
-    r.nCpuMoe = allMoe;
-    if (r.experts && r.gpuLayers > 0) {
-        uint32_t lo = 0, hi = allMoe; // fits(hi)
-        while (lo < hi) {
-            const uint32_t mid = lo + (hi - lo) / 2;
-            if (fits(planAt(r.gpuLayers, mid, memory.context)))
-                hi = mid;
-            else
-                lo = mid + 1;
-        }
-        r.nCpuMoe = hi;
-    }
-    if (r.gpuLayers == 0)
-        r.nCpuMoe = 0; // nothing offloaded: no experts to keep back
+    // 2. the fewest layers whose experts stay on the CPU: fewer only adds to the GPUs (none when
+    //    nothing is offloaded)
+    r.nCpuMoe = 0;
+    if (r.experts && r.gpuLayers > 0 && !trial.fits(r.gpuLayers, 0, memory.context))
+        r.nCpuMoe = uint32_t(1 + lastFitting(0, allMoe, [&](uint64_t k) {
+                                 return !trial.fits(r.gpuLayers, uint32_t(k), memory.context);
+                             }));
     // 3. the largest context (multiples of `step`), or the one given
     r.context = memory.context;
-    if (options.maxContext) {
-        if (fits(planAt(r.gpuLayers, r.nCpuMoe, cap))) {
-            r.context = cap;
-        } else {
-            uint64_t lo = r.context / step, hi = (cap + step - 1) / step; // fits(lo·step) by 1., not hi
-            while (hi - lo > 1) {
-                const uint64_t mid = lo + (hi - lo) / 2;
-                (fits(planAt(r.gpuLayers, r.nCpuMoe, mid * step)) ? lo : hi) = mid;
-            }
-            r.context = lo * step;
-        }
-    }
-    r.plan = planAt(r.gpuLayers, r.nCpuMoe, r.context);
+    if (options.maxContext)
+        r.context = trial.fits(r.gpuLayers, r.nCpuMoe, cap)
+                        ? cap
+                        : step * lastFitting(r.context / step, (cap + step - 1) / step,
+                                             [&](uint64_t k) { return trial.fits(r.gpuLayers, r.nCpuMoe, k * step); });
+    r.plan = trial(r.gpuLayers, r.nCpuMoe, r.context);
     r.context = r.plan.base.inputs.context;
-
-    r.whyNotMore = whyNotMore(r, planAt, options, cap, step);
-    r.args = llamaArgs(r, memory, offload);
+    r.whyNotMore = whyNotMore(r, trial, options, cap, step);
+    if (trial.stopped()) {
+        r.cancelled = true;
+        return r;
+    }
+    MemoryInputs chosen = memory;
+    chosen.gpuLayers = r.gpuLayers;
+    chosen.context = r.context;
+    OffloadInputs placed = offload;
+    placed.nCpuMoe = r.nCpuMoe;
+    r.args = llamaArgs(model, chosen, placed);
     return r;
 }
 

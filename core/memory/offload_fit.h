@@ -7,6 +7,7 @@
 // (common/fit.cpp), computed here with the plan of offload_plan.h instead of trial loads.
 
 #include "core/memory/offload_plan.h"
+#include "core/util/parallel_chunks.h"
 
 #include <cstdint>
 #include <string>
@@ -18,6 +19,7 @@ struct FitOptions {
     uint64_t marginBytes = uint64_t(1024) << 20; ///< left free on each GPU (llama.cpp's --fit-target: 1024 MiB)
     bool maxContext = false;    ///< find the largest context (else the one in MemoryInputs, 0: the model's)
     uint64_t minContext = 4096; ///< the context the layers are fitted at with maxContext (llama.cpp's --fit-ctx)
+    ProgressFn progress;        ///< called after each plan tried (done, an upper bound of the total); false cancels
 };
 
 struct FitResult {
@@ -31,12 +33,20 @@ struct FitResult {
     /// llama.cpp's arguments for these settings: --gpu-layers, --n-cpu-moe, --ctx-size and the
     /// options given (tensor split, split mode, overrides, cache types, flash attention…).
     std::vector<std::string> args;
+    bool cancelled = false; ///< progress returned false: nothing else is set
 };
 
 /// The free memory a device must keep: its free bytes less the margin (0 when that is negative).
 uint64_t usableBytes(const PlannedDevice &device, uint64_t margin);
 /// The first device of `plan` (after the CPU) that does not fit, with by how much, or "".
 std::string overflowOf(const OffloadPlan &plan, uint64_t margin);
+
+/// llama.cpp's arguments for these settings (memory.gpuLayers −1: every layer, written as the
+/// count; offload.nCpuMoe; memory.context, 0 left out): --gpu-layers, --n-cpu-moe, --ctx-size, the
+/// split, overrides, cache types, flash attention, sequences, batch and mmap.
+std::vector<std::string> llamaArgs(const MemoryModel &model, const MemoryInputs &memory, const OffloadInputs &offload);
+/// A command line a POSIX shell reads back as these words (quoted where needed).
+std::string shellCommand(const std::vector<std::string> &words);
 
 FitResult fitOffload(const MemoryModel &model, MemoryInputs memory, const OffloadInputs &offload,
                      const FitOptions &options);

@@ -3,10 +3,17 @@
 
 #include "core/format/ggml_types.h"
 #include "core/format/split_model.h"
+#include "core/memory/offload_fit.h"
+#include "ui/common/job_progress.h"
+#include "ui/common/job_tracker.h"
 #include "ui/common/text_format.h"
+#include "ui/overview/gpu_panel.h"
 #include "ui/plots/memory_bar_plot.h"
+#include "ui/plots/placement_map.h"
 
+#include <QApplication>
 #include <QCheckBox>
+#include <QClipboard>
 #include <QComboBox>
 #include <QDoubleSpinBox>
 #include <QGridLayout>
@@ -36,7 +43,8 @@ MemoryPanel::MemoryPanel(QWidget *parent)
       m_sequences(new QSpinBox(this)), m_cacheK(new QComboBox(this)), m_cacheV(new QComboBox(this)),
       m_flashAttention(new QCheckBox(tr("Flash attention"), this)), m_gpuLayers(new QSpinBox(this)),
       m_gpuLayersOf(new QLabel(this)), m_mmap(new QCheckBox(tr("mmap"), this)), m_budget(new QDoubleSpinBox(this)),
-      m_summary(new QLabel(this)), m_plot(new MemoryBarPlot(this)), m_details(new QTreeWidget(this))
+      m_summary(new QLabel(this)), m_plot(new MemoryBarPlot(this)), m_details(new QTreeWidget(this)),
+      m_gpus(new GpuPanel(this)), m_fitJobs(new JobTracker(this))
 {
     m_contextSlider->setObjectName(QStringLiteral("memoryContextSlider"));
     m_context->setObjectName(QStringLiteral("memoryContext"));
@@ -62,6 +70,7 @@ MemoryPanel::MemoryPanel(QWidget *parent)
     auto *body = new QVBoxLayout(m_body);
     body->setContentsMargins(0, 0, 0, 0);
     body->addLayout(controls);
+    body->addWidget(m_gpus);
     body->addWidget(m_summary);
     body->addWidget(m_plot);
     body->addWidget(m_details, 1);
@@ -78,6 +87,11 @@ MemoryPanel::MemoryPanel(QWidget *parent)
     for (QCheckBox *box : {m_flashAttention, m_mmap})
         connect(box, &QCheckBox::toggled, this, &MemoryPanel::update);
     connect(m_budget, &QDoubleSpinBox::valueChanged, this, &MemoryPanel::update);
+    connect(m_gpus, &GpuPanel::changed, this, &MemoryPanel::update);
+    connect(m_gpus, &GpuPanel::fitRequested, this, &MemoryPanel::fit);
+    connect(m_gpus, &GpuPanel::copyRequested, this, [this] { QApplication::clipboard()->setText(commandLine()); });
+    m_gpus->progress()->track(m_fitJobs);
+    connect(m_gpus->progress(), &JobProgress::restartClicked, this, &MemoryPanel::fit);
     // a quantized V cache needs flash attention: llama.cpp's -fa auto turns it on, so does this
     connect(m_cacheV, &QComboBox::currentIndexChanged, this, [this] {
         if (gguf::typeTraits(m_cacheV->currentData().toUInt()).quantized)
@@ -149,11 +163,17 @@ QGridLayout *MemoryPanel::layOutControls()
 
 void MemoryPanel::setModel(const std::shared_ptr<const gguf::SplitModel> &model)
 {
+    m_fitJobs->drop();
     m_memory.reset();
     m_maxContext.reset();
     m_estimate = {};
-    if (model)
-        m_memory = std::make_unique<gguf::MemoryModel>(*model);
+    m_plan = {};
+    m_path.clear();
+    m_gpus->setStatus(QString());
+    if (model) {
+        m_memory = std::make_shared<gguf::MemoryModel>(*model);
+        m_path = model->primary().path();
+    }
     const bool runnable = m_memory && m_memory->whyNoEstimate().empty();
     m_body->setVisible(runnable);
     m_unavailable->setVisible(!runnable);
@@ -182,6 +202,10 @@ void MemoryPanel::setModel(const std::shared_ptr<const gguf::SplitModel> &model)
         m_gpuLayersOf->setText(tr("of %1").arg(shape.layers + 1));
         m_mmap->setChecked(true);
     }
+    const bool experts =
+        std::any_of(m_memory->tensors().begin(), m_memory->tensors().end(),
+                    [](const gguf::ModelTensor &t) { return t.name.find("_exps.") != std::string::npos; });
+    m_gpus->setModel(shape.layers, experts);
     update();
 }
 
@@ -221,6 +245,12 @@ void MemoryPanel::update()
         return;
     const gguf::MemoryInputs in = inputs();
     m_estimate = m_memory->estimate(in);
+    m_budget->setEnabled(!m_gpus->active()); // a budget is for one device; Fit for several
+    if (m_gpus->active()) {
+        updatePlan(in);
+        return;
+    }
+    m_plan = {};
     // the largest context for the budget does not depend on the context: searched again only
     // when another input or the budget moves, not on every step of the context slider
     const double budgetGiB = m_budget->value();
@@ -254,6 +284,38 @@ void MemoryPanel::update()
                                     : QString())
                      : tr("Not even 256 tokens fit %1 of %2.").arg(m_budget->text(), onGpu ? tr("VRAM") : tr("RAM")));
     }
+    showSummary(text);
+}
+
+void MemoryPanel::updatePlan(const gguf::MemoryInputs &in)
+{
+    QString error;
+    const gguf::OffloadInputs offload = m_gpus->inputs(error);
+    m_plan = {};
+    if (error.isEmpty()) {
+        m_plan = gguf::planOffload(*m_memory, in, offload);
+        error = QString::fromStdString(m_plan.error);
+    }
+    QStringList parts;
+    for (const gguf::PlannedDevice &d : m_plan.devices) {
+        const QString name = &d == &m_plan.devices.front() ? tr("RAM") : QString::fromStdString(d.name);
+        if (&d == &m_plan.devices.front())
+            parts << tr("%1 %2").arg(name, TextFormat::byteSize(d.memory.total())).toHtmlEscaped();
+        else
+            parts << (d.memory.total() <= d.freeBytes ? QStringLiteral("%1") : QStringLiteral("<b>%1</b>"))
+                         .arg(tr("%1 %2 of %3 free")
+                                  .arg(name, TextFormat::byteSize(d.memory.total()), TextFormat::byteSize(d.freeBytes))
+                                  .toHtmlEscaped());
+    }
+    QString text = error.isEmpty() ? tr("%1 for %2 tokens.")
+                                         .arg(parts.join(QStringLiteral(", ")),
+                                              QLocale().toString(qulonglong(m_estimate.inputs.context)))
+                                   : QStringLiteral("<b>%1</b>").arg(error.toHtmlEscaped());
+    showSummary(text);
+}
+
+void MemoryPanel::showSummary(QString text)
+{
     for (const std::string &r : m_estimate.refusals)
         text += QStringLiteral("<br><b>") +
                 tr("llama.cpp would refuse these settings: %1.").arg(QString::fromStdString(r).toHtmlEscaped()) +
@@ -264,10 +326,92 @@ void MemoryPanel::update()
         m_redraw.start();
 }
 
+void MemoryPanel::fit()
+{
+    if (!m_memory || !m_gpus->active())
+        return;
+    QString error;
+    const gguf::OffloadInputs offload = m_gpus->inputs(error);
+    if (!error.isEmpty()) {
+        m_gpus->setStatus(QStringLiteral("<b>%1</b>").arg(error.toHtmlEscaped()));
+        return;
+    }
+    gguf::FitOptions options;
+    options.marginBytes = m_gpus->marginBytes();
+    options.maxContext = m_gpus->fitLargestContext();
+    const gguf::MemoryInputs in = inputs();
+    m_fitJobs->start(
+        tr("Fitting the model to the GPUs"),
+        [memory = m_memory, in, offload, options](const gguf::ProgressFn &progress) {
+            gguf::FitOptions o = options;
+            o.progress = progress;
+            return gguf::fitOffload(*memory, in, offload, o);
+        },
+        [this](const gguf::FitResult &result) { showFit(result); });
+}
+
+void MemoryPanel::showFit(const gguf::FitResult &fit)
+{
+    if (fit.cancelled)
+        return;
+    if (!fit.plan.error.empty()) {
+        m_gpus->setStatus(QStringLiteral("<b>%1</b>").arg(QString::fromStdString(fit.plan.error).toHtmlEscaped()));
+        return;
+    }
+    {
+        const QSignalBlocker b1(m_gpuLayers), b2(m_context), b3(m_contextSlider);
+        m_gpuLayers->setValue(int(fit.gpuLayers));
+        m_context->setValue(int(std::min<uint64_t>(fit.context, kMaxContext)));
+        const int steps = (m_context->value() + kStep - 1) / kStep;
+        m_contextSlider->setMaximum(std::max(m_contextSlider->maximum(), steps));
+        m_contextSlider->setValue(steps);
+    }
+    m_gpus->setCpuMoe(fit.nCpuMoe); // recomputes the plan
+    update();
+    QString text = tr("Fit: %1 of %2 layers on the GPUs").arg(fit.gpuLayers).arg(fit.plan.base.maxGpuLayers);
+    if (fit.experts && fit.gpuLayers > 0)
+        text += fit.nCpuMoe == 0
+                    ? tr(", every expert with its layer")
+                    : tr(", the experts of the first %n layer(s) kept on the CPU", nullptr, int(fit.nCpuMoe));
+    text += tr(", context %1.").arg(QLocale().toString(qulonglong(fit.context)));
+    QString why;
+    for (const std::string &w : fit.whyNotMore)
+        why += QStringLiteral("<br>") + QString::fromStdString(w).toHtmlEscaped();
+    m_gpus->setStatus(text.toHtmlEscaped() + why);
+}
+
+bool MemoryPanel::fitting() const
+{
+    return m_fitJobs->isRunning();
+}
+
+QString MemoryPanel::commandLine() const
+{
+    if (!m_memory)
+        return {};
+    QString error;
+    gguf::OffloadInputs offload = m_gpus->inputs(error);
+    std::vector<std::string> words{"llama-server", "-m", m_path};
+    const std::vector<std::string> args = gguf::llamaArgs(*m_memory, inputs(), offload);
+    words.insert(words.end(), args.begin(), args.end());
+    return QString::fromStdString(gguf::shellCommand(words));
+}
+
 void MemoryPanel::redraw()
 {
     if (!m_memory || !m_memory->whyNoEstimate().empty())
         return;
+    if (m_gpus->active()) {
+        QVector<MemoryBarPlot::Device> bars;
+        for (const gguf::PlannedDevice &d : m_plan.devices)
+            bars.push_back(
+                {&d == &m_plan.devices.front() ? tr("CPU (RAM)") : QString::fromStdString(d.name),
+                 {double(d.memory.weights), double(d.memory.kv), double(d.memory.compute), double(d.memory.output)}});
+        m_plot->setDevices(bars, 0);
+        m_gpus->showPlan(m_plan);
+        fillPlanDetails();
+        return;
+    }
     const double budgetGiB = m_budget->value();
     QVector<MemoryBarPlot::Device> bars;
     for (const gguf::MemoryDevice d : {gguf::MemoryDevice::Cpu, gguf::MemoryDevice::Gpu}) {
@@ -330,6 +474,45 @@ void MemoryPanel::fillDetails()
             item->setToolTip(3, item->text(3));
         }
         notes->setExpanded(first || expanded.contains(notes->text(0)));
+    }
+    for (int c = 0; c < 3; ++c)
+        m_details->resizeColumnToContents(c);
+}
+
+void MemoryPanel::fillPlanDetails()
+{
+    m_details->clear();
+    for (size_t d = 0; d < m_plan.devices.size(); ++d) {
+        const gguf::PlannedDevice &dev = m_plan.devices[d];
+        const QString name = d == 0 ? tr("CPU (RAM)") : QString::fromStdString(dev.name);
+        QStringList ranges;
+        size_t from = 0;
+        for (size_t il = 1; il <= m_plan.layerDevice.size(); ++il)
+            if (il == m_plan.layerDevice.size() || m_plan.layerDevice[il] != m_plan.layerDevice[from]) {
+                if (m_plan.layerDevice[from] == d)
+                    ranges << (from + 1 == il ? QString::number(from) : QStringLiteral("%1–%2").arg(from).arg(il - 1));
+                from = il;
+            }
+        auto *item = new QTreeWidgetItem(
+            m_details,
+            {name, d == 0 ? tr("total") : tr("total of %1 free").arg(TextFormat::byteSize(dev.freeBytes)),
+             TextFormat::byteSize(dev.memory.total()),
+             ranges.isEmpty() ? tr("no layer") : tr("layer slots %1").arg(ranges.join(QStringLiteral(", ")))});
+        for (const gguf::MemoryPart part :
+             {gguf::MemoryPart::Weights, gguf::MemoryPart::Kv, gguf::MemoryPart::Compute, gguf::MemoryPart::Output}) {
+            gguf::DeviceMemory m = dev.memory;
+            auto *child = new QTreeWidgetItem(item, {QString::fromLatin1(gguf::memoryPartName(part)), QString(),
+                                                     TextFormat::byteSize(m[part]), QString()});
+            child->setTextAlignment(2, Qt::AlignRight | Qt::AlignVCenter);
+        }
+        item->setTextAlignment(2, Qt::AlignRight | Qt::AlignVCenter);
+        item->setExpanded(true);
+    }
+    if (!m_plan.notes.empty()) {
+        auto *notes = new QTreeWidgetItem(m_details, {tr("Notes"), QString(), QString(), QString()});
+        for (const std::string &n : m_plan.notes)
+            new QTreeWidgetItem(notes, {QString(), QString(), QString(), QString::fromStdString(n)});
+        notes->setExpanded(true);
     }
     for (int c = 0; c < 3; ++c)
         m_details->resizeColumnToContents(c);

@@ -115,15 +115,11 @@ void MemoryBarPlot::applyPalette()
 {
     const QPalette pal = palette();
     PlotStyle::apply(m_plot, pal);
-    // four distinguishable hues, lightened or darkened with the theme
-    const bool dark = pal.color(QPalette::Window).lightness() < 128;
+    // four distinguishable hues, lightened with a dark theme
     const QColor colors[kParts] = {QColor(0x4e, 0x79, 0xa7), QColor(0xf2, 0x8e, 0x2b), QColor(0x59, 0xa1, 0x4f),
                                    QColor(0xb0, 0x7a, 0xa1)};
-    for (int p = 0; p < kParts; ++p) {
-        QColor fill = dark ? colors[p].lighter(115) : colors[p];
-        m_parts[size_t(p)]->setPen(QPen(fill.darker(130)));
-        m_parts[size_t(p)]->setBrush(fill);
-    }
+    for (int p = 0; p < kParts; ++p)
+        PlotStyle::fillBars(m_parts[size_t(p)], colors[p], pal);
     QPen budgetPen(pal.color(QPalette::WindowText));
     budgetPen.setStyle(Qt::DashLine);
     budgetPen.setWidthF(1.5);

@@ -31,6 +31,14 @@ void styleAxis(QCPAxis *axis, const QPalette &palette)
 
 namespace PlotStyle {
 
+void fillBars(QCPBars *bars, const QColor &color, const QPalette &palette)
+{
+    const bool dark = palette.color(QPalette::Window).lightness() < 128;
+    const QColor fill = dark ? color.lighter(115) : color;
+    bars->setPen(QPen(fill.darker(130)));
+    bars->setBrush(fill);
+}
+
 void redraw(QCustomPlot *plot)
 {
     if (auto *queued = dynamic_cast<QueuedPlot *>(plot))

@@ -1,6 +1,8 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 #pragma once
 
+class QColor;
+class QCPBars;
 class QCustomPlot;
 class QLabel;
 class QPalette;
@@ -16,6 +18,9 @@ void apply(QCustomPlot *plot, const QPalette &palette);
 /// Draws `plot` anew at its next paint, once however many changes come before it, and not at all
 /// while it is off screen (the window's plots are QueuedPlots; any other is replotted at once).
 void redraw(QCustomPlot *plot);
+
+/// Fills `bars` with `color`, a little lighter on a dark `palette`, edged a shade darker.
+void fillBars(QCPBars *bars, const QColor &color, const QPalette &palette);
 
 /// Wheel zoom and drag pan on both axes.
 void enableZoomAndPan(QCustomPlot *plot);

@@ -6,18 +6,25 @@
 #include "core/format/gguf_file.h"
 #include "core/format/split_model.h"
 #include "tests/support/gguf_builder.h"
+#include "tests/support/kind_samples.h"
 #include "tests/support/test_paths.h"
+#include "ui/common/job_tracker.h"
+#include "ui/overview/gpu_panel.h"
 #include "ui/overview/memory_panel.h"
 #include "ui/overview/overview_page.h"
 #include "ui/plots/memory_bar_plot.h"
+#include "ui/plots/placement_map.h"
 
 #include <QCheckBox>
 #include <QComboBox>
 #include <QDoubleSpinBox>
 #include <QFile>
 #include <QLabel>
+#include <QLineEdit>
+#include <QPushButton>
 #include <QSlider>
 #include <QSpinBox>
+#include <QTemporaryDir>
 #include <QtTest>
 
 using namespace gguf;
@@ -130,6 +137,89 @@ private slots:
         QVERIFY(double(panel.estimate().gpu().total()) <= 0.1 * 1024 * 1024 * 1024);
         budget->setValue(0);
         QVERIFY(!panel.maxContext());
+    }
+
+    // Two GPUs (#44): the plan replaces the estimate — a bar per device and the placement map, each
+    // cell the bytes the plan puts there (by layer and role, summed here from the plan's placement),
+    // overrides move tensors at once; Fit runs on a worker and sets the GPU layers and the experts
+    // kept on the CPU to a plan that fits; Copy command line gives llama-server's arguments.
+    void twoGpus()
+    {
+        QTemporaryDir dir;
+        QVERIFY(dir.isValid());
+        const QString path = dir.filePath(QStringLiteral("moe.gguf"));
+        QFile out(path);
+        QVERIFY(out.open(QIODevice::WriteOnly));
+        out.write(bytesOf(test::moeSample(256, 512)));
+        out.close();
+        Error error;
+        const auto model = SplitModel::open(path.toStdString(), error);
+        QVERIFY(model);
+        MemoryPanel panel;
+        panel.setModel(model);
+        GpuPanel *gpus = panel.gpuPanel();
+        QVERIFY(!gpus->active());
+        QVERIFY(panel.plan().devices.empty());
+        constexpr double kMiBInGiB = 1.0 / 1024.0;
+        gpus->setDevices({{QStringLiteral("CUDA0"), 28 * kMiBInGiB}, {QStringLiteral("CUDA1"), 14 * kMiBInGiB}});
+        const OffloadPlan &plan = panel.plan();
+        QCOMPARE(plan.devices.size(), size_t(3));
+        QCOMPARE(plan.devices[1].name, std::string("CUDA0"));
+        QCOMPARE(plan.devices[1].freeBytes, 28 * MiB);
+        // the bars (drawn on the next turn of the event loop): a row per device with its parts
+        QApplication::processEvents();
+        for (int d = 0; d < 3; ++d)
+            QCOMPARE(panel.plot()->drawnBytes(d, 0), double(plan.devices[size_t(d)].memory.weights));
+        // the map: 8 layers between the input and output columns, a row per device, each cell's
+        // bytes by role as the placement says
+        const PlacementMap *map = gpus->map();
+        QCOMPARE(map->columnCount(), 10);
+        QCOMPARE(map->deviceCount(), 3);
+        double experts = 0;
+        for (const TensorPlacement &p : plan.placement)
+            if (p.role == "experts" && p.layer == 5) {
+                QCOMPARE(plan.devices[p.device].name, std::string("CUDA0"));
+                experts += double(p.bytes);
+            }
+        QVERIFY(experts > 0);
+        QCOMPARE(map->drawnBytes(1, 6, 2), experts); // CUDA0, layer 5, experts
+        QCOMPARE(map->drawnBytes(0, 6, 2), 0.0);
+        QVERIFY(map->cellText(6, 1).contains(QStringLiteral("experts")));
+        // an override moves them at once
+        child<QLineEdit>(*gpus, "gpuOverrides")->setText(QStringLiteral("blk\\.5\\.ffn_.*exps=CPU"));
+        QApplication::processEvents();
+        QCOMPARE(map->drawnBytes(0, 6, 2), experts);
+        QCOMPARE(map->drawnBytes(1, 6, 2), 0.0);
+        child<QLineEdit>(*gpus, "gpuOverrides")->setText(QStringLiteral("exps"));
+        QVERIFY(panel.summaryText().contains(QStringLiteral("REGEX=BUFFER")));
+        child<QLineEdit>(*gpus, "gpuOverrides")->clear();
+
+        // Fit, on its worker: then every GPU keeps the margin (1024 MiB is too much here: 1 MiB)
+        gpus->findChild<QSpinBox *>(QStringLiteral("gpuMargin"))->setValue(1);
+        child<QCheckBox>(panel, "memoryFlashAttention")->setChecked(true);
+        child<QPushButton>(*gpus, "gpuFit")->click();
+        QTRY_VERIFY_WITH_TIMEOUT(!panel.fitting(), 20000);
+        const int layers = child<QSpinBox>(panel, "memoryGpuLayers")->value();
+        const int cpuMoe = child<QSpinBox>(*gpus, "gpuNCpuMoe")->value();
+        qInfo("fit: %d layers, %d expert layers on the CPU", layers, cpuMoe);
+        QVERIFY(layers > 0);
+        QVERIFY(cpuMoe > 0);
+        for (size_t d = 1; d < panel.plan().devices.size(); ++d)
+            QVERIFY(panel.plan().devices[d].memory.total() + MiB <= panel.plan().devices[d].freeBytes);
+        // one expert layer fewer on the CPU would not fit
+        child<QSpinBox>(*gpus, "gpuNCpuMoe")->setValue(cpuMoe - 1);
+        bool over = false;
+        for (size_t d = 1; d < panel.plan().devices.size(); ++d)
+            over = over || panel.plan().devices[d].memory.total() + MiB > panel.plan().devices[d].freeBytes;
+        QVERIFY(over);
+        const QString command = panel.commandLine();
+        QVERIFY2(command.startsWith(QStringLiteral("llama-server -m ")), qPrintable(command));
+        QVERIFY(command.contains(QStringLiteral("--n-cpu-moe %1").arg(cpuMoe - 1)));
+        QVERIFY(command.contains(QStringLiteral("--gpu-layers %1").arg(layers)));
+
+        // no GPU: the single-device estimate again
+        gpus->setDevices({});
+        QVERIFY(panel.plan().devices.empty());
     }
 
     void notARunnableModel_data()
