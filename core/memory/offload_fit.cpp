@@ -13,11 +13,6 @@
 namespace gguf {
 namespace {
 
-std::string num(uint64_t v)
-{
-    return std::to_string(v);
-}
-
 bool hasExperts(const MemoryModel &model)
 {
     return std::any_of(model.tensors().begin(), model.tensors().end(), [](const ModelTensor &t) {
@@ -30,11 +25,12 @@ bool hasExperts(const MemoryModel &model)
 std::vector<std::string> llamaArgs(const MemoryModel &model, const MemoryInputs &m, const OffloadInputs &o)
 {
     const uint64_t all = model.shape().layers + 1;
-    std::vector<std::string> a{"--gpu-layers", num(m.gpuLayers < 0 ? all : std::min<uint64_t>(m.gpuLayers, all))};
+    std::vector<std::string> a{"--gpu-layers",
+                               std::to_string(m.gpuLayers < 0 ? all : std::min<uint64_t>(m.gpuLayers, all))};
     if (o.nCpuMoe > 0)
-        a.insert(a.end(), {"--n-cpu-moe", num(o.nCpuMoe)});
+        a.insert(a.end(), {"--n-cpu-moe", std::to_string(o.nCpuMoe)});
     if (m.context > 0)
-        a.insert(a.end(), {"--ctx-size", num(m.context)});
+        a.insert(a.end(), {"--ctx-size", std::to_string(m.context)});
     if (!o.tensorSplit.empty()) {
         std::string split;
         for (const double w : o.tensorSplit) {
@@ -49,7 +45,7 @@ std::vector<std::string> llamaArgs(const MemoryModel &model, const MemoryInputs 
     if (o.splitMode != SplitMode::Layer)
         a.insert(a.end(), {"--split-mode", splitModeName(o.splitMode)});
     if (o.mainGpu != 0)
-        a.insert(a.end(), {"--main-gpu", num(o.mainGpu)});
+        a.insert(a.end(), {"--main-gpu", std::to_string(o.mainGpu)});
     if (!o.overrides.empty()) {
         std::string rules;
         for (const TensorOverride &rule : o.overrides)
@@ -65,9 +61,9 @@ std::vector<std::string> llamaArgs(const MemoryModel &model, const MemoryInputs 
     if (m.typeV != 1)
         a.insert(a.end(), {"--cache-type-v", kvCacheTypeName(m.typeV)});
     if (m.parallel != 1)
-        a.insert(a.end(), {"--parallel", num(m.parallel)});
+        a.insert(a.end(), {"--parallel", std::to_string(m.parallel)});
     if (m.ubatch != 512)
-        a.insert(a.end(), {"--ubatch-size", num(m.ubatch)});
+        a.insert(a.end(), {"--ubatch-size", std::to_string(m.ubatch)});
     if (!m.mmap)
         a.emplace_back("--no-mmap");
     return a;
@@ -102,19 +98,20 @@ std::vector<std::string> whyNotMore(const FitResult &r, const PlanAt &planAt, co
     std::vector<std::string> why;
     const uint64_t maxLayers = r.plan.base.maxGpuLayers;
     if (uint64_t(r.gpuLayers) < maxLayers)
-        why.push_back("one more layer (--gpu-layers " + num(uint64_t(r.gpuLayers + 1)) +
+        why.push_back("one more layer (--gpu-layers " + std::to_string(uint64_t(r.gpuLayers + 1)) +
                       "): " + overflowOf(planAt(r.gpuLayers + 1, r.nCpuMoe, r.context), options.marginBytes));
     else
         why.emplace_back("every layer is on the GPUs");
     if (r.experts && r.nCpuMoe > 0)
-        why.push_back("one more layer's experts on the GPU (--n-cpu-moe " + num(r.nCpuMoe - 1) +
+        why.push_back("one more layer's experts on the GPU (--n-cpu-moe " + std::to_string(r.nCpuMoe - 1) +
                       "): " + overflowOf(planAt(r.gpuLayers, r.nCpuMoe - 1, r.context), options.marginBytes));
     if (!options.maxContext)
-        why.push_back("the context is the one asked for (" + num(r.context) + "; --max-ctx finds the largest)");
+        why.push_back("the context is the one asked for (" + std::to_string(r.context) +
+                      "; --max-ctx finds the largest)");
     else if (r.context >= cap)
-        why.push_back("the context is the model's trained context (" + num(cap) + ")");
+        why.push_back("the context is the model's trained context (" + std::to_string(cap) + ")");
     else
-        why.push_back("a longer context (" + num(r.context + step) +
+        why.push_back("a longer context (" + std::to_string(r.context + step) +
                       "): " + overflowOf(planAt(r.gpuLayers, r.nCpuMoe, r.context + step), options.marginBytes));
     return why;
 }

@@ -13,11 +13,6 @@
 namespace gguf {
 namespace {
 
-std::string num(uint64_t v)
-{
-    return std::to_string(v);
-}
-
 bool contains(std::string_view s, std::string_view part)
 {
     return s.find(part) != std::string_view::npos;
@@ -162,13 +157,13 @@ public:
         const OffloadInputs &in = m_in;
         if (in.splitMode == SplitMode::None) { // only the main GPU takes layers
             if (in.mainGpu >= in.devices.size())
-                return fail("--main-gpu " + num(in.mainGpu) + " names no device (there are " + num(in.devices.size()) +
-                            ")");
+                return fail("--main-gpu " + std::to_string(in.mainGpu) + " names no device (there are " +
+                            std::to_string(in.devices.size()) + ")");
             m_used = {in.mainGpu};
         }
         if (in.tensorSplit.size() > in.devices.size())
-            return fail("--tensor-split has " + num(in.tensorSplit.size()) + " values for " + num(in.devices.size()) +
-                        (in.devices.size() == 1 ? " device" : " devices"));
+            return fail("--tensor-split has " + std::to_string(in.tensorSplit.size()) + " values for " +
+                        std::to_string(in.devices.size()) + (in.devices.size() == 1 ? " device" : " devices"));
         const uint64_t layers = m_model.shape().layers, gpuLayers = m_plan.base.gpuLayers;
         m_start = firstGpuLayer(layers, int64_t(gpuLayers));
         const uint64_t act = std::min<uint64_t>(gpuLayers, layers + 1);
@@ -228,13 +223,14 @@ public:
             switch (t.cls) {
             case TensorClass::Input: place(t, 0, "input layer: always on the CPU"); break;
             case TensorClass::Output:
-                place(t, outputDev, "output layer (layer slot " + num(layers) + ") on " + deviceName(outputDev));
+                place(t, outputDev,
+                      "output layer (layer slot " + std::to_string(layers) + ") on " + deviceName(outputDev));
                 break;
             case TensorClass::Layer: {
                 const size_t d = m_plan.layerDevice[size_t(t.layer)];
                 place(t, d,
-                      "layer " + num(uint64_t(t.layer)) +
-                          (d == 0 ? " is below the first offloaded layer " + num(m_start)
+                      "layer " + std::to_string(uint64_t(t.layer)) +
+                          (d == 0 ? " is below the first offloaded layer " + std::to_string(m_start)
                                   : " on " + deviceName(d) + " by the split"));
                 break;
             }

@@ -22,7 +22,7 @@
 
 namespace {
 
-constexpr double kGiB = 1024.0 * 1024.0 * 1024.0;
+constexpr double kBytesPerGiB = 1024.0 * 1024.0 * 1024.0;
 // the map's roles, in stacking order (offload_plan.cpp's roleOf)
 const char *const kRoles[] = {"attention", "feed-forward", "experts", "shared expert", "router",
                               "norm",      "input",        "output",  "other"};
@@ -226,7 +226,7 @@ gguf::OffloadInputs GpuPanel::inputs(QString &error) const
             error = tr("GPU %1 needs a name (not CPU) and its free memory in GiB").arg(row + 1);
             return in;
         }
-        in.devices.push_back({name.toStdString(), uint64_t(gib * kGiB)});
+        in.devices.push_back({name.toStdString(), uint64_t(gib * kBytesPerGiB)});
     }
     if (!m_split->text().trimmed().isEmpty())
         for (const QString &w : m_split->text().split(QRegularExpression(QStringLiteral("[,/]")))) {
