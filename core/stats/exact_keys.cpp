@@ -191,14 +191,15 @@ void entriesOf(std::span<const float> values, const float *threshold, uint32_t *
 struct FloatBins {
     float lo = 0, scale = 0, min = 0, last = 0, margin = 0;
     bool usable = false;
-    /// Exact zeros are common: every type but those whose blocks subtract a minimum (Q4_1, Q5_1,
-    /// Q2_K, Q4_K, Q5_K), where checking for them costs more than it saves.
-    bool zeros = true;
+    /// Exact zeros are common: the types whose code for zero is one of few (Q4_0's 8 of 16, Q5_0's
+    /// 16 of 32, Q3_K's 4 of 8, Q6_K's 32 of 64: 1/16 to 1/64 of the values); elsewhere (one code
+    /// in 256, a block minimum subtracted, floats) checking for them costs more than it saves.
+    bool zeros = false;
 
     FloatBins(const BinRange &range, double lowest, uint32_t typeId)
     {
-        for (const GgmlType t : {GgmlType::Q4_1, GgmlType::Q5_1, GgmlType::Q2_K, GgmlType::Q4_K, GgmlType::Q5_K})
-            zeros = zeros && typeId != static_cast<uint32_t>(t);
+        for (const GgmlType t : {GgmlType::Q4_0, GgmlType::Q5_0, GgmlType::Q3_K, GgmlType::Q6_K})
+            zeros = zeros || typeId == static_cast<uint32_t>(t);
         const auto l = static_cast<float>(range.lo);
         usable = range.here && static_cast<double>(l) == range.lo && range.hi > range.lo;
         lo = l;
