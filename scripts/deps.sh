@@ -10,6 +10,7 @@ GGUF_PACKAGES=(
   libqcustomplot-dev libqcustomplot2.1-qt6
   libpcre2-dev
   libcurl4-openssl-dev
+  libssl-dev libxxhash-dev
   fonts-dejavu-core
   librsvg2-bin gzip
   ccache mold

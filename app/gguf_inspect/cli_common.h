@@ -46,6 +46,12 @@ struct MemoryOptions {
     }
 };
 
+/// hash: the options as typed.
+struct HashOptions {
+    bool xxh64 = false, sha1 = false, sha256 = false, uuid = false, all = false, noLayer = false;
+    std::optional<std::string> check; ///< --check MANIFEST
+};
+
 /// What a command was given on the command line.
 struct CommandArgs {
     std::string file;              ///< FILE exactly as typed (gguf_dump.py echoes it as "filename")
@@ -70,6 +76,7 @@ struct CommandArgs {
     uint64_t reserve = 0;                           ///< set: --reserve BYTES
     bool force = false;                             ///< set: --force (a chat template that does not parse)
     MemoryOptions memory;                           ///< memory: --ctx, --parallel, …
+    HashOptions hash;                               ///< hash: --xxh64, --check, …
 };
 
 /// Opens the one file `path` (not its split set), which must parse whole; on failure prints the

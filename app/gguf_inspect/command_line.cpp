@@ -74,6 +74,13 @@ constexpr OptionDef kOptions[] = {
     {Option::MaxCtx, "max-ctx", "fit: the largest context that fits (after the layers and experts)."},
     {Option::Margin, "margin", "fit: memory left free on each device, in MiB (default 1024, as llama.cpp's fit).",
      "MIB"},
+    {Option::Xxh64, "xxh64", "hash: XXH64 (the default)."},
+    {Option::Sha1, "sha1", "hash: SHA-1."},
+    {Option::Sha256, "sha256", "hash: SHA-256."},
+    {Option::Uuid, "uuid", "hash: the model's UUIDv5 (llama.cpp's namespace)."},
+    {Option::AllHashes, "all", "hash: XXH64, SHA-1 and SHA-256."},
+    {Option::NoLayer, "no-layer", "hash: the whole model only, no line per tensor."},
+    {Option::Check, "check", "hash: compare with a manifest (llama-gguf-hash's lines).", "MANIFEST"},
 };
 constexpr bool inOptionOrder()
 {
@@ -329,6 +336,14 @@ void fillArgs(const Parser &parser, const RawArguments &raw, const QStringList &
     args.memory.cpuMoe = parser.isSet(Option::CpuMoe);
     args.memory.maxCtx = parser.isSet(Option::MaxCtx);
     args.memory.margin = text(Option::Margin);
+    args.hash.xxh64 = parser.isSet(Option::Xxh64);
+    args.hash.sha1 = parser.isSet(Option::Sha1);
+    args.hash.sha256 = parser.isSet(Option::Sha256);
+    args.hash.uuid = parser.isSet(Option::Uuid);
+    args.hash.all = parser.isSet(Option::AllHashes);
+    args.hash.noLayer = parser.isSet(Option::NoLayer);
+    if (parser.isSet(Option::Check))
+        args.hash.check = raw(parser.value(Option::Check));
 }
 
 const Command *findCommand(std::span<const Command> commands, const QString &name)

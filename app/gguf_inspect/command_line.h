@@ -51,6 +51,13 @@ enum class Option : uint8_t {
     CpuMoe,
     MaxCtx,
     Margin,
+    Xxh64,
+    Sha1,
+    Sha256,
+    Uuid,
+    AllHashes,
+    NoLayer,
+    Check,
     Count
 };
 

@@ -49,4 +49,9 @@ int runMemory(const CommandArgs &args);
 /// cache options of memory: the llama.cpp settings that fit the devices, as a llama-server command line.
 int runFit(const CommandArgs &args);
 
+/// `hash FILE [--xxh64] [--sha1] [--sha256] [--uuid] [--all] [--no-layer] [--check MANIFEST]`:
+/// llama-gguf-hash's lines; with --check each marked Ok, Mismatch or Not Found, exit 1 when any
+/// differs.
+int runHash(const CommandArgs &args);
+
 } // namespace cli

@@ -91,6 +91,13 @@ constexpr Command kCommands[] = {
      optionSet({Option::Ctx, Option::MaxCtx, Option::Margin, Option::Parallel, Option::Ubatch, Option::CacheTypeK,
                 Option::CacheTypeV, Option::FlashAttn, Option::NoMmap, Option::Json, Option::Device,
                 Option::TensorSplit, Option::SplitMode, Option::MainGpu, Option::OverrideTensor, Option::CpuMoe})},
+    {"hash", "hash FILE [--xxh64] [--sha1] [--sha256] [--uuid] [--all] [--no-layer] [--check MANIFEST]",
+     "llama-gguf-hash's hashes of each tensor's data and of all of it (never the metadata: an edit leaves them), "
+     "a split set as one model; --check: each line Ok, Mismatch or Not Found against a manifest of those lines, "
+     "exit 1 when any differs",
+     cli::runHash,
+     optionSet({Option::Xxh64, Option::Sha1, Option::Sha256, Option::Uuid, Option::AllHashes, Option::NoLayer,
+                Option::Check})},
 };
 
 // `gguf-inspect FILE`: the overview, or with --json what `info --json` prints.

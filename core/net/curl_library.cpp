@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 #include "curl_library.h"
 
-#include <dlfcn.h>
+#include "core/util/dynamic_library.h"
 
 namespace gguf::net {
 namespace {
@@ -11,14 +11,6 @@ struct Loaded {
     bool ok = false;
     std::string error;
 };
-
-template <typename F> bool resolve(void *handle, const char *name, F &out, std::string &error)
-{
-    out = reinterpret_cast<F>(dlsym(handle, name));
-    if (!out && error.empty())
-        error = std::string("it has no ") + name;
-    return out != nullptr;
-}
 
 Loaded load()
 {
@@ -37,13 +29,14 @@ Loaded load()
     CurlLibrary &c = l.library;
     std::string missing;
     bool all = true;
-#define GGUF_CURL_RESOLVE(member, symbol) all &= resolve(handle, #symbol, c.member, missing);
+#define GGUF_CURL_RESOLVE(member, symbol) all &= detail::resolveSymbol(handle, #symbol, c.member, missing);
     GGUF_CURL_FUNCTIONS(GGUF_CURL_RESOLVE)
 #undef GGUF_CURL_RESOLVE
     decltype(&::curl_global_init) globalInit = nullptr;
-    all &= resolve(handle, "curl_global_init", globalInit, missing);
+    all &= detail::resolveSymbol(handle, "curl_global_init", globalInit, missing);
     if (!all) {
-        l.error = "remote files need libcurl 7.62 or newer (the URL API); the libcurl found is older: " + missing;
+        l.error = "remote files need libcurl 7.62 or newer (the URL API); the libcurl found is older (it has no " +
+                  missing + ")";
         return l; // the handle stays open: unloading a library is never needed here
     }
     if (const CURLcode code = globalInit(CURL_GLOBAL_DEFAULT); code != CURLE_OK) {
@@ -54,22 +47,17 @@ Loaded load()
     return l;
 }
 
-const Loaded &loaded()
-{
-    static const Loaded l = load(); // thread-safe, once
-    return l;
-}
-
 } // namespace
 
 const CurlLibrary *curlLibrary()
 {
-    return loaded().ok ? &loaded().library : nullptr;
+    const Loaded &l = detail::loadedOnce<Loaded, load>();
+    return l.ok ? &l.library : nullptr;
 }
 
 std::string curlLibraryError()
 {
-    return loaded().error;
+    return detail::loadedOnce<Loaded, load>().error;
 }
 
 } // namespace gguf::net

@@ -27,6 +27,7 @@ _gguf_inspect_options()
             echo --ctx --parallel --ubatch --cache-type-k --cache-type-v --flash-attn --gpu-layers --no-mmap \
                 --budget --device --tensor-split --split-mode --main-gpu --override-tensor --n-cpu-moe --cpu-moe --json
             ;;
+        hash) echo --xxh64 --sha1 --sha256 --uuid --all --no-layer --check ;;
         fit)
             echo --device --ctx --max-ctx --margin --parallel --ubatch --cache-type-k --cache-type-v --flash-attn \
                 --no-mmap --tensor-split --split-mode --main-gpu --override-tensor --cpu-moe --json
@@ -145,7 +146,7 @@ _gguf_inspect()
     fi
 
     # the arguments before the word being completed; skip: value words of the last option still to come
-    local commands='info dump tensors vocab validate layout dequant stats tokenize detokenize diff set memory fit'
+    local commands='info dump tensors vocab validate layout dequant stats tokenize detokenize diff set memory fit hash'
     local i w skip=0 option='' options_end=false tensor_option=false args=()
     for ((i = 1; i < cword; i++)); do
         w=${words[i]}
@@ -158,7 +159,7 @@ _gguf_inspect()
                 --range) skip=2 ;;
                 -o | --output | --file | --type | --remove | --chat-template-file | --reserve | --bins | --sample | \
                     --ctx | --parallel | --ubatch | --cache-type-k | --cache-type-v | --gpu-layers | --budget | --device | \
-                    --tensor-split | --split-mode | --main-gpu | --override-tensor | --n-cpu-moe | --margin)
+                    --tensor-split | --split-mode | --main-gpu | --override-tensor | --n-cpu-moe | --margin | --check)
                     skip=1
                     ;;
                 --tensor) skip=1 tensor_option=true ;;
@@ -200,7 +201,7 @@ _gguf_inspect()
             ;;
         files) _gguf_inspect_files gguf ;;
         tensors) _gguf_inspect_tensor_names "${sources[@]}" ;;
-        -o | --output | --file | --chat-template-file) _gguf_inspect_files ;;
+        -o | --output | --file | --chat-template-file | --check) _gguf_inspect_files ;;
         --cache-type-k | --cache-type-v)
             mapfile -t COMPREPLY < <(compgen -W 'f32 f16 bf16 q8_0 q4_0 q4_1 iq4_nl q5_0 q5_1' -- "$cur")
             ;;

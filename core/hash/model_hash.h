@@ -1,0 +1,58 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
+#pragma once
+
+// What llama.cpp's llama-gguf-hash computes (#45; docs/HASH.md): a hash of each tensor's data and
+// one of all tensors' data in order, never of the metadata, so that editing the metadata leaves
+// them as they were — XXH64 (seed 0), SHA-1, SHA-256, and a UUIDv5 in llama.cpp's namespace over
+// the same bytes.
+
+#include "core/format/errors.h"
+#include "core/util/parallel_chunks.h"
+
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <vector>
+
+namespace gguf {
+
+class SplitModel;
+
+enum class HashKind : uint8_t { Xxh64, Sha1, Sha256, Uuid };
+inline constexpr HashKind kHashKinds[] = {HashKind::Xxh64, HashKind::Sha1, HashKind::Sha256, HashKind::Uuid};
+const char *hashKindName(HashKind kind); ///< "xxh64", "sha1", "sha256", "uuid"
+std::optional<HashKind> hashKindFromName(std::string_view name);
+
+/// Which hashes to compute.
+struct HashSelection {
+    bool kinds[4] = {false, false, false, false}; ///< by HashKind
+    bool perTensor = true;                        ///< false: the whole model only (--no-layer)
+    bool has(HashKind k) const { return kinds[size_t(k)]; }
+    void set(HashKind k) { kinds[size_t(k)] = true; }
+    bool any() const { return kinds[0] || kinds[1] || kinds[2] || kinds[3]; }
+};
+
+/// One line of llama-gguf-hash's output: a tensor's hash, or (tensor empty) the whole model's.
+struct HashLine {
+    HashKind kind = HashKind::Xxh64;
+    std::string digest; ///< lowercase hex (xxh64: 16 digits, big-endian); uuid: 8-4-4-4-12
+    std::string tensor; ///< empty for the whole model
+};
+
+struct ModelHashes {
+    std::vector<HashLine> lines; ///< per tensor in the model's order (xxh64, sha1, sha256), then the model's
+    uint64_t bytes = 0;          ///< tensor data hashed
+    std::optional<Error> error;  ///< a tensor's data could not be read (then no lines)
+    bool cancelled = false;
+};
+
+/// The hashes of `model`'s tensors (all shards of a split set, in order: the whole-model hashes
+/// equal those of the merged file). `progress` gets bytes done of all; false cancels.
+ModelHashes hashModel(const SplitModel &model, const HashSelection &which, const ProgressFn &progress = {});
+
+/// llama-gguf-hash's line: the kind padded to 8 columns, two spaces, the digest, two spaces, and
+/// `file` (then ":" and the tensor's name for a tensor's line).
+std::string hashLineText(const HashLine &line, const std::string &file);
+
+} // namespace gguf
