@@ -2,8 +2,11 @@
 #include "core/format/split_model.h"
 
 #include <algorithm>
+#include <cctype>
 #include <cstdio>
+#include <fstream>
 #include <regex>
+#include <unordered_map>
 
 namespace gguf {
 
@@ -33,6 +36,34 @@ std::string shardPath(const ShardName &name, uint32_t number)
     return name.base + suffix + name.suffix;
 }
 
+namespace {
+
+// What a shard that did not open is: missing, empty, a Git LFS pointer, a web page (a download that
+// went wrong), else unreadable. A local file's first bytes are read again to tell.
+std::string shardProblem(const std::string &path, const Error &error)
+{
+    if (error.kind == ErrorKind::NotFound)
+        return "shard_missing";
+    if (error.kind != ErrorKind::InvalidMagic || looksRemote(path))
+        return "shard_unreadable";
+    std::ifstream in(path, std::ios::binary);
+    std::string head(64, '\0');
+    in.read(head.data(), std::streamsize(head.size()));
+    head.resize(size_t(std::max<std::streamsize>(0, in.gcount())));
+    if (head.empty())
+        return "shard_empty";
+    if (head.rfind("version https://git-lfs", 0) == 0)
+        return "shard_lfs_pointer";
+    const size_t start = head.find_first_not_of(" \t\r\n");
+    std::string lower = start == std::string::npos ? std::string() : head.substr(start, 15);
+    std::transform(lower.begin(), lower.end(), lower.begin(), [](unsigned char c) { return char(std::tolower(c)); });
+    if (lower.rfind("<!doctype html", 0) == 0 || lower.rfind("<html", 0) == 0)
+        return "shard_html";
+    return "shard_unreadable";
+}
+
+} // namespace
+
 std::shared_ptr<const SplitModel> SplitModel::open(const std::string &path, Error &error, const OpenOptions &options)
 {
     OpenResult first = GgufFile::open(path, options);
@@ -45,7 +76,7 @@ std::shared_ptr<const SplitModel> SplitModel::open(const std::string &path, Erro
     const uint64_t declared = first.file->value("split.count").toUInt().value_or(0);
     if (!shardName || shardName->count < 2) {
         auto model = std::shared_ptr<SplitModel>(new SplitModel());
-        model->m_shards.push_back(Shard{path, first.file, first.error});
+        model->m_shards.push_back(Shard{path, first.file, first.error, {}});
         model->indexTensors();
         return model;
     }
@@ -62,6 +93,8 @@ std::shared_ptr<const SplitModel> SplitModel::open(const std::string &path, Erro
         OpenResult r = GgufFile::open(slot.path, options);
         slot.file = r.file;
         slot.error = r.error;
+        if (!slot.file)
+            slot.problem = shardProblem(slot.path, slot.error);
         if (!slot.file && slot.error.kind == ErrorKind::NotFound)
             slot.error.message =
                 slot.path + ": shard " + std::to_string(k) + " of " + std::to_string(shardName->count) + " is missing";
@@ -83,7 +116,7 @@ std::shared_ptr<const SplitModel> SplitModel::open(const std::string &path, Erro
 std::shared_ptr<const SplitModel> SplitModel::single(std::shared_ptr<const GgufFile> file)
 {
     auto model = std::shared_ptr<SplitModel>(new SplitModel());
-    model->m_shards.push_back(Shard{file->path(), file, file->error()});
+    model->m_shards.push_back(Shard{file->path(), file, file->error(), {}});
     model->indexTensors();
     return model;
 }
@@ -110,18 +143,73 @@ std::vector<std::string> SplitModel::problems() const
 std::vector<Finding> SplitModel::setFindings() const
 {
     std::vector<Finding> out;
-    for (const Shard &s : m_shards)
-        if (!s.file)
-            out.push_back(Finding{Severity::Error,
-                                  s.error.kind == ErrorKind::NotFound ? "shard_missing" : "shard_unreadable", 0,
-                                  s.error.message.empty() ? s.path + ": could not be opened" : s.error.message});
+    const size_t n = m_shards.size();
+    if (n < 2)
+        return out;
+    const auto shard = [&](size_t i) {
+        return "shard " + std::to_string(i + 1) + " of " + std::to_string(n) + " (" + m_shards[i].path + ")";
+    };
+    const auto add = [&](const char *code, std::string message) {
+        out.push_back(Finding{Severity::Error, code, 0, std::move(message)});
+    };
+    for (size_t i = 0; i < n; ++i) {
+        const Shard &s = m_shards[i];
+        if (s.file)
+            continue;
+        if (s.problem == "shard_missing")
+            add("shard_missing", shard(i) + " is missing");
+        else if (s.problem == "shard_empty")
+            add("shard_empty", shard(i) + " is empty (0 bytes): its download did not finish; download it again");
+        else if (s.problem == "shard_lfs_pointer")
+            add("shard_lfs_pointer", shard(i) + " is a Git LFS pointer, not the shard: fetch it with git lfs pull");
+        else if (s.problem == "shard_html")
+            add("shard_html", shard(i) + " is an HTML page (an error page a download saved), not the shard: download "
+                                         "it again");
+        else
+            add(s.problem.empty() ? "shard_unreadable" : s.problem.c_str(),
+                shard(i) + ": " + (s.error.message.empty() ? std::string("could not be opened") : s.error.message));
+    }
+    // the split keys of the shards that opened: their place, the count, the set's tensors
+    std::optional<std::pair<uint64_t, size_t>> declared; // split.tensors.count and the shard saying it
+    bool allOpened = true;
+    for (size_t i = 0; i < n; ++i) {
+        const GgufFile *f = m_shards[i].file.get();
+        allOpened = allOpened && f;
+        if (!f)
+            continue;
+        if (const auto no = f->value("split.no").toUInt(); no && *no != i)
+            add("split_no_mismatch", shard(i) + ": split.no is " + std::to_string(*no) + ", not " + std::to_string(i) +
+                                         " (split.no counts from 0): a shard of another set, "
+                                         "or renamed");
+        if (const auto count = f->value("split.count").toUInt(); count && *count != n)
+            add("split_count_mismatch", shard(i) + ": split.count says " + std::to_string(*count) +
+                                            " shards, the set has " + std::to_string(n));
+        if (const auto tensors = f->value("split.tensors.count").toUInt()) {
+            if (!declared)
+                declared = std::pair{*tensors, i};
+            else if (declared->first != *tensors)
+                add("shard_other_set", shard(i) + ": split.tensors.count is " + std::to_string(*tensors) + " where " +
+                                           shard(declared->second) + " says " + std::to_string(declared->first) +
+                                           ": shards of different sets");
+        }
+    }
+    if (allOpened && declared && declared->first != m_tensors.size())
+        add("split_tensors_count_mismatch", "split.tensors.count says " + std::to_string(declared->first) +
+                                                " tensors, the " + std::to_string(n) + " shards hold " +
+                                                std::to_string(m_tensors.size()));
+    std::unordered_map<std::string_view, uint32_t> seen;
+    for (const TensorRef &t : m_tensors)
+        if (const auto [at, fresh] = seen.emplace(t.info->name, t.shard); !fresh)
+            add("tensor_duplicated", "tensor " + std::string(t.info->name) + " is in " + shard(at->second) +
+                                         " and again in " + shard(t.shard));
     return out;
 }
 
 bool SplitModel::llamaCppAccepts() const
 {
     return std::all_of(m_shards.begin(), m_shards.end(),
-                       [](const Shard &s) { return s.file && s.file->llamaCppAccepts(); });
+                       [](const Shard &s) { return s.file && s.file->llamaCppAccepts(); }) &&
+           setFindings().empty();
 }
 
 std::optional<SplitModel::Refusal> SplitModel::firstRefusal() const

@@ -37,6 +37,10 @@ public:
         std::string path;
         std::shared_ptr<const GgufFile> file;
         Error error;
+        /// Without a file, what is there instead: "shard_missing", "shard_empty" (0 bytes),
+        /// "shard_lfs_pointer" (a Git LFS pointer file), "shard_html" (a web page), or
+        /// "shard_unreadable".
+        std::string problem;
     };
 
     /// Where a set's structure broke off: a shard that opened damaged (its reading stopped at a
@@ -73,11 +77,15 @@ public:
     const std::vector<TensorRef> &tensors() const { return m_tensors; }
     /// Shards that could not be opened, as "path: reason" lines.
     std::vector<std::string> problems() const;
-    /// What is wrong with the set as a whole, as findings llama.cpp refuses it for: a shard that is
-    /// missing ("shard_missing") or could not be opened ("shard_unreadable"), offset 0, the message
-    /// naming the shard. Empty for a single file and for a whole set.
+    /// What is wrong with the set as a whole, as findings llama.cpp refuses it for, offset 0, each
+    /// message naming the shard: a shard that is missing, empty, a Git LFS pointer, an HTML page or
+    /// otherwise unreadable (Shard::problem); split.no not the shard's place ("split_no_mismatch");
+    /// split.count not the number of shards ("split_count_mismatch"); split.tensors.count differing
+    /// between shards ("shard_other_set") or from the tensors the shards hold
+    /// ("split_tensors_count_mismatch"); a tensor in two shards ("tensor_duplicated"). Empty for a
+    /// single file and for a whole, consistent set (docs/FORMAT.md §8).
     std::vector<Finding> setFindings() const;
-    /// Whether llama.cpp would load the model: every shard there and accepted.
+    /// Whether llama.cpp would load the model: every shard there and accepted, the set consistent.
     bool llamaCppAccepts() const;
     /// Why llama.cpp would not load it, the first reason in shard order: a shard's first refusal
     /// (`shard` is its index), else a missing shard or one whose reading stopped (`shard` unset:

@@ -90,6 +90,7 @@ private slots:
     void statsJson_data();
     void statsJson();
     void splitSetMissingShard();
+    void splitSetDamagedDownload();
     void splitSetEveryCommand();
 
 private:
@@ -751,6 +752,40 @@ void TestInspectCli::statsJson()
     for (const ExactJson &c : s["histogram"]["counts"].items())
         binned += c.toUInt64().value_or(0);
     QCOMPARE(binned, finite);
+}
+
+// A set whose download went wrong (#45): a Git LFS pointer, a missing shard and a zero-byte shard
+// are each named with their shard, and validate exits 1.
+void TestInspectCli::splitSetDamagedDownload()
+{
+    QTemporaryDir dir;
+    QVERIFY(dir.isValid());
+    const auto path = [&](int k) {
+        return dir.filePath(QStringLiteral("big-%1-of-00004.gguf").arg(k, 5, 10, QLatin1Char('0')));
+    };
+    gguf::test::GgufBuilder first;
+    first.kv("general.architecture", gguf::test::V::str("llama"))
+        .kv("split.no", gguf::test::V::u16(0))
+        .kv("split.count", gguf::test::V::u16(4))
+        .kv("split.tensors.count", gguf::test::V::i32(4))
+        .tensor("blk.0.w", {32}, 0);
+    QVERIFY(gguf::test::writeBytes(path(1), first.build().bytes()));
+    QFile lfs(path(2));
+    QVERIFY(lfs.open(QIODevice::WriteOnly));
+    lfs.write("version https://git-lfs.github.com/spec/v1\n"
+              "oid sha256:4d7a214614ab2935c943f9e0ff69d22eadbb8f32b1258daaa5e2ca24d17e2393\nsize 4000000000\n");
+    lfs.close();
+    QVERIFY(gguf::test::writeBytes(path(4), {}));
+    const Run run = inspect({QStringLiteral("validate"), path(1)});
+    QCOMPARE(run.exitCode, 1);
+    for (const char *says : {"shard 2 of 4 (", "is a Git LFS pointer, not the shard: fetch it with git lfs pull",
+                             "shard 3 of 4 (", "is missing", "shard 4 of 4 (", "is empty (0 bytes)"})
+        QVERIFY2(run.out.contains(says), run.out.constData());
+    QVERIFY2(run.out.contains("3 findings: 3 errors"), run.out.constData());
+    const Run json = inspect({QStringLiteral("validate"), path(1), QStringLiteral("--json")});
+    QCOMPARE(json.exitCode, 1);
+    for (const char *code : {"shard_lfs_pointer", "shard_missing", "shard_empty"})
+        QVERIFY2(json.out.contains(code), json.out.constData());
 }
 
 // A split set with a shard missing is refused as llama.cpp refuses it (#40): validate names the shard

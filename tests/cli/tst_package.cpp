@@ -171,6 +171,14 @@ void TestPackage::dependsCoversLinkedLibraries()
     QVERIFY2(curl.exitCode == 0, "no installed package holds libcurl.so.4");
     needed.insert(QString::fromLatin1(curl.out.split(':').constFirst()));
     QVERIFY(needed.contains(QStringLiteral("libcurl4")));
+    // so are libcrypto and libxxhash (core/hash/hash_libraries.cpp)
+    for (const char *library : {"*/libcrypto.so.3", "*/libxxhash.so.0"}) {
+        const Run owner = run(QStringLiteral("dpkg"), {QStringLiteral("-S"), QLatin1String(library)});
+        QVERIFY2(owner.exitCode == 0, library);
+        needed.insert(QString::fromLatin1(owner.out.split(':').constFirst()));
+    }
+    QVERIFY(needed.contains(QStringLiteral("libssl3")));
+    QVERIFY(needed.contains(QStringLiteral("libxxhash0")));
     for (const QString &package : needed)
         QVERIFY2(named.contains(package),
                  qPrintable(package + QStringLiteral(" is missing from Depends: ") + QString::fromLatin1(depends.out)));

@@ -87,6 +87,8 @@ private slots:
     void emptySections();
     void zeroSizeDimension();
     void splitSetBreaks();
+    void splitSetChecks_data();
+    void splitSetChecks();
 };
 
 void TestGgufFile::valueRoundTrip_data()
@@ -319,6 +321,94 @@ void TestGgufFile::zeroSizeDimension()
 }
 
 // SplitModel::outcome() and firstBreak() on a two-file set: whole, with its second shard cut short
+
+namespace {
+
+// Shard `no` (0-based) of a three-file set in gguf-split's layout: split.no, split.count,
+// split.tensors.count (u16, u16, i32) and tensor "blk.<no>.w"; the keys and the tensor's name as asked.
+std::vector<uint8_t> setShard(uint16_t no, uint16_t count = 3, int32_t tensors = 3, const std::string &tensor = {})
+{
+    GgufBuilder b;
+    if (no == 0)
+        b.kv("general.architecture", V::str("llama"));
+    b.kv("split.no", V::u16(no)).kv("split.count", V::u16(count)).kv("split.tensors.count", V::i32(tensors));
+    b.tensor(tensor.empty() ? "blk." + std::to_string(no) + ".w" : tensor, {32}, 0);
+    return b.build().bytes();
+}
+
+} // namespace
+
+void TestGgufFile::splitSetChecks_data()
+{
+    QTest::addColumn<int>("damaged"); // the shard replaced (0-based)
+    QTest::addColumn<QByteArray>("bytes");
+    QTest::addColumn<QString>("code");
+    QTest::addColumn<QString>("says");
+    const auto bytes = [](const std::vector<uint8_t> &v) {
+        return QByteArray(reinterpret_cast<const char *>(v.data()), qsizetype(v.size()));
+    };
+    QTest::newRow("empty") << 1 << QByteArray() << "shard_empty"
+                           << "is empty (0 bytes)";
+    QTest::newRow("lfs pointer") << 2
+                                 << QByteArray("version https://git-lfs.github.com/spec/v1\noid sha256:"
+                                               "4d7a214614ab2935c943f9e0ff69d22eadbb8f32b1258daaa5e2ca24d17e2393\n"
+                                               "size 12345\n")
+                                 << "shard_lfs_pointer"
+                                 << "is a Git LFS pointer, not the shard: fetch it with git lfs pull";
+    QTest::newRow("html page") << 1 << QByteArray("\n<!DOCTYPE html>\n<html><body>Access denied</body></html>")
+                               << "shard_html"
+                               << "is an HTML page";
+    QTest::newRow("another set") << 1 << bytes(setShard(1, 3, 7)) << "shard_other_set"
+                                 << "shards of different sets";
+    QTest::newRow("split.no") << 2 << bytes(setShard(1)) << "split_no_mismatch"
+                              << "split.no is 1, not 2";
+    QTest::newRow("split.count") << 1 << bytes(setShard(1, 4)) << "split_count_mismatch"
+                                 << "split.count says 4 shards, the set has 3";
+    QTest::newRow("duplicated tensor") << 2 << bytes(setShard(2, 3, 3, "blk.0.w")) << "tensor_duplicated"
+                                       << "tensor blk.0.w is in shard 1 of 3";
+}
+
+// A set checked as a whole (#45): each kind of broken shard is named, with its shard, and the set
+// is refused; the whole set is accepted.
+void TestGgufFile::splitSetChecks()
+{
+    QFETCH(int, damaged);
+    QFETCH(QByteArray, bytes);
+    QFETCH(QString, code);
+    QFETCH(QString, says);
+    QTemporaryDir dir;
+    QVERIFY(dir.isValid());
+    const auto path = [&](int k) {
+        return dir.filePath(QStringLiteral("m-%1-of-00003.gguf").arg(k + 1, 5, 10, QLatin1Char('0')));
+    };
+    for (uint16_t k = 0; k < 3; ++k)
+        QVERIFY(writeBytes(path(k), setShard(k)));
+    Error error;
+    auto model = SplitModel::open(path(0).toStdString(), error);
+    QVERIFY(model);
+    QVERIFY(model->setFindings().empty());
+    QVERIFY(model->llamaCppAccepts());
+
+    QFile f(path(damaged));
+    QVERIFY(f.open(QIODevice::WriteOnly | QIODevice::Truncate));
+    f.write(bytes);
+    f.close();
+    model = SplitModel::open(path(0).toStdString(), error);
+    QVERIFY(model);
+    const std::vector<Finding> findings = model->setFindings();
+    QVERIFY(!findings.empty());
+    const auto it = std::find_if(findings.begin(), findings.end(),
+                                 [&](const Finding &x) { return QString::fromStdString(x.code) == code; });
+    QVERIFY2(it != findings.end(), qPrintable(QString::fromStdString(findings.front().code)));
+    const QString message = QString::fromStdString(it->message);
+    QVERIFY2(message.contains(says), qPrintable(message));
+    QVERIFY2(message.contains(QStringLiteral("shard %1 of 3").arg(damaged + 1)) ||
+                 message.contains(QStringLiteral("blk.0.w")),
+             qPrintable(message));
+    QVERIFY(!model->llamaCppAccepts());
+    QVERIFY(model->firstRefusal());
+}
+
 // (opened from either shard), and not a GGUF at all.
 void TestGgufFile::splitSetBreaks()
 {
