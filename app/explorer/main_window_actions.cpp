@@ -16,6 +16,7 @@
 #include "ui/shell/open_url_dialog.h"
 #include "ui/shell/recent_files.h"
 #include "ui/shell/start_view.h"
+#include "ui/shell/verify_dialog.h"
 #include "ui/tensors/tensors_page.h"
 
 #include <QAction>
@@ -55,6 +56,17 @@ void MainWindow::createMenus()
     QAction *reload = file->addAction(QIcon::fromTheme(QStringLiteral("view-refresh")), tr("Re&load"), this,
                                       &MainWindow::reloadDocument);
     reload->setShortcut(QKeySequence::Refresh);
+    QAction *verify = file->addAction(tr("&Verify…"), this, [this] {
+        if (!m_document->model()) {
+            QMessageBox::information(this, tr("Verify"), tr("Open a GGUF model first: Verify hashes its tensors."));
+            return;
+        }
+        auto *dialog = new VerifyDialog(m_document->model(), this);
+        dialog->setAttribute(Qt::WA_DeleteOnClose);
+        dialog->show();
+    });
+    verify->setObjectName(QStringLiteral("verifyAction"));
+    verify->setToolTip(tr("Hash every tensor as llama-gguf-hash does, and compare with a manifest"));
     file->addSeparator();
     file->addAction(tr("&Close Window"), this, &QWidget::close)->setShortcut(QKeySequence::Close);
     QAction *quit = file->addAction(tr("&Quit"), qApp, &QApplication::closeAllWindows);

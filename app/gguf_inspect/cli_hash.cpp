@@ -11,56 +11,20 @@
 namespace cli {
 namespace {
 
-// One line of a manifest: llama-gguf-hash's output (or its --check output): type, digest, name.
-struct ManifestLine {
-    gguf::HashKind kind;
-    std::string digest, name;
-};
-
-// The lines of `path` whose first word is a hash kind; nullopt when it cannot be read.
-std::optional<std::vector<ManifestLine>> readManifest(const std::string &path)
+// The manifest's lines; nullopt when it cannot be read.
+std::optional<std::vector<gguf::ManifestLine>> readManifest(const std::string &path)
 {
     std::ifstream in(path);
     if (!in)
         return std::nullopt;
-    std::vector<ManifestLine> out;
-    std::string line;
-    while (std::getline(in, line)) {
-        std::istringstream words(line);
-        std::string kind, digest, name;
-        if (!(words >> kind >> digest >> name))
-            continue;
-        if (const auto k = gguf::hashKindFromName(kind))
-            out.push_back({*k, digest, name});
-    }
-    return out;
-}
-
-// The manifest's digest for `line`: the entry of the same kind and name (FILE:tensor, FILE), else —
-// the file named otherwise — of the same kind and tensor (the name's part after its last ':'), or
-// for the whole model the entry of that kind that is no tensor's. Empty when there is none.
-std::string expected(const std::vector<ManifestLine> &manifest, const gguf::HashLine &line, const std::string &file,
-                     const std::vector<std::string> &tensors)
-{
-    const std::string name = line.tensor.empty() ? file : file + ":" + line.tensor;
-    for (const ManifestLine &m : manifest)
-        if (m.kind == line.kind && m.name == name)
-            return m.digest;
-    for (const ManifestLine &m : manifest) {
-        if (m.kind != line.kind)
-            continue;
-        const size_t colon = m.name.rfind(':');
-        const std::string tensor = colon == std::string::npos ? std::string() : m.name.substr(colon + 1);
-        const bool ofATensor = std::find(tensors.begin(), tensors.end(), tensor) != tensors.end();
-        if (line.tensor.empty() ? !ofATensor : tensor == line.tensor)
-            return m.digest;
-    }
-    return {};
+    std::ostringstream text;
+    text << in.rdbuf();
+    return gguf::parseManifest(text.str());
 }
 
 // The kinds asked for: the options, else the strongest kind of the manifest (sha256, sha1, xxh64,
 // uuid, as llama-gguf-hash chooses), else xxh64.
-gguf::HashSelection selection(const HashOptions &o, const std::vector<ManifestLine> *manifest)
+gguf::HashSelection selection(const HashOptions &o, const std::vector<gguf::ManifestLine> *manifest)
 {
     gguf::HashSelection s;
     s.perTensor = !o.noLayer;
@@ -72,16 +36,8 @@ gguf::HashSelection selection(const HashOptions &o, const std::vector<ManifestLi
         s.set(gguf::HashKind::Sha256);
     if (o.uuid)
         s.set(gguf::HashKind::Uuid);
-    if (s.any())
-        return s;
-    if (manifest)
-        for (const gguf::HashKind k :
-             {gguf::HashKind::Sha256, gguf::HashKind::Sha1, gguf::HashKind::Xxh64, gguf::HashKind::Uuid})
-            if (std::any_of(manifest->begin(), manifest->end(), [k](const ManifestLine &m) { return m.kind == k; })) {
-                s.set(k);
-                return s;
-            }
-    s.set(gguf::HashKind::Xxh64);
+    if (!s.any())
+        s.set(manifest ? gguf::strongestKind(*manifest).value_or(gguf::HashKind::Xxh64) : gguf::HashKind::Xxh64);
     return s;
 }
 
@@ -89,7 +45,7 @@ gguf::HashSelection selection(const HashOptions &o, const std::vector<ManifestLi
 
 int runHash(const CommandArgs &args)
 {
-    std::optional<std::vector<ManifestLine>> manifest;
+    std::optional<std::vector<gguf::ManifestLine>> manifest;
     if (args.hash.check) {
         manifest = readManifest(*args.hash.check);
         if (!manifest) {
@@ -121,31 +77,19 @@ int runHash(const CommandArgs &args)
     std::vector<std::string> tensors;
     for (const gguf::SplitModel::TensorRef &t : model->tensors())
         tensors.emplace_back(t.info->name);
-    bool differs = false, modelFound = false, anyTensorFound = false;
-    std::vector<std::string> differing;
-    for (const gguf::HashLine &line : hashes.lines) {
-        const std::string want = expected(*manifest, line, args.file, tensors);
-        const char *result = want.empty() ? "Not Found" : want == line.digest ? "Ok" : "Mismatch";
-        (line.tensor.empty() ? modelFound : anyTensorFound) |= !want.empty();
-        if (!want.empty() && want != line.digest) {
-            differs = true;
-            differing.push_back(line.tensor.empty()
-                                    ? "the whole model (" + std::string(gguf::hashKindName(line.kind)) + ")"
-                                    : line.tensor);
-        }
-        print(gguf::hashLineText(line, args.file) + "  -  " + result + "\n");
-    }
-    const bool missing = !modelFound && !anyTensorFound;
+    const gguf::ManifestCheck check = gguf::checkAgainst(hashes.lines, *manifest, args.file, tensors);
+    for (const gguf::CheckedLine &c : check.lines)
+        print(gguf::hashLineText(c.line, args.file) + "  -  " + gguf::checkResultName(c.result) + "\n");
     print("\nVerification results for " + *args.hash.check + " - " +
-          (differs   ? "Failure"
-           : missing ? "Manifest Missing Entry"
-                     : "Success") +
+          (!check.differing.empty() ? "Failure"
+           : check.missing          ? "Manifest Missing Entry"
+                                    : "Success") +
           "\n");
-    for (const std::string &d : differing)
+    for (const std::string &d : check.differing)
         std::fprintf(stderr, "gguf-inspect: differs from the manifest: %s\n", printable(d).c_str());
-    if (missing)
+    if (check.missing)
         std::fprintf(stderr, "gguf-inspect: %s has no entry for this model\n", printable(*args.hash.check).c_str());
-    return differs || missing ? kExitBadFile : kExitOk;
+    return check.ok() ? kExitOk : kExitBadFile;
 }
 
 } // namespace cli

@@ -9,9 +9,11 @@
 #include "core/stats/tensor_data.h"
 #include "hash_libraries.h"
 
+#include <algorithm>
 #include <array>
 #include <cstdio>
 #include <memory>
+#include <sstream>
 
 namespace gguf {
 namespace {
@@ -193,6 +195,84 @@ ModelHashes hashModel(const SplitModel &model, const HashSelection &which, const
     }
     for (size_t i = 0; i < whole.size(); ++i)
         out.lines.push_back({wholeKinds[i], whole[i]->digest(), {}});
+    return out;
+}
+
+std::vector<ManifestLine> parseManifest(std::string_view text)
+{
+    std::vector<ManifestLine> out;
+    std::istringstream lines{std::string(text)};
+    std::string line;
+    while (std::getline(lines, line)) {
+        std::istringstream words(line);
+        std::string kind, digest, name;
+        if (!(words >> kind >> digest >> name))
+            continue;
+        if (const auto k = hashKindFromName(kind))
+            out.push_back({*k, digest, name});
+    }
+    return out;
+}
+
+std::optional<HashKind> strongestKind(const std::vector<ManifestLine> &manifest)
+{
+    for (const HashKind k : {HashKind::Sha256, HashKind::Sha1, HashKind::Xxh64, HashKind::Uuid})
+        if (std::any_of(manifest.begin(), manifest.end(), [k](const ManifestLine &m) { return m.kind == k; }))
+            return k;
+    return std::nullopt;
+}
+
+const char *checkResultName(CheckResult result)
+{
+    switch (result) {
+    case CheckResult::Ok: return "Ok";
+    case CheckResult::Mismatch: return "Mismatch";
+    case CheckResult::NotFound: return "Not Found";
+    }
+    return "Not Found";
+}
+
+namespace {
+
+// The manifest's digest for `line`, or empty (ManifestCheck's rule).
+std::string expectedDigest(const std::vector<ManifestLine> &manifest, const HashLine &line, const std::string &file,
+                           const std::vector<std::string> &tensors)
+{
+    const std::string name = line.tensor.empty() ? file : file + ":" + line.tensor;
+    for (const ManifestLine &m : manifest)
+        if (m.kind == line.kind && m.name == name)
+            return m.digest;
+    for (const ManifestLine &m : manifest) {
+        if (m.kind != line.kind)
+            continue;
+        const size_t colon = m.name.rfind(':');
+        const std::string tensor = colon == std::string::npos ? std::string() : m.name.substr(colon + 1);
+        const bool ofATensor = std::find(tensors.begin(), tensors.end(), tensor) != tensors.end();
+        if (line.tensor.empty() ? !ofATensor : tensor == line.tensor)
+            return m.digest;
+    }
+    return {};
+}
+
+} // namespace
+
+ManifestCheck checkAgainst(const std::vector<HashLine> &hashes, const std::vector<ManifestLine> &manifest,
+                           const std::string &file, const std::vector<std::string> &tensors)
+{
+    ManifestCheck out;
+    bool found = false;
+    for (const HashLine &line : hashes) {
+        const std::string want = expectedDigest(manifest, line, file, tensors);
+        const CheckResult result = want.empty()          ? CheckResult::NotFound
+                                   : want == line.digest ? CheckResult::Ok
+                                                         : CheckResult::Mismatch;
+        found = found || !want.empty();
+        if (result == CheckResult::Mismatch)
+            out.differing.push_back(
+                line.tensor.empty() ? "the whole model (" + std::string(hashKindName(line.kind)) + ")" : line.tensor);
+        out.lines.push_back({line, result});
+    }
+    out.missing = !found;
     return out;
 }
 

@@ -55,4 +55,34 @@ ModelHashes hashModel(const SplitModel &model, const HashSelection &which, const
 /// `file` (then ":" and the tensor's name for a tensor's line).
 std::string hashLineText(const HashLine &line, const std::string &file);
 
+/// One line of a manifest (llama-gguf-hash's output, or its --check output): kind, digest, name.
+struct ManifestLine {
+    HashKind kind = HashKind::Xxh64;
+    std::string digest, name;
+};
+/// The lines of a manifest's text whose first word is a hash kind (the others are skipped).
+std::vector<ManifestLine> parseManifest(std::string_view text);
+/// The strongest kind the manifest holds (sha256, sha1, xxh64, uuid: llama-gguf-hash's choice).
+std::optional<HashKind> strongestKind(const std::vector<ManifestLine> &manifest);
+
+enum class CheckResult : uint8_t { Ok, Mismatch, NotFound };
+const char *checkResultName(CheckResult result); ///< "Ok", "Mismatch", "Not Found"
+
+/// Each line of `hashes` against `manifest`: the entry of the same kind and name (FILE:tensor or
+/// FILE) decides, else — the file named otherwise — the entry of the same kind and tensor (the
+/// name's part after its last ':'), or for the whole model the entry of that kind that is no
+/// tensor's of `tensors`.
+struct CheckedLine {
+    HashLine line;
+    CheckResult result = CheckResult::NotFound;
+};
+struct ManifestCheck {
+    std::vector<CheckedLine> lines;
+    std::vector<std::string> differing; ///< the tensors (and "the whole model (KIND)") that differ
+    bool missing = false;               ///< the manifest has no entry for this model at all
+    bool ok() const { return differing.empty() && !missing; }
+};
+ManifestCheck checkAgainst(const std::vector<HashLine> &hashes, const std::vector<ManifestLine> &manifest,
+                           const std::string &file, const std::vector<std::string> &tensors);
+
 } // namespace gguf
