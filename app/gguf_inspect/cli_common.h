@@ -52,6 +52,12 @@ struct HashOptions {
     std::optional<std::string> check; ///< --check MANIFEST
 };
 
+/// split, merge: the options as typed.
+struct SplitOptions {
+    std::optional<std::string> maxTensors, maxSize;
+    bool dryRun = false;
+};
+
 /// What a command was given on the command line.
 struct CommandArgs {
     std::string file;              ///< FILE exactly as typed (gguf_dump.py echoes it as "filename")
@@ -77,6 +83,7 @@ struct CommandArgs {
     bool force = false;                             ///< set: --force (a chat template that does not parse)
     MemoryOptions memory;                           ///< memory: --ctx, --parallel, …
     HashOptions hash;                               ///< hash: --xxh64, --check, …
+    SplitOptions split;                             ///< split, merge: --split-max-tensors, --dry-run, …
 };
 
 /// Opens the one file `path` (not its split set), which must parse whole; on failure prints the

@@ -81,6 +81,9 @@ constexpr OptionDef kOptions[] = {
     {Option::AllHashes, "all", "hash: XXH64, SHA-1 and SHA-256."},
     {Option::NoLayer, "no-layer", "hash: the whole model only, no line per tensor."},
     {Option::Check, "check", "hash: compare with a manifest (llama-gguf-hash's lines).", "MANIFEST"},
+    {Option::SplitMaxTensors, "split-max-tensors", "split: at most N tensors per shard.", "N"},
+    {Option::SplitMaxSize, "split-max-size", "split: at most SIZE of tensor data per shard (500M, 2G).", "SIZE"},
+    {Option::DryRun, "dry-run", "split, merge: say what would be written, write nothing."},
 };
 constexpr bool inOptionOrder()
 {
@@ -344,6 +347,9 @@ void fillArgs(const Parser &parser, const RawArguments &raw, const QStringList &
     args.hash.noLayer = parser.isSet(Option::NoLayer);
     if (parser.isSet(Option::Check))
         args.hash.check = raw(parser.value(Option::Check));
+    args.split.maxTensors = text(Option::SplitMaxTensors);
+    args.split.maxSize = text(Option::SplitMaxSize);
+    args.split.dryRun = parser.isSet(Option::DryRun);
 }
 
 const Command *findCommand(std::span<const Command> commands, const QString &name)

@@ -58,6 +58,9 @@ enum class Option : uint8_t {
     AllHashes,
     NoLayer,
     Check,
+    SplitMaxTensors,
+    SplitMaxSize,
+    DryRun,
     Count
 };
 

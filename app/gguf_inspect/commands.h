@@ -54,4 +54,9 @@ int runFit(const CommandArgs &args);
 /// differs.
 int runHash(const CommandArgs &args);
 
+/// `split FILE -o PREFIX (--split-max-tensors N | --split-max-size SIZE) [--dry-run]` and
+/// `merge SHARD1 -o OUT [--dry-run]`: gguf-split's shards, and a set as one file.
+int runSplit(const CommandArgs &args);
+int runMerge(const CommandArgs &args);
+
 } // namespace cli

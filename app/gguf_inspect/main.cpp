@@ -98,6 +98,14 @@ constexpr Command kCommands[] = {
      cli::runHash,
      optionSet({Option::Xxh64, Option::Sha1, Option::Sha256, Option::Uuid, Option::AllHashes, Option::NoLayer,
                 Option::Check})},
+    {"split", "split FILE -o PREFIX (--split-max-tensors N | --split-max-size SIZE) [--dry-run]",
+     "shards as llama.cpp's gguf-split writes them: PREFIX-00001-of-0000N.gguf…, the split.no/split.count/"
+     "split.tensors.count keys, the metadata in the first; written beside, synced and named at the end, never "
+     "over an existing file",
+     cli::runSplit, optionSet({Option::Output, Option::SplitMaxTensors, Option::SplitMaxSize, Option::DryRun})},
+    {"merge", "merge SHARD1 -o OUT [--dry-run]",
+     "a split set as one file: the first shard's metadata less the split keys, every tensor's bytes", cli::runMerge,
+     optionSet({Option::Output, Option::DryRun})},
 };
 
 // `gguf-inspect FILE`: the overview, or with --json what `info --json` prints.

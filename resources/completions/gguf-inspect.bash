@@ -28,6 +28,8 @@ _gguf_inspect_options()
                 --budget --device --tensor-split --split-mode --main-gpu --override-tensor --n-cpu-moe --cpu-moe --json
             ;;
         hash) echo --xxh64 --sha1 --sha256 --uuid --all --no-layer --check ;;
+        split) echo -o --output --split-max-tensors --split-max-size --dry-run ;;
+        merge) echo -o --output --dry-run ;;
         fit)
             echo --device --ctx --max-ctx --margin --parallel --ubatch --cache-type-k --cache-type-v --flash-attn \
                 --no-mmap --tensor-split --split-mode --main-gpu --override-tensor --cpu-moe --json
@@ -146,7 +148,7 @@ _gguf_inspect()
     fi
 
     # the arguments before the word being completed; skip: value words of the last option still to come
-    local commands='info dump tensors vocab validate layout dequant stats tokenize detokenize diff set memory fit hash'
+    local commands='info dump tensors vocab validate layout dequant stats tokenize detokenize diff set memory fit hash split merge'
     local i w skip=0 option='' options_end=false tensor_option=false args=()
     for ((i = 1; i < cword; i++)); do
         w=${words[i]}
@@ -159,7 +161,7 @@ _gguf_inspect()
                 --range) skip=2 ;;
                 -o | --output | --file | --type | --remove | --chat-template-file | --reserve | --bins | --sample | \
                     --ctx | --parallel | --ubatch | --cache-type-k | --cache-type-v | --gpu-layers | --budget | --device | \
-                    --tensor-split | --split-mode | --main-gpu | --override-tensor | --n-cpu-moe | --margin | --check)
+                    --tensor-split | --split-mode | --main-gpu | --override-tensor | --n-cpu-moe | --margin | --check | --split-max-tensors | --split-max-size)
                     skip=1
                     ;;
                 --tensor) skip=1 tensor_option=true ;;

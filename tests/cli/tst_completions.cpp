@@ -36,8 +36,9 @@ const QString kCompletions = gguf::test::resourcesDir() + QStringLiteral("/compl
 const QString kSample = gguf::test::sampleModel();
 const QString kInspect = gguf::test::inspectPath();
 const QString kBashCompletion = QStringLiteral("/usr/share/bash-completion/bash_completion");
-const QStringList kCommands{"info",     "dump",       "tensors", "vocab", "validate", "layout", "dequant", "stats",
-                            "tokenize", "detokenize", "diff",    "set",   "memory",   "fit",    "hash"};
+const QStringList kCommands{"info",    "dump",  "tensors",  "vocab",      "validate", "layout",
+                            "dequant", "stats", "tokenize", "detokenize", "diff",     "set",
+                            "memory",  "fit",   "hash",     "split",      "merge"};
 const QStringList kCacheTypes{"f32", "f16", "bf16", "q8_0", "q4_0", "q4_1", "iq4_nl", "q5_0", "q5_1"};
 // names with characters a shell would take apart
 const QString kSpaced = QStringLiteral("odd name $HOME.weight");
@@ -386,6 +387,8 @@ void TestCompletions::optionsBelong_data()
     row("memory", "--ctx --parallel --ubatch --cache-type-k --cache-type-v --flash-attn --gpu-layers --no-mmap "
                   "--budget --device --tensor-split --split-mode --main-gpu --override-tensor --n-cpu-moe --cpu-moe "
                   "--json");
+    row("split", "-o --output --split-max-tensors --split-max-size --dry-run");
+    row("merge", "-o --output --dry-run");
     row("hash", "--xxh64 --sha1 --sha256 --uuid --all --no-layer --check");
     row("fit", "--device --ctx --max-ctx --margin --parallel --ubatch --cache-type-k --cache-type-v --flash-attn "
                "--no-mmap --tensor-split --split-mode --main-gpu --override-tensor --cpu-moe --json");

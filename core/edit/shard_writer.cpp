@@ -1,0 +1,284 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
+// planSplit, planMerge and writePlan (docs/EDITING.md §6). The files are GGUF v3 little-endian, as
+// gguf-split writes them: the kept key/value pairs copied byte for byte from a v2/v3 little-endian
+// source, the split keys and the tensor infos encoded here, the data region padded to the
+// alignment, each tensor's data padded to it too.
+#include "core/edit/shard_writer.h"
+
+#include "core/format/byte_source.h"
+#include "core/format/split_model.h"
+
+#include <fcntl.h>
+#include <unistd.h>
+
+#include <cstdio>
+#include <cstring>
+#include <filesystem>
+
+namespace gguf {
+namespace {
+
+constexpr uint64_t kDefaultAlignment = 32;
+
+uint64_t padded(uint64_t n, uint64_t alignment)
+{
+    return (n + alignment - 1) / alignment * alignment;
+}
+
+bool isSplitKey(std::string_view key)
+{
+    return key == "split.no" || key == "split.count" || key == "split.tensors.count";
+}
+
+void putU32(std::vector<uint8_t> &out, uint32_t v)
+{
+    for (int i = 0; i < 4; ++i)
+        out.push_back(uint8_t(v >> (8 * i)));
+}
+void putU64(std::vector<uint8_t> &out, uint64_t v)
+{
+    for (int i = 0; i < 8; ++i)
+        out.push_back(uint8_t(v >> (8 * i)));
+}
+void putString(std::vector<uint8_t> &out, std::string_view s)
+{
+    putU64(out, s.size());
+    out.insert(out.end(), s.begin(), s.end());
+}
+// A pair of an integer type (UINT16 or INT32), little-endian.
+void putIntPair(std::vector<uint8_t> &out, std::string_view key, ValueType type, uint64_t v)
+{
+    putString(out, key);
+    putU32(out, uint32_t(type));
+    for (uint32_t i = 0; i < valueTypeSize(type); ++i)
+        out.push_back(uint8_t(v >> (8 * i)));
+}
+
+// Why `model` cannot be read into shards or a merged file here, or "".
+std::string refusal(const SplitModel &model)
+{
+    for (const SplitModel::Shard &s : model.shards()) {
+        if (!s.file)
+            return s.path + ": " + (s.error.message.empty() ? std::string("could not be opened") : s.error.message);
+        if (!s.file->complete())
+            return s.path + ": the file could not be read whole: " + s.file->error().message;
+        if (s.file->byteSwapped() || s.file->version() < 2)
+            return s.path + ": only little-endian GGUF v2 and v3 files are split and merged here (this is " +
+                   (s.file->byteSwapped() ? std::string("big-endian") : "version 1") + ")";
+        if (s.file->isRemote())
+            return s.path + ": a remote file cannot be split or merged; download it first";
+    }
+    if (const std::vector<Finding> set = model.setFindings(); !set.empty())
+        return set.front().message;
+    return {};
+}
+
+// The header of one output file: the kept pairs of `metadata` (a shard's file, or null), the
+// split keys when `no` is set, the tensor infos, the padding.
+std::vector<uint8_t> headerOf(const SplitModel &model, const PlannedFile &file, const GgufFile *metadata,
+                              std::optional<uint16_t> no, uint16_t count, uint64_t alignment)
+{
+    std::vector<uint8_t> out{'G', 'G', 'U', 'F'};
+    putU32(out, 3);
+    putU64(out, file.tensors.size());
+    const size_t kvCountAt = out.size();
+    putU64(out, 0);
+    uint64_t pairs = 0;
+    if (metadata)
+        for (const MetadataEntry &e : metadata->metadata()) {
+            if (isSplitKey(e.key))
+                continue;
+            const std::span<const uint8_t> raw = metadata->bytes(e.offset, e.end() - e.offset);
+            out.insert(out.end(), raw.begin(), raw.end());
+            ++pairs;
+        }
+    if (no) { // gguf-split's order: split.no, split.tensors.count, split.count
+        putIntPair(out, "split.no", ValueType::Uint16, *no);
+        putIntPair(out, "split.tensors.count", ValueType::Int32, model.tensors().size());
+        putIntPair(out, "split.count", ValueType::Uint16, count);
+        pairs += 3;
+    }
+    for (int i = 0; i < 8; ++i)
+        out[kvCountAt + size_t(i)] = uint8_t(pairs >> (8 * i));
+    uint64_t offset = 0;
+    for (const size_t t : file.tensors) {
+        const TensorInfo &info = *model.tensors()[t].info;
+        putString(out, info.name);
+        putU32(out, info.nDims);
+        for (uint32_t d = 0; d < info.nDims; ++d)
+            putU64(out, d < 4 ? info.ne[d] : 1);
+        putU32(out, info.typeId);
+        putU64(out, offset);
+        offset += padded(info.byteSize, alignment);
+    }
+    out.resize(padded(out.size(), alignment), 0);
+    return out;
+}
+
+// A file being written: a temporary beside the target, renamed over nothing at the end.
+class OutputFile {
+public:
+    explicit OutputFile(std::string target) : m_target(std::move(target))
+    {
+        m_temp = m_target + ".part";
+        m_fd = ::open(m_temp.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0644);
+    }
+    ~OutputFile()
+    {
+        if (m_fd >= 0)
+            ::close(m_fd);
+        if (!m_done)
+            ::unlink(m_temp.c_str());
+    }
+    OutputFile(const OutputFile &) = delete;
+    OutputFile &operator=(const OutputFile &) = delete;
+    bool valid() const { return m_fd >= 0; }
+    const std::string &temp() const { return m_temp; }
+    bool write(const uint8_t *p, uint64_t n)
+    {
+        while (n > 0) {
+            const ssize_t w = ::write(m_fd, p, size_t(std::min<uint64_t>(n, uint64_t(1) << 30)));
+            if (w <= 0)
+                return false;
+            p += w;
+            n -= uint64_t(w);
+        }
+        return true;
+    }
+    bool sync() { return ::fsync(m_fd) == 0 && ::close(std::exchange(m_fd, -1)) == 0; }
+    bool rename()
+    {
+        // never over a file that appeared meanwhile: link the temporary to the name, then drop it
+        if (::link(m_temp.c_str(), m_target.c_str()) != 0)
+            return false;
+        ::unlink(m_temp.c_str());
+        m_done = true;
+        return true;
+    }
+
+private:
+    std::string m_target, m_temp;
+    int m_fd = -1;
+    bool m_done = false;
+};
+
+} // namespace
+
+WritePlan planSplit(const SplitModel &model, const std::string &prefix, const SplitLimits &limits)
+{
+    WritePlan plan;
+    if ((plan.error = refusal(model)); !plan.error.empty())
+        return plan;
+    if (limits.maxTensors == 0 && limits.maxBytes == 0) {
+        plan.error = "give --split-max-tensors N or --split-max-size SIZE";
+        return plan;
+    }
+    std::vector<PlannedFile> files(1);
+    for (size_t t = 0; t < model.tensors().size(); ++t) {
+        const uint64_t bytes = padded(model.tensors()[t].info->byteSize, kDefaultAlignment);
+        PlannedFile &cur = files.back();
+        const bool full = (limits.maxTensors && cur.tensors.size() >= limits.maxTensors) ||
+                          (limits.maxBytes && !cur.tensors.empty() && cur.dataBytes + bytes > limits.maxBytes);
+        if (full)
+            files.emplace_back();
+        files.back().tensors.push_back(t);
+        files.back().dataBytes += bytes;
+    }
+    if (files.size() > 65535) {
+        plan.error = "that makes " + std::to_string(files.size()) + " shards; split.count holds at most 65535";
+        return plan;
+    }
+    for (size_t k = 0; k < files.size(); ++k) {
+        char suffix[64];
+        std::snprintf(suffix, sizeof suffix, "-%05zu-of-%05zu.gguf", k + 1, files.size());
+        files[k].path = prefix + suffix;
+    }
+    plan.files = std::move(files);
+    return plan;
+}
+
+WritePlan planMerge(const SplitModel &model, const std::string &out)
+{
+    WritePlan plan;
+    if ((plan.error = refusal(model)); !plan.error.empty())
+        return plan;
+    PlannedFile file{out, {}, 0};
+    for (size_t t = 0; t < model.tensors().size(); ++t) {
+        file.tensors.push_back(t);
+        file.dataBytes += padded(model.tensors()[t].info->byteSize, model.primary().alignment());
+    }
+    plan.files.push_back(std::move(file));
+    return plan;
+}
+
+WriteOutcome writePlan(const SplitModel &model, const WritePlan &plan, bool split, const ProgressFn &progress)
+{
+    WriteOutcome out;
+    if (!plan.error.empty() || plan.files.empty()) {
+        out.message = plan.error.empty() ? "nothing to write" : plan.error;
+        return out;
+    }
+    for (const PlannedFile &f : plan.files)
+        if (std::error_code ec; std::filesystem::exists(f.path, ec)) {
+            out.message = f.path + " exists; nothing was written (remove it or choose another name)";
+            return out;
+        }
+    uint64_t total = 0;
+    for (const PlannedFile &f : plan.files)
+        total += f.dataBytes;
+    std::vector<std::unique_ptr<OutputFile>> files;
+    const auto fail = [&](std::string message) {
+        out.message = std::move(message);
+        return out; // the OutputFiles remove their temporaries
+    };
+    for (size_t k = 0; k < plan.files.size(); ++k) {
+        const PlannedFile &f = plan.files[k];
+        // shard 1 (or the merged file) takes the model's metadata and its alignment; the other
+        // shards hold no general.alignment, so their readers use 32
+        const GgufFile *metadata = k == 0 ? &model.primary() : nullptr;
+        const uint64_t alignment = k == 0 ? model.primary().alignment() : kDefaultAlignment;
+        files.push_back(std::make_unique<OutputFile>(f.path));
+        OutputFile &file = *files.back();
+        if (!file.valid())
+            return fail(file.temp() + ": cannot be created: " + std::strerror(errno));
+        const std::vector<uint8_t> header =
+            headerOf(model, f, metadata, split ? std::optional<uint16_t>(uint16_t(k)) : std::nullopt,
+                     uint16_t(plan.files.size()), alignment);
+        if (!file.write(header.data(), header.size()))
+            return fail(file.temp() + ": write failed: " + std::strerror(errno));
+        static const uint8_t zeros[256] = {};
+        for (const size_t t : f.tensors) {
+            const SplitModel::TensorRef &ref = model.tensors()[t];
+            const GgufFile &src = *model.shards()[ref.shard].file;
+            const std::span<const uint8_t> bytes = src.tensorBytes(*ref.info);
+            if (bytes.size() != ref.info->byteSize)
+                return fail(src.path() + ": tensor " + std::string(ref.info->name) + "'s data is not inside the file");
+            for (uint64_t at = 0; at < bytes.size(); at += uint64_t(64) << 20) {
+                const uint64_t n = std::min<uint64_t>(uint64_t(64) << 20, bytes.size() - at);
+                if (!file.write(bytes.data() + at, n))
+                    return fail(file.temp() + ": write failed: " + std::strerror(errno));
+                out.bytesWritten += n;
+                if (progress && !progress(out.bytesWritten, total)) {
+                    out.cancelled = true;
+                    return fail("cancelled; nothing was written");
+                }
+            }
+            for (uint64_t pad = padded(bytes.size(), alignment) - bytes.size(); pad > 0;) {
+                const uint64_t n = std::min<uint64_t>(pad, sizeof zeros);
+                if (!file.write(zeros, n))
+                    return fail(file.temp() + ": write failed: " + std::strerror(errno));
+                pad -= n;
+            }
+        }
+        if (!file.sync())
+            return fail(file.temp() + ": could not be written to the disk: " + std::strerror(errno));
+    }
+    for (const auto &file : files)
+        if (!file->rename())
+            return fail("a shard could not be given its name (" + std::string(std::strerror(errno)) +
+                        "); the ones already named stay");
+    out.ok = true;
+    return out;
+}
+
+} // namespace gguf
