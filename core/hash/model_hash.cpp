@@ -12,6 +12,7 @@
 #include <algorithm>
 #include <array>
 #include <cstdio>
+#include <future>
 #include <memory>
 #include <sstream>
 
@@ -67,6 +68,7 @@ public:
         else
             m_lib.crypto.digestUpdate(m_evp.get(), bytes, n);
     }
+    HashKind kind() const { return m_kind; }
     std::string digest()
     {
         if (m_xxh) {
@@ -93,6 +95,46 @@ private:
     std::unique_ptr<EVP_MD_CTX, EvpFree> m_evp;
     std::unique_ptr<XXH64_state_t, XxhFree> m_xxh;
 };
+
+// What one kind costs per byte, roughly (XXH64 runs at memory speed, the SHA family far slower).
+int costOf(HashKind kind)
+{
+    return kind == HashKind::Xxh64 ? 1 : 6;
+}
+
+// Feeds a chunk to the tensor's hashers and the model's, in two halves of about equal cost, one on
+// another thread: a tensor and the model each need every byte, so hashing both takes two cores to
+// keep the pace of one.
+void feed(std::vector<Hasher> &own, const std::vector<std::unique_ptr<Hasher>> &whole, const uint8_t *p, size_t n)
+{
+    std::vector<Hasher *> all;
+    all.reserve(own.size() + whole.size());
+    for (Hasher &h : own)
+        all.push_back(&h);
+    for (const auto &h : whole)
+        all.push_back(h.get());
+    if (all.size() < 2 || n < (size_t(1) << 20)) {
+        for (Hasher *h : all)
+            h->add(p, n);
+        return;
+    }
+    std::sort(all.begin(), all.end(),
+              [](const Hasher *a, const Hasher *b) { return costOf(a->kind()) > costOf(b->kind()); });
+    std::vector<Hasher *> here, there;
+    int hereCost = 0, thereCost = 0;
+    for (Hasher *h : all) {
+        const bool mine = hereCost <= thereCost;
+        (mine ? hereCost : thereCost) += costOf(h->kind());
+        (mine ? here : there).push_back(h);
+    }
+    auto other = std::async(std::launch::async, [&there, p, n] {
+        for (Hasher *h : there)
+            h->add(p, n);
+    });
+    for (Hasher *h : here)
+        h->add(p, n);
+    other.get();
+}
 
 // The tensor kinds in llama-gguf-hash's order (no uuid per tensor).
 std::vector<HashKind> tensorKinds(const HashSelection &which)
@@ -178,11 +220,7 @@ ModelHashes hashModel(const SplitModel &model, const HashSelection &which, const
                 out.cancelled = e && e->kind == ErrorKind::Cancelled;
                 return out;
             }
-            const uint8_t *p = data.bytes.data() + at;
-            for (Hasher &h : own)
-                h.add(p, size_t(n));
-            for (const auto &h : whole)
-                h->add(p, size_t(n));
+            feed(own, whole, data.bytes.data() + at, size_t(n));
             out.bytes += n;
             if (progress && !progress(out.bytes, total)) {
                 out.lines.clear();

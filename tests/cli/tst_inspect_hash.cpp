@@ -125,6 +125,32 @@ private slots:
         QCOMPARE(inspect({"hash", file, "--check", dir.filePath(QStringLiteral("none"))}).exitCode, 1);
     }
 
+    // A tensor of several MiB (each chunk's hashers then run on two threads): the same digests.
+    void largeTensor()
+    {
+        QTemporaryDir dir;
+        const QString file = dir.filePath(QStringLiteral("big.gguf"));
+        GgufBuilder b;
+        b.kv("general.architecture", V::str("llama"));
+        std::vector<float> values(size_t(3) << 20); // 12 MiB of F32
+        for (size_t i = 0; i < values.size(); ++i)
+            values[i] = float(i % 977) * 0.25f;
+        b.tensor("token_embd.weight", {uint64_t(values.size())}, 0, f32Data(values));
+        QVERIFY(writeBytes(file, b.build().bytes()));
+        const QByteArray data(reinterpret_cast<const char *>(values.data()), qsizetype(values.size() * sizeof(float)));
+        const InspectRun run = inspect({"hash", file, "--all", "--uuid"});
+        QCOMPARE(run.exitCode, 0);
+        const QStringList lines = QString::fromUtf8(run.out).split(u'\n', Qt::SkipEmptyParts);
+        QCOMPARE(lines.size(), 7);
+        const QUuid ns(QStringLiteral("ef001206-dadc-5f6d-a15f-3359e577d4e5"));
+        QCOMPARE(lines[1], line("sha1", hexOf(data, QCryptographicHash::Sha1), file + ":token_embd.weight"));
+        QCOMPARE(lines[2], line("sha256", hexOf(data, QCryptographicHash::Sha256), file + ":token_embd.weight"));
+        QCOMPARE(lines[4], line("sha1", hexOf(data, QCryptographicHash::Sha1), file));
+        QCOMPARE(lines[5], line("sha256", hexOf(data, QCryptographicHash::Sha256), file));
+        QCOMPARE(lines[6], line("uuid", QUuid::createUuidV5(ns, data).toString(QUuid::WithoutBraces), file));
+        QCOMPARE(lines[0].split(u' ', Qt::SkipEmptyParts).value(1), lines[3].split(u' ', Qt::SkipEmptyParts).value(1));
+    }
+
     // A split set hashes as one model: the model's lines are those of the shards' tensors in order.
     void splitSetAsOne()
     {
