@@ -9,11 +9,9 @@
 #include "core/memory/offload_plan.h"
 
 #include <algorithm>
-#include <cctype>
 #include <charconv>
 #include <cmath>
 #include <cstdio>
-#include <cstring>
 #include <memory>
 
 namespace cli {
@@ -114,45 +112,25 @@ std::string readPlacement(const MemoryOptions &o, gguf::OffloadInputs &in)
         in.devices.push_back({name, static_cast<uint64_t>(gib * kGiB)});
     }
     if (o.tensorSplit) {
-        // llama.cpp splits the list at ',' or '/'
-        std::string item;
-        const std::string text = *o.tensorSplit + ",";
-        for (const char c : text) {
-            if (c != ',' && c != '/') {
-                item += c;
-                continue;
-            }
-            double w = 0;
-            if (!parseNumber(item, w) || !std::isfinite(w) || w < 0)
-                return "--tensor-split needs non-negative numbers separated by commas, not '" + *o.tensorSplit + "'";
-            in.tensorSplit.push_back(w);
-            item.clear();
-        }
+        const auto split = gguf::parseTensorSplit(*o.tensorSplit);
+        if (!split)
+            return "--tensor-split needs non-negative numbers separated by commas, not '" + *o.tensorSplit + "'";
+        in.tensorSplit = *split;
     }
     if (o.splitMode) {
-        if (*o.splitMode == "none")
-            in.splitMode = gguf::SplitMode::None;
-        else if (*o.splitMode == "layer")
-            in.splitMode = gguf::SplitMode::Layer;
-        else if (*o.splitMode == "row")
-            in.splitMode = gguf::SplitMode::Row;
-        else
+        const auto mode = gguf::splitModeFromName(*o.splitMode);
+        if (!mode)
             return "--split-mode takes none, layer or row, not '" + *o.splitMode + "'";
+        in.splitMode = *mode;
     }
     if (o.mainGpu && !parseNumber(*o.mainGpu, in.mainGpu))
         return "--main-gpu needs a device number, not '" + *o.mainGpu + "'";
     for (const std::string &r : o.overrides) {
-        // llama.cpp's -ot takes PATTERN=BUFFER items separated by commas
-        size_t from = 0;
-        while (from <= r.size()) {
-            const size_t comma = std::min(r.find(',', from), r.size());
-            const std::string item = r.substr(from, comma - from);
-            const size_t eq = item.find('=');
-            if (eq == 0 || eq == std::string::npos || eq + 1 == item.size())
-                return "-ot needs REGEX=BUFFER (e.g. exps=CPU), not '" + item + "'";
-            in.overrides.push_back({item.substr(0, eq), item.substr(eq + 1)});
-            from = comma + 1;
-        }
+        std::string bad;
+        const auto rules = gguf::parseOverrides(r, bad);
+        if (!rules)
+            return "-ot needs REGEX=BUFFER (e.g. exps=CPU), not '" + bad + "'";
+        in.overrides.insert(in.overrides.end(), rules->begin(), rules->end());
     }
     if (o.nCpuMoe && (!parseNumber(*o.nCpuMoe, in.nCpuMoe) || in.nCpuMoe > 100000))
         return "--n-cpu-moe needs a number of layers, not '" + *o.nCpuMoe + "'";
@@ -315,13 +293,6 @@ void writePlanJson(const gguf::OffloadPlan &plan, const gguf::OffloadInputs &in)
     writeInputsJson(json, plan.base, std::nullopt);
     writePlanBody(json, plan, in, std::nullopt);
     writeEnd(json, plan.notes, plan.base.refusals, std::nullopt);
-}
-
-std::string serverCommand(const std::string &file, const std::vector<std::string> &args)
-{
-    std::vector<std::string> words{"llama-server", "-m", file};
-    words.insert(words.end(), args.begin(), args.end());
-    return gguf::shellCommand(words);
 }
 
 // The plan as text: a row per device, the layers each holds, what each rule moved; a device fits
@@ -526,7 +497,7 @@ int runFit(const CommandArgs &args)
     const gguf::FitResult fit = gguf::fitOffload(memory, in, offload, options);
     if (!fit.plan.error.empty())
         return usageError("fit", fit.plan.error);
-    const std::string command = serverCommand(args.file, fit.args);
+    const std::string command = gguf::llamaServerCommand(args.file, fit.args);
     if (args.json) {
         writeFitJson(fit, offload, options.marginBytes, command);
         return kExitOk;

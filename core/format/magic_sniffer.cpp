@@ -2,6 +2,7 @@
 #include "magic_sniffer.h"
 
 #include <algorithm>
+#include <cctype>
 #include <cstdio>
 #include <cstring>
 #include <string_view>
@@ -30,12 +31,25 @@ constexpr KnownMagic kKnown[] = {
     {"fmgg", "a legacy GGMF model (pre-GGUF); convert it with llama.cpp"},
     {"tjgg", "a legacy GGJT model (pre-GGUF); convert it with llama.cpp"},
     {"\x89HDF", "an HDF5 file (Keras weights?)"},
-    {"version https://git-lfs", "a Git LFS pointer, not the model itself: fetch it with git lfs pull"},
-    {"<!DOCTYPE", "an HTML page (a failed download?)"},
-    {"<html", "an HTML page (a failed download?)"},
 };
 
 } // namespace
+
+ForeignFile classifyForeign(const uint8_t *data, uint64_t size)
+{
+    if (size == 0)
+        return ForeignFile::Empty;
+    const std::string_view head(reinterpret_cast<const char *>(data),
+                                static_cast<size_t>(std::min<uint64_t>(size, 64)));
+    if (head.substr(0, 23) == "version https://git-lfs")
+        return ForeignFile::GitLfsPointer;
+    const size_t start = head.find_first_not_of(" \t\r\n");
+    std::string lower(start == std::string_view::npos ? std::string_view() : head.substr(start, 14));
+    std::transform(lower.begin(), lower.end(), lower.begin(), [](unsigned char c) { return char(std::tolower(c)); });
+    if (lower.rfind("<!doctype html", 0) == 0 || lower.rfind("<html", 0) == 0)
+        return ForeignFile::HtmlPage;
+    return ForeignFile::Other;
+}
 
 std::string describeMagic(const uint8_t *data, uint64_t size)
 {
@@ -52,6 +66,13 @@ std::string describeMagic(const uint8_t *data, uint64_t size)
     head += " ('" + printable + "')";
     const std::string_view file(reinterpret_cast<const char *>(data),
                                 static_cast<size_t>(std::min<uint64_t>(size, 64)));
+    switch (classifyForeign(data, size)) {
+    case ForeignFile::GitLfsPointer:
+        return head + ": a Git LFS pointer, not the model itself: fetch it with git lfs pull";
+    case ForeignFile::HtmlPage: return head + ": an HTML page (a failed download?)";
+    case ForeignFile::Empty:
+    case ForeignFile::Other: break;
+    }
     for (const KnownMagic &m : kKnown)
         if (file.substr(0, m.bytes.size()) == m.bytes)
             return head + ": " + m.what;

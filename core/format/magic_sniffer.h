@@ -10,4 +10,10 @@ namespace gguf {
 /// ('.PNG'): a PNG image". Used to make "not a GGUF file" messages useful.
 std::string describeMagic(const uint8_t *data, uint64_t size);
 
+/// What a download that went wrong leaves instead of a GGUF file: nothing, a Git LFS pointer (the
+/// text `version https://git-lfs.github.com/spec/v1` / `oid …` / `size …` of a clone without LFS),
+/// or a web page (an error page saved; `<!DOCTYPE html` or `<html` after any blanks, in any case).
+enum class ForeignFile : uint8_t { Empty, GitLfsPointer, HtmlPage, Other };
+ForeignFile classifyForeign(const uint8_t *data, uint64_t size);
+
 } // namespace gguf

@@ -1,8 +1,10 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 #include "core/format/split_model.h"
 
+#include "magic_sniffer.h"
+
 #include <algorithm>
-#include <cctype>
+#include <array>
 #include <cstdio>
 #include <fstream>
 #include <regex>
@@ -46,19 +48,17 @@ std::string shardProblem(const std::string &path, const Error &error)
         return "shard_missing";
     if (error.kind != ErrorKind::InvalidMagic || looksRemote(path))
         return "shard_unreadable";
+    // its first bytes again (the open that failed kept none)
     std::ifstream in(path, std::ios::binary);
-    std::string head(64, '\0');
+    std::array<char, 64> head{};
     in.read(head.data(), std::streamsize(head.size()));
-    head.resize(size_t(std::max<std::streamsize>(0, in.gcount())));
-    if (head.empty())
-        return "shard_empty";
-    if (head.rfind("version https://git-lfs", 0) == 0)
-        return "shard_lfs_pointer";
-    const size_t start = head.find_first_not_of(" \t\r\n");
-    std::string lower = start == std::string::npos ? std::string() : head.substr(start, 15);
-    std::transform(lower.begin(), lower.end(), lower.begin(), [](unsigned char c) { return char(std::tolower(c)); });
-    if (lower.rfind("<!doctype html", 0) == 0 || lower.rfind("<html", 0) == 0)
-        return "shard_html";
+    switch (classifyForeign(reinterpret_cast<const uint8_t *>(head.data()),
+                            uint64_t(std::max<std::streamsize>(0, in.gcount())))) {
+    case ForeignFile::Empty: return "shard_empty";
+    case ForeignFile::GitLfsPointer: return "shard_lfs_pointer";
+    case ForeignFile::HtmlPage: return "shard_html";
+    case ForeignFile::Other: break;
+    }
     return "shard_unreadable";
 }
 

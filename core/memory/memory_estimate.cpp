@@ -117,6 +117,13 @@ const char *memoryDeviceName(MemoryDevice device)
     return device == MemoryDevice::Gpu ? "gpu" : "cpu";
 }
 
+std::string mmapNote(bool mmap, uint64_t cpuWeights)
+{
+    return mmap ? "mmap: the CPU weights (" + mibText(cpuWeights) +
+                      ") are pages of the file; the system can drop and re-read them"
+                : "no mmap: the CPU weights are read into allocated memory";
+}
+
 std::string mibText(uint64_t bytes)
 {
     char buf[48];
@@ -245,11 +252,7 @@ MemoryEstimate MemoryModel::estimate(const MemoryInputs &given) const
     if (e.tiedOutput && e.outputOnGpu)
         add(MemoryPart::Weights, MemoryDevice::Gpu, "tied output", "a copy of token_embd.weight for the output layer",
             m_tokenEmbdBytes);
-    if (in.mmap)
-        e.notes.push_back("mmap: the CPU weights (" + mibText(cpu.weights) +
-                          ") are pages of the file; the system can drop and re-read them");
-    else
-        e.notes.push_back("no mmap: the CPU weights are read into allocated memory");
+    e.notes.push_back(mmapNote(in.mmap, cpu.weights));
 
     // --- KV cache, grouped by device and kind for the formulas; every layer is in kv.layers
     const std::string typeK = kvCacheTypeName(in.typeK);

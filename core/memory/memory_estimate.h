@@ -117,5 +117,7 @@ private:
 
 /// "4.00 MiB" (two decimals, as llama.cpp prints its buffers).
 std::string mibText(uint64_t bytes);
+/// The note on where the CPU weights live: pages of the file (mmap), or allocated memory.
+std::string mmapNote(bool mmap, uint64_t cpuWeights);
 
 } // namespace gguf

@@ -69,8 +69,10 @@ std::vector<std::string> llamaArgs(const MemoryModel &model, const MemoryInputs 
     return a;
 }
 
-std::string shellCommand(const std::vector<std::string> &words)
+std::string llamaServerCommand(const std::string &model, const std::vector<std::string> &args)
 {
+    std::vector<std::string> words{"llama-server", "-m", model};
+    words.insert(words.end(), args.begin(), args.end());
     std::string line;
     for (const std::string &w : words) {
         const bool safe = !w.empty() && std::all_of(w.begin(), w.end(), [](char c) {

@@ -45,8 +45,8 @@ std::string overflowOf(const OffloadPlan &plan, uint64_t margin);
 /// count; offload.nCpuMoe; memory.context, 0 left out): --gpu-layers, --n-cpu-moe, --ctx-size, the
 /// split, overrides, cache types, flash attention, sequences, batch and mmap.
 std::vector<std::string> llamaArgs(const MemoryModel &model, const MemoryInputs &memory, const OffloadInputs &offload);
-/// A command line a POSIX shell reads back as these words (quoted where needed).
-std::string shellCommand(const std::vector<std::string> &words);
+/// `llama-server -m MODEL ARGS…` as a POSIX shell reads it back (each word quoted where needed).
+std::string llamaServerCommand(const std::string &model, const std::vector<std::string> &args);
 
 FitResult fitOffload(const MemoryModel &model, MemoryInputs memory, const OffloadInputs &offload,
                      const FitOptions &options);

@@ -7,6 +7,8 @@
 #include "saturate.h"
 
 #include <algorithm>
+#include <charconv>
+#include <cmath>
 #include <numeric>
 #include <regex>
 
@@ -79,23 +81,11 @@ struct CompiledRule {
     }
 };
 
-// The strings expertPattern(layer)'s regex finds, when `pattern` is one (the rules of --cpu-moe
-// and --n-cpu-moe, many per plan, matched without the regex engine), else empty.
-std::vector<std::string> expertLiterals(const std::string &pattern)
+// The strings expertPattern(layer)'s regex finds (the rules of --cpu-moe and --n-cpu-moe, many
+// per plan, matched without the regex engine).
+std::vector<std::string> expertLiterals(int64_t layer)
 {
-    const std::string experts = expertPattern(-1), prefix = "blk\\.";
-    std::string head;
-    if (pattern == experts) {
-        head = ".ffn_";
-    } else if (pattern.size() > prefix.size() + experts.size() && pattern.rfind(prefix, 0) == 0 &&
-               pattern.compare(pattern.size() - experts.size(), experts.size(), experts) == 0) {
-        const std::string layer = pattern.substr(prefix.size(), pattern.size() - prefix.size() - experts.size());
-        if (!std::all_of(layer.begin(), layer.end(), [](char c) { return c >= '0' && c <= '9'; }))
-            return {};
-        head = "blk." + layer + ".ffn_";
-    } else {
-        return {};
-    }
+    const std::string head = layer < 0 ? ".ffn_" : "blk." + std::to_string(layer) + ".ffn_";
     std::vector<std::string> out;
     for (const char *which : {"up", "down", "gate", "gate_up"})
         for (const char *ch : {"", "ch"})
@@ -113,6 +103,53 @@ const char *splitModeName(SplitMode mode)
     case SplitMode::Row: return "row";
     }
     return "layer";
+}
+
+std::optional<SplitMode> splitModeFromName(std::string_view name)
+{
+    for (const SplitMode m : {SplitMode::None, SplitMode::Layer, SplitMode::Row})
+        if (name == splitModeName(m))
+            return m;
+    return std::nullopt;
+}
+
+std::optional<std::vector<double>> parseTensorSplit(std::string_view text)
+{
+    std::vector<double> out;
+    size_t from = 0;
+    while (from <= text.size()) {
+        const size_t end = std::min(text.find_first_of(",/", from), text.size());
+        std::string_view item = text.substr(from, end - from);
+        while (!item.empty() && item.front() == ' ')
+            item.remove_prefix(1);
+        while (!item.empty() && item.back() == ' ')
+            item.remove_suffix(1);
+        double w = 0;
+        const auto [ptr, ec] = std::from_chars(item.data(), item.data() + item.size(), w);
+        if (item.empty() || ec != std::errc() || ptr != item.data() + item.size() || !std::isfinite(w) || w < 0)
+            return std::nullopt;
+        out.push_back(w);
+        from = end + 1;
+    }
+    return out;
+}
+
+std::optional<std::vector<TensorOverride>> parseOverrides(std::string_view text, std::string &bad)
+{
+    std::vector<TensorOverride> out;
+    size_t from = 0;
+    while (from <= text.size()) {
+        const size_t comma = std::min(text.find(',', from), text.size());
+        const std::string_view item = text.substr(from, comma - from);
+        const size_t eq = item.find('=');
+        if (eq == 0 || eq == std::string_view::npos || eq + 1 == item.size()) {
+            bad = std::string(item);
+            return std::nullopt;
+        }
+        out.push_back({std::string(item.substr(0, eq)), std::string(item.substr(eq + 1))});
+        from = comma + 1;
+    }
+    return out;
 }
 
 std::string expertPattern(int64_t layer)
@@ -198,7 +235,11 @@ public:
                 }
                 c.device = 1 + size_t(it - m_in.devices.begin());
             }
-            c.literals = expertLiterals(r.pattern);
+            // effectiveOverrides' order: the user's rules, then --cpu-moe's, then one per --n-cpu-moe layer
+            const size_t index = m_rules.size(), user = m_in.overrides.size();
+            if (index >= user)
+                c.literals =
+                    expertLiterals(m_in.cpuMoe && index == user ? -1 : int64_t(index - user - (m_in.cpuMoe ? 1 : 0)));
             try {
                 if (c.literals.empty())
                     c.regex = std::regex(r.pattern, std::regex::ECMAScript | std::regex::optimize);
@@ -251,35 +292,6 @@ public:
                 }
     }
 
-    // Row split: a GPU layer's matrices (not the experts, whose matrix product ggml does not split)
-    // spread over the devices by rows, in proportion to the split.
-    void splitRows()
-    {
-        if (m_in.splitMode != SplitMode::Row || m_in.devices.size() < 2)
-            return;
-        for (TensorPlacement &p : m_plan.placement) {
-            const auto it = std::find_if(m_model.tensors().begin(), m_model.tensors().end(),
-                                         [&](const ModelTensor &t) { return t.name == p.tensor; });
-            if (p.device == 0 || it == m_model.tensors().end() || it->nDims < 2 || p.role == "experts" ||
-                p.why.rfind("override", 0) == 0 || it->rows == 0)
-                continue;
-            m_plan.devices[p.device].memory.weights -= p.bytes;
-            const uint64_t rowBytes = p.bytes / it->rows;
-            uint64_t before = 0;
-            for (size_t k = 0; k < m_used.size(); ++k) {
-                const auto upTo = static_cast<uint64_t>(static_cast<double>(it->rows) * m_points[k]);
-                const uint64_t rows = (k + 1 == m_used.size() ? it->rows : upTo) - before;
-                uint64_t &weights = m_plan.devices[1 + m_used[k]].memory.weights;
-                weights = sat::add(weights, rows * rowBytes);
-                before += rows;
-            }
-            p.why += "; rows split over the devices (-sm row)";
-        }
-        m_plan.notes.push_back("row split: each offloaded layer's matrices are divided by rows in proportion to "
-                               "the split; llama.cpp rounds the split points to a backend's row granularity, and "
-                               "its CUDA backend no longer offers row split (llama.cpp 74976e1ae, July 2026)");
-    }
-
     // KV per layer on its layer's device (overrides do not move it), the output buffer in host
     // memory, and the compute buffers: the single-device estimate's parts per device.
     void addBuffers()
@@ -304,11 +316,14 @@ public:
     // The estimate's notes, the mmap one with this plan's CPU weights, and the plan's own.
     void addNotes()
     {
-        for (const std::string &n : m_plan.base.notes)
-            m_plan.notes.push_back(n.rfind("mmap:", 0) == 0
-                                       ? "mmap: the CPU weights (" + mibText(m_plan.devices[0].memory.weights) +
-                                             ") are pages of the file; the system can drop and re-read them"
-                                       : n);
+        if (rowSplit())
+            m_plan.notes.push_back("row split: each offloaded layer's matrices are divided by rows in proportion to "
+                                   "the split; llama.cpp rounds the split points to a backend's row granularity, and "
+                                   "its CUDA backend no longer offers row split (llama.cpp 74976e1ae, July 2026)");
+        const MemoryEstimate &e = m_plan.base;
+        const std::string estimated = mmapNote(e.inputs.mmap, e.cpu().weights);
+        for (const std::string &n : e.notes)
+            m_plan.notes.push_back(n == estimated ? mmapNote(e.inputs.mmap, m_plan.devices[0].memory.weights) : n);
         if (!m_rules.empty())
             m_plan.notes.push_back("with overrides llama.cpp turns pipeline parallelism off; the compute buffers "
                                    "are estimated as without overrides");
@@ -321,19 +336,36 @@ private:
         return false;
     }
     std::string deviceName(size_t d) const { return d == 0 ? std::string("the CPU") : m_plan.devices[d].name; }
+    bool rowSplit() const { return m_in.splitMode == SplitMode::Row && m_in.devices.size() > 1; }
     void place(const ModelTensor &t, size_t layerDev, std::string why)
     {
         TensorPlacement p{t.name, layerDev, t.bytes, t.layer, roleOf(t), std::move(why)};
-        for (size_t r = 0; r < m_rules.size(); ++r)
+        bool overridden = false;
+        for (size_t r = 0; r < m_rules.size() && !overridden; ++r)
             if (m_rules[r].matches(t.name)) {
                 p.device = m_rules[r].device;
                 p.why =
                     "override '" + m_plan.rules[r].pattern + "=" + m_plan.rules[r].buffer + "' (first rule to match)";
                 ++m_plan.ruleHits[r];
-                break;
+                overridden = true;
             }
-        uint64_t &weights = m_plan.devices[p.device].memory.weights;
-        weights = sat::add(weights, p.bytes);
+        // row split: a GPU layer's matrices (not the experts, whose matrix product ggml does not
+        // split) spread over the devices by rows, in proportion to the split
+        if (rowSplit() && p.device != 0 && !overridden && t.nDims >= 2 && p.role != "experts" && t.rows > 0) {
+            const uint64_t rowBytes = p.bytes / t.rows;
+            uint64_t before = 0;
+            for (size_t k = 0; k < m_used.size(); ++k) {
+                const auto upTo = static_cast<uint64_t>(static_cast<double>(t.rows) * m_points[k]);
+                const uint64_t rows = (k + 1 == m_used.size() ? t.rows : upTo) - before;
+                uint64_t &weights = m_plan.devices[1 + m_used[k]].memory.weights;
+                weights = sat::add(weights, rows * rowBytes);
+                before += rows;
+            }
+            p.why += "; rows split over the devices (-sm row)";
+        } else {
+            uint64_t &weights = m_plan.devices[p.device].memory.weights;
+            weights = sat::add(weights, p.bytes);
+        }
         m_plan.placement.push_back(std::move(p));
     }
 
@@ -363,7 +395,6 @@ OffloadPlan planOffload(const MemoryModel &model, const MemoryInputs &memory, co
     if (!planner.assignLayers() || !planner.compileRules())
         return plan;
     planner.placeTensors();
-    planner.splitRows();
     planner.addBuffers();
     planner.addNotes();
     return plan;

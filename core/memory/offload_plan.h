@@ -9,7 +9,9 @@
 #include "core/memory/memory_estimate.h"
 
 #include <cstdint>
+#include <optional>
 #include <string>
+#include <string_view>
 #include <vector>
 
 namespace gguf {
@@ -44,6 +46,14 @@ struct OffloadInputs {
     uint32_t nCpuMoe = 0;                  ///< --n-cpu-moe N: the experts of layers 0 … N-1 on the CPU
     bool operator==(const OffloadInputs &) const = default;
 };
+
+std::optional<SplitMode> splitModeFromName(std::string_view name); ///< "none", "layer", "row"
+/// llama.cpp's --tensor-split text: numbers separated by ',' or '/' (spaces around them allowed);
+/// nullopt when one is not a non-negative number.
+std::optional<std::vector<double>> parseTensorSplit(std::string_view text);
+/// llama.cpp's -ot text: REGEX=BUFFER items separated by ','; nullopt, with `bad` the item, when one
+/// is not that.
+std::optional<std::vector<TensorOverride>> parseOverrides(std::string_view text, std::string &bad);
 
 /// The override rules llama.cpp applies, in order: the user's, then --cpu-moe's, then one per
 /// layer of --n-cpu-moe (common/arg.cpp appends them as the options come; this is their order

@@ -12,7 +12,6 @@
 #include <QLabel>
 #include <QLineEdit>
 #include <QPushButton>
-#include <QRegularExpression>
 #include <QSignalBlocker>
 #include <QSpinBox>
 #include <QTableWidget>
@@ -228,27 +227,25 @@ gguf::OffloadInputs GpuPanel::inputs(QString &error) const
         }
         in.devices.push_back({name.toStdString(), uint64_t(gib * kBytesPerGiB)});
     }
-    if (!m_split->text().trimmed().isEmpty())
-        for (const QString &w : m_split->text().split(QRegularExpression(QStringLiteral("[,/]")))) {
-            bool ok = false;
-            const double v = w.trimmed().toDouble(&ok);
-            if (!ok || v < 0) {
-                error = tr("The tensor split needs numbers separated by commas, like 3,1");
-                return in;
-            }
-            in.tensorSplit.push_back(v);
+    if (const QString split = m_split->text().trimmed(); !split.isEmpty()) {
+        const auto weights = gguf::parseTensorSplit(split.toStdString());
+        if (!weights) {
+            error = tr("The tensor split needs numbers separated by commas, like 3,1");
+            return in;
         }
+        in.tensorSplit = *weights;
+    }
     in.splitMode = gguf::SplitMode(m_mode->currentData().toInt());
     in.mainGpu = uint32_t(m_mainGpu->value());
-    if (!m_overrides->text().trimmed().isEmpty())
-        for (const QString &rule : m_overrides->text().split(u',')) {
-            const qsizetype eq = rule.indexOf(u'=');
-            if (eq <= 0 || eq + 1 >= rule.size()) {
-                error = tr("An override is REGEX=BUFFER, like exps=CPU, not \"%1\"").arg(rule.trimmed());
-                return in;
-            }
-            in.overrides.push_back({rule.left(eq).trimmed().toStdString(), rule.mid(eq + 1).trimmed().toStdString()});
+    if (const QString rules = m_overrides->text().trimmed(); !rules.isEmpty()) {
+        std::string bad;
+        const auto parsed = gguf::parseOverrides(rules.toStdString(), bad);
+        if (!parsed) {
+            error = tr("An override is REGEX=BUFFER, like exps=CPU, not \"%1\"").arg(QString::fromStdString(bad));
+            return in;
         }
+        in.overrides = *parsed;
+    }
     in.nCpuMoe = m_nCpuMoe->isEnabled() ? uint32_t(m_nCpuMoe->value()) : 0;
     in.cpuMoe = m_cpuMoe->isEnabled() && m_cpuMoe->isChecked();
     return in;

@@ -391,10 +391,7 @@ QString MemoryPanel::commandLine() const
         return {};
     QString error;
     gguf::OffloadInputs offload = m_gpus->inputs(error);
-    std::vector<std::string> words{"llama-server", "-m", m_path};
-    const std::vector<std::string> args = gguf::llamaArgs(*m_memory, inputs(), offload);
-    words.insert(words.end(), args.begin(), args.end());
-    return QString::fromStdString(gguf::shellCommand(words));
+    return QString::fromStdString(gguf::llamaServerCommand(m_path, gguf::llamaArgs(*m_memory, inputs(), offload)));
 }
 
 void MemoryPanel::redraw()
