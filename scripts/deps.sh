@@ -20,6 +20,10 @@ GGUF_PACKAGES=(
 # scripts. (ccache and mold above keep every build fast: cmake/build_speed.cmake, docs/BUILDING.md.)
 GGUF_BUILD_TOOLS=(clang-format clang-tidy python3)
 
+# What the report tests read the reports with (docs/REPORT.md §4): cmark-gfm, the parser GitHub's own
+# Markdown comes from, and Chromium, headless, a real browser engine for the HTML.
+GGUF_REPORT_TOOLS=(cmark-gfm chromium)
+
 # What scripts/package.sh needs to make the Debian package, and scripts/test.sh to check it and
 # the files it ships (docs/PACKAGING.md).
 GGUF_PACKAGE_TOOLS=(

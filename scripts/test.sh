@@ -26,7 +26,7 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 # shellcheck source=scripts/deps.sh
 source scripts/deps.sh
-gguf_ensure_packages "${GGUF_BUILD_TOOLS[@]}" "${GGUF_PACKAGE_TOOLS[@]}"
+gguf_ensure_packages "${GGUF_BUILD_TOOLS[@]}" "${GGUF_PACKAGE_TOOLS[@]}" "${GGUF_REPORT_TOOLS[@]}"
 
 mode=full
 base=""

@@ -16,6 +16,7 @@ class HexPage;
 class ImportancePage;
 class LoadReporter;
 class MessageBar;
+class ReportExporter;
 class MetadataPage;
 class OverviewPage;
 class Page;
@@ -48,6 +49,12 @@ public:
     /// Compares the open model (A) with the model at `path` (B) on the Compare page; B opens on a
     /// worker like any file and a failure is reported the same way.
     void compareWith(const QString &path);
+
+    /// File ▸ Export Report… without its dialog: writes the open model's report to `path` (.md or
+    /// .html) on a worker; the message bar tells the outcome.
+    void exportReport(const QString &path);
+    /// The exporter (null until the first export).
+    ReportExporter *reportExporter() const { return m_reportExporter; }
 
     /// Shows what `link` (of this window's model) points at (PageHost::follow).
     void follow(const Link &link);
@@ -95,6 +102,7 @@ private:
     /// The start view (ways to open a file, why the last open failed) while no model is open, else the pages.
     void showStart(bool start);
     void chooseCompareFile();
+    void chooseReportFile();
     /// Runs `action` on a window showing B, opening one when needed (once B's pages have it).
     void inOtherWindow(const std::function<void(MainWindow *)> &action);
     /// Runs `action` on this window once every page shows the model of `path` (at once when they
@@ -135,6 +143,8 @@ private:
     CompareSession *m_comparison;
     QPointer<MainWindow> m_otherWindow;
     RecentFiles *m_recent = nullptr;
+    ReportExporter *m_reportExporter = nullptr;
+    QString m_reportPath; ///< the last report written (the message bar's Open)
     QStackedWidget *m_stack;
     StartView *m_start;
     CheckpointView *m_checkpointView; ///< shown instead of the pages for a Hugging Face checkpoint (#43)

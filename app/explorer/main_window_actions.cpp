@@ -15,6 +15,7 @@
 #include "ui/shell/drop_paths.h"
 #include "ui/shell/open_url_dialog.h"
 #include "ui/shell/recent_files.h"
+#include "ui/shell/report_export.h"
 #include "ui/shell/start_view.h"
 #include "ui/shell/verify_dialog.h"
 #include "ui/tensors/tensors_page.h"
@@ -22,6 +23,7 @@
 #include <QAction>
 #include <QActionGroup>
 #include <QApplication>
+#include <QDesktopServices>
 #include <QDragEnterEvent>
 #include <QDropEvent>
 #include <QFileDialog>
@@ -32,6 +34,7 @@
 #include <QSettings>
 #include <QStackedWidget>
 #include <QTimer>
+#include <QUrl>
 
 void MainWindow::createMenus()
 {
@@ -67,6 +70,10 @@ void MainWindow::createMenus()
     });
     verify->setObjectName(QStringLiteral("verifyAction"));
     verify->setToolTip(tr("Hash every tensor as llama-gguf-hash does, and compare with a manifest"));
+    QAction *report = file->addAction(tr("Export &Report…"), this, &MainWindow::chooseReportFile);
+    report->setObjectName(QStringLiteral("exportReportAction"));
+    report->setToolTip(tr("One document to attach to an issue: overview, verdict, metadata, tensors, type mix, "
+                          "memory; Markdown or an HTML page"));
     file->addSeparator();
     file->addAction(tr("&Close Window"), this, &QWidget::close)->setShortcut(QKeySequence::Close);
     QAction *quit = file->addAction(tr("&Quit"), qApp, &QApplication::closeAllWindows);
@@ -252,4 +259,44 @@ void MainWindow::dropEvent(QDropEvent *event)
         }
     }
     openFiles(paths);
+}
+
+void MainWindow::chooseReportFile()
+{
+    if (!m_document->model()) {
+        QMessageBox::information(this, tr("Export Report"), tr("Open a GGUF model first: the report describes it."));
+        return;
+    }
+    const QFileInfo model(m_document->path());
+    QString filter;
+    QString path = QFileDialog::getSaveFileName(
+        this, tr("Export Report"),
+        model.absoluteDir().filePath(model.completeBaseName() + QStringLiteral("-report.md")),
+        tr("Markdown for GitHub (*.md);;HTML page, readable offline (*.html)"), &filter);
+    if (path.isEmpty())
+        return;
+    if (QFileInfo(path).suffix().isEmpty())
+        path += filter.contains(QStringLiteral("*.html")) ? QStringLiteral(".html") : QStringLiteral(".md");
+    exportReport(path);
+}
+
+void MainWindow::exportReport(const QString &path)
+{
+    if (!m_reportExporter) {
+        m_reportExporter = new ReportExporter(this);
+        connect(m_reportExporter, &ReportExporter::finished, this,
+                [this](bool ok, const QString &written, const QString &message) {
+                    if (!ok) {
+                        m_messageBar->showMessage(MessageBar::Kind::Error, message);
+                        return;
+                    }
+                    m_messageBar->showMessage(MessageBar::Kind::Information, message, tr("Open"));
+                    m_reportPath = written;
+                });
+        connect(m_messageBar, &MessageBar::actionTriggered, this, [this] {
+            if (!m_reportPath.isEmpty() && m_messageBar->text().endsWith(m_reportPath))
+                QDesktopServices::openUrl(QUrl::fromLocalFile(m_reportPath));
+        });
+    }
+    m_reportExporter->start(m_document->model(), m_document->path(), path);
 }

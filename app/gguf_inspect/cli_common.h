@@ -3,6 +3,7 @@
 
 #include "core/format/gguf_file.h"
 #include "core/format/split_model.h"
+#include "core/util/text_format.h"
 
 #include <cstdint>
 #include <memory>
@@ -140,16 +141,12 @@ void reportError(const std::string &path, const gguf::Error &error);
 /// Writes text to stdout (buffered by the C library).
 void print(std::string_view text);
 
-/// Text with control characters, DEL and ill-formed UTF-8 made visible ("\n", "\x07", "\xff"),
-/// so that file content can never drive the terminal.
-std::string printable(std::string_view text, size_t maxChars = 0);
+// printable, groupDigits, countOf, humanBytes: core/util/text_format.h
+using gguf::countOf;
+using gguf::groupDigits;
+using gguf::humanBytes;
+using gguf::printable;
 
-/// "12,345,678".
-std::string groupDigits(uint64_t value);
-/// "1 tensor", "2,048 tensors": a grouped count and the word that agrees with it.
-std::string countOf(uint64_t n, std::string_view one, std::string_view many);
-/// "13.3 MiB" (or "512 B").
-std::string humanBytes(uint64_t bytes);
 /// "[4096, 32000]": a tensor's dims, innermost first.
 std::string shapeText(const gguf::TensorInfo &tensor);
 

@@ -7,6 +7,7 @@
 #include "core/format/gguf_parser.h"
 #include "core/format/model_summary.h"
 #include "core/kind/file_kind.h"
+#include "core/report/model_report.h"
 #include "core/vocab/well_known_keys.h"
 
 #include <cstdio>
@@ -17,76 +18,15 @@ namespace {
 
 constexpr size_t kSummaryTensorRows = 20;
 
-// llama.cpp loads a split set only when it would load every shard.
-std::string verdict(const gguf::SplitModel &model)
-{
-    const char *what = model.isSplit() ? "model" : "file";
-    if (const auto refusal = model.firstRefusal())
-        return std::string("llama.cpp would refuse this ") + what + ": " + printable(refusal->finding.message);
-    return std::string("llama.cpp would accept this ") + what;
-}
-
-std::string shortNumber(double v)
-{
-    char buf[32];
-    std::snprintf(buf, sizeof buf, "%g", v);
-    return buf;
-}
-
 void printOverview(const CommandArgs &args, const gguf::SplitModel &model)
 {
-    const gguf::GgufFile &file = model.primary();
-    const gguf::ModelSummary summary = gguf::summarizeModel(model);
     TextTable table({{"field"}, {"value"}});
-    const auto row = [&](std::string name, std::string value) { table.addRow({name + ":", std::move(value)}); };
-    row("path", printable(args.file));
-    row("file size", groupDigits(summary.fileSize) + " bytes (" + humanBytes(summary.fileSize) + ")");
-    if (summary.shards.size() > 1)
-        row("shards",
-            std::to_string(summary.shards.size()) + " (" + std::to_string(summary.missingShards) + " missing)");
-    row("GGUF version", std::to_string(file.version()));
-    row("byte order", file.byteSwapped() ? "big-endian (byte-swapped)" : "little-endian");
-    row("header layout", file.headerLayout() == gguf::HeaderLayout::Plain ? "plain" : "extended (BitNet-rs)");
-    row("alignment", std::to_string(file.alignment()));
-    row("data offset", gguf::formatOffset(file.dataOffset()));
-    row("tensors", groupDigits(summary.tensorCount));
-    row("metadata keys", groupDigits(file.metadata().size()));
-    const gguf::KindReport kind = gguf::describeKind(file);
-    row("kind", std::string(gguf::fileKindTitle(kind.kind)) + " (" + printable(kind.why, 80) + ")");
-    const std::string arch = file.architecture();
-    row("architecture", arch.empty() ? "-" : printable(arch, 80));
-    const std::string name = file.name();
-    row("name", name.empty() ? "-" : printable(name, 80));
-    const auto ftype = file.fileType();
-    row("file type",
-        ftype ? std::to_string(*ftype) + " (" + std::string(gguf::fileTypeName(*ftype).value_or("unknown")) + ")"
-              : "-");
-    row("layers", std::to_string(summary.layers));
-    row("parameters", groupDigits(summary.parameters));
-    row("tensor data", groupDigits(summary.tensorBytes) + " bytes (" + humanBytes(summary.tensorBytes) + ")");
-    std::string types;
-    for (const auto &[id, count] : summary.tensorTypes)
-        types += (types.empty() ? "" : ", ") + gguf::typeName(id) + " × " + std::to_string(count);
-    row("tensor types", types.empty() ? "-" : types);
-    if (kind.lora) {
-        std::string ranks;
-        for (const uint64_t r : kind.lora->ranks)
-            ranks += (ranks.empty() ? "" : ", ") + std::to_string(r);
-        row("LoRA", std::to_string(kind.lora->pairs.size()) + " pairs, rank " + (ranks.empty() ? "-" : ranks) +
-                        ", alpha " + (kind.lora->alpha ? shortNumber(*kind.lora->alpha) : std::string("-")));
-    }
-    if (kind.imatrix)
-        row("importance matrix", std::to_string(kind.imatrix->entries.size()) + " weights, " +
-                                     std::to_string(kind.imatrix->chunkCount.value_or(0)) + " chunks of " +
-                                     std::to_string(kind.imatrix->chunkSize.value_or(0)) + " tokens, " +
-                                     std::to_string(kind.imatrix->unusedExperts.size()) + " unused experts");
-    if (kind.projector)
-        row("projector", printable(kind.projector->type, 40) + (kind.projector->hasVision ? ", vision" : "") +
-                             (kind.projector->hasAudio ? ", audio" : ""));
-    if (kind.quantizedWith)
-        row("quantized with", "importance matrix " + printable(kind.quantizedWith->file, 80));
+    for (const gguf::OverviewField &f : gguf::overviewFields(model, args.file))
+        table.addRow({f.name + ":", printable(f.value)});
     table.print(0, false);
-    print(verdict(model) + "\n");
+    // llama.cpp loads a split set only when it would load every shard
+    print(printable(gguf::verdictLine(model)) + "\n");
+    const gguf::KindReport kind = gguf::describeKind(model.primary());
     for (const gguf::KindFinding &f : kind.findings)
         print(std::string("but as a ") + gguf::fileKindTitle(kind.kind) + ": " + printable(f.message) + "\n");
 }

@@ -59,4 +59,8 @@ int runHash(const CommandArgs &args);
 int runSplit(const CommandArgs &args);
 int runMerge(const CommandArgs &args);
 
+/// `report FILE [-o F.md | F.html]`: one self-contained document about the model (Markdown on stdout
+/// without -o); exit 0 written, 1 the file unreadable or the write failed, 2 usage.
+int runReport(const CommandArgs &args);
+
 } // namespace cli

@@ -13,49 +13,6 @@ constexpr size_t kFlushAt = 1 << 16;
 
 } // namespace
 
-char32_t decodeUtf8(std::string_view s, size_t &pos)
-{
-    const auto byte = [&](size_t i) { return static_cast<uint8_t>(s[i]); };
-    const uint8_t b0 = byte(pos++);
-    if (b0 < 0x80)
-        return b0;
-    int more = 0;
-    char32_t cp = 0;
-    uint8_t lo = 0x80, hi = 0xBF; // allowed range of the first continuation byte
-    if (b0 >= 0xC2 && b0 <= 0xDF) {
-        more = 1;
-        cp = b0 & 0x1F;
-    } else if (b0 >= 0xE0 && b0 <= 0xEF) {
-        more = 2;
-        cp = b0 & 0x0F;
-        if (b0 == 0xE0)
-            lo = 0xA0; // no overlong forms
-        else if (b0 == 0xED)
-            hi = 0x9F; // no surrogates
-    } else if (b0 >= 0xF0 && b0 <= 0xF4) {
-        more = 3;
-        cp = b0 & 0x07;
-        if (b0 == 0xF0)
-            lo = 0x90;
-        else if (b0 == 0xF4)
-            hi = 0x8F; // nothing past U+10FFFF
-    } else {
-        return kReplacement;
-    }
-    for (int i = 0; i < more; ++i) {
-        if (pos >= s.size())
-            return kReplacement;
-        const uint8_t b = byte(pos);
-        if (b < lo || b > hi)
-            return kReplacement; // the offending byte starts the next sequence
-        lo = 0x80;
-        hi = 0xBF;
-        cp = (cp << 6) | (b & 0x3F);
-        ++pos;
-    }
-    return cp;
-}
-
 namespace {
 
 void appendUnicodeEscape(std::string &out, uint32_t unit)

@@ -1,6 +1,8 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 #pragma once
 
+#include "core/util/text_format.h"
+
 #include <concepts>
 #include <cstdint>
 #include <cstdio>
@@ -12,9 +14,7 @@
 
 namespace cli {
 
-/// Decodes the UTF-8 code point at `pos` and advances past it. Ill-formed input yields U+FFFD and
-/// consumes only its maximal ill-formed subpart (Unicode §3.9; Python's errors="replace").
-char32_t decodeUtf8(std::string_view text, size_t &pos);
+using gguf::decodeUtf8; // core/util/text_format.h
 
 /// Appends `text` (bytes, not necessarily valid UTF-8) to `out` as a JSON string literal the way
 /// Python's json.dumps writes it with ensure_ascii: \" \\ \b \f \n \r \t, \u00XX for other controls

@@ -106,6 +106,12 @@ constexpr Command kCommands[] = {
     {"merge", "merge SHARD1 -o OUT [--dry-run]",
      "a split set as one file: the first shard's metadata less the split keys, every tensor's bytes", cli::runMerge,
      optionSet({Option::Output, Option::DryRun})},
+    {"report", "report FILE [-o F.md | F.html]",
+     "one self-contained document to attach to an issue: overview, llama.cpp's verdict with its findings, the "
+     "metadata (long arrays summarised, chat templates in full), the tensors, the type mix as a chart and the memory "
+     "at the trained context; Markdown (GitHub's) on stdout, or a file by its ending: .md, or .html (one page, "
+     "images inline, readable offline)",
+     cli::runReport, optionSet({Option::Output})},
 };
 
 // `gguf-inspect FILE`: the overview, or with --json what `info --json` prints.

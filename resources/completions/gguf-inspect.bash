@@ -30,6 +30,7 @@ _gguf_inspect_options()
         hash) echo --xxh64 --sha1 --sha256 --uuid --all --no-layer --check ;;
         split) echo -o --output --split-max-tensors --split-max-size --dry-run ;;
         merge) echo -o --output --dry-run ;;
+        report) echo -o --output ;;
         fit)
             echo --device --ctx --max-ctx --margin --parallel --ubatch --cache-type-k --cache-type-v --flash-attn \
                 --no-mmap --tensor-split --split-mode --main-gpu --override-tensor --cpu-moe --json
@@ -148,7 +149,7 @@ _gguf_inspect()
     fi
 
     # the arguments before the word being completed; skip: value words of the last option still to come
-    local commands='info dump tensors vocab validate layout dequant stats tokenize detokenize diff set memory fit hash split merge'
+    local commands='info dump tensors vocab validate layout dequant stats tokenize detokenize diff set memory fit hash split merge report'
     local i w skip=0 option='' options_end=false tensor_option=false args=()
     for ((i = 1; i < cword; i++)); do
         w=${words[i]}

@@ -38,7 +38,7 @@ const QString kInspect = gguf::test::inspectPath();
 const QString kBashCompletion = QStringLiteral("/usr/share/bash-completion/bash_completion");
 const QStringList kCommands{"info",    "dump",  "tensors",  "vocab",      "validate", "layout",
                             "dequant", "stats", "tokenize", "detokenize", "diff",     "set",
-                            "memory",  "fit",   "hash",     "split",      "merge"};
+                            "memory",  "fit",   "hash",     "split",      "merge",    "report"};
 const QStringList kCacheTypes{"f32", "f16", "bf16", "q8_0", "q4_0", "q4_1", "iq4_nl", "q5_0", "q5_1"};
 // names with characters a shell would take apart
 const QString kSpaced = QStringLiteral("odd name $HOME.weight");
@@ -248,7 +248,7 @@ void TestCompletions::initTestCase()
     odd.tensor(kSpaced.toStdString(), {4}, 0).tensor(kQuoted.toStdString(), {4}, 0).tensor("plain.weight", {4}, 0);
     QVERIFY(gguf::test::writeBytes(dir("files/a.gguf"), odd.build().bytes()));
     QVERIFY(gguf::test::writeBytes(dir("files/b.txt"), {'G', 'G', 'U', 'X', '\n'}));
-    QVERIFY(gguf::test::writeBytes(dir("colon/x:1.gguf"), {}));
+    QVERIFY(gguf::test::writeBytes(dir("colon/x:1.gguf"), QByteArray()));
     // a gguf-inspect earlier on PATH than the real one, to tell which of the two the completion ran
     const std::string_view script = "#!/bin/sh\necho fake.from.path\n";
     QVERIFY(gguf::test::writeBytes(dir("fake/gguf-inspect"), {script.begin(), script.end()}));
@@ -389,6 +389,7 @@ void TestCompletions::optionsBelong_data()
                   "--json");
     row("split", "-o --output --split-max-tensors --split-max-size --dry-run");
     row("merge", "-o --output --dry-run");
+    row("report", "-o --output");
     row("hash", "--xxh64 --sha1 --sha256 --uuid --all --no-layer --check");
     row("fit", "--device --ctx --max-ctx --margin --parallel --ubatch --cache-type-k --cache-type-v --flash-attn "
                "--no-mmap --tensor-split --split-mode --main-gpu --override-tensor --cpu-moe --json");

@@ -25,6 +25,7 @@ using gguf::test::ExactJson;
 using gguf::test::jsonDifference;
 using gguf::test::jsonKeys;
 using gguf::test::parsePythonJson;
+using gguf::test::readFile;
 
 namespace {
 
@@ -41,12 +42,6 @@ QString fixture(const QString &name)
             return path;
     }
     return {};
-}
-
-QByteArray readFile(const QString &path)
-{
-    QFile file(path);
-    return file.open(QIODevice::ReadOnly) ? file.readAll() : QByteArray();
 }
 
 // A run that failed cleanly: status 1, nothing on stdout, one line on stderr.
@@ -775,7 +770,7 @@ void TestInspectCli::splitSetDamagedDownload()
     lfs.write("version https://git-lfs.github.com/spec/v1\n"
               "oid sha256:4d7a214614ab2935c943f9e0ff69d22eadbb8f32b1258daaa5e2ca24d17e2393\nsize 4000000000\n");
     lfs.close();
-    QVERIFY(gguf::test::writeBytes(path(4), {}));
+    QVERIFY(gguf::test::writeBytes(path(4), QByteArray()));
     const Run run = inspect({QStringLiteral("validate"), path(1)});
     QCOMPARE(run.exitCode, 1);
     for (const char *says : {"shard 2 of 4 (", "is a Git LFS pointer, not the shard: fetch it with git lfs pull",

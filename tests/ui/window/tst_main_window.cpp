@@ -24,6 +24,8 @@
 #include "ui/tensors/tensors_page.h"
 #include "ui/weights/weights_page.h"
 
+#include <QCryptographicHash>
+#include <QDir>
 #include <QFile>
 #include <QMenu>
 #include <QMenuBar>
@@ -156,6 +158,55 @@ private slots:
             QVERIFY2(hasContent(window.grab().toImage()), qPrintable(window.pages()->tabText(i)));
         }
         saveScreenshots(window, QStringLiteral("sample"));
+    }
+
+    // File ▸ Export Report… (#45): the report written on a worker beside its target and renamed
+    // (an older report is replaced whole); never over the model; a wrong ending or a folder that
+    // cannot be written is told in the message bar, the model untouched. The report's content is
+    // checked by tst_inspect_report (the same core function).
+    void exportReport()
+    {
+        MainWindow window;
+        window.show();
+        QVERIFY(QTest::qWaitForWindowExposed(&window));
+        QVERIFY(openAndWait(window, kSample));
+        QVERIFY(window.findChild<QAction *>(QStringLiteral("exportReportAction")));
+        QTemporaryDir dir;
+        const QString html = dir.filePath(QStringLiteral("r.html"));
+        {
+            QFile old(html);
+            QVERIFY(old.open(QIODevice::WriteOnly));
+            old.write("an older report");
+        }
+        window.exportReport(html);
+        QTRY_VERIFY_WITH_TIMEOUT(window.messageBar()->isVisible(), 10000);
+        QCOMPARE(window.messageBar()->text(), QStringLiteral("Report written to ") + html);
+        QFile page(html);
+        QVERIFY(page.open(QIODevice::ReadOnly));
+        const QByteArray text = page.readAll();
+        QVERIFY(text.startsWith("<!DOCTYPE html>"));
+        for (const char *id : {"overview", "verdict", "metadata", "chat-template", "tensors", "type-mix", "memory"})
+            QVERIFY2(text.contains(QByteArray("<section id=\"") + id + "\">"), id);
+        QCOMPARE(text.count("<tr>"), 1 + 17 + 1 + 25 + 1 + 38 + 1 + 3 + 1 + 5); // header rows and the rows
+        QCOMPARE(QDir(dir.path()).entryList(QDir::Files), QStringList{QStringLiteral("r.html")}); // nothing beside
+
+        QFile sample(kSample);
+        QVERIFY(sample.open(QIODevice::ReadOnly));
+        const QByteArray before = QCryptographicHash::hash(sample.readAll(), QCryptographicHash::Sha256);
+        sample.close();
+        window.messageBar()->clearMessage();
+        window.exportReport(kSample.left(kSample.size() - 5) + QStringLiteral(".txt"));
+        QTRY_VERIFY(window.messageBar()->isVisible());
+        QCOMPARE(window.messageBar()->kind(), MessageBar::Kind::Error);
+        QVERIFY(window.messageBar()->text().contains(QStringLiteral(".md")));
+        window.messageBar()->clearMessage();
+        window.exportReport(dir.filePath(QStringLiteral("no/such/r.md")));
+        QTRY_VERIFY_WITH_TIMEOUT(window.messageBar()->isVisible(), 10000);
+        QCOMPARE(window.messageBar()->kind(), MessageBar::Kind::Error);
+        QVERIFY(window.messageBar()->text().contains(QStringLiteral("could not be written")));
+        QVERIFY(sample.open(QIODevice::ReadOnly));
+        QCOMPARE(QCryptographicHash::hash(sample.readAll(), QCryptographicHash::Sha256), before);
+        QCOMPARE(window.document()->path(), kSample);
     }
 
     void groupedTensorsAndExpandedArrays()

@@ -1,0 +1,44 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
+#pragma once
+
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <vector>
+
+namespace gguf {
+
+class SplitModel;
+
+/// The two forms of a report (docs/REPORT.md): GitHub-flavoured Markdown, or one HTML page with
+/// everything inline (styles, the chart as SVG), readable offline.
+enum class ReportFormat : uint8_t { Markdown, Html };
+
+/// The form a report file's name asks for: .md / .markdown → Markdown, .html / .htm → HTML
+/// (case-insensitive); nullopt for any other name.
+std::optional<ReportFormat> reportFormatForPath(std::string_view path);
+
+struct ReportOptions {
+    ReportFormat format = ReportFormat::Markdown;
+    std::string source;    ///< the file, URL or hf: name as the user gave it
+    std::string generator; ///< the program and its version ("gguf-inspect 0.9.0 (abc1234)")
+};
+
+/// One self-contained document about `model` (a single file or a split set, damaged or not) to
+/// attach to an issue: overview, llama.cpp's verdict with every finding, the metadata (long arrays
+/// summarised, chat templates in full), the tensor table, the mix of tensor types as a chart, and
+/// the memory llama.cpp needs at the trained context. Reads no tensor data.
+std::string renderReport(const SplitModel &model, const ReportOptions &options);
+
+/// One line of a model's overview, as `gguf-inspect FILE`, the window and the report show it;
+/// values are the file's text as it is (the caller makes it printable).
+struct OverviewField {
+    std::string name, value;
+};
+std::vector<OverviewField> overviewFields(const SplitModel &model, std::string_view source);
+
+/// "llama.cpp would accept this file" / "llama.cpp would refuse this model: <why>".
+std::string verdictLine(const SplitModel &model);
+
+} // namespace gguf

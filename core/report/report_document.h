@@ -1,0 +1,64 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
+// The report as a document of sections and blocks, built once from the model and written out as
+// Markdown or HTML, so that both forms say the same things.
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <variant>
+#include <vector>
+
+namespace gguf::report {
+
+/// Text for people: already printable (no control characters, valid UTF-8); each writer escapes it.
+struct Paragraph {
+    std::string text;
+    bool emphasis = false;
+};
+
+struct Table {
+    std::vector<std::string> header;
+    std::string align; ///< per column: 'l' or 'r'
+    std::vector<std::vector<std::string>> rows;
+    /// When set, the table folds under this line (HTML and GitHub's <details>).
+    std::string fold;
+};
+
+/// Text shown exactly as it is, in a monospaced block (a chat template).
+struct Code {
+    std::string caption;
+    std::string language;
+    std::string text;
+};
+
+/// The chart of tensor bytes by type.
+struct TypeMix {
+    struct Share {
+        std::string type;
+        uint64_t tensors = 0, parameters = 0, bytes = 0;
+    };
+    std::vector<Share> shares; ///< largest first
+    uint64_t totalBytes = 0;
+};
+
+using Block = std::variant<Paragraph, Table, Code, TypeMix>;
+
+struct Section {
+    std::string id;    ///< the anchor: GitHub's own for the title (lower case, spaces as '-')
+    std::string title; ///< letters and spaces only
+    std::vector<Block> blocks;
+};
+
+struct Document {
+    std::string title;
+    std::string generator;
+    std::vector<Section> sections;
+};
+
+std::string renderMarkdown(const Document &doc);
+std::string renderHtml(const Document &doc);
+
+/// "12.3 %" of a share.
+std::string percentText(uint64_t part, uint64_t whole);
+
+} // namespace gguf::report
