@@ -12,6 +12,7 @@
 #include <charconv>
 #include <cmath>
 #include <cstdio>
+#include <functional>
 #include <memory>
 
 namespace cli {
@@ -453,12 +454,9 @@ void printText(const gguf::MemoryEstimate &e, std::optional<uint64_t> maxContext
 
 // The model of FILE for an estimate; null, after one line on stderr, when it cannot be opened or is
 // no model llama.cpp would run (an imatrix, a vocabulary file, no block_count…).
-std::unique_ptr<gguf::MemoryModel> openMemoryModel(const std::string &file)
+std::unique_ptr<gguf::MemoryModel> memoryModelOf(const std::string &file, const gguf::SplitModel &model)
 {
-    const auto model = openModel(file);
-    if (!model)
-        return nullptr;
-    auto memory = std::make_unique<gguf::MemoryModel>(*model);
+    auto memory = std::make_unique<gguf::MemoryModel>(model);
     if (!memory->whyNoEstimate().empty()) {
         std::fprintf(stderr, "gguf-inspect: %s: %s\n", printable(file).c_str(),
                      printable(memory->whyNoEstimate()).c_str());
@@ -467,9 +465,10 @@ std::unique_ptr<gguf::MemoryModel> openMemoryModel(const std::string &file)
     return memory;
 }
 
-} // namespace
+// The model is opened where the checks of the options are done, so that wrong usage is told first.
+using ModelOpener = std::function<std::shared_ptr<const gguf::SplitModel>()>;
 
-int runFit(const CommandArgs &args)
+int runFitWith(const CommandArgs &args, const ModelOpener &open, const std::string &modelPath)
 {
     gguf::MemoryInputs in;
     std::optional<uint64_t> budget;
@@ -490,14 +489,15 @@ int runFit(const CommandArgs &args)
     gguf::OffloadInputs offload;
     if (const std::string error = readPlacement(args.memory, offload); !error.empty())
         return usageError("fit", error);
-    const auto opened = openMemoryModel(args.file);
+    const auto model = open();
+    const auto opened = model ? memoryModelOf(args.file, *model) : nullptr;
     if (!opened)
         return kExitBadFile;
     const gguf::MemoryModel &memory = *opened;
     const gguf::FitResult fit = gguf::fitOffload(memory, in, offload, options);
     if (!fit.plan.error.empty())
         return usageError("fit", fit.plan.error);
-    const std::string command = gguf::llamaServerCommand(args.file, fit.args);
+    const std::string command = gguf::llamaServerCommand(modelPath, fit.args);
     if (args.json) {
         writeFitJson(fit, offload, options.marginBytes, command);
         return kExitOk;
@@ -514,13 +514,14 @@ int runFit(const CommandArgs &args)
     return kExitOk;
 }
 
-int runMemory(const CommandArgs &args)
+int runMemoryWith(const CommandArgs &args, const ModelOpener &open)
 {
     gguf::MemoryInputs in;
     std::optional<uint64_t> budget;
     if (const std::string error = readInputs(args.memory, in, budget); !error.empty())
         return memoryUsage(error);
-    const auto opened = openMemoryModel(args.file);
+    const auto model = open();
+    const auto opened = model ? memoryModelOf(args.file, *model) : nullptr;
     if (!opened)
         return kExitBadFile;
     const gguf::MemoryModel &memory = *opened;
@@ -548,6 +549,30 @@ int runMemory(const CommandArgs &args)
     else
         printText(e, maxContext, budget, memory.shape().trainedContext);
     return kExitOk;
+}
+
+} // namespace
+
+int runMemory(const CommandArgs &args)
+{
+    return runMemoryWith(args, [&] { return openModel(args.file); });
+}
+
+int runMemoryOn(const CommandArgs &args, const gguf::SplitModel &model)
+{
+    return runMemoryWith(args, [&] { return std::shared_ptr<const gguf::SplitModel>(&model, [](const auto *) {}); });
+}
+
+int runFit(const CommandArgs &args)
+{
+    return runFitWith(
+        args, [&] { return openModel(args.file); }, args.file);
+}
+
+int runFitOn(const CommandArgs &args, const gguf::SplitModel &model, const std::string &modelPath)
+{
+    return runFitWith(
+        args, [&] { return std::shared_ptr<const gguf::SplitModel>(&model, [](const auto *) {}); }, modelPath);
 }
 
 } // namespace cli

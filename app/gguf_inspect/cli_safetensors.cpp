@@ -4,6 +4,8 @@
 // validate and layout, read by core/safetensors (docs/SAFETENSORS.md).
 #include "app/gguf_inspect/commands.h"
 
+#include "core/compare/converted_model.h"
+
 #include "app/gguf_inspect/json_writer.h"
 #include "core/format/gguf_parser.h"
 #include "core/safetensors/checkpoint.h"
@@ -454,6 +456,50 @@ int runVocabOf(const Checkpoint &c, const CommandArgs &args)
     return kExitOk;
 }
 
+// The GGUF the converter would write for a checkpoint, for fit's llama-server line: the folder's or
+// the file's name with .gguf ("Qwen3-8B/" → "Qwen3-8B.gguf").
+std::string convertedPath(std::string path)
+{
+    while (path.size() > 1 && path.back() == '/')
+        path.pop_back();
+    for (const std::string_view ending : {".safetensors.index.json", ".safetensors"})
+        if (path.size() > ending.size() && path.ends_with(ending)) {
+            path.resize(path.size() - ending.size());
+            break;
+        }
+    return path + ".gguf";
+}
+
+// memory and fit: the model llama.cpp's converter would make of the checkpoint, at its own dtype
+// (docs/SAFETENSORS.md §8); what no rule maps is named and left out.
+int runMemoryOfCheckpoint(const Checkpoint &c, std::string_view command, const CommandArgs &args)
+{
+    const gguf::ConvertedModel converted = gguf::convertedModel(c);
+    if (!converted.model) {
+        std::fprintf(stderr, "gguf-inspect: %s: %s\n", printable(args.file).c_str(),
+                     printable(converted.problem).c_str());
+        return kExitBadFile;
+    }
+    if (!converted.unmapped.empty()) {
+        std::string names;
+        for (size_t i = 0; i < converted.unmapped.size() && i < 5; ++i)
+            names += (i ? ", " : "") + printable(converted.unmapped[i]);
+        std::fprintf(stderr, "gguf-inspect: %s: %s the conversion does not map, left out: %s%s\n",
+                     printable(args.file).c_str(), countOf(converted.unmapped.size(), "tensor", "tensors").c_str(),
+                     names.c_str(), converted.unmapped.size() > 5 ? ", …" : "");
+    }
+    if (!args.json) {
+        const char *outtype = "f32";
+        for (const gguf::SplitModel::TensorRef &t : converted.model->tensors())
+            outtype = t.info->typeId == 30 ? "bf16" : t.info->typeId == 1 && outtype[0] != 'b' ? "f16" : outtype;
+        std::printf("A Hugging Face checkpoint, as llama.cpp's converter would make it at its own dtype "
+                    "(convert_hf_to_gguf.py --outtype %s): %s\n\n",
+                    outtype, countOf(converted.model->tensors().size(), "tensor", "tensors").c_str());
+    }
+    return command == "fit" ? runFitOn(args, *converted.model, convertedPath(args.file))
+                            : runMemoryOn(args, *converted.model);
+}
+
 } // namespace
 
 std::optional<int> runSafetensors(std::string_view command, const CommandArgs &args)
@@ -465,10 +511,10 @@ std::optional<int> runSafetensors(std::string_view command, const CommandArgs &a
     if (args.file.empty() || !Checkpoint::looksLikeCheckpoint(args.file))
         return std::nullopt;
     if (command != "" && command != "info" && command != "tensors" && command != "validate" && command != "layout" &&
-        command != "vocab" && command != "dump") {
+        command != "vocab" && command != "dump" && command != "memory" && command != "fit") {
         std::fprintf(stderr,
                      "gguf-inspect: %s: a safetensors checkpoint; `%s` does not read safetensors (info, tensors, "
-                     "validate, layout, dump, vocab, stats, dequant and diff do)\n",
+                     "validate, layout, dump, vocab, stats, dequant, diff, memory and fit do)\n",
                      printable(args.file).c_str(), std::string(command).c_str());
         return kExitBadFile;
     }
@@ -479,6 +525,8 @@ std::optional<int> runSafetensors(std::string_view command, const CommandArgs &a
         return kExitBadFile;
     }
     const Checkpoint &c = *checkpoint;
+    if (command == "memory" || command == "fit")
+        return runMemoryOfCheckpoint(c, command, args);
     if (command == "tensors")
         return runTensorsOf(c, args);
     if (command == "validate")

@@ -49,6 +49,11 @@ int runMemory(const CommandArgs &args);
 /// cache options of memory: the llama.cpp settings that fit the devices, as a llama-server command line.
 int runFit(const CommandArgs &args);
 
+/// memory and fit on a model already opened (a checkpoint as its converter would make it, #43); fit's
+/// llama-server line names `modelPath`.
+int runMemoryOn(const CommandArgs &args, const gguf::SplitModel &model);
+int runFitOn(const CommandArgs &args, const gguf::SplitModel &model, const std::string &modelPath);
+
 /// `hash FILE [--xxh64] [--sha1] [--sha256] [--uuid] [--all] [--no-layer] [--check MANIFEST]`:
 /// llama-gguf-hash's lines; with --check each marked Ok, Mismatch or Not Found, exit 1 when any
 /// differs.

@@ -208,6 +208,60 @@ private slots:
             QCOMPARE(v.toObject()["status"].toString(), QStringLiteral("only-b"));
     }
 
+    // memory and fit on a checkpoint (#43): what the converter's GGUF would need, figure for figure
+    // and tensor by tensor (placement), equal to the same commands on the GGUF the converter made.
+    void memoryAsConverted_data() { losslessEqual_data(); }
+    void memoryAsConverted()
+    {
+        QFETCH(QString, tag);
+        const QList<QStringList> settings{
+            {"memory", "--json"},
+            {"memory", "--json", "--ctx", "512", "--gpu-layers", "1", "--cache-type-k", "q8_0", "--parallel", "2"},
+            {"memory", "--json", "--device", "CUDA0=0.02", "--device", "CUDA1=0.01", "-ot", "exps=CPU"},
+            {"fit", "--json", "--device", "CUDA0=0.03", "--device", "CUDA1=0.02", "--margin", "1", "--max-ctx"}};
+        for (const QStringList &s : settings) {
+            const QStringList options = s.mid(1);
+            const auto onCheckpoint = inspect(QStringList{s[0], oracle(tag)} + options);
+            const auto onGguf = inspect(QStringList{s[0], oracle(tag + ".gguf")} + options);
+            QCOMPARE(onCheckpoint.exitCode, 0);
+            QCOMPARE(onGguf.exitCode, 0);
+            QVERIFY2(onCheckpoint.err.isEmpty(), onCheckpoint.err.constData()); // every tensor mapped
+            QJsonObject a = QJsonDocument::fromJson(onCheckpoint.out).object();
+            const QJsonObject b = QJsonDocument::fromJson(onGguf.out).object();
+            QVERIFY(!b.isEmpty() && !b["placement"].toArray().isEmpty());
+            // fit's command line names the GGUF the converter would write beside the checkpoint
+            if (s[0] == u"fit")
+                QCOMPARE(a["command"].toString(), b["command"].toString());
+            QVERIFY2(a == b,
+                     qPrintable(s.join(u' ') + "\n" + onCheckpoint.out.left(1500) + "\n" + onGguf.out.left(1500)));
+        }
+        // the text says what the figures are of
+        const auto text = inspect({"memory", oracle(tag)});
+        QVERIFY2(text.out.startsWith("A Hugging Face checkpoint, as llama.cpp's converter would make it"),
+                 text.out.left(300).constData());
+    }
+
+    // A model_type whose conversion is not known is refused, naming it; tensors no rule maps are
+    // named on stderr and left out.
+    void memoryOfAnUnknownConversion()
+    {
+        QTemporaryDir dir;
+        QVERIFY(dir.isValid());
+        for (const char *file : {"config.json", "model.safetensors"})
+            QVERIFY(QFile::copy(oracle(QStringLiteral("llama-f32/") + file), dir.filePath(file)));
+        QFile config(dir.filePath("config.json"));
+        QVERIFY(config.open(QIODevice::ReadWrite));
+        QByteArray text = config.readAll();
+        QVERIFY(text.contains("\"model_type\": \"llama\""));
+        text.replace("\"model_type\": \"llama\"", "\"model_type\": \"gpt_bigcode\"");
+        QVERIFY(config.resize(0) && config.write(text) == text.size());
+        config.close();
+        const auto run = inspect({"memory", dir.path()});
+        QCOMPARE(run.exitCode, 1);
+        QVERIFY2(run.err.contains("gpt_bigcode") && run.err.contains("not known"), run.err.constData());
+        QVERIFY(run.out.isEmpty());
+    }
+
     void twoCheckpoints()
     {
         const auto run = inspect({"diff", oracle("llama-f32"), oracle("llama-bf16")});
