@@ -45,4 +45,5 @@ for page in overview metadata tensors weights weights-heatmap tokenizer bytes; d
   cp "$work/checkpoint/shot-checkpoint-$page.png" "docs/screenshots/checkpoint-$page.png"
 done
 cp "$work/checkpoint-compare/shot-compare-checkpoint.png" docs/screenshots/checkpoint-compare.png
+cp "$work/checkpoint-compare/shot-compare-checkpoint-heatmap.png" docs/screenshots/checkpoint-compare-heatmap.png
 ls docs/screenshots

@@ -6,7 +6,6 @@
 #include "core/format/split_model.h"
 #include "ui/checkpoint/checkpoint_view.h"
 #include "ui/checkpoint/checkpoint_weights.h"
-#include "ui/common/checkpoint_compare_panel.h"
 #include "ui/common/job_tracker.h"
 #include "ui/compare/compare_page.h"
 #include "ui/compare/tensor_diff_model.h"
@@ -22,6 +21,8 @@
 #include "ui/overview/kind_panel.h"
 #include "ui/overview/memory_panel.h"
 #include "ui/overview/overview_page.h"
+#include "ui/pairing/checkpoint_compare_panel.h"
+#include "ui/plots/histogram_plot.h"
 #include "ui/shell/document.h"
 #include "ui/tensors/tensors_page.h"
 #include "ui/tokenizer/chat_template_view.h"
@@ -37,6 +38,7 @@
 #include <QScrollArea>
 #include <QSpinBox>
 #include <QTabWidget>
+#include <QTableWidget>
 #include <QTextStream>
 #include <QTimer>
 #include <QTreeView>
@@ -179,11 +181,36 @@ void grabCompare(MainWindow &window, const QString &prefix, StallMonitor *monito
             return;
         }
         window.pages()->setCurrentWidget(page);
-        QTimer::singleShot(kSettleMs, &window, [&window, prefix, monitor, done] {
+        // the first pair in a layer whose values differ, in detail
+        if (panel->detailIndex() < 0)
+            for (int row = 0; row < panel->table()->rowCount(); ++row) {
+                const QTableWidgetItem *status = panel->table()->item(row, CheckpointComparePanel::Status);
+                const QTableWidgetItem *name = panel->table()->item(row, CheckpointComparePanel::NameA);
+                if (status && name && status->text() == u"changed" && name->text().startsWith(u"blk.")) {
+                    panel->table()->setCurrentCell(row, CheckpointComparePanel::Status);
+                    break;
+                }
+            }
+        if (panel->detailTracker()->isRunning()) {
+            QObject::connect(panel->detailTracker(), &JobTracker::finished, &window, again,
+                             Qt::ConnectionType(Qt::QueuedConnection | Qt::SingleShotConnection));
+            return;
+        }
+        QTimer::singleShot(kSettleMs, &window, [&window, panel, prefix, monitor, done] {
             const QString file = QStringLiteral("%1-compare-checkpoint.png").arg(prefix);
             if (grabTo(window, file, monitor))
                 QTextStream(stdout) << file << '\n';
-            done();
+            auto *tabs = panel->valuesPlot()->parentWidget();
+            while (tabs && !qobject_cast<QTabWidget *>(tabs))
+                tabs = tabs->parentWidget();
+            if (auto *detail = qobject_cast<QTabWidget *>(tabs))
+                detail->setCurrentIndex(2);
+            QTimer::singleShot(kSettleMs, &window, [&window, prefix, monitor, done] {
+                const QString heatmap = QStringLiteral("%1-compare-checkpoint-heatmap.png").arg(prefix);
+                if (grabTo(window, heatmap, monitor))
+                    QTextStream(stdout) << heatmap << '\n';
+                done();
+            });
         });
         return;
     }

@@ -50,5 +50,15 @@ uint64_t ropeSourceRow(uint64_t row, uint64_t rows, uint32_t heads);
 /// TensorData (value_diff.h). Both must have the same element count.
 StatsStatus compareValues(const ComposedValues &a, const ComposedValues &b, const ValueDiffOptions &options,
                           ValueDiff &out);
+/// computeDiffHistogram for composed tensors (value_diff.h).
+StatsStatus computeDiffHistogram(const ComposedValues &a, const ComposedValues &b, double lo, double hi, uint32_t bins,
+                                 const ValueDiffOptions &options, Histogram &out);
+/// computeDiffHeatmap for composed tensors, as rows of `tensorCols` values (the GGUF's ne[0]).
+StatsStatus computeDiffHeatmap(const ComposedValues &a, const ComposedValues &b, uint64_t tensorCols,
+                               const HeatmapOptions &options, Heatmap &out);
+/// The histograms of a's and of b's finite values over one range, [min, max] of both (a constant's
+/// one unit around it, as NumPy bins it), `bins` equal bins each: two passes over both.
+StatsStatus commonRangeHistograms(const ComposedValues &a, const ComposedValues &b, uint32_t bins,
+                                  const ValueDiffOptions &options, Histogram &outA, Histogram &outB);
 
 } // namespace gguf

@@ -268,14 +268,25 @@ StatsStatus computeDiffHistogram(const TensorData &a, const TensorData &b, doubl
     out = Histogram{};
     if (const StatsStatus s = checkPair(a, b); s != StatsStatus::Ok)
         return s;
+    return computeDiffHistogram(ComposedValues::of(a), ComposedValues::of(b), lo, hi, bins, options, out);
+}
+
+StatsStatus computeDiffHistogram(const ComposedValues &a, const ComposedValues &b, double lo, double hi, uint32_t bins,
+                                 const ValueDiffOptions &options, Histogram &out)
+{
+    out = Histogram{};
+    if (!decodable(a) || !decodable(b))
+        return StatsStatus::Unsupported;
+    if (a.elements() != b.elements() || a.elements() == 0)
+        return StatsStatus::NoData;
     if (!(hi > lo) || !std::isfinite(lo) || !std::isfinite(hi) || bins == 0 || bins > 65536)
         return StatsStatus::NoData;
     struct Counts {
         std::vector<uint64_t> bins;
         uint64_t below = 0, above = 0;
     };
-    std::vector<Counts> perWorker(workerCount(options.threads, chunkCount(a.elements)));
-    const StatsStatus status = forEachRun(ComposedValues::of(a), ComposedValues::of(b), options,
+    std::vector<Counts> perWorker(workerCount(options.threads, chunkCount(a.elements())));
+    const StatsStatus status = forEachRun(a, b, options,
                                           [&](uint64_t, unsigned worker, const float *x, const float *y, size_t n) {
                                               Counts &w = perWorker[worker];
                                               w.bins.resize(bins);
@@ -312,17 +323,26 @@ StatsStatus computeDiffHeatmap(const TensorData &a, const TensorData &b, uint64_
     out = Heatmap{};
     if (const StatsStatus s = checkPair(a, b); s != StatsStatus::Ok)
         return s;
-    if (tensorCols == 0 || a.elements % tensorCols != 0)
+    return computeDiffHeatmap(ComposedValues::of(a), ComposedValues::of(b), tensorCols, options, out);
+}
+
+StatsStatus computeDiffHeatmap(const ComposedValues &a, const ComposedValues &b, uint64_t cols,
+                               const HeatmapOptions &options, Heatmap &out)
+{
+    out = Heatmap{};
+    if (!decodable(a) || !decodable(b))
+        return StatsStatus::Unsupported;
+    const uint64_t elements = a.elements();
+    if (elements != b.elements() || elements == 0 || cols == 0 || elements % cols != 0)
         return StatsStatus::NoData;
     HeatmapOptions watched = options;
-    watched.progress = watchedProgress(b, watchedProgress(a, options.progress));
+    watched.progress = watchSide(b, watchSide(a, options.progress));
     const StatsStatus status = reduceToHeatmap(
-        a.elements / tensorCols, tensorCols,
+        elements / cols, cols,
         [&](uint64_t y, std::span<float> row) {
             thread_local std::vector<float> other;
             other.resize(row.size());
-            if (!dequantizeRange(a.typeId, a.bytes, a.elements, y * tensorCols, row, a.swapBytes) ||
-                !dequantizeRange(b.typeId, b.bytes, b.elements, y * tensorCols, other, b.swapBytes))
+            if (!a.decode(y * cols, row) || !b.decode(y * cols, other))
                 return false;
             for (size_t x = 0; x < row.size(); ++x) // a non-finite side gives a non-finite difference
                 row[x] = static_cast<float>(double(row[x]) - double(other[x]));
@@ -331,13 +351,79 @@ StatsStatus computeDiffHeatmap(const TensorData &a, const TensorData &b, uint64_
         watched, out,
         [&](uint64_t first, uint64_t last) {
             std::vector<ElementHold> holds;
-            holds.emplace_back(a, first * tensorCols, last * tensorCols);
-            holds.emplace_back(b, first * tensorCols, last * tensorCols);
+            if (!holdSide(a, first * cols, last * cols, holds) || !holdSide(b, first * cols, last * cols, holds))
+                holds.clear();
             return holds;
         });
-    if (const std::optional<StatsStatus> fetch = fetchStatus(a, b))
+    if (const std::optional<StatsStatus> fetch = fetchSide(a))
+        return *fetch;
+    if (const std::optional<StatsStatus> fetch = fetchSide(b))
         return *fetch;
     return status;
+}
+
+StatsStatus commonRangeHistograms(const ComposedValues &a, const ComposedValues &b, uint32_t bins,
+                                  const ValueDiffOptions &options, Histogram &outA, Histogram &outB)
+{
+    outA = outB = Histogram{};
+    if (!decodable(a) || !decodable(b))
+        return StatsStatus::Unsupported;
+    if (a.elements() != b.elements() || a.elements() == 0 || bins == 0 || bins > 65536)
+        return StatsStatus::NoData;
+    // pass 1: the range of both sides' finite values; pass 2: each side's counts over it
+    const unsigned workers = workerCount(options.threads, chunkCount(a.elements()));
+    std::vector<std::pair<float, float>> ranges(
+        workers, {std::numeric_limits<float>::infinity(), -std::numeric_limits<float>::infinity()});
+    ValueDiffOptions first = options, second = options;
+    first.progress = progressPart(options.progress, 0, 1, 2);
+    second.progress = progressPart(options.progress, 1, 1, 2);
+    StatsStatus status = forEachRun(a, b, first,
+                                    [&](uint64_t, unsigned worker, const float *x, const float *y, size_t n) {
+                                        auto &[lo, hi] = ranges[worker];
+                                        for (const float *side : {x, y})
+                                            for (size_t j = 0; j < n; ++j)
+                                                if (std::isfinite(side[j])) {
+                                                    lo = std::min(lo, side[j]);
+                                                    hi = std::max(hi, side[j]);
+                                                }
+                                    },
+                                    {});
+    if (status != StatsStatus::Ok)
+        return status;
+    float lo = std::numeric_limits<float>::infinity(), hi = -lo;
+    for (const auto &[l, h] : ranges) {
+        lo = std::min(lo, l);
+        hi = std::max(hi, h);
+    }
+    if (!(lo <= hi))
+        return StatsStatus::NoData; // no finite value on either side
+    // a constant: the one unit around it, as NumPy bins it
+    const double rangeLo = lo < hi ? double(lo) : double(lo) - 0.5, rangeHi = lo < hi ? double(hi) : double(hi) + 0.5;
+    std::vector<std::vector<uint64_t>> counts(2 * size_t(workers), std::vector<uint64_t>(bins, 0));
+    status = forEachRun(a, b, second,
+                        [&](uint64_t, unsigned worker, const float *x, const float *y, size_t n) {
+                            for (int side = 0; side < 2; ++side) {
+                                std::vector<uint64_t> &c = counts[2 * size_t(worker) + size_t(side)];
+                                const float *v = side == 0 ? x : y;
+                                for (size_t j = 0; j < n; ++j)
+                                    if (std::isfinite(v[j]))
+                                        ++c[histogramBin(v[j], rangeLo, rangeHi, bins)];
+                            }
+                        },
+                        {});
+    if (status != StatsStatus::Ok)
+        return status;
+    for (Histogram *h : {&outA, &outB}) {
+        h->lo = rangeLo;
+        h->hi = rangeHi;
+        h->counts.assign(bins, 0);
+    }
+    for (unsigned w = 0; w < workers; ++w)
+        for (uint32_t i = 0; i < bins; ++i) {
+            outA.counts[i] += counts[2 * size_t(w)][i];
+            outB.counts[i] += counts[2 * size_t(w) + 1][i];
+        }
+    return StatsStatus::Ok;
 }
 
 std::optional<bool> sameBytes(const TensorData &a, const TensorData &b, const ValueDiffOptions &options)

@@ -10,7 +10,7 @@
 
 #include "core/format/split_model.h"
 #include "core/safetensors/checkpoint.h"
-#include "ui/common/checkpoint_compare_panel.h"
+#include "ui/pairing/checkpoint_compare_panel.h"
 
 #include <QFileInfo>
 #include <QHBoxLayout>

@@ -3,7 +3,6 @@
 
 #include "core/format/split_model.h"
 #include "core/safetensors/checkpoint.h"
-#include "ui/common/checkpoint_compare_panel.h"
 #include "ui/common/job_progress.h"
 #include "ui/common/job_tracker.h"
 #include "ui/common/page_state.h"
@@ -15,6 +14,7 @@
 #include "ui/compare/tensor_pair_panel.h"
 #include "ui/compare/text_diff_view.h"
 #include "ui/compare/token_diff_model.h"
+#include "ui/pairing/checkpoint_compare_panel.h"
 
 #include <QAction>
 #include <QCheckBox>

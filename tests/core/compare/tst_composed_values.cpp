@@ -145,6 +145,78 @@ private slots:
         shorter.pieces[0].rows = 7;
         QCOMPARE(gguf::compareValues(plain, shorter, {}, v), gguf::StatsStatus::NoData);
     }
+
+    // The detail of a pair (#43: the checkpoint Compare panel): both sides' histograms over one
+    // range, the histogram of a − b and its heatmap, on composed tensors (a regrouped over 2 heads
+    // against b stacked from two sources and shifted). Expected counts are made here from the values
+    // the test composes itself, binned by NumPy's rule (bin = floor((x − lo) / (hi − lo) · n), the
+    // last bin closed).
+    void pairDetailComposed()
+    {
+        constexpr uint64_t kRows = 8, kCols = 4;
+        std::vector<float> a(kRows * kCols), b1(4 * kCols), b2(4 * kCols);
+        for (size_t i = 0; i < a.size(); ++i)
+            a[i] = static_cast<float>((i * 37) % 23) - 9.0f;
+        for (size_t i = 0; i < b1.size(); ++i) {
+            b1[i] = static_cast<float>((i * 11) % 7) - 2.0f;
+            b2[i] = static_cast<float>((i * 5) % 9) - 6.0f;
+        }
+        gguf::ComposedValues ca;
+        ca.cols = kCols;
+        ca.pieces.push_back({f32Data(a), 0, kRows, 2});
+        gguf::ComposedValues cb;
+        cb.cols = kCols;
+        cb.shift = 0.5f;
+        cb.pieces.push_back({f32Data(b1), 0, 4, 0});
+        cb.pieces.push_back({f32Data(b2), 0, 4, 0});
+        // the composed values, by the converter's rule
+        std::vector<float> va, vb;
+        for (uint64_t r = 0; r < kRows; ++r)
+            for (uint64_t c = 0; c < kCols; ++c)
+                va.push_back(a[swapaxesMap(kRows, 2)[r] * kCols + c]);
+        for (float v : b1)
+            vb.push_back(v + 0.5f);
+        for (float v : b2)
+            vb.push_back(v + 0.5f);
+        const auto bin = [](double x, double lo, double hi, uint32_t n) {
+            const auto i = static_cast<uint32_t>((x - lo) / (hi - lo) * n);
+            return std::min(i, n - 1);
+        };
+        constexpr uint32_t kBins = 7;
+        gguf::Histogram ha, hb;
+        QCOMPARE(gguf::commonRangeHistograms(ca, cb, kBins, {}, ha, hb), gguf::StatsStatus::Ok);
+        const double lo = std::min(*std::min_element(va.begin(), va.end()), *std::min_element(vb.begin(), vb.end()));
+        const double hi = std::max(*std::max_element(va.begin(), va.end()), *std::max_element(vb.begin(), vb.end()));
+        QCOMPARE(ha.lo, lo);
+        QCOMPARE(ha.hi, hi);
+        std::vector<uint64_t> ea(kBins, 0), eb(kBins, 0), ed(kBins, 0);
+        for (size_t i = 0; i < va.size(); ++i) {
+            ++ea[bin(va[i], lo, hi, kBins)];
+            ++eb[bin(vb[i], lo, hi, kBins)];
+            ++ed[bin(double(va[i]) - double(vb[i]), -20.0, 20.0, kBins)];
+        }
+        QCOMPARE(ha.counts, ea);
+        QCOMPARE(hb.counts, eb);
+        gguf::Histogram hd;
+        QCOMPARE(gguf::computeDiffHistogram(ca, cb, -20.0, 20.0, kBins, {}, hd), gguf::StatsStatus::Ok);
+        QCOMPARE(hd.counts, ed);
+        // one tile per value: each tile's max |a − b| is that pair's
+        gguf::HeatmapOptions heat;
+        heat.rows = kRows;
+        heat.cols = kCols;
+        gguf::Heatmap map;
+        QCOMPARE(gguf::computeDiffHeatmap(ca, cb, kCols, heat, map), gguf::StatsStatus::Ok);
+        QCOMPARE(map.gridRows, uint32_t(kRows));
+        QCOMPARE(map.gridCols, uint32_t(kCols));
+        for (uint64_t r = 0; r < kRows; ++r)
+            for (uint64_t c = 0; c < kCols; ++c)
+                QCOMPARE(map.maxAbs[r * kCols + c],
+                         std::abs(static_cast<float>(double(va[r * kCols + c]) - vb[r * kCols + c])));
+        // different element counts: nothing
+        cb.pieces.pop_back();
+        QCOMPARE(gguf::commonRangeHistograms(ca, cb, kBins, {}, ha, hb), gguf::StatsStatus::NoData);
+        QCOMPARE(gguf::computeDiffHeatmap(ca, cb, kCols, heat, map), gguf::StatsStatus::NoData);
+    }
 };
 
 QTEST_GUILESS_MAIN(TestComposedValues)

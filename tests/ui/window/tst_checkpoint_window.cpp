@@ -15,11 +15,12 @@
 #include "ui/checkpoint/checkpoint_tokenizer.h"
 #include "ui/checkpoint/checkpoint_view.h"
 #include "ui/checkpoint/checkpoint_weights.h"
-#include "ui/common/checkpoint_compare_panel.h"
 #include "ui/common/job_tracker.h"
 #include "ui/common/message_bar.h"
 #include "ui/compare/compare_page.h"
+#include "ui/pairing/checkpoint_compare_panel.h"
 #include "ui/plots/heatmap_plot.h"
+#include "ui/plots/histogram_plot.h"
 #include "ui/plots/layer_chart.h"
 #include "ui/plots/type_mix_plot.h"
 #include "ui/shell/document.h"
@@ -309,6 +310,39 @@ private slots:
             QVERIFY2(std::abs(o.values.rmse() - rmse) <= 1e-9 * std::max(1.0, rmse), qPrintable(name));
         }
         QCOMPARE(panel->table()->rowCount(), expected.size());
+
+        // one pair in detail (selecting its row): the heatmap's largest |a − b| is NumPy's max_abs,
+        // every pair is counted once in the difference histogram, each side's shares add up to 100 %
+        int row = -1;
+        for (int r = 0; r < panel->table()->rowCount(); ++r)
+            if (panel->table()->item(r, CheckpointComparePanel::NameA)->text() == u"blk.1.ffn_down_exps.weight")
+                row = r;
+        QVERIFY(row >= 0);
+        panel->table()->setCurrentCell(row, CheckpointComparePanel::Status);
+        const int index = panel->detailIndex();
+        QCOMPARE(ggufNameOf(*page->model(), panel->pairing().pairs[size_t(index)]),
+                 QStringLiteral("blk.1.ffn_down_exps.weight"));
+        QTRY_VERIFY_WITH_TIMEOUT(!panel->detailTracker()->isRunning(), 20000);
+        const gguf::Heatmap &heat = panel->heatmapPlot()->heatmap();
+        QVERIFY(!heat.maxAbs.empty());
+        const float largest = *std::max_element(heat.maxAbs.begin(), heat.maxAbs.end());
+        QCOMPARE(largest, static_cast<float>(expected["blk.1.ffn_down_exps.weight"].toObject()["max_abs"].toDouble()));
+        const auto &difference = panel->differencePlot()->series();
+        QCOMPARE(difference.size(), 1);
+        double pairs = 0;
+        for (double n : difference[0].values)
+            pairs += n;
+        const gguf::TensorInfo *info = page->model()->primary().findTensor("blk.1.ffn_down_exps.weight");
+        QCOMPARE(pairs, double(info->elements));
+        const auto &values = panel->valuesPlot()->series();
+        QCOMPARE(values.size(), 2);
+        for (const auto &side : values) {
+            double total = 0;
+            for (double share : side.values)
+                total += share;
+            QVERIFY2(std::abs(total - 100.0) < 1e-9, qPrintable(QString::number(total)));
+            QCOMPARE(side.lo, values[0].lo); // one range for both
+        }
 
         QSignalSpy again(panel, &CheckpointComparePanel::compared);
         m_window.openFile(oracle(QStringLiteral("qwen3moe-bf16.gguf"))); // A changes: paired again

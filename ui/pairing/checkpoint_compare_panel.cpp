@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
-#include "ui/common/checkpoint_compare_panel.h"
+#include "ui/pairing/checkpoint_compare_panel.h"
 
 #include "core/format/ggml_types.h"
 #include "core/format/split_model.h"
@@ -8,11 +8,15 @@
 #include "ui/common/job_progress.h"
 #include "ui/common/job_tracker.h"
 #include "ui/common/text_format.h"
+#include "ui/plots/heatmap_plot.h"
+#include "ui/plots/histogram_plot.h"
 
 #include <QHeaderView>
 #include <QLabel>
 #include <QLineEdit>
 #include <QLocale>
+#include <QSplitter>
+#include <QTabWidget>
 #include <QTableWidget>
 #include <QVBoxLayout>
 
@@ -29,11 +33,37 @@ QString measure(double v, char format, int precision)
     return QLocale().toString(v, format, precision);
 }
 
+constexpr uint32_t kDetailBins = 128;
+constexpr uint32_t kDetailTiles = 64;
+
+// A histogram as the share of its side's values per bin.
+HistogramPlot::Series shareSeries(const QString &name, const gguf::Histogram &h)
+{
+    uint64_t total = 0;
+    for (const uint64_t n : h.counts)
+        total += n;
+    HistogramPlot::Series series{name, h.lo, h.hi, {}};
+    for (const uint64_t n : h.counts)
+        series.values.append(total ? 100.0 * double(n) / double(total) : 0.0);
+    return series;
+}
+
 } // namespace
+
+/// One pair in detail, computed on a worker.
+struct CheckpointComparePanel::Detail {
+    int index = -1;
+    gguf::StatsStatus valuesStatus = gguf::StatsStatus::NoData, differenceStatus = gguf::StatsStatus::NoData,
+                      heatmapStatus = gguf::StatsStatus::NoData;
+    gguf::Histogram a, b, difference;
+    gguf::Heatmap heatmap;
+};
 
 CheckpointComparePanel::CheckpointComparePanel(QWidget *parent)
     : QWidget(parent), m_summary(new QLabel(this)), m_filter(new QLineEdit(this)), m_table(new QTableWidget(this)),
-      m_tracker(new JobTracker(this)), m_progress(new JobProgress(this))
+      m_tracker(new JobTracker(this)), m_progress(new JobProgress(this)), m_detailTitle(new QLabel(this)),
+      m_detail(new QTabWidget(this)), m_values(new HistogramPlot(this)), m_difference(new HistogramPlot(this)),
+      m_heatmap(new HeatmapPlot(this)), m_detailTracker(new JobTracker(this)), m_detailProgress(new JobProgress(this))
 {
     m_summary->setWordWrap(true);
     m_summary->setTextInteractionFlags(Qt::TextSelectableByMouse);
@@ -50,13 +80,37 @@ CheckpointComparePanel::CheckpointComparePanel(QWidget *parent)
     m_table->setSortingEnabled(true);
     m_table->setFont(fixedFont());
     m_progress->track(m_tracker);
+    m_detailProgress->track(m_detailTracker);
+    m_detailTitle->setWordWrap(true);
+    m_detailTitle->setTextInteractionFlags(Qt::TextSelectableByMouse);
+    m_detailTitle->setText(tr("Select a pair to see its values in detail."));
+    m_difference->setValueLabel(tr("a − b"));
+    m_detail->addTab(m_values, tr("Values"));
+    m_detail->addTab(m_difference, tr("Difference"));
+    m_detail->addTab(m_heatmap, tr("Heatmap |a − b|"));
+    auto *detail = new QWidget(this);
+    auto *detailLayout = new QVBoxLayout(detail);
+    detailLayout->setContentsMargins(0, 0, 0, 0);
+    detailLayout->addWidget(m_detailTitle);
+    detailLayout->addWidget(m_detailProgress);
+    detailLayout->addWidget(m_detail, 1);
+    auto *split = new QSplitter(Qt::Vertical, this);
+    split->addWidget(m_table);
+    split->addWidget(detail);
+    split->setStretchFactor(0, 3);
+    split->setStretchFactor(1, 2);
     auto *layout = new QVBoxLayout(this);
     layout->setContentsMargins(0, 0, 0, 0);
     layout->addWidget(m_summary);
     layout->addWidget(m_progress);
     layout->addWidget(m_filter);
-    layout->addWidget(m_table, 1);
+    layout->addWidget(split, 1);
     connect(m_filter, &QLineEdit::textChanged, this, &CheckpointComparePanel::setFilter);
+    connect(m_table, &QTableWidget::currentCellChanged, this, [this](int row) {
+        const QTableWidgetItem *item = row >= 0 ? m_table->item(row, NameA) : nullptr;
+        showDetail(item ? item->data(Qt::UserRole).toInt() : -1);
+    });
+    connect(m_detailProgress, &JobProgress::restartClicked, this, [this] { showDetail(m_detailIndex); });
     connect(m_progress, &JobProgress::restartClicked, this,
             [this] { setSides(m_model, m_checkpoint, m_checkpointIsA); });
 }
@@ -65,6 +119,7 @@ void CheckpointComparePanel::setSides(std::shared_ptr<const gguf::SplitModel> mo
                                       std::shared_ptr<const gguf::st::Checkpoint> checkpoint, bool checkpointIsA)
 {
     m_tracker->drop();
+    showDetail(-1);
     m_checkpointIsA = checkpointIsA;
     m_model = std::move(model);
     m_checkpoint = std::move(checkpoint);
@@ -123,6 +178,7 @@ void CheckpointComparePanel::show(const std::shared_ptr<Result> &result)
         const QString ggufName = info ? TextFormat::fromView(info->name) : QString();
         const QString checkpointName = QString::fromStdString(p.sourceName);
         set(NameA, m_checkpointIsA ? checkpointName : ggufName);
+        m_table->item(row, NameA)->setData(Qt::UserRole, row); // the pair's index, whatever the sort
         set(NameB, m_checkpointIsA ? ggufName : checkpointName);
         set(Status, QString::fromUtf8(gguf::tensorDiffStatusName(o.status).data(),
                                       static_cast<qsizetype>(gguf::tensorDiffStatusName(o.status).size())));
@@ -188,4 +244,87 @@ void CheckpointComparePanel::setFilter(const QString &text)
                            (b && b->text().contains(text, Qt::CaseInsensitive));
         m_table->setRowHidden(row, !match);
     }
+}
+
+void CheckpointComparePanel::showDetail(int index)
+{
+    m_detailTracker->drop();
+    m_detailIndex = index;
+    const auto &pairs = pairing().pairs;
+    if (index < 0 || size_t(index) >= pairs.size() || !m_model || !m_checkpoint) {
+        m_detailIndex = -1;
+        m_detailTitle->setText(tr("Select a pair to see its values in detail."));
+        for (HistogramPlot *plot : {m_values, m_difference})
+            plot->showMessage(QString());
+        m_heatmap->showMessage(QString());
+        return;
+    }
+    const gguf::CheckpointPair &pair = pairs[size_t(index)];
+    const QString ggufName =
+        pair.ggufTensor >= 0 ? TextFormat::fromView(m_model->tensors()[size_t(pair.ggufTensor)].info->name) : QString();
+    const QString sourceName = QString::fromStdString(pair.sourceName);
+    const QString nameA = m_checkpointIsA ? sourceName : ggufName, nameB = m_checkpointIsA ? ggufName : sourceName;
+    if (!pair.paired() || !pair.problem.empty()) {
+        const QString why =
+            !pair.paired() ? tr("only on one side: nothing to compare it with") : QString::fromStdString(pair.problem);
+        m_detailTitle->setText(tr("%1: %2").arg(nameA.isEmpty() ? nameB : nameA, why));
+        for (HistogramPlot *plot : {m_values, m_difference})
+            plot->showMessage(why);
+        m_heatmap->showMessage(why);
+        return;
+    }
+    m_detailTitle->setText(tr("A: %1    B: %2").arg(nameA, nameB));
+    const double maxAbs = size_t(index) < outcomes().size() && outcomes()[size_t(index)].compared
+                              ? outcomes()[size_t(index)].values.maxAbsDiff
+                              : 0.0;
+    m_detailTracker->start(
+        tr("Detail of %1").arg(ggufName),
+        [model = m_model, checkpoint = m_checkpoint, pair, index, maxAbs,
+         checkpointIsA = m_checkpointIsA](const gguf::ProgressFn &progress) {
+            Detail d;
+            d.index = index;
+            const gguf::SplitModel::TensorRef &ref = model->tensors()[size_t(pair.ggufTensor)];
+            const gguf::ComposedValues ggufSide =
+                gguf::ComposedValues::of(gguf::tensorData(*model->shards()[ref.shard].file, *ref.info));
+            const gguf::ComposedValues original = gguf::composedValues(pair, *checkpoint);
+            const gguf::ComposedValues &a = checkpointIsA ? original : ggufSide,
+                                       &b = checkpointIsA ? ggufSide : original;
+            // four passes over both sides (the histograms take two), weighted alike
+            gguf::ValueDiffOptions options;
+            options.progress = gguf::progressPart(progress, 0, 2, 4);
+            d.valuesStatus = gguf::commonRangeHistograms(a, b, kDetailBins, options, d.a, d.b);
+            if (d.valuesStatus == gguf::StatsStatus::Cancelled)
+                return d;
+            // symmetric around 0, so that a bias shows as a shifted peak
+            const double m = maxAbs > 0 && std::isfinite(maxAbs) ? maxAbs : 0.5;
+            options.progress = gguf::progressPart(progress, 2, 1, 4);
+            d.differenceStatus = gguf::computeDiffHistogram(a, b, -m, m, kDetailBins, options, d.difference);
+            gguf::HeatmapOptions heat;
+            heat.rows = heat.cols = kDetailTiles;
+            heat.progress = gguf::progressPart(progress, 3, 1, 4);
+            d.heatmapStatus = gguf::computeDiffHeatmap(a, b, ref.info->ne[0], heat, d.heatmap);
+            return d;
+        },
+        [this](const Detail &d) { showDetailResult(d); });
+}
+
+void CheckpointComparePanel::showDetailResult(const Detail &d)
+{
+    if (d.valuesStatus == gguf::StatsStatus::Ok)
+        m_values->setSeries({shareSeries(tr("A"), d.a), shareSeries(tr("B"), d.b)}, HistogramPlot::Scale::Shares);
+    else
+        m_values->showMessage(tr("The values could not be read: %1.").arg(TextFormat::statsStatus(d.valuesStatus)));
+    if (d.differenceStatus == gguf::StatsStatus::Ok) {
+        HistogramPlot::Series series{tr("a − b"), d.difference.lo, d.difference.hi, {}};
+        for (const uint64_t n : d.difference.counts)
+            series.values.append(double(n));
+        m_difference->setSeries({series}, HistogramPlot::Scale::Counts);
+    } else {
+        m_difference->showMessage(
+            tr("The difference could not be computed: %1.").arg(TextFormat::statsStatus(d.differenceStatus)));
+    }
+    if (d.heatmapStatus == gguf::StatsStatus::Ok)
+        m_heatmap->setHeatmap(d.heatmap, gguf::TileMeasure::MeanAbs);
+    else
+        m_heatmap->showMessage(tr("No heatmap: %1.").arg(TextFormat::statsStatus(d.heatmapStatus)));
 }

@@ -8,10 +8,13 @@
 #include <memory>
 #include <vector>
 
+class HeatmapPlot;
+class HistogramPlot;
 class JobProgress;
 class JobTracker;
 class QLabel;
 class QLineEdit;
+class QTabWidget;
 class QTableWidget;
 namespace gguf {
 class SplitModel;
@@ -24,7 +27,9 @@ class Checkpoint;
 /// checkpoint's own view (A the checkpoint): each GGUF tensor paired with the checkpoint tensors
 /// llama.cpp's converter made it from, the conversion undone, and every pair's values compared on a
 /// worker (progress, Cancel) — RMSE, max |a − b|, mean |a − b| / mean |a|, cosine, SNR and relative
-/// L2, and what was undone; what no rule pairs is listed on its side.
+/// L2, and what was undone; what no rule pairs is listed on its side. The selected pair in detail,
+/// on a worker: both sides' histograms over one range, the histogram of a − b, and a heatmap of
+/// |a − b| by tiles (the checkpoint side composed as the GGUF holds it).
 class CheckpointComparePanel : public QWidget {
     Q_OBJECT
 public:
@@ -44,6 +49,13 @@ public:
     /// The pairing shown and each entry's outcome (empty until compared()).
     const gguf::CheckpointPairing &pairing() const;
     const std::vector<gguf::CheckpointPairOutcome> &outcomes() const;
+    /// Shows pair `index` of pairing() in detail (what selecting its row does); -1: none.
+    void showDetail(int index);
+    int detailIndex() const { return m_detailIndex; }
+    JobTracker *detailTracker() const { return m_detailTracker; }
+    HistogramPlot *valuesPlot() const { return m_values; }
+    HistogramPlot *differencePlot() const { return m_difference; }
+    HeatmapPlot *heatmapPlot() const { return m_heatmap; }
 
 signals:
     /// Every pair's values are on the page.
@@ -55,6 +67,8 @@ private:
         std::vector<gguf::CheckpointPairOutcome> outcomes;
     };
     void show(const std::shared_ptr<Result> &result);
+    struct Detail;
+    void showDetailResult(const Detail &detail);
 
     std::shared_ptr<const gguf::SplitModel> m_model;
     std::shared_ptr<const gguf::st::Checkpoint> m_checkpoint;
@@ -65,4 +79,11 @@ private:
     QTableWidget *m_table;
     JobTracker *m_tracker;
     JobProgress *m_progress;
+    QLabel *m_detailTitle;
+    QTabWidget *m_detail;
+    HistogramPlot *m_values, *m_difference;
+    HeatmapPlot *m_heatmap;
+    JobTracker *m_detailTracker;
+    JobProgress *m_detailProgress;
+    int m_detailIndex = -1;
 };
