@@ -263,8 +263,9 @@ void MainWindow::dropEvent(QDropEvent *event)
 
 void MainWindow::chooseReportFile()
 {
-    if (!m_document->model()) {
-        QMessageBox::information(this, tr("Export Report"), tr("Open a GGUF model first: the report describes it."));
+    if (!m_document->model() && !m_document->checkpoint()) {
+        QMessageBox::information(this, tr("Export Report"),
+                                 tr("Open a GGUF model or a checkpoint first: the report describes it."));
         return;
     }
     const QFileInfo model(m_document->path());
@@ -298,5 +299,8 @@ void MainWindow::exportReport(const QString &path)
                 QDesktopServices::openUrl(QUrl::fromLocalFile(m_reportPath));
         });
     }
-    m_reportExporter->start(m_document->model(), m_document->path(), path);
+    if (m_document->checkpoint())
+        m_reportExporter->start(m_document->checkpoint(), m_document->path(), path);
+    else
+        m_reportExporter->start(m_document->model(), m_document->path(), path);
 }

@@ -5,6 +5,7 @@
 #include "app/gguf_inspect/commands.h"
 
 #include "core/compare/converted_model.h"
+#include "core/report/model_report.h"
 
 #include "app/gguf_inspect/json_writer.h"
 #include "core/format/gguf_parser.h"
@@ -47,13 +48,7 @@ std::vector<std::pair<const gguf::Finding *, std::string>> allFindings(const Che
 
 std::string verdict(const Checkpoint &c)
 {
-    const char *what = c.shards().size() > 1 ? "checkpoint" : "file";
-    if (c.referenceAccepts())
-        return std::string("the safetensors library would load this ") + what;
-    for (const auto &[f, file] : allFindings(c))
-        if (f->severity == gguf::Severity::Error)
-            return std::string("the safetensors library would refuse this ") + what + ": " + printable(f->message);
-    return std::string("the safetensors library would refuse this ") + what;
+    return printable(gguf::checkpointVerdictLine(c));
 }
 
 /// A shard that could not be read, or whose header broke: one line on stderr; true when any.
@@ -511,10 +506,10 @@ std::optional<int> runSafetensors(std::string_view command, const CommandArgs &a
     if (args.file.empty() || !Checkpoint::looksLikeCheckpoint(args.file))
         return std::nullopt;
     if (command != "" && command != "info" && command != "tensors" && command != "validate" && command != "layout" &&
-        command != "vocab" && command != "dump" && command != "memory" && command != "fit") {
+        command != "vocab" && command != "dump" && command != "memory" && command != "fit" && command != "report") {
         std::fprintf(stderr,
                      "gguf-inspect: %s: a safetensors checkpoint; `%s` does not read safetensors (info, tensors, "
-                     "validate, layout, dump, vocab, stats, dequant, diff, memory and fit do)\n",
+                     "validate, layout, dump, vocab, stats, dequant, diff, memory, fit and report do)\n",
                      printable(args.file).c_str(), std::string(command).c_str());
         return kExitBadFile;
     }
@@ -527,6 +522,8 @@ std::optional<int> runSafetensors(std::string_view command, const CommandArgs &a
     const Checkpoint &c = *checkpoint;
     if (command == "memory" || command == "fit")
         return runMemoryOfCheckpoint(c, command, args);
+    if (command == "report")
+        return runReportOf(c, args);
     if (command == "tensors")
         return runTensorsOf(c, args);
     if (command == "validate")

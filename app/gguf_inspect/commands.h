@@ -3,6 +3,10 @@
 
 #include "app/gguf_inspect/cli_common.h"
 
+namespace gguf::st {
+class Checkpoint;
+}
+
 namespace cli {
 
 // Each command returns an exit status (kExitOk, kExitBadFile). Output goes to stdout, the one-line
@@ -67,5 +71,7 @@ int runMerge(const CommandArgs &args);
 /// `report FILE [-o F.md | F.html]`: one self-contained document about the model (Markdown on stdout
 /// without -o); exit 0 written, 1 the file unreadable or the write failed, 2 usage.
 int runReport(const CommandArgs &args);
+/// `report` of a Hugging Face checkpoint (cli_safetensors.cpp hands it over).
+int runReportOf(const gguf::st::Checkpoint &checkpoint, const CommandArgs &args);
 
 } // namespace cli

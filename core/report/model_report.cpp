@@ -114,23 +114,6 @@ std::string valueText(const MetadataEntry &e)
     }
 }
 
-// The template as it is, lines and tabs kept; other control characters and ill-formed bytes shown
-// escaped (a document must stay valid UTF-8).
-std::string codeText(std::string_view text)
-{
-    std::string out;
-    size_t line = 0;
-    for (size_t i = 0; i <= text.size(); ++i) {
-        if (i < text.size() && text[i] != '\n' && text[i] != '\t')
-            continue;
-        out += printable(text.substr(line, i - line));
-        if (i < text.size())
-            out += text[i];
-        line = i + 1;
-    }
-    return out;
-}
-
 Section metadataSection(const GgufFile &file, std::vector<Section> &templates)
 {
     Section s{"metadata", "Metadata", {}};
@@ -143,7 +126,7 @@ Section metadataSection(const GgufFile &file, std::vector<Section> &templates)
         std::string value = valueText(e);
         if (e.value.type() == ValueType::String && isChatTemplateKey(e.key)) {
             value = groupDigits(e.value.toStringView().size()) + " bytes: in full under Chat template";
-            chat.blocks.push_back(Code{printable(e.key), "jinja", codeText(e.value.toStringView())});
+            chat.blocks.push_back(Code{printable(e.key), "jinja", report::codeText(e.value.toStringView())});
         }
         t.rows.push_back({std::to_string(e.index), printable(e.key), type, value});
     }
@@ -237,70 +220,18 @@ Section typeMixSection(const SplitModel &model)
 {
     Section s{"type-mix", "Type mix", {}};
     std::map<uint32_t, report::TypeMix::Share> byType;
-    report::TypeMix mix;
+    std::vector<report::TypeMix::Share> shares;
     for (const SplitModel::TensorRef &ref : model.tensors()) {
         report::TypeMix::Share &share = byType[ref.info->typeId];
         share.type = typeName(ref.info->typeId);
         ++share.tensors;
         share.parameters += ref.info->elements;
         share.bytes += ref.info->byteSize;
-        mix.totalBytes += ref.info->byteSize;
     }
+    shares.reserve(byType.size());
     for (auto &[id, share] : byType)
-        mix.shares.push_back(share);
-    std::stable_sort(mix.shares.begin(), mix.shares.end(),
-                     [](const auto &a, const auto &b) { return a.bytes > b.bytes; });
-    if (mix.shares.empty()) {
-        s.blocks.push_back(Paragraph{"No tensors, no types.", false});
-        return s;
-    }
-    s.blocks.push_back(Paragraph{"Tensor data by type: " + humanBytes(mix.totalBytes) + " in all.", false});
-    Table t{{"Type", "Tensors", "Parameters", "Bytes", "Share of bytes"}, "lrrrr", {}, {}};
-    for (const auto &share : mix.shares)
-        t.rows.push_back({share.type, groupDigits(share.tensors), groupDigits(share.parameters),
-                          groupDigits(share.bytes) + " (" + humanBytes(share.bytes) + ")",
-                          report::percentText(share.bytes, mix.totalBytes)});
-    s.blocks.emplace_back(std::move(mix));
-    s.blocks.emplace_back(std::move(t));
-    return s;
-}
-
-// ---- memory
-
-Section memorySection(const SplitModel &model)
-{
-    Section s{"memory", "Memory", {}};
-    const MemoryModel memory(model);
-    if (!memory.whyNoEstimate().empty()) {
-        s.blocks.push_back(Paragraph{"No estimate: " + printable(memory.whyNoEstimate()), false});
-        return s;
-    }
-    MemoryInputs gpu; // llama.cpp's defaults: the trained context, every layer offloaded
-    MemoryInputs cpu = gpu;
-    cpu.gpuLayers = 0;
-    const MemoryEstimate g = memory.estimate(gpu), c = memory.estimate(cpu);
-    const MemoryInputs &in = g.inputs;
-    s.blocks.push_back(
-        Paragraph{"What llama.cpp allocates at the trained context of " + groupDigits(in.context) + " tokens (" +
-                      groupDigits(g.kv.nCtx) + " cells), one sequence, ubatch " + std::to_string(in.ubatch) + ", K " +
-                      kvCacheTypeName(in.typeK) + " and V " + kvCacheTypeName(in.typeV) +
-                      ", flash attention off, the weights memory-mapped: on the CPU alone (-ngl 0), and with all " +
-                      std::to_string(g.maxGpuLayers) +
-                      " layers (the output layer counted) on one GPU. As gguf-inspect memory "
-                      "estimates it; the formulas are in its --json output.",
-                  false});
-    Table t{{"Part", "CPU only: RAM", "All on the GPU: RAM", "All on the GPU: VRAM"}, "lrrr", {}, {}};
-    const char *names[] = {"Weights", "KV cache", "Compute buffer", "Output buffer"};
-    for (const MemoryPart part : {MemoryPart::Weights, MemoryPart::Kv, MemoryPart::Compute, MemoryPart::Output}) {
-        DeviceMemory cr = c.cpu(), gr = g.cpu(), gv = g.gpu();
-        t.rows.push_back({names[static_cast<size_t>(part)], mibText(cr[part]), mibText(gr[part]), mibText(gv[part])});
-    }
-    t.rows.push_back({"Total", mibText(c.cpu().total()), mibText(g.cpu().total()), mibText(g.gpu().total())});
-    s.blocks.emplace_back(std::move(t));
-    for (const std::string &r : g.refusals)
-        s.blocks.push_back(Paragraph{"llama.cpp would refuse these settings: " + printable(r), false});
-    for (const std::string &n : g.notes)
-        s.blocks.push_back(Paragraph{"Note: " + printable(n), false});
+        shares.push_back(share);
+    report::appendTypeMix(std::move(shares), s);
     return s;
 }
 
@@ -402,8 +333,87 @@ std::string renderReport(const SplitModel &model, const ReportOptions &options)
         doc.sections.push_back(std::move(t));
     doc.sections.push_back(tensorSection(model));
     doc.sections.push_back(typeMixSection(model));
-    doc.sections.push_back(memorySection(model));
+    doc.sections.push_back(report::memorySection(model));
     return options.format == ReportFormat::Html ? report::renderHtml(doc) : report::renderMarkdown(doc);
 }
+
+namespace report {
+
+// The template as it is, lines and tabs kept; other control characters and ill-formed bytes shown
+// escaped (a document must stay valid UTF-8).
+std::string codeText(std::string_view text)
+{
+    std::string out;
+    size_t line = 0;
+    for (size_t i = 0; i <= text.size(); ++i) {
+        if (i < text.size() && text[i] != '\n' && text[i] != '\t')
+            continue;
+        out += printable(text.substr(line, i - line));
+        if (i < text.size())
+            out += text[i];
+        line = i + 1;
+    }
+    return out;
+}
+
+void appendTypeMix(std::vector<TypeMix::Share> shares, Section &s)
+{
+    if (shares.empty()) {
+        s.blocks.push_back(Paragraph{"No tensors, no types.", false});
+        return;
+    }
+    TypeMix mix;
+    std::stable_sort(shares.begin(), shares.end(), [](const auto &a, const auto &b) { return a.bytes > b.bytes; });
+    for (const TypeMix::Share &share : shares)
+        mix.totalBytes += share.bytes;
+    mix.shares = std::move(shares);
+    s.blocks.push_back(Paragraph{"Tensor data by type: " + humanBytes(mix.totalBytes) + " in all.", false});
+    Table t{{"Type", "Tensors", "Parameters", "Bytes", "Share of bytes"}, "lrrrr", {}, {}};
+    for (const auto &share : mix.shares)
+        t.rows.push_back({share.type, groupDigits(share.tensors), groupDigits(share.parameters),
+                          groupDigits(share.bytes) + " (" + humanBytes(share.bytes) + ")",
+                          percentText(share.bytes, mix.totalBytes)});
+    s.blocks.emplace_back(std::move(mix));
+    s.blocks.emplace_back(std::move(t));
+}
+
+Section memorySection(const SplitModel &model)
+{
+    Section s{"memory", "Memory", {}};
+    const MemoryModel memory(model);
+    if (!memory.whyNoEstimate().empty()) {
+        s.blocks.push_back(Paragraph{"No estimate: " + printable(memory.whyNoEstimate()), false});
+        return s;
+    }
+    MemoryInputs gpu; // llama.cpp's defaults: the trained context, every layer offloaded
+    MemoryInputs cpu = gpu;
+    cpu.gpuLayers = 0;
+    const MemoryEstimate g = memory.estimate(gpu), c = memory.estimate(cpu);
+    const MemoryInputs &in = g.inputs;
+    s.blocks.push_back(
+        Paragraph{"What llama.cpp allocates at the trained context of " + groupDigits(in.context) + " tokens (" +
+                      groupDigits(g.kv.nCtx) + " cells), one sequence, ubatch " + std::to_string(in.ubatch) + ", K " +
+                      kvCacheTypeName(in.typeK) + " and V " + kvCacheTypeName(in.typeV) +
+                      ", flash attention off, the weights memory-mapped: on the CPU alone (-ngl 0), and with all " +
+                      std::to_string(g.maxGpuLayers) +
+                      " layers (the output layer counted) on one GPU. As gguf-inspect memory "
+                      "estimates it; the formulas are in its --json output.",
+                  false});
+    Table t{{"Part", "CPU only: RAM", "All on the GPU: RAM", "All on the GPU: VRAM"}, "lrrr", {}, {}};
+    const char *names[] = {"Weights", "KV cache", "Compute buffer", "Output buffer"};
+    for (const MemoryPart part : {MemoryPart::Weights, MemoryPart::Kv, MemoryPart::Compute, MemoryPart::Output}) {
+        DeviceMemory cr = c.cpu(), gr = g.cpu(), gv = g.gpu();
+        t.rows.push_back({names[static_cast<size_t>(part)], mibText(cr[part]), mibText(gr[part]), mibText(gv[part])});
+    }
+    t.rows.push_back({"Total", mibText(c.cpu().total()), mibText(g.cpu().total()), mibText(g.gpu().total())});
+    s.blocks.emplace_back(std::move(t));
+    for (const std::string &r : g.refusals)
+        s.blocks.push_back(Paragraph{"llama.cpp would refuse these settings: " + printable(r), false});
+    for (const std::string &n : g.notes)
+        s.blocks.push_back(Paragraph{"Note: " + printable(n), false});
+    return s;
+}
+
+} // namespace report
 
 } // namespace gguf

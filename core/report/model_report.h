@@ -10,6 +10,9 @@
 namespace gguf {
 
 class SplitModel;
+namespace st {
+class Checkpoint;
+}
 
 /// The two forms of a report (docs/REPORT.md): GitHub-flavoured Markdown, or one HTML page with
 /// everything inline (styles, the chart as SVG), readable offline.
@@ -30,6 +33,16 @@ struct ReportOptions {
 /// summarised, chat templates in full), the tensor table, the mix of tensor types as a chart, and
 /// the memory llama.cpp needs at the trained context. Reads no tensor data.
 std::string renderReport(const SplitModel &model, const ReportOptions &options);
+
+/// The report of a Hugging Face checkpoint (folder, index or .safetensors): its overview and shards,
+/// the safetensors library's verdict with every finding, config.json (flattened) and each shard's
+/// __metadata__, the chat template beside it (tokenizer_config.json or chat_template.jinja) in
+/// full, the tensor table, the dtype mix as a chart, and the memory of the GGUF llama.cpp's
+/// converter would make of it (docs/SAFETENSORS.md §9). Reads no tensor data.
+std::string renderCheckpointReport(const st::Checkpoint &checkpoint, const ReportOptions &options);
+
+/// "the safetensors library would load this checkpoint" / "… would refuse this file: <why>".
+std::string checkpointVerdictLine(const st::Checkpoint &checkpoint);
 
 /// One line of a model's overview, as `gguf-inspect FILE`, the window and the report show it;
 /// values are the file's text as it is (the caller makes it printable).

@@ -5,8 +5,13 @@
 
 #include <cstdint>
 #include <string>
+#include <string_view>
 #include <variant>
 #include <vector>
+
+namespace gguf {
+class SplitModel;
+}
 
 namespace gguf::report {
 
@@ -60,5 +65,14 @@ std::string renderHtml(const Document &doc);
 
 /// "12.3 %" of a share.
 std::string percentText(uint64_t part, uint64_t whole);
+
+/// A chat template as it is, line breaks and tabs kept; other control characters and ill-formed
+/// bytes shown escaped (a document stays valid UTF-8).
+std::string codeText(std::string_view text);
+/// The type mix of `shares` (any order) into `s`: a line with the total, the chart (largest
+/// first) and its table; a line saying there is none when `shares` is empty.
+void appendTypeMix(std::vector<TypeMix::Share> shares, Section &s);
+/// The Memory section of `model`: at the trained context, on the CPU alone and all on one GPU.
+Section memorySection(const SplitModel &model);
 
 } // namespace gguf::report

@@ -9,6 +9,7 @@
 #include "tests/support/temp_files.h"
 
 #include <QCryptographicHash>
+#include <QDir>
 #include <QFile>
 #include <QJsonArray>
 #include <QJsonDocument>
@@ -422,6 +423,85 @@ private slots:
         QVERIFY(findings);
         QVERIFY(std::any_of(findings->begin(), findings->end(),
                             [](const QStringList &row) { return row.contains(QStringLiteral("shard_missing")); }));
+    }
+
+    // A Hugging Face checkpoint's report (#43): its tensors as each shard's own JSON header lists
+    // them (read here with QJsonDocument), config.json's fields, the chat template of the
+    // tokenizer_config.json beside it in full, and the memory of the converter's GGUF — the same
+    // table as the report of the GGUF llama.cpp's converter made of it (hf-oracle).
+    void checkpointReport()
+    {
+        const QString source = dataPath(u"hf-oracle/mixtral-bf16");
+        QTemporaryDir dir;
+        QVERIFY(dir.isValid());
+        for (const QString &f : QDir(source).entryList(QDir::Files))
+            QVERIFY(QFile::copy(source + u'/' + f, dir.filePath(f)));
+        const QString tmpl = QStringLiteral("{% for m in messages %}<|{{ m['role'] }}|> | `x` @user $y$\n{% endfor %}");
+        QJsonObject tokenizerConfig{{"chat_template", tmpl}};
+        QVERIFY(writeBytes(dir.filePath("tokenizer_config.json"), QJsonDocument(tokenizerConfig).toJson()));
+
+        QString problem;
+        const InspectRun run = inspect({"report", dir.path()});
+        QCOMPARE(run.exitCode, 0);
+        const Read md = readMarkdown(run.out, problem);
+        QVERIFY2(problem.isEmpty(), qPrintable(problem));
+        const QString html = dir.filePath(QStringLiteral("r.html"));
+        QCOMPARE(inspect({"report", dir.path(), "-o", html}).exitCode, 0);
+        const Read page = readInBrowser(html, {}, problem);
+        QVERIFY2(problem.isEmpty(), qPrintable(problem));
+
+        // the shards' headers, read here
+        QList<QPair<QString, QJsonObject>> expected;
+        for (const char *shard : {"model-00001-of-00002.safetensors", "model-00002-of-00002.safetensors"}) {
+            const QByteArray bytes = readFile(dir.filePath(shard));
+            const quint64 length = qFromLittleEndian<quint64>(bytes.constData());
+            const QJsonObject header = QJsonDocument::fromJson(bytes.mid(8, qsizetype(length))).object();
+            for (auto it = header.begin(); it != header.end(); ++it)
+                if (it.key() != u"__metadata__")
+                    expected.append({it.key(), it.value().toObject()});
+        }
+        const QJsonObject config =
+            QJsonDocument::fromJson(readFile(dir.filePath(QStringLiteral("config.json")))).object();
+        const QByteArray gguf = inspect({"report", dataPath(u"hf-oracle/mixtral-bf16.gguf")}).out;
+        const Read converted = readMarkdown(gguf, problem);
+        for (const Read *r : {&md, &page}) {
+            QVERIFY2(r->error.isEmpty(), qPrintable(r->error));
+            QCOMPARE(r->h2, kSections);
+            const auto *t = r->table(QStringLiteral("Dtype"));
+            QVERIFY(t);
+            QCOMPARE(t->size() - 1, expected.size());
+            for (const auto &tensor : expected) {
+                const QString &name = tensor.first;
+                const QJsonObject &entry = tensor.second;
+                const auto row =
+                    std::find_if(t->begin(), t->end(), [&](const QStringList &x) { return x.value(2) == name; });
+                QVERIFY2(row != t->end(), qPrintable(name));
+                QCOMPARE(row->value(3), entry["dtype"].toString());
+                QStringList shape;
+                for (const QJsonValue d : entry["shape"].toArray())
+                    shape << QString::number(d.toInteger());
+                QCOMPARE(row->value(4), "[" + shape.join(u", ") + "]");
+                const QJsonArray offsets = entry["data_offsets"].toArray();
+                QCOMPARE(number(row->value(6)), quint64(offsets[1].toInteger() - offsets[0].toInteger()));
+                QCOMPARE(number(row->value(7)), quint64(offsets[0].toInteger()));
+            }
+            const auto *fields = r->table(QStringLiteral("Key"));
+            QVERIFY(fields);
+            for (const char *key : {"model_type", "hidden_size", "num_local_experts"}) {
+                const auto row = std::find_if(fields->begin(), fields->end(),
+                                              [&](const QStringList &x) { return x.value(0) == QLatin1String(key); });
+                QVERIFY2(row != fields->end(), key);
+                const QJsonValue v = config[QLatin1String(key)];
+                QCOMPARE(row->value(1), v.isString() ? "\"" + v.toString() + "\"" : QString::number(v.toInteger()));
+            }
+            const auto code = std::find_if(r->code.begin(), r->code.end(),
+                                           [](const auto &c) { return c.first == u"language-jinja"; });
+            QVERIFY(code != r->code.end());
+            // a fenced block always ends its last line (CommonMark §4.5); the HTML keeps the text as it is
+            QCOMPARE(code->second, r == &md ? tmpl + u'\n' : tmpl);
+            QCOMPARE(*r->table(QStringLiteral("CPU only: RAM")), *converted.table(QStringLiteral("CPU only: RAM")));
+        }
+        QCOMPARE(inspect({"report", dir.path(), "-o", dir.filePath(QStringLiteral("config.json"))}).exitCode, 2);
     }
 
     // Usage: only .md and .html; never over the model; a write that fails says so and leaves nothing.

@@ -3,6 +3,7 @@
 
 #include "core/format/split_model.h"
 #include "core/report/model_report.h"
+#include "core/safetensors/checkpoint.h"
 #include "ui/common/job_tracker.h"
 
 #include <QCoreApplication>
@@ -16,13 +17,13 @@ struct ReportOutcome {
     QString message;
 };
 
-bool writesOverModel(const gguf::SplitModel &model, const QString &path)
+bool isOneOf(const QStringList &files, const QString &path)
 {
     const QFileInfo target(path);
     if (!target.exists())
         return false;
-    for (const gguf::SplitModel::Shard &shard : model.shards()) {
-        const QFileInfo file(QString::fromStdString(shard.path));
+    for (const QString &f : files) {
+        const QFileInfo file(f);
         if (file.exists() && file.canonicalFilePath() == target.canonicalFilePath())
             return true;
     }
@@ -38,20 +39,57 @@ bool ReportExporter::running() const
     return m_jobs->isRunning();
 }
 
-void ReportExporter::start(std::shared_ptr<const gguf::SplitModel> model, const QString &source, const QString &path)
+std::optional<int> ReportExporter::formatFor(const QString &path, const QStringList &files)
 {
     const std::optional<gguf::ReportFormat> format = gguf::reportFormatForPath(path.toStdString());
-    if (!model || !format || writesOverModel(*model, path)) {
-        const QString why = !model ? tr("No model is open.")
-                            : !format
-                                ? tr("A report is written as Markdown (.md) or as an HTML page (.html): %1")
-                                      .arg(QFileInfo(path).fileName())
-                                : tr("%1 is the model's own file: the report is never written over it.").arg(path);
-        emit finished(false, path, why);
+    if (!format) {
+        emit finished(
+            false, path,
+            tr("A report is written as Markdown (.md) or as an HTML page (.html): %1").arg(QFileInfo(path).fileName()));
+        return std::nullopt;
+    }
+    if (isOneOf(files, path)) {
+        emit finished(false, path, tr("%1 is the model's own file: the report is never written over it.").arg(path));
+        return std::nullopt;
+    }
+    return static_cast<int>(*format);
+}
+
+void ReportExporter::start(std::shared_ptr<const gguf::SplitModel> model, const QString &source, const QString &path)
+{
+    if (!model) {
+        emit finished(false, path, tr("No model is open."));
         return;
     }
+    QStringList files;
+    for (const gguf::SplitModel::Shard &shard : model->shards())
+        files << QString::fromStdString(shard.path);
+    if (const auto format = formatFor(path, files))
+        run(path, source, *format, [model](const gguf::ReportOptions &o) { return gguf::renderReport(*model, o); });
+}
+
+void ReportExporter::start(std::shared_ptr<const gguf::st::Checkpoint> checkpoint, const QString &source,
+                           const QString &path)
+{
+    if (!checkpoint) {
+        emit finished(false, path, tr("No checkpoint is open."));
+        return;
+    }
+    QStringList files;
+    for (const gguf::st::Checkpoint::Shard &shard : checkpoint->shards())
+        files << QString::fromStdString(shard.path);
+    if (!checkpoint->indexPath().empty())
+        files << QString::fromStdString(checkpoint->indexPath());
+    if (const auto format = formatFor(path, files))
+        run(path, source, *format,
+            [checkpoint](const gguf::ReportOptions &o) { return gguf::renderCheckpointReport(*checkpoint, o); });
+}
+
+void ReportExporter::run(const QString &path, const QString &source, int format,
+                         std::function<std::string(const gguf::ReportOptions &)> render)
+{
     gguf::ReportOptions options;
-    options.format = *format;
+    options.format = static_cast<gguf::ReportFormat>(format);
     options.source = source.toStdString();
     options.generator =
         (QCoreApplication::applicationName() + QLatin1Char(' ') + QCoreApplication::applicationVersion())
@@ -59,8 +97,8 @@ void ReportExporter::start(std::shared_ptr<const gguf::SplitModel> model, const 
             .toStdString();
     m_jobs->start(
         tr("Writing the report %1").arg(QFileInfo(path).fileName()),
-        [model, options, path](const gguf::ProgressFn &) {
-            const std::string text = gguf::renderReport(*model, options);
+        [render = std::move(render), options, path](const gguf::ProgressFn &) {
+            const std::string text = render(options);
             QSaveFile file(path);
             ReportOutcome out;
             if (!file.open(QIODevice::WriteOnly) ||

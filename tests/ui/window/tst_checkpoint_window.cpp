@@ -385,6 +385,26 @@ private slots:
         }
     }
 
+    // File ▸ Export Report… with a checkpoint shown: its own report (renderCheckpointReport, checked
+    // by tst_inspect_report), written on a worker; the message bar says where.
+    void exportReport()
+    {
+        QVERIFY(openCheckpoint(m_window, oracle(QStringLiteral("mixtral-bf16"))));
+        QTemporaryDir dir;
+        const QString md = dir.filePath(QStringLiteral("checkpoint.md"));
+        m_window.messageBar()->clearMessage();
+        m_window.exportReport(md);
+        QTRY_VERIFY_WITH_TIMEOUT(m_window.messageBar()->isVisible(), 10000);
+        QCOMPARE(m_window.messageBar()->text(), QStringLiteral("Report written to ") + md);
+        const QByteArray text = readAll(md);
+        QVERIFY(text.startsWith("# Checkpoint report: mixtral-bf16\n"));
+        for (const char *section :
+             {"## Overview", "## Verdict", "## Metadata", "## Chat template", "## Tensors", "## Type mix", "## Memory"})
+            QVERIFY2(text.contains(section), section);
+        QCOMPARE(text.count("model.layers.0.block\\_sparse\\_moe.experts.0.w1.weight"), 1);
+        m_window.messageBar()->clearMessage();
+    }
+
     // A shard that changes while the checkpoint is open is said, as a GGUF's would be; Reload reads
     // the checkpoint again.
     void shardChangedOnDisk()
