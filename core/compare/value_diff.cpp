@@ -19,7 +19,10 @@
 namespace gguf {
 namespace {
 
-constexpr uint64_t kRun = 4096;                   // pairs decoded at a time (two 16 KiB buffers per worker)
+// Pairs decoded at a time: two 8 KiB buffers per worker stay in L1 beside the data streaming in
+// (gguf-bench diff on this VM, 2026-12-07: 4096 pairs 1.83× one decode of both, 2048 1.18–1.30×,
+// 1024 1.44–1.46×, 512 1.74–1.82×; docs/COMPARE.md §3).
+constexpr uint64_t kRun = 2048;
 constexpr uint64_t kMaxChunk = uint64_t(1) << 20; // pairs per work unit
 constexpr uint64_t kByteChunk = uint64_t(4) << 20;
 
