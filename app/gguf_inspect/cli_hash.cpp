@@ -3,6 +3,8 @@
 #include "app/gguf_inspect/commands.h"
 
 #include "core/hash/model_hash.h"
+#include "core/safetensors/checkpoint.h"
+#include "core/safetensors/safetensors_file.h"
 
 #include <cstdio>
 #include <fstream>
@@ -41,29 +43,30 @@ gguf::HashSelection selection(const HashOptions &o, const std::vector<gguf::Mani
     return s;
 }
 
-} // namespace
-
-int runHash(const CommandArgs &args)
+// The manifest of --check (nullopt without it); false, after the message, when it cannot be used.
+bool manifestOf(const CommandArgs &args, std::optional<std::vector<gguf::ManifestLine>> &manifest)
 {
-    std::optional<std::vector<gguf::ManifestLine>> manifest;
-    if (args.hash.check) {
-        manifest = readManifest(*args.hash.check);
-        if (!manifest) {
-            std::fprintf(stderr, "gguf-inspect: %s: the manifest cannot be read\n",
-                         printable(*args.hash.check).c_str());
-            return kExitBadFile;
-        }
-        if (manifest->empty()) {
-            std::fprintf(stderr, "gguf-inspect: %s: no line of the manifest starts with xxh64, sha1, sha256 or uuid\n",
-                         printable(*args.hash.check).c_str());
-            return kExitBadFile;
-        }
+    if (!args.hash.check)
+        return true;
+    manifest = readManifest(*args.hash.check);
+    if (!manifest) {
+        std::fprintf(stderr, "gguf-inspect: %s: the manifest cannot be read\n", printable(*args.hash.check).c_str());
+        return false;
     }
-    const auto model = openModel(args.file);
-    if (!model)
-        return kExitBadFile;
+    if (manifest->empty()) {
+        std::fprintf(stderr, "gguf-inspect: %s: no line of the manifest starts with xxh64, sha1, sha256 or uuid\n",
+                     printable(*args.hash.check).c_str());
+        return false;
+    }
+    return true;
+}
+
+// The lines of `tensors`' hashes, or each checked against the manifest.
+int hashAndPrint(const CommandArgs &args, const std::optional<std::vector<gguf::ManifestLine>> &manifest,
+                 const std::vector<gguf::HashedTensor> &tensors)
+{
     const gguf::HashSelection which = selection(args.hash, manifest ? &*manifest : nullptr);
-    const gguf::ModelHashes hashes = gguf::hashModel(*model, which);
+    const gguf::ModelHashes hashes = gguf::hashTensors(tensors, which);
     if (hashes.error) {
         std::fprintf(stderr, "gguf-inspect: %s: %s\n", printable(args.file).c_str(),
                      printable(hashes.error->message).c_str());
@@ -74,10 +77,11 @@ int runHash(const CommandArgs &args)
             print(gguf::hashLineText(line, args.file) + "\n");
         return kExitOk;
     }
-    std::vector<std::string> tensors;
-    for (const gguf::SplitModel::TensorRef &t : model->tensors())
-        tensors.emplace_back(t.info->name);
-    const gguf::ManifestCheck check = gguf::checkAgainst(hashes.lines, *manifest, args.file, tensors);
+    std::vector<std::string> names;
+    names.reserve(tensors.size());
+    for (const gguf::HashedTensor &t : tensors)
+        names.push_back(t.name);
+    const gguf::ManifestCheck check = gguf::checkAgainst(hashes.lines, *manifest, args.file, names);
     for (const gguf::CheckedLine &c : check.lines)
         print(gguf::hashLineText(c.line, args.file) + "  -  " + gguf::checkResultName(c.result) + "\n");
     print("\nVerification results for " + *args.hash.check + " - " +
@@ -90,6 +94,49 @@ int runHash(const CommandArgs &args)
     if (check.missing)
         std::fprintf(stderr, "gguf-inspect: %s has no entry for this model\n", printable(*args.hash.check).c_str());
     return check.ok() ? kExitOk : kExitBadFile;
+}
+
+} // namespace
+
+int runHash(const CommandArgs &args)
+{
+    std::optional<std::vector<gguf::ManifestLine>> manifest;
+    if (!manifestOf(args, manifest))
+        return kExitBadFile;
+    const auto model = openModel(args.file);
+    if (!model)
+        return kExitBadFile;
+    std::vector<gguf::HashedTensor> tensors;
+    tensors.reserve(model->tensors().size());
+    for (const gguf::SplitModel::TensorRef &t : model->tensors()) {
+        const gguf::GgufFile &file = *model->shards()[t.shard].file;
+        tensors.push_back({std::string(t.info->name), gguf::tensorData(file, *t.info), t.info->byteSize,
+                           t.info->fileOffset, file.path()});
+    }
+    return hashAndPrint(args, manifest, tensors);
+}
+
+int runHashOf(const gguf::st::Checkpoint &checkpoint, const CommandArgs &args)
+{
+    std::optional<std::vector<gguf::ManifestLine>> manifest;
+    if (!manifestOf(args, manifest))
+        return kExitBadFile;
+    std::vector<gguf::HashedTensor> tensors;
+    tensors.reserve(checkpoint.tensors().size());
+    for (const gguf::st::Checkpoint::TensorRef &t : checkpoint.tensors()) {
+        const gguf::st::Checkpoint::Shard &shard = checkpoint.shards()[t.shard];
+        if (!shard.file) {
+            std::fprintf(stderr, "gguf-inspect: %s: %s\n", printable(shard.path).c_str(),
+                         printable(shard.error.message).c_str());
+            return kExitBadFile;
+        }
+        const gguf::st::TensorEntry &e = *t.entry;
+        // the bytes as they are, whatever the dtype (the type id only matters to a decoder)
+        tensors.push_back({e.name,
+                           gguf::tensorData(shard.file->source(), 0, e.elements, e.fileBegin, e.bytes(), e.dataInFile),
+                           e.bytes(), e.fileBegin, shard.path});
+    }
+    return hashAndPrint(args, manifest, tensors);
 }
 
 } // namespace cli

@@ -506,10 +506,11 @@ std::optional<int> runSafetensors(std::string_view command, const CommandArgs &a
     if (args.file.empty() || !Checkpoint::looksLikeCheckpoint(args.file))
         return std::nullopt;
     if (command != "" && command != "info" && command != "tensors" && command != "validate" && command != "layout" &&
-        command != "vocab" && command != "dump" && command != "memory" && command != "fit" && command != "report") {
+        command != "vocab" && command != "dump" && command != "memory" && command != "fit" && command != "report" &&
+        command != "hash") {
         std::fprintf(stderr,
                      "gguf-inspect: %s: a safetensors checkpoint; `%s` does not read safetensors (info, tensors, "
-                     "validate, layout, dump, vocab, stats, dequant, diff, memory, fit and report do)\n",
+                     "validate, layout, dump, vocab, stats, dequant, diff, memory, fit, report and hash do)\n",
                      printable(args.file).c_str(), std::string(command).c_str());
         return kExitBadFile;
     }
@@ -524,6 +525,8 @@ std::optional<int> runSafetensors(std::string_view command, const CommandArgs &a
         return runMemoryOfCheckpoint(c, command, args);
     if (command == "report")
         return runReportOf(c, args);
+    if (command == "hash")
+        return runHashOf(c, args);
     if (command == "tensors")
         return runTensorsOf(c, args);
     if (command == "validate")

@@ -62,6 +62,8 @@ int runFitOn(const CommandArgs &args, const gguf::SplitModel &model, const std::
 /// llama-gguf-hash's lines; with --check each marked Ok, Mismatch or Not Found, exit 1 when any
 /// differs.
 int runHash(const CommandArgs &args);
+/// `hash` of a Hugging Face checkpoint: each tensor's bytes as the shards hold them, in the index's order.
+int runHashOf(const gguf::st::Checkpoint &checkpoint, const CommandArgs &args);
 
 /// `split FILE -o PREFIX (--split-max-tensors N | --split-max-size SIZE) [--dry-run]` and
 /// `merge SHARD1 -o OUT [--dry-run]`: gguf-split's shards, and a set as one file.

@@ -174,7 +174,8 @@ std::string hashLineText(const HashLine &line, const std::string &file)
     return std::string(kind) + "  " + line.digest + "  " + file + (line.tensor.empty() ? "" : ":" + line.tensor);
 }
 
-ModelHashes hashModel(const SplitModel &model, const HashSelection &which, const ProgressFn &progress)
+ModelHashes hashTensors(const std::vector<HashedTensor> &tensors, const HashSelection &which,
+                        const ProgressFn &progress)
 {
     ModelHashes out;
     const detail::HashLibraries *lib = detail::hashLibraries();
@@ -183,8 +184,8 @@ ModelHashes hashModel(const SplitModel &model, const HashSelection &which, const
         return out;
     }
     uint64_t total = 0;
-    for (const SplitModel::TensorRef &t : model.tensors())
-        total += t.info->byteSize;
+    for (const HashedTensor &t : tensors)
+        total += t.size;
     std::vector<std::unique_ptr<Hasher>> whole;
     std::vector<HashKind> wholeKinds;
     for (const HashKind k : kHashKinds)
@@ -193,16 +194,14 @@ ModelHashes hashModel(const SplitModel &model, const HashSelection &which, const
             wholeKinds.push_back(k);
         }
     const std::vector<HashKind> perTensor = tensorKinds(which);
-    for (const SplitModel::TensorRef &t : model.tensors()) {
-        const GgufFile &file = *model.shards()[t.shard].file;
-        const TensorData data = tensorData(file, *t.info);
-        const uint64_t size = t.info->byteSize;
+    for (const HashedTensor &t : tensors) {
+        const TensorData &data = t.data;
+        const uint64_t size = t.size;
         if (data.bytes.size() < size) {
             out.lines.clear();
-            out.error = Error{ErrorKind::Malformed, "tensor_data_outside_file", t.info->fileOffset,
-                              "the data of tensor " + std::string(t.info->name) + " (" + std::to_string(size) +
-                                  " bytes at offset " + std::to_string(t.info->fileOffset) +
-                                  ") is not inside the file " + file.path()};
+            out.error = Error{ErrorKind::Malformed, "tensor_data_outside_file", t.fileOffset,
+                              "the data of tensor " + t.name + " (" + std::to_string(size) + " bytes at offset " +
+                                  std::to_string(t.fileOffset) + ") is not inside the file " + t.file};
             return out;
         }
         std::vector<Hasher> own;
@@ -215,8 +214,8 @@ ModelHashes hashModel(const SplitModel &model, const HashSelection &which, const
             if (const std::optional<Error> e = readError(data); e || !hold) {
                 out.lines.clear();
                 out.error = e ? *e
-                              : Error{ErrorKind::Unreadable, "read_failed", t.info->fileOffset + at,
-                                      "tensor " + std::string(t.info->name) + " could not be read"};
+                              : Error{ErrorKind::Unreadable, "read_failed", t.fileOffset + at,
+                                      "tensor " + t.name + " could not be read"};
                 out.cancelled = e && e->kind == ErrorKind::Cancelled;
                 return out;
             }
@@ -229,11 +228,23 @@ ModelHashes hashModel(const SplitModel &model, const HashSelection &which, const
             }
         }
         for (size_t i = 0; i < own.size(); ++i)
-            out.lines.push_back({perTensor[i], own[i].digest(), std::string(t.info->name)});
+            out.lines.push_back({perTensor[i], own[i].digest(), t.name});
     }
     for (size_t i = 0; i < whole.size(); ++i)
         out.lines.push_back({wholeKinds[i], whole[i]->digest(), {}});
     return out;
+}
+
+ModelHashes hashModel(const SplitModel &model, const HashSelection &which, const ProgressFn &progress)
+{
+    std::vector<HashedTensor> tensors;
+    tensors.reserve(model.tensors().size());
+    for (const SplitModel::TensorRef &t : model.tensors()) {
+        const GgufFile &file = *model.shards()[t.shard].file;
+        tensors.push_back(
+            {std::string(t.info->name), tensorData(file, *t.info), t.info->byteSize, t.info->fileOffset, file.path()});
+    }
+    return hashTensors(tensors, which, progress);
 }
 
 std::vector<ManifestLine> parseManifest(std::string_view text)

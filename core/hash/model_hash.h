@@ -9,6 +9,8 @@
 #include "core/format/errors.h"
 #include "core/util/parallel_chunks.h"
 
+#include "core/stats/tensor_data.h"
+
 #include <cstdint>
 #include <optional>
 #include <string>
@@ -46,6 +48,20 @@ struct ModelHashes {
     std::optional<Error> error;  ///< a tensor's data could not be read (then no lines)
     bool cancelled = false;
 };
+
+/// One tensor's bytes to hash: its name, its data (only the bytes are read) and where they lie.
+struct HashedTensor {
+    std::string name;
+    TensorData data;
+    uint64_t size = 0;       ///< bytes hashed (from the start of data.bytes)
+    uint64_t fileOffset = 0; ///< for messages
+    std::string file;        ///< for messages
+};
+
+/// The hashes of `tensors` in order (llama-gguf-hash's lines: each tensor's, then all of them as
+/// one model's). `progress` gets bytes done of all; false cancels.
+ModelHashes hashTensors(const std::vector<HashedTensor> &tensors, const HashSelection &which,
+                        const ProgressFn &progress = {});
 
 /// The hashes of `model`'s tensors (all shards of a split set, in order: the whole-model hashes
 /// equal those of the merged file). `progress` gets bytes done of all; false cancels.

@@ -10,9 +10,13 @@
 #include "tests/support/temp_files.h"
 
 #include <QCryptographicHash>
+#include <QJsonArray>
+#include <QJsonDocument>
+#include <QJsonObject>
 #include <QTemporaryDir>
 #include <QTest>
 #include <QUuid>
+#include <QtEndian>
 
 using namespace gguf::test;
 
@@ -169,6 +173,51 @@ private slots:
         const QByteArray zeros(128, '\0');
         QCOMPARE(digestOf(lines[0]), hexOf(zeros, QCryptographicHash::Sha256));
         QCOMPARE(digestOf(lines[2]), hexOf(zeros + zeros, QCryptographicHash::Sha256));
+    }
+
+    // A Hugging Face checkpoint (#43): each tensor's bytes as its shard holds them (located here
+    // from the shard's own JSON header), then all of them as one model; --check names a flipped
+    // byte's tensor.
+    void checkpoint()
+    {
+        QTemporaryDir dir;
+        QVERIFY(dir.isValid());
+        const QString source = dataPath(u"hf-oracle/llama-f32");
+        for (const char *f : {"config.json", "model.safetensors"})
+            QVERIFY(QFile::copy(source + u'/' + QLatin1String(f), dir.filePath(QLatin1String(f))));
+        const QString shard = dir.filePath(QStringLiteral("model.safetensors"));
+        QByteArray bytes = readFile(shard);
+        const quint64 length = qFromLittleEndian<quint64>(bytes.constData());
+        const QJsonObject header = QJsonDocument::fromJson(bytes.mid(8, qsizetype(length))).object();
+        const auto tensorBytes = [&](const QByteArray &file, const QString &name) {
+            const QJsonArray at = header[name].toObject()["data_offsets"].toArray();
+            return file.mid(qsizetype(8 + length + at[0].toInteger()),
+                            qsizetype(at[1].toInteger() - at[0].toInteger()));
+        };
+        const InspectRun run = inspect({"hash", dir.path(), "--sha256"});
+        QCOMPARE(run.exitCode, 0);
+        const QStringList lines = QString::fromUtf8(run.out).split(u'\n', Qt::SkipEmptyParts);
+        QCOMPARE(lines.size(), header.size()); // every tensor (the header less __metadata__) and the model
+        QByteArray all;
+        for (qsizetype i = 0; i + 1 < lines.size(); ++i) {
+            const QString name = lines[i].section(QStringLiteral(":"), -1);
+            QVERIFY2(header.contains(name), qPrintable(name));
+            const QByteArray data = tensorBytes(bytes, name);
+            all += data;
+            QCOMPARE(lines[i], line("sha256", hexOf(data, QCryptographicHash::Sha256), dir.path() + u':' + name));
+        }
+        QCOMPARE(lines.back(), line("sha256", hexOf(all, QCryptographicHash::Sha256), dir.path()));
+
+        const QString manifest = dir.filePath(QStringLiteral("m.manifest"));
+        QVERIFY(writeBytes(manifest, run.out));
+        const QString flipped = QStringLiteral("model.layers.1.mlp.down_proj.weight");
+        const QJsonArray at = header[flipped].toObject()["data_offsets"].toArray();
+        bytes[qsizetype(8 + length + at[0].toInteger() + 5)] ^= 0x01;
+        QVERIFY(writeBytes(shard, bytes));
+        const InspectRun check = inspect({"hash", dir.path(), "--check", manifest});
+        QCOMPARE(check.exitCode, 1);
+        QVERIFY2(check.err.contains(flipped.toUtf8()), check.err.constData());
+        QCOMPARE(check.out.count("Mismatch"), 2); // the tensor and the model
     }
 };
 
