@@ -2,20 +2,23 @@
 // libFuzzer target over the whole read path: parse, byte map, validation, metadata values (arrays
 // included), vocabulary index, the tokenizer (built from hostile vocabularies, then tokenizing and
 // detokenizing a mixed text), the chat template (parsed and rendered), and dequantization +
-// statistics + heatmap of every tensor found; the kind of file and the memory estimate; and the
-// safetensors reader and the tokenizer.json reader (#43) over the same bytes.
+// statistics + heatmap of every tensor found; the kind of file, the memory estimate and the report
+// in both forms; and the safetensors reader and the tokenizer.json reader (#43) over the same bytes.
 // Built with clang by scripts/fuzz.sh; the same function is replayed over the seed corpus and the
 // regression inputs by the tst_fuzz_replay test in every normal build.
 #include "core/edit/header_writer.h"
 #include "core/format/byte_map.h"
 #include "core/format/gguf_file.h"
+#include "core/format/split_model.h"
 #include "core/kind/control_vector.h"
 #include "core/kind/file_kind.h"
 #include "core/kind/importance.h"
 #include "core/kind/lora_delta.h"
 #include "core/memory/memory_estimate.h"
 #include "core/quant/dequantize.h"
+#include "core/report/model_report.h"
 #include "core/safetensors/hf_tokenizer.h"
+#include "core/safetensors/json_reader.h"
 #include "core/safetensors/safetensors_file.h"
 #include "core/stats/heatmap.h"
 #include "core/stats/tensor_stats.h"
@@ -127,6 +130,18 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     inputs.gpuLayers = 2;
     const gguf::MemoryEstimate estimate = memory.estimate(inputs);
     sink += estimate.total() + estimate.terms.size() + memory.maxContextForBudget(inputs, uint64_t(1) << 30);
+
+    // the report (#45) in both forms, from hostile metadata: always valid UTF-8
+    const auto model = gguf::SplitModel::single(r.file);
+    for (const gguf::ReportFormat format : {gguf::ReportFormat::Markdown, gguf::ReportFormat::Html}) {
+        gguf::ReportOptions options;
+        options.format = format;
+        options.source = "fuzz-input";
+        const std::string report = gguf::renderReport(*model, options);
+        if (gguf::json::firstInvalidUtf8(report))
+            __builtin_trap();
+        sink += report.size();
+    }
 
     const gguf::Vocabulary vocab(f);
     for (uint64_t id = 0; id < std::min<uint64_t>(vocab.size(), 32); ++id)
