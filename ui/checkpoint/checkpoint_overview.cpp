@@ -1,6 +1,9 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 #include "ui/checkpoint/checkpoint_overview.h"
 
+#include "core/compare/converted_model.h"
+#include "core/memory/memory_estimate.h"
+
 #include "core/safetensors/checkpoint.h"
 #include "ui/common/text_format.h"
 #include "ui/plots/type_mix_plot.h"
@@ -12,6 +15,7 @@
 #include <QHBoxLayout>
 #include <QHeaderView>
 #include <QLabel>
+#include <QLayoutItem>
 #include <QLocale>
 #include <QScrollArea>
 #include <QTreeWidget>
@@ -104,6 +108,40 @@ void CheckpointOverview::addField(const QString &label, const QString &text)
     m_form->addRow(label + QLatin1Char(':'), value);
 }
 
+// What llama.cpp would need for the GGUF its converter makes of the checkpoint (docs/SAFETENSORS.md
+// §9): at the trained context, every layer on one GPU, and on the CPU alone. Arithmetic on a header
+// built in memory (cheap enough for the GUI thread, as the GGUF overview's estimate is).
+void CheckpointOverview::addMemoryFields(const Checkpoint &c)
+{
+    const gguf::ConvertedModel converted = gguf::convertedModel(c);
+    if (!converted.model) {
+        addField(tr("llama.cpp memory"), tr("no estimate: %1").arg(QString::fromStdString(converted.problem)));
+        return;
+    }
+    const gguf::MemoryModel memory(*converted.model);
+    if (!memory.whyNoEstimate().empty()) {
+        addField(tr("llama.cpp memory"), tr("no estimate: %1").arg(QString::fromStdString(memory.whyNoEstimate())));
+        return;
+    }
+    gguf::MemoryInputs gpu;
+    gguf::MemoryInputs cpu;
+    cpu.gpuLayers = 0;
+    const gguf::MemoryEstimate g = memory.estimate(gpu), onCpu = memory.estimate(cpu);
+    const auto mib = [](uint64_t bytes) { return QString::fromStdString(gguf::mibText(bytes)); };
+    addField(tr("llama.cpp, one GPU"),
+             tr("%1 VRAM + %2 RAM at %3 tokens")
+                 .arg(mib(g.gpu().total()), mib(g.cpu().total()), TextFormat::count(g.inputs.context)));
+    addField(tr("llama.cpp, CPU only"), tr("%1 RAM").arg(mib(onCpu.cpu().total())));
+    QString why = tr("For the GGUF llama.cpp's converter would make of this checkpoint at its own dtype "
+                     "(convert_hf_to_gguf.py): weights, KV cache, compute and output buffers at the trained "
+                     "context with llama.cpp's defaults, as gguf-inspect memory CHECKPOINT gives them.");
+    if (!converted.unmapped.empty())
+        why += QLatin1Char(' ') + tr("%1 tensors no conversion rule maps are left out.").arg(converted.unmapped.size());
+    for (int row = m_form->rowCount() - 2; row < m_form->rowCount(); ++row)
+        if (QLayoutItem *item = m_form->itemAt(row, QFormLayout::FieldRole); item && item->widget())
+            item->widget()->setToolTip(why);
+}
+
 void CheckpointOverview::setCheckpoint(const std::shared_ptr<const Checkpoint> &checkpoint)
 {
     while (m_form->rowCount() > 0)
@@ -141,6 +179,7 @@ void CheckpointOverview::setCheckpoint(const std::shared_ptr<const Checkpoint> &
     addField(tr("Tensor bytes"), TextFormat::byteSize(c.tensorBytes()));
     if (!c.configProblem().empty())
         addField(tr("config.json"), QString::fromStdString(c.configProblem()));
+    addMemoryFields(c);
 
     std::map<std::string, double> bytesByDtype;
     for (const Checkpoint::TensorRef &t : c.tensors())

@@ -15,7 +15,8 @@ class Checkpoint;
 
 /// A checkpoint's summary: what was opened and its files, config.json's architecture and sizes,
 /// the dtype mix (bytes per dtype), the parameter count, and whether the safetensors library would
-/// load it, with every finding at its file and offset.
+/// load it, with every finding at its file and offset; and what llama.cpp would need for the GGUF
+/// its converter makes of it (one GPU, CPU only, at the trained context).
 class CheckpointOverview : public QWidget {
     Q_OBJECT
 public:
@@ -30,6 +31,7 @@ public:
 
 private:
     void addField(const QString &label, const QString &text);
+    void addMemoryFields(const gguf::st::Checkpoint &c);
 
     QLabel *m_title;
     QLabel *m_verdict;

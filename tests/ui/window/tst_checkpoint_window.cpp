@@ -7,6 +7,7 @@
 #include "app/explorer/main_window.h"
 #include "core/format/gguf_file.h"
 #include "core/format/split_model.h"
+#include "core/memory/memory_estimate.h"
 #include "tests/support/test_paths.h"
 #include "ui/checkpoint/checkpoint_bytes.h"
 #include "ui/checkpoint/checkpoint_metadata.h"
@@ -134,6 +135,21 @@ private slots:
         QCOMPARE(overview->fieldText(QStringLiteral("Tensors")), QLocale().toString(tensors));
         QCOMPARE(overview->fieldText(QStringLiteral("Parameters")), QLocale().toString(parameters));
         QCOMPARE(overview->fieldText(QStringLiteral("Experts")), QString::number(config["num_local_experts"].toInt()));
+        // what llama.cpp would need: the estimate of the GGUF the converter itself made of it (hf-oracle)
+        {
+            const gguf::OpenResult converted =
+                gguf::GgufFile::open(oracle(QStringLiteral("mixtral-bf16.gguf")).toStdString());
+            QVERIFY(converted.file);
+            const gguf::MemoryModel memory(*converted.file);
+            gguf::MemoryInputs cpuOnly;
+            cpuOnly.gpuLayers = 0;
+            const gguf::MemoryEstimate gpu = memory.estimate({}), cpu = memory.estimate(cpuOnly);
+            const auto mib = [](uint64_t b) { return QString::fromStdString(gguf::mibText(b)); };
+            QCOMPARE(overview->fieldText(QStringLiteral("llama.cpp, one GPU")),
+                     QStringLiteral("%1 VRAM + %2 RAM at %3 tokens")
+                         .arg(mib(gpu.gpu().total()), mib(gpu.cpu().total()), QLocale().toString(2048)));
+            QCOMPARE(overview->fieldText(QStringLiteral("llama.cpp, CPU only")), mib(cpu.cpu().total()) + " RAM");
+        }
         QVERIFY(overview->verdictText().contains(QLatin1String("would load")));
         QCOMPARE(overview->findingCount(), 0);
         QCOMPARE(overview->dtypePlot()->barCount(), 1); // BF16 only
