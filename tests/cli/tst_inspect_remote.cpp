@@ -38,6 +38,7 @@ private slots:
     void editingARemoteFileIsRefused();
     void safetensorsCheckpoint();
     void checkpointDiff();
+    void reportSameAsLocal();
 
 private:
     RangeServer m_server;
@@ -271,6 +272,34 @@ void TestInspectRemote::checkpointDiff()
     expected.replace((dir + "/").toUtf8(), model.left(model.lastIndexOf('/') + 1).toUtf8());
     QCOMPARE(remote.out, expected);
     QCOMPARE(remote.out.count("\"undone\": [\"4 experts stacked\"]"), 6); // gate, up, down of 2 layers
+}
+
+// `report` of a URL (#45): the same document as of the local file but for its title and path (it
+// reads the header only), in both forms.
+void TestInspectRemote::reportSameAsLocal()
+{
+    const QString url = QString::fromStdString(m_server.url("/m/model.gguf"));
+    QTemporaryDir dir;
+    QVERIFY(dir.isValid());
+    for (const char *ending : {".md", ".html"}) {
+        const QString a = dir.filePath(QStringLiteral("local") + ending),
+                      b = dir.filePath(QStringLiteral("remote") + ending);
+        QCOMPARE(inspect({QStringLiteral("report"), kModel, QStringLiteral("-o"), a}).exitCode, 0);
+        QCOMPARE(inspect({QStringLiteral("report"), url, QStringLiteral("-o"), b}).exitCode, 0);
+        const auto lines = [](const QString &path) {
+            QFile f(path);
+            if (!f.open(QIODevice::ReadOnly))
+                return QStringList();
+            QStringList out;
+            for (const QString &line : QString::fromUtf8(f.readAll()).split(u'\n'))
+                if (!line.contains(u"GGUF report:") && !line.contains(u">path<") && !line.startsWith(u"| path |"))
+                    out << line;
+            return out;
+        };
+        const QStringList local = lines(a), remote = lines(b);
+        QVERIFY(local.size() > 100);
+        QCOMPARE(remote, local);
+    }
 }
 
 QTEST_GUILESS_MAIN(TestInspectRemote)
