@@ -98,6 +98,14 @@ bool gemmaFamily(std::string_view arch)
     return arch == "gemma" || arch == "gemma2" || arch == "gemma3";
 }
 
+// gemma2 and gemma3 norm around the attention and the FFN both ways: their post_attention_layernorm
+// is the attention's output norm and pre_feedforward_layernorm the FFN's; elsewhere (gemma v1
+// included) post_attention_layernorm is the norm before the FFN (tensor_mapping.py's FFN_NORM).
+bool sandwichNorms(std::string_view arch)
+{
+    return arch == "gemma2" || arch == "gemma3";
+}
+
 std::optional<uint64_t> metadataUnsigned(const GgufFile &file, const std::string &key)
 {
     const Value v = file.value(key);
@@ -176,10 +184,10 @@ private:
         if (std::from_chars(layer.data(), layer.data() + layer.size(), n).ptr != layer.data() + layer.size())
             return;
         const std::string prefix = m_prefix + "layers." + std::string(layer) + ".";
-        if (suffix == "ffn_norm.weight") { // gemma's "post_attention" norm is not the ffn norm
+        if (suffix == "ffn_norm.weight") { // gemma2/3's "post_attention" norm is not the ffn norm
             tryRule(pair,
-                    gemmaFamily(m_arch) ? Rule{suffix, {"pre_feedforward_layernorm.weight"}}
-                                        : Rule{suffix, {"post_attention_layernorm.weight"}},
+                    sandwichNorms(m_arch) ? Rule{suffix, {"pre_feedforward_layernorm.weight"}}
+                                          : Rule{suffix, {"post_attention_layernorm.weight"}},
                     prefix);
             return;
         }
@@ -389,8 +397,8 @@ private:
             return false;
         const std::string blk = "blk." + std::to_string(layer) + ".";
         const std::string_view sub = rest.substr(dot + 1);
-        const bool gemma = gemmaFamily(m_out.architecture);
-        if (sub == "pre_feedforward_layernorm.weight" || (!gemma && sub == "post_attention_layernorm.weight")) {
+        const bool sandwich = sandwichNorms(m_out.architecture);
+        if (sub == "pre_feedforward_layernorm.weight" || (!sandwich && sub == "post_attention_layernorm.weight")) {
             add(blk + "ffn_norm.weight", dims, e.dtype);
             return true;
         }

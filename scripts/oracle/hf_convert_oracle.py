@@ -101,7 +101,7 @@ def model_dims(kind):
     """The tensor names and shapes of each architecture's HF checkpoint (transformers' names)."""
     dims = {"model.embed_tokens.weight": (VOCAB, HIDDEN), "model.norm.weight": (HIDDEN,)}
     gemma = kind in ("gemma2", "gemma3")
-    if not gemma:
+    if not kind.startswith("gemma"):  # the gemmas tie the output to the embedding
         dims["lm_head.weight"] = (VOCAB, HIDDEN)
     for il in range(LAYERS):
         p = f"model.layers.{il}."
@@ -140,6 +140,9 @@ def config_of(kind, dtype):
             "head_dim": HEAD_DIM, "num_experts": EXPERTS, "num_experts_per_tok": 2,
             "moe_intermediate_size": EXPERT_FF, "norm_topk_prob": True, "decoder_sparse_step": 1,
             "mlp_only_layers": []}
+    if kind == "gemma":  # gemma v1: post_attention_layernorm is the norm before the FFN
+        return common_config("GemmaForCausalLM", "gemma", dtype) | {
+            "head_dim": HEAD_DIM, "hidden_activation": "gelu_pytorch_tanh", "tie_word_embeddings": True}
     if kind == "gemma2":
         return common_config("Gemma2ForCausalLM", "gemma2", dtype) | {
             "head_dim": HEAD_DIM, "hidden_activation": "gelu_pytorch_tanh", "query_pre_attn_scalar": HEAD_DIM,
@@ -315,6 +318,7 @@ ARCHS = [  # kind, dtype, shards
     ("llama", "float32", 1), ("llama", "bfloat16", 1), ("mistral", "bfloat16", 1), ("mixtral", "bfloat16", 2),
     ("qwen2", "float32", 1), ("qwen3", "bfloat16", 1), ("qwen3moe", "bfloat16", 3),
     ("gemma2", "bfloat16", 1), ("gemma3", "float32", 1), ("phi3", "bfloat16", 1),
+    ("gemma", "bfloat16", 1),  # added last: the seeds of the others stay as they were
 ]
 
 
