@@ -22,7 +22,7 @@
 #include "ui/overview/memory_panel.h"
 #include "ui/overview/overview_page.h"
 #include "ui/pairing/checkpoint_compare_panel.h"
-#include "ui/plots/histogram_plot.h"
+#include "ui/plots/heatmap_plot.h"
 #include "ui/shell/document.h"
 #include "ui/tensors/tensors_page.h"
 #include "ui/tokenizer/chat_template_view.h"
@@ -200,11 +200,7 @@ void grabCompare(MainWindow &window, const QString &prefix, StallMonitor *monito
             const QString file = QStringLiteral("%1-compare-checkpoint.png").arg(prefix);
             if (grabTo(window, file, monitor))
                 QTextStream(stdout) << file << '\n';
-            auto *tabs = panel->valuesPlot()->parentWidget();
-            while (tabs && !qobject_cast<QTabWidget *>(tabs))
-                tabs = tabs->parentWidget();
-            if (auto *detail = qobject_cast<QTabWidget *>(tabs))
-                detail->setCurrentIndex(2);
+            panel->detailViews()->setCurrentWidget(panel->heatmapPlot());
             QTimer::singleShot(kSettleMs, &window, [&window, prefix, monitor, done] {
                 const QString heatmap = QStringLiteral("%1-compare-checkpoint-heatmap.png").arg(prefix);
                 if (grabTo(window, heatmap, monitor))

@@ -6,6 +6,7 @@
 
 #include <algorithm>
 #include <cstdio>
+#include <filesystem>
 #include <unistd.h>
 #include <utility>
 
@@ -41,6 +42,15 @@ void reportError(const std::string &path, const gguf::Error &error)
 void print(std::string_view text)
 {
     std::fwrite(text.data(), 1, text.size(), stdout);
+}
+
+bool namesOneOf(const std::vector<std::string> &files, const std::string &path)
+{
+    std::error_code ec;
+    if (!std::filesystem::exists(path, ec))
+        return false;
+    return std::any_of(files.begin(), files.end(),
+                       [&](const std::string &f) { return std::filesystem::equivalent(path, f, ec); });
 }
 
 std::string shapeText(const gguf::TensorInfo &tensor)

@@ -132,6 +132,10 @@ struct LayoutRow {
 /// `layout`'s table: offset, hex offset, size, kind, label (made printable, at most 120 characters).
 void printLayoutTable(const std::vector<LayoutRow> &rows);
 
+/// Whether `path` names an existing file among `files` (links followed): an output a command must
+/// never write over its input.
+bool namesOneOf(const std::vector<std::string> &files, const std::string &path);
+
 /// "gguf-inspect: COMMAND: <message>" and the --help hint on stderr; returns kExitUsage.
 int usageError(std::string_view command, const std::string &message);
 

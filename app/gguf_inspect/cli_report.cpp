@@ -10,25 +10,12 @@
 #include <QSaveFile>
 
 #include <cstdio>
-#include <filesystem>
 #include <functional>
 #include <optional>
 #include <vector>
 
 namespace cli {
 namespace {
-
-// Whether `output` is one of `files` (the model's own, never written over).
-bool writesOver(const std::vector<std::string> &files, const std::string &output)
-{
-    std::error_code ec;
-    if (!std::filesystem::exists(output, ec))
-        return false;
-    for (const std::string &file : files)
-        if (std::filesystem::equivalent(output, file, ec))
-            return true;
-    return false;
-}
 
 // Written beside and renamed over the target when complete and synced (QSaveFile), so a failure
 // leaves any earlier report as it was.
@@ -61,7 +48,7 @@ int deliverReport(const CommandArgs &args, gguf::ReportFormat format, const std:
                   const std::function<std::string(const gguf::ReportOptions &)> &render)
 {
     const bool toStdout = args.output.empty() || args.output == "-";
-    if (!toStdout && writesOver(files, args.output)) {
+    if (!toStdout && namesOneOf(files, args.output)) {
         std::fprintf(stderr, "gguf-inspect: refusing to write the report over the model file %s\n",
                      printable(args.output).c_str());
         return kExitUsage;

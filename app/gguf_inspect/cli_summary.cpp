@@ -21,12 +21,12 @@ constexpr size_t kSummaryTensorRows = 20;
 void printOverview(const CommandArgs &args, const gguf::SplitModel &model)
 {
     TextTable table({{"field"}, {"value"}});
-    for (const gguf::OverviewField &f : gguf::overviewFields(model, args.file))
+    const gguf::KindReport kind = gguf::describeKind(model.primary());
+    for (const gguf::OverviewField &f : gguf::overviewFields(model, args.file, kind, gguf::summarizeModel(model)))
         table.addRow({f.name + ":", printable(f.value)});
     table.print(0, false);
     // llama.cpp loads a split set only when it would load every shard
     print(printable(gguf::verdictLine(model)) + "\n");
-    const gguf::KindReport kind = gguf::describeKind(model.primary());
     for (const gguf::KindFinding &f : kind.findings)
         print(std::string("but as a ") + gguf::fileKindTitle(kind.kind) + ": " + printable(f.message) + "\n");
 }

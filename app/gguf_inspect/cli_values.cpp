@@ -13,7 +13,6 @@
 #include <cerrno>
 #include <cstdio>
 #include <cstring>
-#include <filesystem>
 #include <functional>
 #include <iterator>
 
@@ -129,16 +128,6 @@ const ValueTensor *findTensorOrComplain(const ValueSource &source, const std::st
     return nullptr;
 }
 
-// Whether `output` names one of the model's files (never written over).
-bool isModelFile(const ValueSource &source, const std::string &output)
-{
-    std::error_code ec;
-    for (const std::string &file : source.files)
-        if (std::filesystem::exists(output, ec) && std::filesystem::equivalent(output, file, ec))
-            return true;
-    return false;
-}
-
 // Why a tensor's values cannot be produced, or empty when they can.
 std::string whyNotDecodable(const ValueTensor &v)
 {
@@ -234,7 +223,7 @@ int runDequant(const CommandArgs &args)
         return kExitBadFile;
     }
     // never write over a file being read
-    if (args.output != "-" && isModelFile(*source, args.output)) {
+    if (args.output != "-" && namesOneOf(source->files, args.output)) {
         std::fprintf(stderr, "gguf-inspect: refusing to write the output over the input file %s\n",
                      args.output.c_str());
         return kExitUsage;

@@ -4,17 +4,170 @@
 // additions, read in llama.cpp 3f545bec (the version tests/data/hf-oracle was made with).
 #include "core/compare/converted_model.h"
 
-#include "core/compare/checkpoint_pairing.h"
+#include "checkpoint_rules.h"
+#include "core/format/ggml_types.h"
 #include "core/format/gguf_file.h"
 #include "core/format/split_model.h"
 #include "core/safetensors/checkpoint.h"
 #include "core/safetensors/json_reader.h"
 
+#include <algorithm>
+#include <charconv>
 #include <cstring>
+#include <map>
 #include <optional>
 
 namespace gguf {
 namespace {
+
+using namespace detail::conversion;
+
+// ---- the other way: the converter's tensors from the checkpoint's (docs/SAFETENSORS.md §8)
+
+/// The type the converter writes a tensor in at the checkpoint's own dtype (conversion/base.py's
+/// prepare_tensors): F32 for 1-D tensors, norms, the expert routers (ffn_gate_inp, and the shared
+/// expert's) and anything not named ".weight"; the rest as the dtype; a dtype with no ggml
+/// counterpart (FP8, integers) as F16, the converter's default.
+uint32_t convertedType(st::Dtype dtype, size_t dims, std::string_view name)
+{
+    if (dims <= 1 || name.ends_with("_norm.weight") || name.ends_with(".ffn_gate_inp.weight") ||
+        name.ends_with(".ffn_gate_inp_shexp.weight") || !name.ends_with(".weight"))
+        return 0;
+    switch (dtype) {
+    case st::Dtype::F32: return 0;
+    case st::Dtype::BF16: return 30;
+    default: return 1;
+    }
+}
+
+/// "experts.12.gate_proj" against "experts.{e}.gate_proj": the expert's number, or nullopt.
+std::optional<uint64_t> expertOf(std::string_view name, std::string_view pattern)
+{
+    const size_t at = pattern.find("{e}");
+    if (at == std::string_view::npos || name.size() <= pattern.size() - 3 || !name.starts_with(pattern.substr(0, at)) ||
+        !name.ends_with(pattern.substr(at + 3)))
+        return std::nullopt;
+    const std::string_view digits = name.substr(at, name.size() - (pattern.size() - 3));
+    uint64_t e = 0;
+    const auto [end, ec] = std::from_chars(digits.data(), digits.data() + digits.size(), e);
+    return ec == std::errc() && end == digits.data() + digits.size() && !digits.empty() ? std::optional(e)
+                                                                                        : std::nullopt;
+}
+
+class Converter {
+public:
+    Converter(const st::Checkpoint &checkpoint, uint64_t experts, ConvertedTensors &out)
+        : m_checkpoint(checkpoint), m_out(out), m_expertCount(experts)
+    {
+    }
+
+    // In the checkpoint's order; a layer's experts stacked where the last of them comes, as the
+    // converter writes them once it holds them all.
+    void run()
+    {
+        for (const st::Checkpoint::TensorRef &ref : m_checkpoint.tensors())
+            if (!mapOne(*ref.entry))
+                m_out.unmapped.push_back(ref.entry->name);
+        for (auto &[name, group] : m_experts)
+            if (!group.written)
+                m_out.unmapped.push_back(name + " (" + std::to_string(group.count) + " experts of " +
+                                         std::to_string(m_expertCount) + ")");
+    }
+
+private:
+    struct ExpertGroup {
+        uint64_t count = 0;
+        bool written = false;
+    };
+
+    void add(const std::string &name, std::vector<uint64_t> dims, st::Dtype dtype)
+    {
+        const uint32_t type = convertedType(dtype, dims.size(), name);
+        m_out.tensors.push_back({name, std::move(dims), type});
+    }
+
+    bool mapOne(const st::TensorEntry &e)
+    {
+        const std::vector<uint64_t> dims(e.shape.rbegin(), e.shape.rend());
+        if (e.name == "lm_head.weight" || e.name == "language_model.lm_head.weight") {
+            add("output.weight", dims, e.dtype);
+            return true;
+        }
+        for (std::string_view prefix : kPrefixes) {
+            if (!std::string_view(e.name).starts_with(prefix))
+                continue;
+            const std::string_view rest = std::string_view(e.name).substr(prefix.size());
+            for (const Rule &rule : kModelRules)
+                if (rule.hf.size() && *rule.hf.begin() == rest) {
+                    add(std::string(rule.gguf), dims, e.dtype);
+                    return true;
+                }
+            return rest.starts_with("layers.") && mapLayer(e, rest.substr(7), dims);
+        }
+        return false;
+    }
+
+    bool mapLayer(const st::TensorEntry &e, std::string_view rest, const std::vector<uint64_t> &dims)
+    {
+        const size_t dot = rest.find('.');
+        uint64_t layer = 0;
+        if (dot == std::string_view::npos ||
+            std::from_chars(rest.data(), rest.data() + dot, layer).ptr != rest.data() + dot)
+            return false;
+        const std::string blk = "blk." + std::to_string(layer) + ".";
+        const std::string_view sub = rest.substr(dot + 1);
+        const bool sandwich = sandwichNorms(m_out.architecture);
+        if (sub == "pre_feedforward_layernorm.weight" || (!sandwich && sub == "post_attention_layernorm.weight")) {
+            add(blk + "ffn_norm.weight", dims, e.dtype);
+            return true;
+        }
+        for (const Rule &rule : kLayerRules)
+            for (std::string_view hf : rule.hf) {
+                if (rule.kind == ConversionStep::Experts) {
+                    if (const auto x = expertOf(sub, hf); x && *x < m_expertCount) {
+                        const std::string name = blk + std::string(rule.gguf);
+                        ExpertGroup &g = m_experts[name];
+                        if (++g.count == m_expertCount) {
+                            std::vector<uint64_t> stacked = dims;
+                            stacked.push_back(m_expertCount);
+                            add(name, stacked, e.dtype);
+                            g.written = true;
+                        }
+                        return true;
+                    }
+                } else if (hf == sub) {
+                    add(blk + std::string(rule.gguf), dims, e.dtype);
+                    return true;
+                }
+            }
+        return mapFusedExperts(e, sub, blk);
+    }
+
+    // [experts, 2·ff, embd] gate_up: the gate half and the up half, each [embd, ff, experts]
+    bool mapFusedExperts(const st::TensorEntry &e, std::string_view sub, const std::string &blk)
+    {
+        if (e.shape.size() != 3)
+            return false;
+        if (sub == "mlp.experts.gate_up_proj" || sub == "mlp.experts.gate_up_proj.weight") {
+            if (e.shape[1] % 2 != 0)
+                return false;
+            const std::vector<uint64_t> half{e.shape[2], e.shape[1] / 2, e.shape[0]};
+            add(blk + "ffn_gate_exps.weight", half, e.dtype);
+            add(blk + "ffn_up_exps.weight", half, e.dtype);
+            return true;
+        }
+        if (sub == "mlp.experts.down_proj" || sub == "mlp.experts.down_proj.weight") {
+            add(blk + "ffn_down_exps.weight", {e.shape[2], e.shape[1], e.shape[0]}, e.dtype);
+            return true;
+        }
+        return false;
+    }
+
+    const st::Checkpoint &m_checkpoint;
+    ConvertedTensors &m_out;
+    uint64_t m_expertCount = 0;
+    std::map<std::string, ExpertGroup> m_experts;
+};
 
 constexpr uint32_t kTypeUint32 = 4;
 constexpr uint32_t kTypeString = 8;
@@ -124,6 +277,45 @@ void writeHparams(HeaderBytes &h, const std::string &arch, const Hparams &hp)
 
 } // namespace
 
+std::string architectureForModelType(std::string_view modelType)
+{
+    static constexpr std::pair<std::string_view, std::string_view> kNames[] = {
+        {"llama", "llama"},        {"mistral", "llama"}, {"mixtral", "llama"},      {"qwen2", "qwen2"},
+        {"qwen2_moe", "qwen2moe"}, {"qwen3", "qwen3"},   {"qwen3_moe", "qwen3moe"}, {"gemma", "gemma"},
+        {"gemma2", "gemma2"},      {"gemma3", "gemma3"}, {"gemma3_text", "gemma3"}, {"phi3", "phi3"}};
+    for (const auto &[hf, gguf] : kNames)
+        if (hf == modelType)
+            return std::string(gguf);
+    return {};
+}
+
+ConvertedTensors convertedTensors(const st::Checkpoint &checkpoint)
+{
+    ConvertedTensors out;
+    const json::Value *config = checkpoint.config();
+    const json::Value *type = config ? config->find("model_type") : nullptr;
+    const std::string modelType = type && type->kind == json::Value::Kind::String ? type->text : "";
+    out.architecture = architectureForModelType(modelType);
+    if (out.architecture.empty()) {
+        out.problem = !config ? "no config.json beside the checkpoint: its architecture is not known"
+                      : modelType.empty()
+                          ? "config.json names no model_type"
+                          : "the conversion of model_type '" + modelType +
+                                "' is not known here (known: llama, mistral, mixtral, qwen2, qwen2_moe, qwen3, "
+                                "qwen3_moe, gemma, gemma2, gemma3, phi3)";
+        return out;
+    }
+    // experts per layer (a multimodal config keeps the language model's under text_config)
+    uint64_t experts = 0;
+    const json::Value *text = config->find("text_config");
+    for (const json::Value *c : {text, config})
+        for (const char *key : {"num_local_experts", "num_experts"})
+            if (const json::Value *v = c ? c->find(key) : nullptr; v && experts == 0)
+                experts = v->asUnsigned().value_or(0);
+    Converter(checkpoint, experts, out).run();
+    return out;
+}
+
 ConvertedModel convertedModel(const st::Checkpoint &checkpoint)
 {
     ConvertedModel out;
@@ -154,7 +346,7 @@ ConvertedModel convertedModel(const st::Checkpoint &checkpoint)
         uint64_t elements = 1;
         for (const uint64_t d : t.dims)
             elements *= d;
-        const uint64_t bytes = elements * (t.type == 0 ? 4 : 2);
+        const uint64_t bytes = tensorByteSize(t.type, t.dims.empty() ? 1 : t.dims[0], elements).value_or(0);
         offset += (bytes + kAlignment - 1) / kAlignment * kAlignment;
     }
     h.bytes.resize((h.bytes.size() + kAlignment - 1) / kAlignment * kAlignment, 0);

@@ -235,16 +235,16 @@ Section typeMixSection(const SplitModel &model)
     return s;
 }
 
-Section overviewSection(const SplitModel &model, const std::string &source)
+Section overviewSection(const SplitModel &model, const std::string &source, const KindReport &kind,
+                        const ModelSummary &summary)
 {
     Section s{"overview", "Overview", {}};
     Table t{{"Field", "Value"}, "ll", {}, {}};
-    for (const OverviewField &f : overviewFields(model, source))
+    for (const OverviewField &f : overviewFields(model, source, kind, summary))
         t.rows.push_back({f.name, printable(f.value)});
     s.blocks.emplace_back(std::move(t));
     if (model.isSplit()) {
         Table shards{{"Shard", "Path", "Size", "Problem"}, "rlrl", {}, {}};
-        const ModelSummary summary = summarizeModel(model);
         for (size_t i = 0; i < summary.shards.size(); ++i) {
             const auto &shard = summary.shards[i];
             shards.rows.push_back({std::to_string(i + 1), printable(shard.path),
@@ -282,10 +282,10 @@ std::string verdictLine(const SplitModel &model)
     return std::string("llama.cpp would accept this ") + what;
 }
 
-std::vector<OverviewField> overviewFields(const SplitModel &model, std::string_view source)
+std::vector<OverviewField> overviewFields(const SplitModel &model, std::string_view source, const KindReport &kind,
+                                          const ModelSummary &summary)
 {
     const GgufFile &file = model.primary();
-    const ModelSummary summary = summarizeModel(model);
     std::vector<OverviewField> out;
     out.push_back({"path", std::string(source)});
     out.push_back({"file size", groupDigits(summary.fileSize) + " bytes (" + humanBytes(summary.fileSize) + ")"});
@@ -299,7 +299,6 @@ std::vector<OverviewField> overviewFields(const SplitModel &model, std::string_v
     out.push_back({"data offset", formatOffset(file.dataOffset())});
     out.push_back({"tensors", groupDigits(summary.tensorCount)});
     out.push_back({"metadata keys", groupDigits(file.metadata().size())});
-    const KindReport kind = describeKind(file);
     out.push_back({"kind", std::string(fileKindTitle(kind.kind)) + " (" + printable(kind.why, kNameChars) + ")"});
     const std::string arch = file.architecture(), name = file.name();
     out.push_back({"architecture", arch.empty() ? "-" : printable(arch, kNameChars)});
@@ -325,8 +324,9 @@ std::string renderReport(const SplitModel &model, const ReportOptions &options)
     report::Document doc;
     doc.title = "GGUF report: " + printable(baseName(options.source));
     doc.generator = printable(options.generator);
-    doc.sections.push_back(overviewSection(model, options.source));
-    doc.sections.push_back(verdictSection(model, describeKind(model.primary())));
+    const KindReport kind = describeKind(model.primary());
+    doc.sections.push_back(overviewSection(model, options.source, kind, summarizeModel(model)));
+    doc.sections.push_back(verdictSection(model, kind));
     std::vector<Section> templates;
     doc.sections.push_back(metadataSection(model.primary(), templates));
     for (Section &t : templates)

@@ -10,6 +10,8 @@
 namespace gguf {
 
 class SplitModel;
+struct KindReport;
+struct ModelSummary;
 namespace st {
 class Checkpoint;
 }
@@ -49,7 +51,10 @@ std::string checkpointVerdictLine(const st::Checkpoint &checkpoint);
 struct OverviewField {
     std::string name, value;
 };
-std::vector<OverviewField> overviewFields(const SplitModel &model, std::string_view source);
+/// `kind` is describeKind(model.primary()), `summary` summarizeModel(model): the caller's, so that
+/// neither is made twice.
+std::vector<OverviewField> overviewFields(const SplitModel &model, std::string_view source, const KindReport &kind,
+                                          const ModelSummary &summary);
 
 /// "llama.cpp would accept this file" / "llama.cpp would refuse this model: <why>".
 std::string verdictLine(const SplitModel &model);

@@ -56,6 +56,8 @@ public:
     HistogramPlot *valuesPlot() const { return m_values; }
     HistogramPlot *differencePlot() const { return m_difference; }
     HeatmapPlot *heatmapPlot() const { return m_heatmap; }
+    /// The detail's tabs: Values, Difference, Heatmap.
+    QTabWidget *detailViews() const { return m_detail; }
 
 signals:
     /// Every pair's values are on the page.

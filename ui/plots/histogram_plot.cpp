@@ -112,10 +112,7 @@ void HistogramPlot::setLogarithmic(bool logarithmic)
 
 QColor HistogramPlot::seriesColor(int i)
 {
-    // Tableau's ten: distinct in hue and lightness, readable on light and dark backgrounds.
-    static const QRgb colors[] = {0x4e79a7, 0xf28e2b, 0xe15759, 0x76b7b2, 0x59a14f,
-                                  0xedc948, 0xb07aa1, 0xff9da7, 0x9c755f, 0xbab0ac};
-    return QColor(colors[static_cast<size_t>(i) % std::size(colors)]);
+    return PlotStyle::categoryColor(i);
 }
 
 void HistogramPlot::rebuild()

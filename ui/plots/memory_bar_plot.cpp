@@ -116,8 +116,8 @@ void MemoryBarPlot::applyPalette()
     const QPalette pal = palette();
     PlotStyle::apply(m_plot, pal);
     // four distinguishable hues, lightened with a dark theme
-    const QColor colors[kParts] = {QColor(0x4e, 0x79, 0xa7), QColor(0xf2, 0x8e, 0x2b), QColor(0x59, 0xa1, 0x4f),
-                                   QColor(0xb0, 0x7a, 0xa1)};
+    const QColor colors[kParts] = {PlotStyle::categoryColor(0), PlotStyle::categoryColor(1),
+                                   PlotStyle::categoryColor(4), PlotStyle::categoryColor(6)};
     for (int p = 0; p < kParts; ++p)
         PlotStyle::fillBars(m_parts[size_t(p)], colors[p], pal);
     QPen budgetPen(pal.color(QPalette::WindowText));

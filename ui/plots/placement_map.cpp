@@ -164,13 +164,10 @@ void PlacementMap::applyPalette()
 {
     const QPalette pal = palette();
     PlotStyle::apply(m_plot, pal);
-    // a hue per role (Tableau 10)
-    static const QColor colors[] = {QColor(0x4e, 0x79, 0xa7), QColor(0x59, 0xa1, 0x4f), QColor(0xf2, 0x8e, 0x2b),
-                                    QColor(0xe1, 0x57, 0x59), QColor(0x76, 0xb7, 0xb2), QColor(0xed, 0xc9, 0x48),
-                                    QColor(0xb0, 0x7a, 0xa1), QColor(0xff, 0x9d, 0xa7), QColor(0x9c, 0x75, 0x5f),
-                                    QColor(0xba, 0xb0, 0xac)};
+    // a hue per role, from the common ten in this order (blue, green, orange, red, then the rest)
+    static constexpr int kHue[] = {0, 4, 1, 2, 3, 5, 6, 7, 8, 9};
     for (const QVector<QCPBars *> &row : m_bars)
         for (qsizetype r = 0; r < row.size(); ++r)
-            PlotStyle::fillBars(row[r], colors[size_t(r) % std::size(colors)], pal);
+            PlotStyle::fillBars(row[r], PlotStyle::categoryColor(kHue[size_t(r) % std::size(kHue)]), pal);
     PlotStyle::redraw(m_plot);
 }

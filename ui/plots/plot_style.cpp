@@ -78,4 +78,11 @@ void buildFrame(QWidget *owner, QStackedLayout *stack, QCustomPlot *plot, QLabel
     layout->addWidget(readout);
 }
 
+QColor categoryColor(int i)
+{
+    static const QRgb colors[] = {0x4e79a7, 0xf28e2b, 0xe15759, 0x76b7b2, 0x59a14f,
+                                  0xedc948, 0xb07aa1, 0xff9da7, 0x9c755f, 0xbab0ac};
+    return QColor(colors[static_cast<size_t>(i) % std::size(colors)]);
+}
+
 } // namespace PlotStyle

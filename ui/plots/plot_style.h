@@ -21,6 +21,9 @@ void redraw(QCustomPlot *plot);
 
 /// Fills `bars` with `color`, a little lighter on a dark `palette`, edged a shade darker.
 void fillBars(QCPBars *bars, const QColor &color, const QPalette &palette);
+/// Colour `i` (modulo 10) of Tableau's ten: distinct in hue and lightness, readable on light and
+/// dark backgrounds. Blue, orange, red, teal, green, yellow, purple, pink, brown, grey.
+QColor categoryColor(int i);
 
 /// Wheel zoom and drag pan on both axes.
 void enableZoomAndPan(QCustomPlot *plot);
