@@ -8,7 +8,7 @@ GGUF_PACKAGES=(
   qt6-base-dev qt6-base-dev-tools qt6-svg-dev libgl-dev
   qt6-tools-dev qt6-l10n-tools
   libqcustomplot-dev libqcustomplot2.1-qt6
-  libpcre2-dev
+  libpcre2-dev libicu-dev
   libcurl4-openssl-dev
   libssl-dev libxxhash-dev
   fonts-dejavu-core

@@ -403,11 +403,7 @@ int runVocabOf(const Checkpoint &c, const CommandArgs &args)
     gguf::Error error;
     const auto t = gguf::st::readHfTokenizer(c, error);
     if (!t) {
-        if (error.kind == gguf::ErrorKind::NotFound)
-            std::fprintf(stderr, "gguf-inspect: %s: no tokenizer.json beside the checkpoint\n",
-                         printable(args.file).c_str());
-        else
-            reportError(c.besidePath("tokenizer.json"), error);
+        reportTokenizerJsonError(c, args.file, error);
         return kExitBadFile;
     }
     const auto kind = [](const gguf::st::HfToken &token) {
@@ -497,6 +493,14 @@ int runMemoryOfCheckpoint(const Checkpoint &c, std::string_view command, const C
 
 } // namespace
 
+void reportTokenizerJsonError(const Checkpoint &c, const std::string &file, const gguf::Error &error)
+{
+    if (error.kind == gguf::ErrorKind::NotFound)
+        std::fprintf(stderr, "gguf-inspect: %s: no tokenizer.json beside the checkpoint\n", printable(file).c_str());
+    else
+        reportError(c.besidePath("tokenizer.json"), error);
+}
+
 std::optional<int> runSafetensors(std::string_view command, const CommandArgs &args)
 {
     // the values are read by the same commands as a GGUF's, which tell the two apart themselves
@@ -507,11 +511,13 @@ std::optional<int> runSafetensors(std::string_view command, const CommandArgs &a
         return std::nullopt;
     if (command != "" && command != "info" && command != "tensors" && command != "validate" && command != "layout" &&
         command != "vocab" && command != "dump" && command != "memory" && command != "fit" && command != "report" &&
-        command != "hash") {
-        std::fprintf(stderr,
-                     "gguf-inspect: %s: a safetensors checkpoint; `%s` does not read safetensors (info, tensors, "
-                     "validate, layout, dump, vocab, stats, dequant, diff, memory, fit, report and hash do)\n",
-                     printable(args.file).c_str(), std::string(command).c_str());
+        command != "hash" && command != "tokenize" && command != "detokenize") {
+        std::fprintf(
+            stderr,
+            "gguf-inspect: %s: a safetensors checkpoint; `%s` does not read safetensors (info, tensors, "
+            "validate, layout, dump, vocab, tokenize, detokenize, stats, dequant, diff, memory, fit, report and "
+            "hash do)\n",
+            printable(args.file).c_str(), std::string(command).c_str());
         return kExitBadFile;
     }
     gguf::Error error;
@@ -535,6 +541,10 @@ std::optional<int> runSafetensors(std::string_view command, const CommandArgs &a
         return runLayoutOf(c, args);
     if (command == "vocab")
         return runVocabOf(c, args);
+    if (command == "tokenize")
+        return runTokenizeOf(c, args);
+    if (command == "detokenize")
+        return runDetokenizeOf(c, args);
     if (command == "dump")
         return runDumpOf(c, args);
     if (args.json)

@@ -1,9 +1,13 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
-// `tokenize` and `detokenize`: the file's own tokenizer, giving llama.cpp's token ids.
+// `tokenize` and `detokenize`: the file's own tokenizer, giving llama.cpp's token ids; for a Hugging
+// Face checkpoint, its tokenizer.json run as the tokenizers library runs it.
 #include "app/gguf_inspect/commands.h"
 
 #include "app/gguf_inspect/json_writer.h"
+#include "core/safetensors/checkpoint.h"
+#include "core/safetensors/json_reader.h"
 #include "core/vocab/tokenizer.h"
+#include "core/vocab/tokenizer_json.h"
 
 #include <cerrno>
 #include <cstdio>
@@ -49,14 +53,33 @@ std::optional<std::string> readText(const CommandArgs &args)
     return std::string(std::istreambuf_iterator<char>(in), std::istreambuf_iterator<char>());
 }
 
+// tokenize's arguments hold one text at most (TEXT or --file F); else a message.
+bool oneText(const CommandArgs &args)
+{
+    if (args.rest.size() <= 1 && !(args.textFile && !args.rest.empty()))
+        return true;
+    std::fputs("gguf-inspect: tokenize takes one TEXT or --file F (quote the text)\n", stderr);
+    return false;
+}
+
+// The ids on one line, separated by spaces.
+std::string idLine(const std::vector<gguf::TokenId> &ids)
+{
+    std::string line;
+    for (const gguf::TokenId id : ids) {
+        if (!line.empty())
+            line += ' ';
+        line += std::to_string(id);
+    }
+    return line;
+}
+
 } // namespace
 
 int runTokenize(const CommandArgs &args)
 {
-    if (args.rest.size() > 1 || (args.textFile && !args.rest.empty())) {
-        std::fputs("gguf-inspect: tokenize takes one TEXT or --file F (quote the text)\n", stderr);
+    if (!oneText(args))
         return kExitUsage;
-    }
     const auto tokenizer = openTokenizer(args);
     if (!tokenizer)
         return kExitBadFile;
@@ -66,13 +89,7 @@ int runTokenize(const CommandArgs &args)
     const std::vector<gguf::TokenId> ids =
         tokenizer->tokenize(*text, gguf::TokenizeOptions{args.addSpecial, args.parseSpecial});
     if (!args.json) {
-        std::string line;
-        for (const gguf::TokenId id : ids) {
-            if (!line.empty())
-                line += ' ';
-            line += std::to_string(id);
-        }
-        print(line + '\n');
+        print(idLine(ids) + '\n');
         return kExitOk;
     }
     JsonWriter json(stdout);
@@ -89,7 +106,10 @@ int runTokenize(const CommandArgs &args)
     return kExitOk;
 }
 
-int runDetokenize(const CommandArgs &args)
+namespace {
+
+// The ids of detokenize's arguments; nullopt after a message when one is not an id.
+std::optional<std::vector<gguf::TokenId>> idArguments(const CommandArgs &args)
 {
     std::vector<gguf::TokenId> ids;
     for (const std::string &arg : args.rest) {
@@ -98,20 +118,107 @@ int runDetokenize(const CommandArgs &args)
         const long long id = std::strtoll(arg.c_str(), &end, 10);
         if (arg.empty() || *end != '\0' || errno != 0 || id < 0 || id > INT32_MAX) {
             std::fprintf(stderr, "gguf-inspect: detokenize: '%s' is not a token id\n", printable(arg).c_str());
-            return kExitUsage;
+            return std::nullopt;
         }
         ids.push_back(static_cast<gguf::TokenId>(id));
     }
+    return ids;
+}
+
+// An id past the vocabulary: a message, and true.
+bool pastVocabulary(const std::string &file, const std::vector<gguf::TokenId> &ids, uint64_t size)
+{
+    for (const gguf::TokenId id : ids)
+        if (static_cast<uint64_t>(id) >= size) {
+            std::fprintf(stderr, "gguf-inspect: %s: token id %d is past the vocabulary (%llu tokens)\n",
+                         printable(file).c_str(), id, static_cast<unsigned long long>(size));
+            return true;
+        }
+    return false;
+}
+
+// The tokenizer.json beside a checkpoint, or null after a message on stderr.
+std::shared_ptr<const gguf::JsonTokenizer> openJsonTokenizer(const gguf::st::Checkpoint &c, const CommandArgs &args)
+{
+    gguf::Error error;
+    const std::optional<std::string> text = c.readBeside("tokenizer.json", error);
+    if (!text) {
+        reportTokenizerJsonError(c, args.file, error);
+        return nullptr;
+    }
+    std::string why;
+    auto tokenizer = gguf::JsonTokenizer::create(*text, why);
+    const std::string path = printable(c.besidePath("tokenizer.json"));
+    if (!tokenizer) {
+        std::fprintf(stderr, "gguf-inspect: %s: %s\n", path.c_str(), printable(why).c_str());
+        return nullptr;
+    }
+    for (const std::string &note : tokenizer->notes())
+        std::fprintf(stderr, "gguf-inspect: %s: %s\n", path.c_str(), printable(note).c_str());
+    return tokenizer;
+}
+
+} // namespace
+
+int runDetokenize(const CommandArgs &args)
+{
+    const auto ids = idArguments(args);
+    if (!ids)
+        return kExitUsage;
     const auto tokenizer = openTokenizer(args);
     if (!tokenizer)
         return kExitBadFile;
-    for (const gguf::TokenId id : ids)
-        if (static_cast<uint64_t>(id) >= tokenizer->size()) {
-            std::fprintf(stderr, "gguf-inspect: %s: token id %d is past the vocabulary (%llu tokens)\n",
-                         args.file.c_str(), id, static_cast<unsigned long long>(tokenizer->size()));
-            return kExitBadFile;
-        }
-    print(tokenizer->detokenize(ids) + '\n');
+    if (pastVocabulary(args.file, *ids, tokenizer->size()))
+        return kExitBadFile;
+    print(tokenizer->detokenize(*ids) + '\n');
+    return kExitOk;
+}
+
+int runTokenizeOf(const gguf::st::Checkpoint &checkpoint, const CommandArgs &args)
+{
+    if (!oneText(args))
+        return kExitUsage;
+    const auto tokenizer = openJsonTokenizer(checkpoint, args);
+    if (!tokenizer)
+        return kExitBadFile;
+    const auto text = readText(args);
+    if (!text)
+        return kExitBadFile;
+    if (const auto bad = gguf::json::firstInvalidUtf8(*text)) {
+        std::fprintf(stderr, "gguf-inspect: the text is not UTF-8 at byte %llu (a tokenizer.json tokenizes text)\n",
+                     static_cast<unsigned long long>(*bad));
+        return kExitBadFile;
+    }
+    const gguf::JsonEncoding encoding =
+        *tokenizer->encodeTokens(*text, gguf::TokenizeOptions{args.addSpecial, args.parseSpecial});
+    if (!args.json) {
+        print(idLine(encoding.ids) + '\n');
+        return kExitOk;
+    }
+    JsonWriter json(stdout);
+    json.beginArray();
+    for (size_t i = 0; i < encoding.ids.size(); ++i) {
+        json.beginObject();
+        json.field("id", encoding.ids[i]);
+        json.field("token", encoding.tokens[i]);
+        json.field("text", tokenizer->decode(std::span(&encoding.ids[i], 1), false));
+        json.endObject();
+    }
+    json.endArray();
+    return json.finish() ? kExitOk : kExitBadFile;
+}
+
+int runDetokenizeOf(const gguf::st::Checkpoint &checkpoint, const CommandArgs &args)
+{
+    const auto ids = idArguments(args);
+    if (!ids)
+        return kExitUsage;
+    const auto tokenizer = openJsonTokenizer(checkpoint, args);
+    if (!tokenizer)
+        return kExitBadFile;
+    if (pastVocabulary(args.file, *ids, tokenizer->size()))
+        return kExitBadFile;
+    print(tokenizer->decode(*ids, false) + '\n');
     return kExitOk;
 }
 

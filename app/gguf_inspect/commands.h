@@ -75,5 +75,13 @@ int runMerge(const CommandArgs &args);
 int runReport(const CommandArgs &args);
 /// `report` of a Hugging Face checkpoint (cli_safetensors.cpp hands it over).
 int runReportOf(const gguf::st::Checkpoint &checkpoint, const CommandArgs &args);
+/// `tokenize` and `detokenize` on a checkpoint: its tokenizer.json, run as Hugging Face's tokenizers
+/// library runs it (cli_tokenize.cpp).
+int runTokenizeOf(const gguf::st::Checkpoint &checkpoint, const CommandArgs &args);
+int runDetokenizeOf(const gguf::st::Checkpoint &checkpoint, const CommandArgs &args);
+/// The tokenizer.json beside a checkpoint could not be read: "no tokenizer.json beside the
+/// checkpoint", or the error at its path (cli_safetensors.cpp).
+void reportTokenizerJsonError(const gguf::st::Checkpoint &checkpoint, const std::string &file,
+                              const gguf::Error &error);
 
 } // namespace cli

@@ -4,6 +4,7 @@
 #include "tests/support/inspect_run.h"
 #include "tests/support/test_paths.h"
 
+#include <QDir>
 #include <QFile>
 #include <QJsonArray>
 #include <QJsonDocument>
@@ -211,6 +212,87 @@ private slots:
         QVERIFY2(none.err.contains("no tokenizer.json"), none.err.constData());
     }
 
+    // tokenize and detokenize: the tokenizer.json beside a checkpoint, against the Hugging Face
+    // library's own ids and texts (tests/data/hf-tokenizers/golden.json; the library parses the
+    // text of special tokens, hence --parse-special)
+    void tokenizeAndDetokenize()
+    {
+        const QString dir = checkpointWithTokenizer("llama2");
+        QFile g(gguf::test::dataPath(u"hf-tokenizers/golden.json"));
+        QVERIFY(g.open(QIODevice::ReadOnly));
+        const QJsonArray cases = QJsonDocument::fromJson(g.readAll())
+                                     .object()["tokenizers"]
+                                     .toObject()["llama2"]
+                                     .toObject()["cases"]
+                                     .toArray();
+        QVERIFY(cases.size() > 100);
+        for (int i = 0; i < cases.size(); i += 7) { // every 7th: both settings of add_special come up
+            const QJsonObject c = cases[i].toObject();
+            const QString textFile = write("text.txt", c["text"].toString().toUtf8());
+            QStringList args{"tokenize", dir, "--file", textFile, "--parse-special", "--json"};
+            if (c["add_special"].toBool())
+                args << "--add-special";
+            const auto run = inspect(args);
+            QCOMPARE(run.exitCode, 0);
+            const QJsonArray got = QJsonDocument::fromJson(run.out).array();
+            QCOMPARE(got.size(), c["ids"].toArray().size());
+            QStringList ids;
+            for (int k = 0; k < got.size(); ++k) {
+                QCOMPARE(got[k].toObject()["id"].toInteger(), c["ids"].toArray()[k].toInteger());
+                QCOMPARE(got[k].toObject()["token"].toString(), c["tokens"].toArray()[k].toString());
+                ids << QString::number(got[k].toObject()["id"].toInteger());
+            }
+            if (ids.isEmpty())
+                continue;
+            const auto back = inspect(QStringList{"detokenize", dir} + ids);
+            QCOMPARE(back.exitCode, 0);
+            QCOMPARE(QString::fromUtf8(back.out), c["decoded"].toString() + "\n");
+        }
+    }
+
+    // Without --parse-special the text of a special token is text, as with the library's
+    // encode_special_tokens: the ids the library gives for the file with its special added tokens
+    // taken out (node, tokenizers 0.23.2, 2026-12-07), and with them.
+    void specialTextNotParsed()
+    {
+        const QString dir = checkpointWithTokenizer("llama2");
+        const QString text = "<|im_start|>user hi<s></s>";
+        auto run = inspect({"tokenize", dir, text, "--add-special"});
+        QCOMPARE(run.exitCode, 0);
+        QCOMPARE(
+            run.out,
+            QByteArray("1 523 28766 321 28730 2521 28766 28767 1838 295 28710 28789 28713 28767 700 28713 28767\n"));
+        run = inspect({"tokenize", dir, text, "--add-special", "--parse-special"});
+        QCOMPARE(run.out, QByteArray("1 523 28766 321 28730 2521 28766 28767 1838 295 28710 1 2\n"));
+        run = inspect({"detokenize", dir, "1", "99999999"});
+        QCOMPARE(run.exitCode, 1);
+        QVERIFY2(run.err.contains("past the vocabulary"), run.err.constData());
+    }
+
+    // What cannot be tokenized says why: no tokenizer.json, a component not supported (named),
+    // text that is not UTF-8.
+    void tokenizeRefusals()
+    {
+        auto run = inspect({"tokenize", m_good, "hi"});
+        QCOMPARE(run.exitCode, 1);
+        QVERIFY2(run.err.contains("no tokenizer.json"), run.err.constData());
+        const QString dir = checkpointWithTokenizer("llama2");
+        QFile t(dir + "/tokenizer.json");
+        QVERIFY(t.open(QIODevice::ReadWrite));
+        QJsonObject o = QJsonDocument::fromJson(t.readAll()).object();
+        o["normalizer"] = QJsonObject{{"type", "Precompiled"}, {"precompiled_charsmap", "AA=="}};
+        QVERIFY(t.resize(0));
+        t.write(QJsonDocument(o).toJson());
+        t.close();
+        run = inspect({"tokenize", dir, "hi"});
+        QCOMPARE(run.exitCode, 1);
+        QVERIFY2(run.err.contains("normalizer Precompiled is not supported"), run.err.constData());
+        const QString good = checkpointWithTokenizer("qwen3");
+        run = inspect({"tokenize", good, "--file", write("bad.txt", "a\xff")});
+        QCOMPARE(run.exitCode, 1);
+        QVERIFY2(run.err.contains("not UTF-8 at byte 1"), run.err.constData());
+    }
+
     // dump: each shard's header as written, equal to the JSON read here from the file's bytes
     void dump()
     {
@@ -285,6 +367,17 @@ private slots:
     }
 
 private:
+    // A folder with the good shard and hf-tokenizers/NAME.tokenizer.json as its tokenizer.json.
+    QString checkpointWithTokenizer(const QString &name)
+    {
+        const QString dir = m_dir.filePath("with-" + name + "-" + QString::number(++m_folders));
+        if (!QDir().mkpath(dir) || !QFile::copy(m_good, dir + "/model.safetensors") ||
+            !QFile::copy(gguf::test::dataPath(u"hf-tokenizers/") + name + ".tokenizer.json", dir + "/tokenizer.json"))
+            return {};
+        QFile(dir + "/tokenizer.json").setPermissions(QFileDevice::ReadOwner | QFileDevice::WriteOwner);
+        return dir;
+    }
+
     QString write(const QString &name, const QByteArray &bytes)
     {
         QFile f(m_dir.filePath(name));
@@ -295,6 +388,7 @@ private:
 
     QTemporaryDir m_dir;
     QString m_good, m_bad;
+    int m_folders = 0;
 };
 
 QTEST_GUILESS_MAIN(TestInspectSafetensors)

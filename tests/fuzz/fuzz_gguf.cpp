@@ -24,6 +24,7 @@
 #include "core/stats/tensor_stats.h"
 #include "core/template/chat_template.h"
 #include "core/vocab/tokenizer.h"
+#include "core/vocab/tokenizer_json.h"
 #include "core/vocab/vocabulary.h"
 
 #include <algorithm>
@@ -83,11 +84,36 @@ uint64_t fuzzTokenizerJson(const uint8_t *data, size_t size)
     return t->tokens.size() + t->merges + t->gaps;
 }
 
+// The same bytes as a tokenizer.json to run (tokenize on a checkpoint): when it loads, a text with
+// spaces, a special-looking token, accents, digits, an emoji and a newline is encoded both ways and
+// decoded; no id is negative (a template's ids are the file's to choose), and decoding gives UTF-8.
+uint64_t fuzzJsonTokenizer(const uint8_t *data, size_t size)
+{
+    std::string why;
+    const auto t = gguf::JsonTokenizer::create(std::string_view(reinterpret_cast<const char *>(data), size), why);
+    if (!t)
+        return why.size();
+    uint64_t sum = 0;
+    for (const bool special : {false, true}) {
+        const auto ids =
+            t->encode("Hello  world <s></s> \xC3\xBC e\xCC\x81 12345 \xF0\x9F\xA6\x99\n", {special, special});
+        for (const gguf::TokenId id : ids)
+            if (id < 0)
+                __builtin_trap();
+        const std::string text = t->decode(ids, special);
+        if (gguf::json::firstInvalidUtf8(text))
+            __builtin_trap();
+        sum += ids.size() + text.size();
+    }
+    return sum;
+}
+
 } // namespace
 
 extern "C" int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
-    volatile uint64_t safetensorsSink = fuzzSafetensors(data, size) + fuzzTokenizerJson(data, size);
+    volatile uint64_t safetensorsSink =
+        fuzzSafetensors(data, size) + fuzzTokenizerJson(data, size) + fuzzJsonTokenizer(data, size);
     (void)safetensorsSink;
     gguf::OpenResult r = gguf::GgufFile::openBuffer(std::vector<uint8_t>(data, data + size), "fuzz-input");
     if (!r.file)

@@ -1,0 +1,150 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
+// The pre-tokenizers of a tokenizer.json pipeline (docs/TOKENIZER_JSON.md §4): each cuts every
+// piece into smaller ones; the model then tokenizes each piece alone.
+#include "hf_pipeline.h"
+
+#include "unicode_text.h"
+
+#include <array>
+
+namespace gguf::hf {
+namespace {
+
+// GPT-2's pattern, which ByteLevel applies when use_regex is set (pre_tokenizers/byte_level.rs).
+const Regex &gpt2Regex()
+{
+    static const std::shared_ptr<const Regex> regex = [] {
+        std::string why;
+        return Regex::compile(U"'s|'t|'re|'ve|'m|'ll|'d| ?\\p{L}+| ?\\p{N}+| ?[^\\s\\p{L}\\p{N}]+|\\s+(?!\\S)|\\s+",
+                              why);
+    }();
+    return *regex;
+}
+
+// Whitespace's `\w+|[^\w\s]+`, \w spelled out as Oniguruma's Unicode word class.
+const Regex &wordRegex()
+{
+    static const std::shared_ptr<const Regex> regex = [] {
+        std::string why;
+        return Regex::compile(U"[\\p{L}\\p{Nl}\\p{M}\\p{Nd}\\p{Pc}\\x{200C}\\x{200D}]+|"
+                              U"[^\\p{L}\\p{Nl}\\p{M}\\p{Nd}\\p{Pc}\\x{200C}\\x{200D}\\s]+",
+                              why);
+    }();
+    return *regex;
+}
+
+// The code point GPT-2 spells each byte with.
+const std::array<char32_t, 256> &byteCodePoints()
+{
+    static const std::array<char32_t, 256> table = [] {
+        std::array<char32_t, 256> t{};
+        for (int b = 0; b < 256; ++b)
+            t[b] = toText(unicode::byteStandIn(static_cast<uint8_t>(b))).front();
+        return t;
+    }();
+    return table;
+}
+
+// Cuts each piece into the kept ranges `cut` gives; a piece's first part keeps its start mark.
+template <typename Cut> void splitEach(std::vector<Piece> &pieces, Cut cut)
+{
+    std::vector<Piece> out;
+    out.reserve(pieces.size());
+    for (Piece &piece : pieces)
+        for (const auto &[begin, end] : cut(piece.text))
+            out.push_back(Piece{piece.text.substr(begin, end - begin), piece.atStart && begin == 0});
+    pieces = std::move(out);
+}
+
+std::vector<Segment> inverted(std::vector<Segment> segments)
+{
+    for (Segment &s : segments)
+        s.match = !s.match;
+    return segments;
+}
+
+void byteLevel(const PreTokenizer &p, std::vector<Piece> &pieces)
+{
+    for (Piece &piece : pieces)
+        if (p.addPrefixSpace && (piece.text.empty() || piece.text.front() != U' '))
+            piece.text.insert(0, 1, U' ');
+    if (p.useRegex)
+        splitEach(pieces, [](const Text &t) {
+            std::vector<std::pair<size_t, size_t>> matches;
+            gpt2Regex().findAll(t, matches);
+            return splitRanges(segmentsOf(matches, t.size()), Behavior::Isolated);
+        });
+    const std::array<char32_t, 256> &table = byteCodePoints();
+    for (Piece &piece : pieces) {
+        const std::string bytes = toUtf8(piece.text);
+        Text spelled;
+        spelled.reserve(bytes.size());
+        for (unsigned char b : bytes)
+            spelled += table[b];
+        piece.text = std::move(spelled);
+    }
+}
+
+void metaspace(const PreTokenizer &p, std::vector<Piece> &pieces)
+{
+    for (Piece &piece : pieces) {
+        for (char32_t &c : piece.text)
+            if (c == U' ')
+                c = p.replacement;
+        const bool marked = !piece.text.empty() && piece.text.front() == p.replacement;
+        if (!marked && (p.prepend == PreTokenizer::Prepend::Always ||
+                        (p.prepend == PreTokenizer::Prepend::First && piece.atStart)))
+            piece.text.insert(0, 1, p.replacement);
+    }
+    if (p.split) {
+        const char32_t mark = p.replacement;
+        splitEach(pieces, [mark](const Text &t) {
+            return splitRanges(findChars(t, [mark](char32_t c) { return c == mark; }), Behavior::MergedWithNext);
+        });
+    }
+}
+
+} // namespace
+
+void preTokenize(const PreTokenizer &p, std::vector<Piece> &pieces)
+{
+    using Kind = PreTokenizer::Kind;
+    switch (p.kind) {
+    case Kind::Sequence:
+        for (const PreTokenizer &child : p.children)
+            preTokenize(child, pieces);
+        return;
+    case Kind::ByteLevel: byteLevel(p, pieces); return;
+    case Kind::Metaspace: metaspace(p, pieces); return;
+    case Kind::Split:
+        splitEach(pieces, [&p](const Text &t) {
+            std::vector<Segment> segments = p.pattern.find(t);
+            return splitRanges(p.invert ? inverted(std::move(segments)) : std::move(segments), p.behavior);
+        });
+        return;
+    case Kind::Whitespace:
+        splitEach(pieces, [](const Text &t) {
+            std::vector<std::pair<size_t, size_t>> matches;
+            wordRegex().findAll(t, matches);
+            return splitRanges(inverted(segmentsOf(matches, t.size())), Behavior::Removed);
+        });
+        return;
+    case Kind::WhitespaceSplit:
+        splitEach(pieces, [](const Text &t) { return splitRanges(findChars(t, isWhite), Behavior::Removed); });
+        return;
+    case Kind::Digits:
+        splitEach(pieces, [&p](const Text &t) {
+            return splitRanges(findChars(t, isNumeric), p.individualDigits ? Behavior::Isolated : Behavior::Contiguous);
+        });
+        return;
+    case Kind::Punctuation:
+        splitEach(pieces, [&p](const Text &t) { return splitRanges(findChars(t, isPunctuation), p.behavior); });
+        return;
+    case Kind::Bert:
+        splitEach(pieces, [](const Text &t) { return splitRanges(findChars(t, isWhite), Behavior::Removed); });
+        splitEach(pieces, [](const Text &t) { return splitRanges(findChars(t, isPunctuation), Behavior::Isolated); });
+        return;
+    }
+}
+
+} // namespace gguf::hf

@@ -1,0 +1,120 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
+// tokenizer.json pipelines against the Hugging Face tokenizers library itself: the ids, tokens and
+// decoded texts it gave (tests/data/hf-tokenizers/golden.json, made by
+// scripts/oracle/hf_tokenizer_oracle.mjs with the Rust library through its Node bindings) for
+// real models' tokenizer.json files, trimmed, on llama.cpp's tokenizer test texts and more.
+#include "core/vocab/tokenizer_json.h"
+#include "tests/support/test_paths.h"
+
+#include <QFile>
+#include <QJsonArray>
+#include <QJsonDocument>
+#include <QJsonObject>
+#include <QTest>
+
+using namespace gguf;
+
+namespace {
+
+const QString kDir = gguf::test::dataDir() + "/hf-tokenizers";
+
+QByteArray readAll(const QString &path)
+{
+    QFile f(path);
+    return f.open(QIODevice::ReadOnly) ? f.readAll() : QByteArray();
+}
+
+QJsonObject golden()
+{
+    static const QJsonObject all = QJsonDocument::fromJson(readAll(kDir + "/golden.json")).object();
+    return all.value("tokenizers").toObject();
+}
+
+std::shared_ptr<const JsonTokenizer> load(const QString &file)
+{
+    const QByteArray text = readAll(kDir + "/" + file);
+    std::string why;
+    auto t = JsonTokenizer::create(std::string_view(text.constData(), size_t(text.size())), why);
+    if (!t)
+        qWarning("%s: %s", qPrintable(file), why.c_str());
+    return t;
+}
+
+QString join(const std::vector<TokenId> &ids)
+{
+    QStringList s;
+    for (TokenId id : ids)
+        s << QString::number(id);
+    return s.join(' ');
+}
+
+QString join(const QJsonArray &ids)
+{
+    QStringList s;
+    for (const QJsonValue &id : ids)
+        s << QString::number(id.toInteger());
+    return s.join(' ');
+}
+
+} // namespace
+
+class TestTokenizerJson : public QObject {
+    Q_OBJECT
+private slots:
+    void golden_data();
+    void golden();
+};
+
+void TestTokenizerJson::golden_data()
+{
+    QTest::addColumn<QString>("file");
+    QTest::addColumn<QJsonArray>("cases");
+    const QJsonObject all = ::golden();
+    QVERIFY(all.size() >= 14);
+    for (auto it = all.begin(); it != all.end(); ++it) {
+        const QJsonObject t = it.value().toObject();
+        QTest::newRow(qPrintable(it.key())) << t.value("file").toString() << t.value("cases").toArray();
+    }
+}
+
+void TestTokenizerJson::golden()
+{
+    QFETCH(QString, file);
+    QFETCH(QJsonArray, cases);
+    const auto tokenizer = load(file);
+    QVERIFY(tokenizer);
+    QVERIFY(cases.size() > 100);
+    int failures = 0;
+    for (const QJsonValue &value : cases) {
+        const QJsonObject c = value.toObject();
+        const QByteArray text = c.value("text").toString().toUtf8();
+        const bool addSpecial = c.value("add_special").toBool();
+        const auto encoding = tokenizer->encodeTokens(std::string_view(text.constData(), size_t(text.size())),
+                                                      TokenizeOptions{addSpecial, true});
+        QVERIFY(encoding);
+        const QString got = join(encoding->ids), want = join(c.value("ids").toArray());
+        QStringList tokens;
+        for (const std::string &t : encoding->tokens)
+            tokens << QString::fromStdString(t);
+        QStringList wantTokens;
+        for (const QJsonValue &t : c.value("tokens").toArray())
+            wantTokens << t.toString();
+        std::vector<TokenId> wantIds;
+        for (const QJsonValue &id : c.value("ids").toArray())
+            wantIds.push_back(TokenId(id.toInteger()));
+        const QString decoded = QString::fromStdString(tokenizer->decode(wantIds, false));
+        const QString decodedSkip = QString::fromStdString(tokenizer->decode(wantIds, true));
+        const bool ok = got == want && tokens == wantTokens && decoded == c.value("decoded").toString() &&
+                        decodedSkip == c.value("decoded_skip").toString();
+        if (!ok && ++failures <= 5)
+            qWarning().noquote() << "text" << c.value("text").toString().left(80) << "add_special" << addSpecial
+                                 << "\n  ids  " << got.left(300) << "\n  want " << want.left(300) << "\n  decoded "
+                                 << decoded.left(120) << "\n  want    " << c.value("decoded").toString().left(120)
+                                 << "\n  skip " << decodedSkip.left(120) << "\n  want "
+                                 << c.value("decoded_skip").toString().left(120);
+    }
+    QCOMPARE(failures, 0);
+}
+
+QTEST_GUILESS_MAIN(TestTokenizerJson)
+#include "tst_tokenizer_json.moc"
