@@ -4,8 +4,10 @@
 #include "app/gguf_inspect/commands.h"
 
 #include "app/gguf_inspect/json_writer.h"
+#include "core/edit/checkpoint_writer.h"
 #include "core/edit/file_writer.h"
 #include "core/edit/header_writer.h"
+#include "core/safetensors/checkpoint.h"
 #include "core/template/chat_template.h"
 #include "core/vocab/well_known_keys.h"
 
@@ -254,9 +256,8 @@ int reportSet(const CommandArgs &args, const gguf::GgufFile &file, const gguf::M
     return kExitOk;
 }
 
-} // namespace
-
-int runSet(const CommandArgs &args)
+// -o OUT or --in-place, and something to change; else the usage message's status.
+std::optional<int> checkTarget(const CommandArgs &args)
 {
     if (args.output.empty() && !args.inPlace)
         return setUsage("say where to write: -o OUT (a new file) or --in-place (FILE itself); nothing was changed");
@@ -264,6 +265,15 @@ int runSet(const CommandArgs &args)
         return setUsage("-o and --in-place exclude each other");
     if (args.rest.empty() && args.removes.empty() && !args.chatTemplateFile)
         return setUsage("nothing to change: give KEY=VALUE, --remove KEY or --chat-template-file F");
+    return std::nullopt;
+}
+
+} // namespace
+
+int runSet(const CommandArgs &args)
+{
+    if (const std::optional<int> refused = checkTarget(args))
+        return *refused;
 
     const auto file = openFile(args.file);
     if (!file)
@@ -299,6 +309,52 @@ int runSet(const CommandArgs &args)
     }
 
     return reportSet(args, *file, *changes, *plan, result);
+}
+
+// `set` on a checkpoint: one .safetensors file's `__metadata__` (string to string), written by a
+// copy beside the target, synced and renamed over it (core/edit/checkpoint_writer.h).
+int runSetOf(const gguf::st::Checkpoint &checkpoint, const CommandArgs &args)
+{
+    if (const std::optional<int> refused = checkTarget(args))
+        return *refused;
+    if (!args.types.empty() || args.chatTemplateFile || args.reserve != 0)
+        return setUsage("a safetensors file's __metadata__ holds strings only: --type, --chat-template-file and "
+                        "--reserve are for a GGUF");
+    std::vector<std::pair<std::string, std::string>> pairs;
+    for (const std::string &arg : args.rest) {
+        const size_t eq = arg.find('=');
+        if (eq == std::string::npos || eq == 0)
+            return setUsage("expected KEY=VALUE, not '" + arg + "'");
+        pairs.emplace_back(arg.substr(0, eq), arg.substr(eq + 1));
+    }
+    const std::string target = args.inPlace ? checkpoint.shards().front().path : args.output;
+    const gguf::CheckpointPlan plan = gguf::planMetadataEdit(checkpoint, pairs, args.removes, target);
+    if (!plan.error.empty()) {
+        std::fprintf(stderr, "gguf-inspect: set: %s\n", printable(plan.error).c_str());
+        return kExitBadFile;
+    }
+    ProgressPrinter progress("copying the tensor data");
+    const gguf::WriteOutcome out = gguf::writeCheckpointPlan(
+        checkpoint, plan, [&](uint64_t done, uint64_t total) { return progress(done, total); });
+    if (!out.ok) {
+        std::fprintf(stderr, "gguf-inspect: set: %s\n", printable(out.message).c_str());
+        return kExitBadFile;
+    }
+    if (args.json) {
+        JsonWriter json(stdout);
+        json.beginObject();
+        json.field("path", target);
+        json.field("in_place", plan.replace);
+        json.field("set", static_cast<uint64_t>(pairs.size()));
+        json.field("removed", static_cast<uint64_t>(args.removes.size()));
+        json.field("bytes_written", out.bytesWritten);
+        json.endObject();
+        return json.finish() ? kExitOk : kExitBadFile;
+    }
+    print(printable(target) + ": __metadata__ " + countOf(pairs.size(), "key set", "keys set") + ", " +
+          countOf(args.removes.size(), "removed", "removed") + "; written by a copy (" + humanBytes(out.bytesWritten) +
+          " of tensor data)\n");
+    return kExitOk;
 }
 
 } // namespace cli

@@ -79,6 +79,11 @@ int runReportOf(const gguf::st::Checkpoint &checkpoint, const CommandArgs &args)
 /// library runs it (cli_tokenize.cpp).
 int runTokenizeOf(const gguf::st::Checkpoint &checkpoint, const CommandArgs &args);
 int runDetokenizeOf(const gguf::st::Checkpoint &checkpoint, const CommandArgs &args);
+/// split, merge and set on a Hugging Face checkpoint: safetensors shards with their index, the
+/// shards as one file, a file's `__metadata__` (cli_split.cpp, cli_set.cpp).
+int runSplitOf(const gguf::st::Checkpoint &checkpoint, const CommandArgs &args);
+int runMergeOf(const gguf::st::Checkpoint &checkpoint, const CommandArgs &args);
+int runSetOf(const gguf::st::Checkpoint &checkpoint, const CommandArgs &args);
 /// The tokenizer.json beside a checkpoint could not be read: "no tokenizer.json beside the
 /// checkpoint", or the error at its path (cli_safetensors.cpp).
 void reportTokenizerJsonError(const gguf::st::Checkpoint &checkpoint, const std::string &file,

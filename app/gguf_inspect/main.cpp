@@ -101,11 +101,13 @@ constexpr Command kCommands[] = {
     {"split", "split FILE -o PREFIX (--split-max-tensors N | --split-max-size SIZE) [--dry-run]",
      "shards as llama.cpp's gguf-split writes them: PREFIX-00001-of-0000N.gguf…, the split.no/split.count/"
      "split.tensors.count keys, the metadata in the first; written beside, synced and named at the end, never "
-     "over an existing file",
+     "over an existing file; a Hugging Face checkpoint's as PREFIX-00001-of-0000N.safetensors and "
+     "PREFIX.safetensors.index.json",
      cli::runSplit, optionSet({Option::Output, Option::SplitMaxTensors, Option::SplitMaxSize, Option::DryRun})},
     {"merge", "merge SHARD1 -o OUT [--dry-run]",
-     "a split set as one file: the first shard's metadata less the split keys, every tensor's bytes", cli::runMerge,
-     optionSet({Option::Output, Option::DryRun})},
+     "a split set as one file: the first shard's metadata less the split keys, every tensor's bytes; a checkpoint's "
+     "shards as one .safetensors file",
+     cli::runMerge, optionSet({Option::Output, Option::DryRun})},
     {"report", "report FILE [-o F.md | F.html]",
      "one self-contained document to attach to an issue: overview, llama.cpp's verdict with its findings, the "
      "metadata (long arrays summarised, chat templates in full), the tensors, the type mix as a chart and the memory "

@@ -8,6 +8,8 @@
 #include "core/format/byte_source.h"
 #include "core/format/split_model.h"
 
+#include "output_file.h"
+
 #include <fcntl.h>
 #include <unistd.h>
 
@@ -115,54 +117,23 @@ std::vector<uint8_t> headerOf(const SplitModel &model, const PlannedFile &file, 
     return out;
 }
 
-// A file being written: a temporary beside the target, renamed over nothing at the end.
-class OutputFile {
-public:
-    explicit OutputFile(std::string target) : m_target(std::move(target))
-    {
-        m_temp = m_target + ".part";
-        m_fd = ::open(m_temp.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0644);
-    }
-    ~OutputFile()
-    {
-        if (m_fd >= 0)
-            ::close(m_fd);
-        if (!m_done)
-            ::unlink(m_temp.c_str());
-    }
-    OutputFile(const OutputFile &) = delete;
-    OutputFile &operator=(const OutputFile &) = delete;
-    bool valid() const { return m_fd >= 0; }
-    const std::string &temp() const { return m_temp; }
-    bool write(const uint8_t *p, uint64_t n)
-    {
-        while (n > 0) {
-            const ssize_t w = ::write(m_fd, p, size_t(std::min<uint64_t>(n, uint64_t(1) << 30)));
-            if (w <= 0)
-                return false;
-            p += w;
-            n -= uint64_t(w);
-        }
-        return true;
-    }
-    bool sync() { return ::fsync(m_fd) == 0 && ::close(std::exchange(m_fd, -1)) == 0; }
-    bool rename()
-    {
-        // never over a file that appeared meanwhile: link the temporary to the name, then drop it
-        if (::link(m_temp.c_str(), m_target.c_str()) != 0)
-            return false;
-        ::unlink(m_temp.c_str());
-        m_done = true;
-        return true;
-    }
-
-private:
-    std::string m_target, m_temp;
-    int m_fd = -1;
-    bool m_done = false;
-};
-
 } // namespace
+
+std::vector<PlannedFile> packTensors(size_t count, const std::function<uint64_t(size_t)> &bytesOf,
+                                     const SplitLimits &limits)
+{
+    std::vector<PlannedFile> files(1);
+    for (size_t t = 0; t < count; ++t) {
+        const uint64_t bytes = bytesOf(t);
+        const PlannedFile &cur = files.back();
+        if ((limits.maxTensors && cur.tensors.size() >= limits.maxTensors) ||
+            (limits.maxBytes && !cur.tensors.empty() && cur.dataBytes + bytes > limits.maxBytes))
+            files.emplace_back();
+        files.back().tensors.push_back(t);
+        files.back().dataBytes += bytes;
+    }
+    return files;
+}
 
 WritePlan planSplit(const SplitModel &model, const std::string &prefix, const SplitLimits &limits)
 {
@@ -173,17 +144,9 @@ WritePlan planSplit(const SplitModel &model, const std::string &prefix, const Sp
         plan.error = "give --split-max-tensors N or --split-max-size SIZE";
         return plan;
     }
-    std::vector<PlannedFile> files(1);
-    for (size_t t = 0; t < model.tensors().size(); ++t) {
-        const uint64_t bytes = padded(model.tensors()[t].info->byteSize, kDefaultAlignment);
-        PlannedFile &cur = files.back();
-        const bool full = (limits.maxTensors && cur.tensors.size() >= limits.maxTensors) ||
-                          (limits.maxBytes && !cur.tensors.empty() && cur.dataBytes + bytes > limits.maxBytes);
-        if (full)
-            files.emplace_back();
-        files.back().tensors.push_back(t);
-        files.back().dataBytes += bytes;
-    }
+    std::vector<PlannedFile> files = packTensors(
+        model.tensors().size(), [&](size_t t) { return padded(model.tensors()[t].info->byteSize, kDefaultAlignment); },
+        limits);
     if (files.size() > 65535) {
         plan.error = "that makes " + std::to_string(files.size()) + " shards; split.count holds at most 65535";
         return plan;

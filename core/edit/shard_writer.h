@@ -11,6 +11,7 @@
 #include "core/util/parallel_chunks.h"
 
 #include <cstdint>
+#include <functional>
 #include <string>
 #include <vector>
 
@@ -35,6 +36,12 @@ struct WritePlan {
     std::vector<PlannedFile> files;
     std::string error; ///< why nothing can be written (then no files)
 };
+
+/// Items 0…count−1 in order, packed into files: a file closes after `maxTensors` items, or before
+/// the item that would take its bytes past `maxBytes` (an item larger than that has a file of its
+/// own). The paths are left empty.
+std::vector<PlannedFile> packTensors(size_t count, const std::function<uint64_t(size_t)> &bytesOf,
+                                     const SplitLimits &limits);
 
 /// The shards `model` (one file or a set, read whole) would be split into under `prefix`.
 WritePlan planSplit(const SplitModel &model, const std::string &prefix, const SplitLimits &limits);

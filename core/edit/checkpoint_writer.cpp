@@ -1,0 +1,317 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
+// planCheckpointSplit, planCheckpointMerge, planMetadataEdit and writeCheckpointPlan
+// (docs/SAFETENSORS.md §10).
+#include "core/edit/checkpoint_writer.h"
+
+#include "core/safetensors/checkpoint.h"
+
+#include "output_file.h"
+
+#include <sys/stat.h>
+
+#include <algorithm>
+#include <cerrno>
+#include <cstdio>
+#include <cstring>
+#include <filesystem>
+#include <memory>
+
+namespace gguf {
+namespace {
+
+using st::Checkpoint;
+
+// Why `checkpoint` cannot be rewritten, or "": every shard read whole, accepted by the reference
+// rules, local, and every tensor's bytes inside its file.
+std::string checkpointRefusal(const Checkpoint &checkpoint)
+{
+    for (const Checkpoint::Shard &s : checkpoint.shards()) {
+        if (!s.file)
+            return s.path + ": " + (s.error.message.empty() ? std::string("could not be opened") : s.error.message);
+        if (s.file->source().isRemote())
+            return s.path + ": a remote checkpoint cannot be rewritten; download it first";
+    }
+    if (!checkpoint.referenceAccepts())
+        return checkpoint.path() + ": the checkpoint is damaged (see validate); it is not rewritten";
+    for (const Checkpoint::TensorRef &t : checkpoint.tensors())
+        if (!t.entry->dataInFile)
+            return checkpoint.shards()[t.shard].path + ": " + t.entry->name + "'s data is not inside the file";
+    if (checkpoint.tensors().empty())
+        return checkpoint.path() + ": no tensors to write";
+    return {};
+}
+
+std::vector<std::pair<std::string, std::string>> firstMetadata(const Checkpoint &checkpoint)
+{
+    std::vector<std::pair<std::string, std::string>> out;
+    for (const st::MetadataItem &m : checkpoint.shards().front().file->metadata())
+        out.emplace_back(m.key, m.value);
+    return out;
+}
+
+void appendJsonString(std::string &out, std::string_view text)
+{
+    out += '"';
+    for (const char c : text) {
+        if (c == '"' || c == '\\') {
+            out += '\\';
+            out += c;
+        } else if (static_cast<unsigned char>(c) < 0x20) {
+            char escape[8];
+            std::snprintf(escape, sizeof escape, "\\u%04x", static_cast<unsigned>(c));
+            out += escape;
+        } else {
+            out += c;
+        }
+    }
+    out += '"';
+}
+
+std::string shardName(const std::string &prefix, size_t k, size_t count)
+{
+    char suffix[64];
+    std::snprintf(suffix, sizeof suffix, "-%05zu-of-%05zu.safetensors", k + 1, count);
+    return prefix + suffix;
+}
+
+// transformers' index: {"metadata": {"total_size": N}, "weight_map": {tensor: shard}}, keys sorted,
+// indented by two, as save_pretrained writes it.
+std::string indexText(const Checkpoint &checkpoint, const CheckpointPlan &plan)
+{
+    std::vector<std::pair<std::string, std::string>> map;
+    uint64_t total = 0;
+    for (const CheckpointFile &f : plan.files) {
+        const std::string base = std::filesystem::path(f.path).filename().string();
+        for (const size_t t : f.tensors)
+            map.emplace_back(checkpoint.tensors()[t].entry->name, base);
+        total += f.dataBytes;
+    }
+    std::sort(map.begin(), map.end());
+    std::string out =
+        "{\n  \"metadata\": {\n    \"total_size\": " + std::to_string(total) + "\n  },\n  \"weight_map\": {";
+    for (size_t i = 0; i < map.size(); ++i) {
+        out += i ? ",\n    " : "\n    ";
+        appendJsonString(out, map[i].first);
+        out += ": ";
+        appendJsonString(out, map[i].second);
+    }
+    out += "\n  }\n}\n";
+    return out;
+}
+
+bool writeAll(OutputFile &file, std::string_view bytes)
+{
+    return file.write(reinterpret_cast<const uint8_t *>(bytes.data()), bytes.size());
+}
+
+// The tensor data of one file, in its order; false with `why` on a failure or a cancel.
+bool writeTensors(const Checkpoint &checkpoint, const CheckpointFile &f, OutputFile &file, WriteOutcome &out,
+                  uint64_t total, const ProgressFn &progress)
+{
+    for (const size_t t : f.tensors) {
+        const Checkpoint::TensorRef &ref = checkpoint.tensors()[t];
+        const st::SafetensorsFile &src = *checkpoint.shards()[ref.shard].file;
+        const uint8_t *data = src.source().data() + ref.entry->fileBegin;
+        const uint64_t size = ref.entry->bytes();
+        for (uint64_t at = 0; at < size; at += uint64_t(64) << 20) {
+            const uint64_t n = std::min<uint64_t>(uint64_t(64) << 20, size - at);
+            if (!file.write(data + at, n)) {
+                out.message = file.temp() + ": write failed: " + std::strerror(errno);
+                return false;
+            }
+            out.bytesWritten += n;
+            if (progress && !progress(out.bytesWritten, total)) {
+                out.cancelled = true;
+                out.message = "cancelled; nothing was written";
+                return false;
+            }
+        }
+    }
+    return true;
+}
+
+} // namespace
+
+CheckpointPlan planCheckpointSplit(const Checkpoint &checkpoint, const std::string &prefix, const SplitLimits &limits)
+{
+    CheckpointPlan plan;
+    if ((plan.error = checkpointRefusal(checkpoint)); !plan.error.empty())
+        return plan;
+    if (limits.maxTensors == 0 && limits.maxBytes == 0) {
+        plan.error = "give --split-max-tensors N or --split-max-size SIZE";
+        return plan;
+    }
+    std::vector<CheckpointFile> files = packTensors(
+        checkpoint.tensors().size(), [&](size_t t) { return checkpoint.tensors()[t].entry->bytes(); }, limits);
+    if (files.size() > 99999) {
+        plan.error = "that makes " + std::to_string(files.size()) + " shards; the names hold at most 99999";
+        return plan;
+    }
+    for (size_t k = 0; k < files.size(); ++k)
+        files[k].path = shardName(prefix, k, files.size());
+    plan.files = std::move(files);
+    plan.indexPath = prefix + ".safetensors.index.json";
+    plan.metadata = firstMetadata(checkpoint);
+    return plan;
+}
+
+CheckpointPlan planCheckpointMerge(const Checkpoint &checkpoint, const std::string &out)
+{
+    CheckpointPlan plan;
+    if ((plan.error = checkpointRefusal(checkpoint)); !plan.error.empty())
+        return plan;
+    if (checkpoint.shards().size() < 2) {
+        plan.error = checkpoint.path() + " is one file already; merge joins the shards of an index or a folder";
+        return plan;
+    }
+    CheckpointFile file{out, {}, 0};
+    for (size_t t = 0; t < checkpoint.tensors().size(); ++t) {
+        file.tensors.push_back(t);
+        file.dataBytes += checkpoint.tensors()[t].entry->bytes();
+    }
+    plan.files.push_back(std::move(file));
+    plan.metadata = firstMetadata(checkpoint);
+    return plan;
+}
+
+CheckpointPlan planMetadataEdit(const Checkpoint &checkpoint,
+                                const std::vector<std::pair<std::string, std::string>> &set,
+                                const std::vector<std::string> &remove, const std::string &target)
+{
+    CheckpointPlan plan;
+    if ((plan.error = checkpointRefusal(checkpoint)); !plan.error.empty())
+        return plan;
+    if (checkpoint.shards().size() != 1) {
+        plan.error = checkpoint.path() + " has " + std::to_string(checkpoint.shards().size()) +
+                     " shards; set edits the __metadata__ of one .safetensors file: name the shard";
+        return plan;
+    }
+    std::vector<std::pair<std::string, std::string>> metadata = firstMetadata(checkpoint);
+    for (const std::string &key : remove) {
+        const auto it = std::find_if(metadata.begin(), metadata.end(), [&](const auto &m) { return m.first == key; });
+        if (it == metadata.end()) {
+            plan.error = "--remove " + key + ": __metadata__ has no such key";
+            return plan;
+        }
+        metadata.erase(it);
+    }
+    for (const auto &[key, value] : set) {
+        const auto it = std::find_if(metadata.begin(), metadata.end(), [&](const auto &m) { return m.first == key; });
+        if (it != metadata.end())
+            it->second = value;
+        else
+            metadata.emplace_back(key, value);
+    }
+    CheckpointFile file{target, {}, 0};
+    for (size_t t = 0; t < checkpoint.tensors().size(); ++t) {
+        file.tensors.push_back(t);
+        file.dataBytes += checkpoint.tensors()[t].entry->bytes();
+    }
+    plan.files.push_back(std::move(file));
+    plan.metadata = std::move(metadata);
+    std::error_code ec;
+    plan.replace = std::filesystem::equivalent(target, checkpoint.shards().front().path, ec);
+    return plan;
+}
+
+std::string checkpointHeader(const Checkpoint &checkpoint, const CheckpointPlan &plan, const CheckpointFile &file)
+{
+    std::string json = "{";
+    if (!plan.metadata.empty()) {
+        json += "\"__metadata__\":{";
+        for (size_t i = 0; i < plan.metadata.size(); ++i) {
+            json += i ? "," : "";
+            appendJsonString(json, plan.metadata[i].first);
+            json += ':';
+            appendJsonString(json, plan.metadata[i].second);
+        }
+        json += '}';
+    }
+    uint64_t offset = 0;
+    for (const size_t t : file.tensors) {
+        const st::TensorEntry &e = *checkpoint.tensors()[t].entry;
+        json += json.size() > 1 ? "," : "";
+        appendJsonString(json, e.name);
+        json += ":{\"dtype\":\"" + std::string(st::dtypeName(e.dtype)) + "\",\"shape\":[";
+        for (size_t d = 0; d < e.shape.size(); ++d)
+            json += (d ? "," : "") + std::to_string(e.shape[d]);
+        json += "],\"data_offsets\":[" + std::to_string(offset) + "," + std::to_string(offset + e.bytes()) + "]}";
+        offset += e.bytes();
+    }
+    json += '}';
+    json.append((8 - json.size() % 8) % 8, ' ');
+    std::string out(8, '\0');
+    uint64_t n = json.size();
+    for (int i = 0; i < 8; ++i, n >>= 8)
+        out[i] = static_cast<char>(n & 0xff);
+    return out + json;
+}
+
+WriteOutcome writeCheckpointPlan(const Checkpoint &checkpoint, const CheckpointPlan &plan, const ProgressFn &progress)
+{
+    WriteOutcome out;
+    if (!plan.error.empty() || plan.files.empty()) {
+        out.message = plan.error.empty() ? "nothing to write" : plan.error;
+        return out;
+    }
+    std::vector<std::string> targets;
+    for (const CheckpointFile &f : plan.files)
+        targets.push_back(f.path);
+    if (!plan.indexPath.empty())
+        targets.push_back(plan.indexPath);
+    for (const std::string &path : targets)
+        if (std::error_code ec; !plan.replace && std::filesystem::exists(path, ec)) {
+            out.message = path + " exists; nothing was written (remove it or choose another name)";
+            return out;
+        }
+    uint64_t total = 0;
+    for (const CheckpointFile &f : plan.files)
+        total += f.dataBytes;
+    std::vector<std::unique_ptr<OutputFile>> files;
+    for (const CheckpointFile &f : plan.files) {
+        files.push_back(std::make_unique<OutputFile>(f.path));
+        OutputFile &file = *files.back();
+        if (!file.valid()) {
+            out.message = file.temp() + ": cannot be created: " + std::strerror(errno);
+            return out;
+        }
+        if (!writeAll(file, checkpointHeader(checkpoint, plan, f))) {
+            out.message = file.temp() + ": write failed: " + std::strerror(errno);
+            return out;
+        }
+        if (!writeTensors(checkpoint, f, file, out, total, progress))
+            return out; // the OutputFiles remove their temporaries
+        if (!file.sync()) {
+            out.message = file.temp() + ": could not be written to the disk: " + std::strerror(errno);
+            return out;
+        }
+    }
+    if (!plan.indexPath.empty()) {
+        files.push_back(std::make_unique<OutputFile>(plan.indexPath));
+        OutputFile &index = *files.back();
+        if (!index.valid() || !writeAll(index, indexText(checkpoint, plan)) || !index.sync()) {
+            out.message = index.temp() + ": could not be written: " + std::strerror(errno);
+            return out;
+        }
+    }
+    if (plan.replace) {
+        struct stat st {};
+        const mode_t mode = ::stat(plan.files.front().path.c_str(), &st) == 0 ? (st.st_mode & 07777) : 0644;
+        if (!files.front()->replace(mode)) {
+            out.message =
+                plan.files.front().path + ": could not be replaced (" + std::strerror(errno) + "); it is as it was";
+            return out;
+        }
+    } else {
+        for (const auto &file : files)
+            if (!file->rename()) {
+                out.message = "a file could not be given its name (" + std::string(std::strerror(errno)) +
+                              "); the ones already named stay";
+                return out;
+            }
+    }
+    out.ok = true;
+    return out;
+}
+
+} // namespace gguf
