@@ -195,12 +195,13 @@ CheckpointPlan planMetadataEdit(const Checkpoint &checkpoint,
         }
         metadata.erase(it);
     }
-    for (const auto &[key, value] : set) {
-        const auto it = std::find_if(metadata.begin(), metadata.end(), [&](const auto &m) { return m.first == key; });
+    for (const std::pair<std::string, std::string> &change : set) {
+        const auto it =
+            std::find_if(metadata.begin(), metadata.end(), [&](const auto &m) { return m.first == change.first; });
         if (it != metadata.end())
-            it->second = value;
+            it->second = change.second;
         else
-            metadata.emplace_back(key, value);
+            metadata.push_back(change);
     }
     CheckpointFile file{target, {}, 0};
     for (size_t t = 0; t < checkpoint.tensors().size(); ++t) {
