@@ -4,6 +4,7 @@
 #include "core/edit/checkpoint_writer.h"
 
 #include "core/safetensors/checkpoint.h"
+#include "core/util/json_text.h"
 
 #include "output_file.h"
 
@@ -47,24 +48,6 @@ std::vector<std::pair<std::string, std::string>> firstMetadata(const Checkpoint 
     for (const st::MetadataItem &m : checkpoint.shards().front().file->metadata())
         out.emplace_back(m.key, m.value);
     return out;
-}
-
-void appendJsonString(std::string &out, std::string_view text)
-{
-    out += '"';
-    for (const char c : text) {
-        if (c == '"' || c == '\\') {
-            out += '\\';
-            out += c;
-        } else if (static_cast<unsigned char>(c) < 0x20) {
-            char escape[8];
-            std::snprintf(escape, sizeof escape, "\\u%04x", static_cast<unsigned>(c));
-            out += escape;
-        } else {
-            out += c;
-        }
-    }
-    out += '"';
 }
 
 std::string shardName(const std::string &prefix, size_t k, size_t count)
