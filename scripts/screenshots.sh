@@ -31,6 +31,13 @@ QT_SCALE_FACTOR=2 tour scale2 3200x2000
 checkpoint=tests/data/hf-oracle/mixtral-bf16
 tour checkpoint 1600x1000 "$checkpoint"
 tour checkpoint-compare 1600x1000 --compare "$checkpoint.q8_0.gguf" "$checkpoint"
+# its Tokenize tab with a real tokenizer.json: qwen3's (trimmed, tests/data/hf-tokenizers) beside
+# the qwen3 oracle's weights
+qwen=$work/qwen3-checkpoint
+mkdir -p "$qwen"
+cp tests/data/hf-oracle/qwen3-bf16/config.json tests/data/hf-oracle/qwen3-bf16/model.safetensors "$qwen/"
+cp tests/data/hf-tokenizers/qwen3.tokenizer.json "$qwen/tokenizer.json"
+tour checkpoint-tokenize 1600x1000 "$qwen"
 
 mkdir -p docs/screenshots
 rm -f docs/screenshots/*.png
@@ -44,6 +51,7 @@ done
 for page in overview metadata tensors weights weights-heatmap tokenizer bytes; do
   cp "$work/checkpoint/shot-checkpoint-$page.png" "docs/screenshots/checkpoint-$page.png"
 done
+cp "$work/checkpoint-tokenize/shot-checkpoint-tokenize.png" docs/screenshots/checkpoint-tokenize.png
 cp "$work/checkpoint-compare/shot-compare-checkpoint.png" docs/screenshots/checkpoint-compare.png
 cp "$work/checkpoint-compare/shot-compare-checkpoint-heatmap.png" docs/screenshots/checkpoint-compare-heatmap.png
 ls docs/screenshots

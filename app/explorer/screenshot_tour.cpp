@@ -4,6 +4,7 @@
 #include "app/explorer/stall_monitor.h"
 #include "core/format/gguf_file.h"
 #include "core/format/split_model.h"
+#include "ui/checkpoint/checkpoint_tokenizer.h"
 #include "ui/checkpoint/checkpoint_view.h"
 #include "ui/checkpoint/checkpoint_weights.h"
 #include "ui/common/job_tracker.h"
@@ -96,6 +97,15 @@ void grabWeightViews(MainWindow &window, const QString &prefix, int mode, StallM
 
 void whenIdle(MainWindow &window, const std::function<bool()> &busy, const std::function<void()> &then);
 
+// The text the tour tokenizes: words, contractions, digits, a fraction, umlauts, CJK, Arabic, an
+// emoji, a special-looking token and code.
+QString sampleText()
+{
+    return QStringLiteral("The quick brown fox doesn't tokenize itself: 1234567 tokens, \u00bd price!\n"
+                          "Gr\u00f6\u00dfe \u6570\u5b66 \u0645\u0631\u062d\u0628\u0627 \U0001F999 <s> "
+                          "    def f(x): return x**2");
+}
+
 // Shows the Tokenizer page's Tokenize section with a sample text and grabs it as
 // `<prefix>-tokenize.png` once the text is tokenized (when the file has a tokenizer), or once the
 // section says why it cannot be; then `done`.
@@ -119,9 +129,7 @@ void grabTokenize(MainWindow &window, const QString &prefix, StallMonitor *monit
         });
     };
     TokenizeView *view = page->tokenizeView();
-    view->setText(QStringLiteral("The quick brown fox doesn't tokenize itself: 1234567 tokens, \u00bd price!\n"
-                                 "Gr\u00f6\u00dfe \u6570\u5b66 \u0645\u0631\u062d\u0628\u0627 \U0001F999 <s> "
-                                 "    def f(x): return x**2"));
+    view->setText(sampleText());
     // once tokenized, or once the tokenizer is built when llama.cpp would refuse the vocabulary
     whenIdle(
         window, [view] { return view->isBusy(); }, grab);
@@ -469,8 +477,29 @@ void grabPagesInTurn(MainWindow &window, const QString &prefix, StallMonitor *mo
     });
 }
 
+// The checkpoint's Tokenize tab with the sample text, as `<prefix>-checkpoint-tokenize.png`; then `done`.
+void grabCheckpointTokenize(MainWindow &window, const QString &prefix, StallMonitor *monitor,
+                            const std::function<void()> &done)
+{
+    CheckpointTokenizer *page = window.checkpointView()->tokenizer();
+    page->tabs()->setCurrentWidget(page->tokenizeView());
+    TokenizeView *view = page->tokenizeView();
+    view->setText(sampleText());
+    whenIdle(
+        window, [view] { return view->isBusy(); },
+        [&window, prefix, monitor, done] {
+            QTimer::singleShot(kSettleMs, &window, [&window, prefix, monitor, done] {
+                const QString file = QStringLiteral("%1-checkpoint-tokenize.png").arg(prefix);
+                if (grabTo(window, file, monitor))
+                    QTextStream(stdout) << file << '\n';
+                window.checkpointView()->tokenizer()->tabs()->setCurrentIndex(0);
+                done();
+            });
+        });
+}
+
 // A Hugging Face checkpoint (#43): each of its pages as `<prefix>-checkpoint-<page>.png`, the
-// Weights page once its statistics are on it; then calls `done`.
+// Weights page once its statistics are on it, the Tokenizer page's Tokenize tab too; then calls `done`.
 void grabCheckpointPages(MainWindow &window, const QString &prefix, StallMonitor *monitor, int index,
                          const std::function<void()> &done)
 {
@@ -496,7 +525,13 @@ void grabCheckpointPages(MainWindow &window, const QString &prefix, StallMonitor
                         QTextStream(stdout) << heatmap << '\n';
                     shown->weights()->views()->setCurrentIndex(0);
                 }
-                grabCheckpointPages(window, prefix, monitor, index + 1, done);
+                const auto next = [&window, prefix, monitor, index, done] {
+                    grabCheckpointPages(window, prefix, monitor, index + 1, done);
+                };
+                if (shown->currentWidget() == shown->tokenizer())
+                    grabCheckpointTokenize(window, prefix, monitor, next);
+                else
+                    next();
             });
         };
         if (view->currentWidget() == view->weights() && view->weights()->tracker()->isRunning())

@@ -2,16 +2,19 @@
 #include "ui/checkpoint/checkpoint_tokenizer.h"
 
 #include "core/safetensors/checkpoint.h"
+#include "core/vocab/tokenizer_json.h"
 #include "ui/common/fixed_font.h"
 #include "ui/common/job_tracker.h"
 #include "ui/common/text_format.h"
 #include "ui/common/token_text.h"
+#include "ui/tokenizer/tokenize_view.h"
 
 #include <QHeaderView>
 #include <QLabel>
 #include <QLineEdit>
 #include <QLocale>
 #include <QSortFilterProxyModel>
+#include <QTabWidget>
 #include <QTableView>
 #include <QVBoxLayout>
 
@@ -23,6 +26,78 @@ struct Read {
     std::shared_ptr<const HfTokenizer> tokenizer;
     gguf::Error error;
 };
+
+// A checkpoint's tokenizer.json, run as Hugging Face's tokenizers library runs it
+// (core/vocab/tokenizer_json.h); or why it cannot run.
+class JsonTokenizeSource : public TokenizeSource {
+public:
+    JsonTokenizeSource(std::shared_ptr<const gguf::JsonTokenizer> tokenizer, QString problem)
+        : m_t(std::move(tokenizer)), m_problem(std::move(problem))
+    {
+    }
+    bool canTokenize() const override { return m_t != nullptr; }
+    QStringList notes() const override
+    {
+        if (!m_t)
+            return {m_problem};
+        QStringList notes{CheckpointTokenizer::tr("%1 tokenizer.json: the ids of Hugging Face's tokenizers library "
+                                                  "(its pipeline as the file describes it; \"Parse special tokens\" "
+                                                  "off is its encode_special_tokens).")
+                              .arg(TextFormat::fromView(m_t->modelType()))};
+        for (const std::string &note : m_t->notes())
+            notes << QString::fromStdString(note);
+        return notes;
+    }
+    QString addSpecialToolTip() const override
+    {
+        return CheckpointTokenizer::tr("Add the special tokens the file's post-processor puts around a text");
+    }
+    std::optional<std::vector<qint32>> tokenize(const std::string &text, bool addSpecial, bool parseSpecial,
+                                                const std::function<bool(uint64_t, uint64_t)> &progress) const override
+    {
+        auto encoding = m_t->encodeTokens(text, gguf::TokenizeOptions{addSpecial, parseSpecial}, progress);
+        if (!encoding)
+            return std::nullopt;
+        return std::vector<qint32>(encoding->ids.begin(), encoding->ids.end());
+    }
+    TokenChips::Chip chip(qint32 id) const override
+    {
+        return {id, TokenText::visible(m_t->decode(std::span(&id, 1), false), 60), m_t->isSpecial(id)};
+    }
+    QString details(qint32 id) const override
+    {
+        const std::string text = m_t->decode(std::span(&id, 1), false);
+        QString tip = CheckpointTokenizer::tr("token: %1").arg(TokenText::visible(m_t->tokenText(id)).toHtmlEscaped());
+        tip +=
+            QStringLiteral("<br>") + CheckpointTokenizer::tr("text: %1").arg(TokenText::visible(text).toHtmlEscaped());
+        tip += QStringLiteral("<br>") + CheckpointTokenizer::tr("bytes: %1")
+                                            .arg(text.empty() ? CheckpointTokenizer::tr("none") : TokenText::hex(text));
+        if (m_t->isSpecial(id))
+            tip += QStringLiteral("<br>") + CheckpointTokenizer::tr("a special added token");
+        return tip;
+    }
+
+private:
+    std::shared_ptr<const gguf::JsonTokenizer> m_t;
+    QString m_problem;
+};
+
+// Reads and builds the tokenizer.json beside `checkpoint` (on a worker).
+std::shared_ptr<const TokenizeSource> jsonSource(const std::shared_ptr<const gguf::st::Checkpoint> &checkpoint)
+{
+    gguf::Error error;
+    const std::optional<std::string> text = checkpoint->readBeside("tokenizer.json", error);
+    if (!text)
+        return std::make_shared<const JsonTokenizeSource>(
+            nullptr, error.kind == gguf::ErrorKind::NotFound
+                         ? CheckpointTokenizer::tr("No tokenizer.json beside this checkpoint.")
+                         : CheckpointTokenizer::tr("tokenizer.json could not be read: %1")
+                               .arg(QString::fromStdString(error.message)));
+    std::string why;
+    auto tokenizer = gguf::JsonTokenizer::create(*text, why);
+    return std::make_shared<const JsonTokenizeSource>(
+        tokenizer, CheckpointTokenizer::tr("tokenizer.json cannot be run here: %1.").arg(QString::fromStdString(why)));
+}
 
 } // namespace
 
@@ -84,7 +159,7 @@ QVariant HfTokenModel::headerData(int section, Qt::Orientation orientation, int 
 CheckpointTokenizer::CheckpointTokenizer(QWidget *parent)
     : QWidget(parent), m_model(new HfTokenModel(this)), m_proxy(new QSortFilterProxyModel(this)),
       m_summary(new QLabel(this)), m_filter(new QLineEdit(this)), m_view(new QTableView(this)),
-      m_tracker(new JobTracker(this))
+      m_tracker(new JobTracker(this)), m_tabs(new QTabWidget(this)), m_tokenize(new TokenizeView(this))
 {
     m_proxy->setSourceModel(m_model);
     m_proxy->setSortRole(Qt::UserRole);
@@ -100,11 +175,29 @@ CheckpointTokenizer::CheckpointTokenizer(QWidget *parent)
     m_summary->setTextInteractionFlags(Qt::TextSelectableByMouse);
     m_filter->setPlaceholderText(tr("Find tokens by their text"));
     m_filter->setClearButtonEnabled(true);
+    auto *vocabulary = new QWidget(this);
+    auto *vocabularyLayout = new QVBoxLayout(vocabulary);
+    vocabularyLayout->setContentsMargins(0, 0, 0, 0);
+    vocabularyLayout->addWidget(m_filter);
+    vocabularyLayout->addWidget(m_view, 1);
+    m_tabs->addTab(vocabulary, tr("&Vocabulary"));
+    m_tabs->addTab(m_tokenize, tr("T&okenize"));
     auto *layout = new QVBoxLayout(this);
     layout->addWidget(m_summary);
-    layout->addWidget(m_filter);
-    layout->addWidget(m_view, 1);
+    layout->addWidget(m_tabs, 1);
     connect(m_filter, &QLineEdit::textChanged, this, &CheckpointTokenizer::setFilter);
+    connect(m_tokenize, &TokenizeView::tokenActivated, this, &CheckpointTokenizer::selectToken);
+}
+
+void CheckpointTokenizer::selectToken(quint64 id)
+{
+    m_filter->clear();
+    const QModelIndex source = m_model->index(static_cast<int>(id), HfTokenModel::Token);
+    if (!source.isValid())
+        return;
+    m_tabs->setCurrentIndex(0);
+    m_view->setCurrentIndex(m_proxy->mapFromSource(source));
+    m_view->scrollTo(m_view->currentIndex(), QAbstractItemView::PositionAtCenter);
 }
 
 void CheckpointTokenizer::setCheckpoint(const std::shared_ptr<const gguf::st::Checkpoint> &checkpoint)
@@ -112,6 +205,8 @@ void CheckpointTokenizer::setCheckpoint(const std::shared_ptr<const gguf::st::Ch
     m_tracker->drop();
     m_model->setTokenizer(nullptr);
     m_summary->clear();
+    m_tokenize->setSource(checkpoint ? TokenizeSourceBuilder([checkpoint] { return jsonSource(checkpoint); })
+                                     : TokenizeSourceBuilder());
     if (!checkpoint)
         return;
     m_summary->setText(tr("Reading tokenizer.json…"));

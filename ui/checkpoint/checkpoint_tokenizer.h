@@ -12,7 +12,9 @@ class JobTracker;
 class QLabel;
 class QLineEdit;
 class QSortFilterProxyModel;
+class QTabWidget;
 class QTableView;
+class TokenizeView;
 namespace gguf::st {
 class Checkpoint;
 }
@@ -35,7 +37,8 @@ private:
 
 /// The Tokenizer page of a checkpoint: the vocabulary of the tokenizer.json beside it (read on a
 /// worker: it can be tens of megabytes), its model type, added and special tokens and merges; a
-/// filter finds tokens by their text.
+/// filter finds tokens by their text. Tokenize: text split by that tokenizer.json as Hugging Face's
+/// tokenizers library splits it (built and run on workers); a chip's click shows its token.
 class CheckpointTokenizer : public QWidget {
     Q_OBJECT
 public:
@@ -44,7 +47,11 @@ public:
     QString summary() const;
     QTableView *view() const { return m_view; }
     JobTracker *tracker() const { return m_tracker; }
+    TokenizeView *tokenizeView() const { return m_tokenize; }
+    QTabWidget *tabs() const { return m_tabs; }
     void setFilter(const QString &text);
+    /// Shows token `id` in the vocabulary.
+    void selectToken(quint64 id);
 
 signals:
     /// The tokenizer (or why there is none) is on the page.
@@ -57,4 +64,6 @@ private:
     QLineEdit *m_filter;
     QTableView *m_view;
     JobTracker *m_tracker;
+    QTabWidget *m_tabs;
+    TokenizeView *m_tokenize;
 };

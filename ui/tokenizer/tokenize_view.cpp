@@ -47,6 +47,67 @@ QString attributeNames(uint16_t attr)
     return names.isEmpty() ? TokenizeView::tr("undefined") : names.join(QStringLiteral(", "));
 }
 
+// A GGUF's tokenizer: llama.cpp's ids (core/vocab/tokenizer.h).
+class GgufTokenizeSource : public TokenizeSource {
+public:
+    explicit GgufTokenizeSource(std::shared_ptr<const gguf::Tokenizer> tokenizer) : m_t(std::move(tokenizer)) {}
+    bool canTokenize() const override { return m_t->canTokenize(); }
+    QStringList notes() const override
+    {
+        QStringList notes;
+        if (!m_t->refusal().empty())
+            notes << TextFormat::fromView(m_t->refusal()) + QLatin1Char('.');
+        else if (m_t->canTokenize())
+            notes << TokenizeView::tr("%1 tokenizer%2: the ids llama.cpp gives (its rules as of commit de3ff815, the "
+                                      "llama.cpp of node-llama-cpp 3.22.1).")
+                         .arg(TextFormat::fromView(gguf::tokenizerKindName(m_t->kind())),
+                              m_t->preType().empty()
+                                  ? QString()
+                                  : TokenizeView::tr(", pre-tokenizer %1").arg(TextFormat::fromView(m_t->preType())));
+        for (const std::string &d : m_t->diagnostics())
+            notes << TextFormat::fromView(d);
+        return notes;
+    }
+    QString addSpecialToolTip() const override
+    {
+        return TokenizeView::tr("Add the tokens the model adds around a prompt: %1")
+            .arg(m_t->kind() == gguf::TokenizerKind::Wpm
+                     ? TokenizeView::tr("CLS and SEP")
+                     : TokenizeView::tr("BOS %1, EOS %2")
+                           .arg(m_t->addBos() ? TokenizeView::tr("yes") : TokenizeView::tr("no"),
+                                m_t->addEos() ? TokenizeView::tr("yes") : TokenizeView::tr("no")));
+    }
+    std::optional<std::vector<qint32>> tokenize(const std::string &text, bool addSpecial, bool parseSpecial,
+                                                const std::function<bool(uint64_t, uint64_t)> &progress) const override
+    {
+        auto ids = m_t->tokenize(text, gguf::TokenizeOptions{addSpecial, parseSpecial}, progress);
+        if (!ids)
+            return std::nullopt;
+        return std::vector<qint32>(ids->begin(), ids->end());
+    }
+    TokenChips::Chip chip(qint32 id) const override
+    {
+        const uint16_t attr = m_t->attributes(id);
+        return {id, TokenText::visible(m_t->tokenToPiece(id), 60),
+                (attr & (gguf::kAttrControl | gguf::kAttrUnknown | gguf::kAttrUserDefined)) != 0};
+    }
+    QString details(qint32 id) const override
+    {
+        const std::string piece = m_t->tokenToPiece(id);
+        QString tip = TokenizeView::tr("stored: %1").arg(TokenText::visible(m_t->tokenText(id)).toHtmlEscaped());
+        tip += QStringLiteral("<br>") + TokenizeView::tr("text: %1").arg(TokenText::visible(piece).toHtmlEscaped());
+        tip += QStringLiteral("<br>") +
+               TokenizeView::tr("bytes: %1").arg(piece.empty() ? TokenizeView::tr("none") : TokenText::hex(piece));
+        if (const auto score = m_t->score(id))
+            tip += QStringLiteral("<br>") + TokenizeView::tr("score: %1").arg(QLocale::c().toString(*score, 'g', 7));
+        tip += QStringLiteral("<br>") + TokenizeView::tr("type: %1").arg(attributeNames(m_t->attributes(id)));
+        return tip;
+    }
+
+private:
+    std::shared_ptr<const gguf::Tokenizer> m_t;
+};
+
 } // namespace
 
 TokenizeView::TokenizeView(QWidget *parent)
@@ -110,12 +171,21 @@ TokenizeView::~TokenizeView() = default;
 
 void TokenizeView::setFile(std::shared_ptr<const gguf::GgufFile> file)
 {
+    if (!file) {
+        setSource(nullptr);
+        return;
+    }
+    setSource([file] { return std::make_shared<const GgufTokenizeSource>(gguf::Tokenizer::create(file)); });
+}
+
+void TokenizeView::setSource(TokenizeSourceBuilder build)
+{
     m_build->drop();
     m_jobs->drop();
     m_tokenizer.reset();
-    m_file = std::move(file);
+    m_builder = std::move(build);
     showTokens({}, {}, 0, 0);
-    m_notes->setText(m_file ? tr("The tokenizer is built when this section is first shown.") : QString());
+    m_notes->setText(m_builder ? tr("The tokenizer is built when this section is first shown.") : QString());
     m_editor->setEnabled(false);
     m_lazy->invalidate();
 }
@@ -124,42 +194,24 @@ void TokenizeView::setFile(std::shared_ptr<const gguf::GgufFile> file)
 // vocabulary, so they are built on a worker the first time the section is shown, not for every file.
 void TokenizeView::buildTokenizer()
 {
-    if (!m_file || m_tokenizer || m_build->isRunning())
+    if (!m_builder || m_tokenizer || m_build->isRunning())
         return;
     m_notes->setText(tr("Building the tokenizer…"));
     m_build->start(
-        tr("Building the tokenizer"),
-        [file = m_file](const gguf::ProgressFn &) { return gguf::Tokenizer::create(file); },
-        [this](const std::shared_ptr<const gguf::Tokenizer> &tokenizer) {
+        tr("Building the tokenizer"), [build = m_builder](const gguf::ProgressFn &) { return build(); },
+        [this](const std::shared_ptr<const TokenizeSource> &tokenizer) {
             m_tokenizer = tokenizer;
-            QStringList notes;
-            if (!tokenizer->refusal().empty())
-                notes << TextFormat::fromView(tokenizer->refusal()) + QLatin1Char('.');
-            else if (tokenizer->canTokenize())
-                notes << tr("%1 tokenizer%2: the ids llama.cpp gives (its rules as of commit de3ff815, the "
-                            "llama.cpp of node-llama-cpp 3.22.1).")
-                             .arg(TextFormat::fromView(gguf::tokenizerKindName(tokenizer->kind())),
-                                  tokenizer->preType().empty()
-                                      ? QString()
-                                      : tr(", pre-tokenizer %1").arg(TextFormat::fromView(tokenizer->preType())));
             // a few lines, the rest in the tooltip (a vocabulary may give thousands: the label, as tall
             // as its text, made the window's least height 600,000 px)
-            constexpr qsizetype kShown = 6;
-            QStringList all;
-            for (const std::string &d : tokenizer->diagnostics())
-                all << TextFormat::fromView(d);
-            notes << all.mid(0, kShown);
+            constexpr qsizetype kShown = 7;
+            const QStringList all = tokenizer->notes();
+            QStringList notes = all.mid(0, kShown);
             if (all.size() > kShown)
                 notes << tr("… and %1 more notes (hover to read the first 100)").arg(all.size() - kShown);
             m_notes->setText(notes.join(QLatin1Char('\n')));
-            m_notes->setToolTip(all.size() > kShown ? all.mid(0, 100).join(QLatin1Char('\n')) : QString());
+            m_notes->setToolTip(all.size() > kShown ? all.mid(1, 100).join(QLatin1Char('\n')) : QString());
             m_editor->setEnabled(tokenizer->canTokenize());
-            m_addSpecial->setToolTip(tr("Add the tokens the model adds around a prompt: %1")
-                                         .arg(tokenizer->kind() == gguf::TokenizerKind::Wpm
-                                                  ? tr("CLS and SEP")
-                                                  : tr("BOS %1, EOS %2")
-                                                        .arg(tokenizer->addBos() ? tr("yes") : tr("no"),
-                                                             tokenizer->addEos() ? tr("yes") : tr("no"))));
+            m_addSpecial->setToolTip(tokenizer->addSpecialToolTip());
             retokenize();
         });
 }
@@ -183,29 +235,25 @@ void TokenizeView::retokenize()
     if (!m_tokenizer || !m_tokenizer->canTokenize())
         return;
     const QString text = m_editor->toPlainText();
-    const gguf::TokenizeOptions options{m_addSpecial->isChecked(), m_parseSpecial->isChecked()};
+    const bool addSpecial = m_addSpecial->isChecked(), parseSpecial = m_parseSpecial->isChecked();
     m_jobs->start(
         tr("Tokenizing %1 characters").arg(QLocale().toString(text.size())),
-        [tokenizer = m_tokenizer, text, options](const gguf::ProgressFn &progress) {
+        [tokenizer = m_tokenizer, text, addSpecial, parseSpecial](const gguf::ProgressFn &progress) {
             // the text's UTF-8 and its counts are made here too, not on the GUI thread
             const std::string bytes = text.toStdString();
             Tokenized result;
             result.bytes = static_cast<qsizetype>(bytes.size());
             result.characters = std::count_if(bytes.begin(), bytes.end(),
                                               [](char c) { return (static_cast<unsigned char>(c) & 0xC0) != 0x80; });
-            auto ids = tokenizer->tokenize(bytes, options, progress);
+            auto ids = tokenizer->tokenize(bytes, addSpecial, parseSpecial, progress);
             if (!ids)
                 return result;
             result.complete = true;
-            result.ids.assign(ids->begin(), ids->end());
-            const size_t shown = std::min<size_t>(ids->size(), kMaxChips);
+            result.ids = std::move(*ids);
+            const size_t shown = std::min<size_t>(result.ids.size(), kMaxChips);
             result.chips.reserve(static_cast<qsizetype>(shown));
-            for (size_t i = 0; i < shown; ++i) {
-                const gguf::TokenId id = (*ids)[i];
-                const uint16_t attr = tokenizer->attributes(id);
-                result.chips.append({id, TokenText::visible(tokenizer->tokenToPiece(id), 60),
-                                     (attr & (gguf::kAttrControl | gguf::kAttrUnknown | gguf::kAttrUserDefined)) != 0});
-            }
+            for (size_t i = 0; i < shown; ++i)
+                result.chips.append(tokenizer->chip(result.ids[i]));
             return result;
         },
         [this](const Tokenized &result) {
@@ -249,15 +297,8 @@ QString TokenizeView::chipToolTip(int index) const
     if (!m_tokenizer || index < 0 || index >= m_chips->chips().size())
         return {};
     const qint32 id = m_chips->chips()[index].id;
-    const std::string piece = m_tokenizer->tokenToPiece(id);
     QString tip = tr("<b>token %1</b> (position %2)").arg(id).arg(index + 1);
-    tip +=
-        QStringLiteral("<br>") + tr("stored: %1").arg(TokenText::visible(m_tokenizer->tokenText(id)).toHtmlEscaped());
-    tip += QStringLiteral("<br>") + tr("text: %1").arg(TokenText::visible(piece).toHtmlEscaped());
-    tip += QStringLiteral("<br>") + tr("bytes: %1").arg(piece.empty() ? tr("none") : TokenText::hex(piece));
-    if (const auto score = m_tokenizer->score(id))
-        tip += QStringLiteral("<br>") + tr("score: %1").arg(QLocale::c().toString(*score, 'g', 7));
-    tip += QStringLiteral("<br>") + tr("type: %1").arg(attributeNames(m_tokenizer->attributes(id)));
+    tip += QStringLiteral("<br>") + m_tokenizer->details(id);
     tip += QStringLiteral("<br><i>") + tr("Click to show it in the vocabulary") + QStringLiteral("</i>");
     return tip;
 }

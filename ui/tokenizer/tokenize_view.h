@@ -5,7 +5,11 @@
 
 #include <QWidget>
 
+#include <functional>
 #include <memory>
+#include <optional>
+#include <string>
+#include <vector>
 
 class LazyRefresh;
 class JobProgress;
@@ -17,10 +21,32 @@ class QTimer;
 
 namespace gguf {
 class GgufFile;
-class Tokenizer;
 } // namespace gguf
 
-/// Type or paste text and see how the file's own tokenizer splits it, with llama.cpp's ids: the
+/// What a TokenizeView tokenizes with: a GGUF's llama.cpp tokenizer, or a checkpoint's
+/// tokenizer.json. Built on a worker, then used from workers (immutable).
+class TokenizeSource {
+public:
+    virtual ~TokenizeSource() = default;
+    virtual bool canTokenize() const = 0;
+    /// Lines for the notes under the text: what tokenizes, then what loading noticed.
+    virtual QStringList notes() const = 0;
+    /// The tooltip of the "Add BOS/EOS" box: what it adds with this tokenizer.
+    virtual QString addSpecialToolTip() const = 0;
+    virtual std::optional<std::vector<qint32>>
+    tokenize(const std::string &text, bool addSpecial, bool parseSpecial,
+             const std::function<bool(uint64_t, uint64_t)> &progress) const = 0;
+    /// The chip of a token: the text it stands for, and whether it is a special one.
+    virtual TokenChips::Chip chip(qint32 id) const = 0;
+    /// The tooltip lines after "token N (position P)" (HTML).
+    virtual QString details(qint32 id) const = 0;
+};
+
+/// Builds a source (on a worker); never null.
+using TokenizeSourceBuilder = std::function<std::shared_ptr<const TokenizeSource>()>;
+
+/// Type or paste text and see how the model's own tokenizer splits it (a GGUF's: llama.cpp's ids;
+/// a checkpoint's tokenizer.json: Hugging Face's tokenizers library's): the
 /// tokens as chips (hover: id, stored token, bytes, score, type; click: the token in the
 /// vocabulary), the token count and characters per token, and toggles for BOS/EOS and for parsing
 /// special tokens. The tokenizer is built (when the view is first shown or given a text) and every
@@ -35,7 +61,10 @@ public:
     explicit TokenizeView(QWidget *parent = nullptr);
     ~TokenizeView() override;
 
+    /// The file's own tokenizer (llama.cpp's).
     void setFile(std::shared_ptr<const gguf::GgufFile> file);
+    /// Another tokenizer, built by `build` when the view is first shown (null: none).
+    void setSource(TokenizeSourceBuilder build);
     /// Replaces the text (and tokenizes it).
     void setText(const QString &text);
 
@@ -75,8 +104,8 @@ private:
     JobTracker *m_jobs;
     JobProgress *m_progress;
     QTimer *m_debounce;
-    std::shared_ptr<const gguf::GgufFile> m_file;
-    std::shared_ptr<const gguf::Tokenizer> m_tokenizer;
+    TokenizeSourceBuilder m_builder;
+    std::shared_ptr<const TokenizeSource> m_tokenizer;
     std::vector<qint32> m_ids;
     LazyRefresh *m_lazy = nullptr; ///< buildTokenizer() once a file is set and the view is on screen
 };

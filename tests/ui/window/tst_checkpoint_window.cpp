@@ -25,7 +25,10 @@
 #include "ui/plots/layer_chart.h"
 #include "ui/plots/type_mix_plot.h"
 #include "ui/shell/document.h"
+#include "ui/tokenizer/token_chips.h"
+#include "ui/tokenizer/tokenize_view.h"
 
+#include <QCheckBox>
 #include <QFile>
 #include <QJsonArray>
 #include <QJsonDocument>
@@ -33,6 +36,7 @@
 #include <QMimeData>
 #include <QPushButton>
 #include <QStackedWidget>
+#include <QTabWidget>
 #include <QTableView>
 #include <QTableWidget>
 #include <QTemporaryDir>
@@ -208,6 +212,41 @@ private slots:
             QVERIFY(shown.wait(10000));
         }
         QVERIFY2(page->summary().contains(QLatin1String("No tokenizer.json")), qPrintable(page->summary()));
+    }
+
+    // The Tokenizer page's Tokenize tab: a text split by the checkpoint's tokenizer.json as Hugging
+    // Face's library splits it — the ids the library gave (npm tokenizers 0.23.2, 2026-12-07, with
+    // the file's special added tokens and without them), a special token's chip, and a click that
+    // shows the token in the vocabulary.
+    void tokenizeText()
+    {
+        QTemporaryDir dir;
+        QVERIFY(QFile::copy(oracle(QStringLiteral("qwen3-bf16/model.safetensors")), dir.filePath("model.safetensors")));
+        QVERIFY(
+            QFile::copy(gguf::test::dataPath(u"hf-tokenizers/qwen3.tokenizer.json"), dir.filePath("tokenizer.json")));
+        QVERIFY(openCheckpoint(m_window, dir.path()));
+        CheckpointView *view = m_window.checkpointView();
+        view->setCurrentWidget(view->tokenizer());
+        CheckpointTokenizer *page = view->tokenizer();
+        page->tabs()->setCurrentWidget(page->tokenizeView());
+        TokenizeView *tokenize = page->tokenizeView();
+        const auto settled = [tokenize] { return QTest::qWaitFor([tokenize] { return !tokenize->isBusy(); }, 20000); };
+        tokenize->setText(QStringLiteral("<|im_start|>user hi<s></s>"));
+        QVERIFY(settled());
+        QVERIFY2(tokenize->notesText().contains(QLatin1String("tokenizers library")),
+                 qPrintable(tokenize->notesText()));
+        QCOMPARE(tokenize->ids(), (std::vector<qint32>{27, 91, 318, 4906, 91, 29, 872, 305, 72, 27, 82, 1472, 82, 29}));
+        tokenize->parseSpecialBox()->setChecked(true);
+        QVERIFY(settled());
+        QCOMPARE(tokenize->ids(), (std::vector<qint32>{6257, 872, 305, 72, 27, 82, 1472, 82, 29}));
+        QVERIFY(tokenize->chips()->chips()[0].special);
+        QCOMPARE(tokenize->chips()->chips()[1].text, QStringLiteral("user"));
+        QVERIFY(tokenize->chipToolTip(1).contains(QLatin1String("user")));
+        // a click on a chip: the vocabulary with that token selected
+        QTest::mouseClick(tokenize->chips(), Qt::LeftButton, {}, tokenize->chips()->chipRect(1).center());
+        QCOMPARE(page->tabs()->currentIndex(), 0);
+        QCOMPARE(page->view()->currentIndex().siblingAtColumn(HfTokenModel::Id).data().toInt(), 872);
+        tokenize->parseSpecialBox()->setChecked(false);
     }
 
     // The Weights page: min, max and median of a BF16 tensor against its values sorted here.
