@@ -10,6 +10,7 @@
 #include "core/safetensors/json_reader.h"
 
 #include <algorithm>
+#include <functional>
 
 namespace gguf {
 namespace hf {
@@ -98,8 +99,10 @@ std::vector<Part> splitAdded(const Pipeline &p, const AddedMatcher &matcher, con
 
 // The ids of one part that is not an added token: normalized, cut at normalized added tokens,
 // pre-tokenized, modelled. An added token's string is the text it matched (with the spaces lstrip or
-// rstrip took), a model token's its vocabulary entry, as in the library's Encoding.
-void encodePart(const Pipeline &p, const Part &part, bool parseSpecial, Encoding &out)
+// rstrip took), a model token's its vocabulary entry, as in the library's Encoding. `tick` is told
+// the share of the part done every 1024 pieces; false from it stops (the function returns false).
+bool encodePart(const Pipeline &p, const Part &part, bool parseSpecial, Encoding &out,
+                const std::function<bool(double)> &tick)
 {
     Text normalized = part.text;
     if (p.normalizer)
@@ -113,13 +116,16 @@ void encodePart(const Pipeline &p, const Part &part, bool parseSpecial, Encoding
         std::vector<Piece> pieces{Piece{sub.text, sub.atStart}};
         if (p.preTokenizer)
             preTokenize(*p.preTokenizer, pieces);
-        for (const Piece &piece : pieces) {
+        for (size_t i = 0; i < pieces.size(); ++i) {
             ids.clear();
-            tokenizeWord(p.model, piece.text, ids);
+            tokenizeWord(p.model, pieces[i].text, ids);
             for (const TokenId id : ids)
                 out.add(id, std::string(modelToken(p.model, id)));
+            if (tick && i % 1024 == 1023 && !tick(double(i + 1) / double(pieces.size())))
+                return false;
         }
     }
+    return true;
 }
 
 } // namespace
@@ -205,10 +211,13 @@ std::optional<JsonEncoding> JsonTokenizer::encodeTokens(std::string_view text, c
     hf::Encoding encoding;
     uint64_t done = 0;
     for (const hf::Part &part : hf::splitAdded(p, p.raw, all, true, options.parseSpecial)) {
+        const auto within = [&](double share) {
+            return !progress || progress(done + uint64_t(share * double(part.text.size())), all.size());
+        };
         if (part.added)
             encoding.add(p.added[*part.added].id, hf::toUtf8(part.text));
-        else
-            hf::encodePart(p, part, options.parseSpecial, encoding);
+        else if (!hf::encodePart(p, part, options.parseSpecial, encoding, within))
+            return std::nullopt;
         done += part.text.size();
         if (progress && !progress(done, all.size()))
             return std::nullopt;

@@ -12,6 +12,8 @@
 #include <QJsonObject>
 #include <QTest>
 
+#include <algorithm>
+
 using namespace gguf;
 
 namespace {
@@ -63,7 +65,32 @@ class TestTokenizerJson : public QObject {
 private slots:
     void golden_data();
     void golden();
+    void progressAndCancel();
 };
+
+// A long text with no added token in it (one part): progress comes while its pieces are tokenized,
+// rising to the whole; a false from it stops the encoding; the ids are those of the plain call.
+void TestTokenizerJson::progressAndCancel()
+{
+    const auto tokenizer = load("llama3.tokenizer.json");
+    QVERIFY(tokenizer);
+    std::string text;
+    for (int i = 0; i < 20000; ++i)
+        text += "word" + std::to_string(i % 97) + " ";
+    std::vector<uint64_t> seen;
+    const auto encoding = tokenizer->encodeTokens(text, {}, [&](uint64_t done, uint64_t total) {
+        seen.push_back(done);
+        return total == text.size();
+    });
+    QVERIFY(encoding);
+    QVERIFY(seen.size() > 10);
+    QVERIFY(std::is_sorted(seen.begin(), seen.end()));
+    QCOMPARE(seen.back(), uint64_t(text.size()));
+    QCOMPARE(encoding->ids, tokenizer->encode(text, {}));
+    int calls = 0;
+    QVERIFY(!tokenizer->encodeTokens(text, {}, [&](uint64_t, uint64_t) { return ++calls < 3; }));
+    QCOMPARE(calls, 3);
+}
 
 void TestTokenizerJson::golden_data()
 {
