@@ -186,15 +186,17 @@ CheckpointPlan planMetadataEdit(const Checkpoint &checkpoint,
         else
             metadata.push_back(change);
     }
-    CheckpointFile file{target, {}, 0};
+    std::error_code ec;
+    plan.replace = std::filesystem::equivalent(target, checkpoint.shards().front().path, ec);
+    // an edit in place goes to the file a symbolic link names, not over the link
+    const std::string path = plan.replace ? std::filesystem::canonical(target, ec).string() : target;
+    CheckpointFile file{ec || path.empty() ? target : path, {}, 0};
     for (size_t t = 0; t < checkpoint.tensors().size(); ++t) {
         file.tensors.push_back(t);
         file.dataBytes += checkpoint.tensors()[t].entry->bytes();
     }
     plan.files.push_back(std::move(file));
     plan.metadata = std::move(metadata);
-    std::error_code ec;
-    plan.replace = std::filesystem::equivalent(target, checkpoint.shards().front().path, ec);
     return plan;
 }
 

@@ -9,6 +9,7 @@
 
 #include <QDir>
 #include <QFile>
+#include <QFileInfo>
 #include <QJsonArray>
 #include <QJsonDocument>
 #include <QJsonObject>
@@ -222,6 +223,13 @@ private slots:
         meta.remove("note");
         QCOMPARE(readSafetensors(copy).header["__metadata__"].toObject(), meta);
         QCOMPARE(QDir(dir.path()).entryList(QDir::Files).size(), 2); // no temporary left
+        // through a symbolic link: the file it names is edited, the link stays a link
+        const QString link = dir.filePath("link.safetensors");
+        QVERIFY(QFile::link(copy, link));
+        run = inspect({"set", link, "via=link", "--in-place"});
+        QCOMPARE(run.exitCode, 0);
+        QVERIFY(QFileInfo(link).isSymLink());
+        QCOMPARE(readSafetensors(copy).header["__metadata__"].toObject()["via"].toString(), QStringLiteral("link"));
     }
 
     // What is refused leaves everything as it was.
