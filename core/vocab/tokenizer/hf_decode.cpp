@@ -106,7 +106,9 @@ void byteFallback(std::vector<std::string> &tokens)
         runLength = 0;
     };
     for (std::string &token : tokens) {
-        const int high = token.size() == 6 && token.starts_with("<0x") && token.back() == '>' ? hexDigit(token[3]) : -1;
+        // u8::from_str_radix of the two characters: a leading '+' is a sign
+        const bool shaped = token.size() == 6 && token.starts_with("<0x") && token.back() == '>';
+        const int high = !shaped ? -1 : token[3] == '+' ? 0 : hexDigit(token[3]);
         const int low = high >= 0 ? hexDigit(token[4]) : -1;
         if (low >= 0) {
             run += static_cast<char>(high * 16 + low);
@@ -133,10 +135,18 @@ void strip(const Decoder &d, std::vector<std::string> &tokens)
     }
 }
 
+// Rust's str::replace: an empty pattern puts `to` before every character and at the end.
 void replaceAll(std::string &text, std::string_view from, std::string_view to)
 {
-    if (from.empty())
+    if (from.empty()) {
+        std::string out(to);
+        for (const char32_t c : toText(text)) {
+            out += toUtf8(std::u32string_view(&c, 1));
+            out += to;
+        }
+        text = std::move(out);
         return;
+    }
     for (size_t at = text.find(from); at != std::string::npos; at = text.find(from, at + to.size()))
         text.replace(at, from.size(), to);
 }

@@ -146,6 +146,8 @@ PreTokenizer::Prepend prependOf(const Value &v)
         return PreTokenizer::Prepend::First;
     if (scheme == "never")
         return PreTokenizer::Prepend::Never;
+    if (!scheme.empty() && scheme != "always")
+        refuse("Metaspace: unknown prepend_scheme \"" + scheme + "\"");
     if (scheme.empty() && !flag(v, "add_prefix_space", true))
         return PreTokenizer::Prepend::Never;
     return PreTokenizer::Prepend::Always;
@@ -258,6 +260,11 @@ std::unique_ptr<Pipeline> loadPipeline(const Value &root, std::string &why)
                 refuse(std::string("\"") + key + "\" is set: encoding would " +
                        (std::string(key) == "padding" ? "pad" : "truncate") + ", which is not supported");
         readAddedTokens(root, *pipeline);
+        const Model &m = pipeline->model;
+        if (m.unk && !m.vocab.contains(*m.unk))
+            pipeline->notes.push_back("the unknown token \"" + *m.unk +
+                                      "\" is not in the model's vocabulary: the library fails to encode a text with a "
+                                      "character it has no token for; here that character is dropped");
         if (const Value *p = root.find("post_processor"); p && p->kind != Value::Kind::Null)
             pipeline->postProcessor = postProcessorOf(*p);
         return pipeline;

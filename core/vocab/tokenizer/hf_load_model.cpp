@@ -163,6 +163,8 @@ void readAddedTokens(const Value &root, Pipeline &p)
         token.rstrip = flagOf(a, "rstrip", false);
         token.singleWord = flagOf(a, "single_word", false);
         token.normalized = flagOf(a, "normalized", !token.special);
+        if (token.special) // the library's set of special texts only grows
+            p.specialTexts.insert(content);
         if (const auto it = byText.find(content); it != byText.end()) {
             token.id = p.added[it->second].id;
             p.added[it->second] = token;

@@ -183,18 +183,24 @@ std::string_view modelToken(const Model &m, TokenId id)
     return it == m.tokens.end() ? std::string_view() : std::string_view(it->second);
 }
 
-void postProcess(const PostProcessor &p, Encoding &encoding)
+void postProcess(const PostProcessor &p, Encoding &encoding, bool addSpecial)
 {
     switch (p.kind) {
     case PostProcessor::Kind::Sequence:
         for (const PostProcessor &child : p.children)
-            postProcess(child, encoding);
+            postProcess(child, encoding, addSpecial);
         return;
     case PostProcessor::Kind::ByteLevel: return;
     case PostProcessor::Kind::Template:
     case PostProcessor::Kind::Wrap: {
+        if (!addSpecial && p.kind == PostProcessor::Kind::Wrap)
+            return;
+        // without special tokens a template still gives each of its sequence items (one, in
+        // every real file)
         Encoding out;
         for (const SpecialTokens &item : p.items) {
+            if (!addSpecial && !item.sequence)
+                continue;
             const Encoding &from = encoding;
             const std::vector<TokenId> &ids = item.sequence ? from.ids : item.ids;
             const std::vector<std::string> &tokens = item.sequence ? from.tokens : item.tokens;

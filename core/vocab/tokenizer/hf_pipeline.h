@@ -91,6 +91,13 @@ struct Normalizer {
     bool left = false, right = false; ///< Strip
     bool cleanText = false, chineseChars = false, stripAccents = false, lowercase = false; ///< Bert
 };
+/// Text with, for each code point, whether it comes from the original text's first one (1) — what
+/// Metaspace's prepend scheme "first" asks of NormalizedString's alignments.
+struct Aligned {
+    Text text;
+    std::vector<uint8_t> first;
+};
+void normalize(const Normalizer &n, Aligned &text);
 void normalize(const Normalizer &n, Text &text);
 
 // ---- pre-tokenizers
@@ -177,7 +184,9 @@ struct PostProcessor {
     /// Template: the single-sequence template. Wrap (Bert/Roberta): cls, the sequence, sep.
     std::vector<SpecialTokens> items;
 };
-void postProcess(const PostProcessor &p, Encoding &encoding);
+/// The post-processor; with addSpecial false only what the library still does then (a template's
+/// sequence items).
+void postProcess(const PostProcessor &p, Encoding &encoding, bool addSpecial);
 
 // ---- decoders
 
@@ -230,7 +239,6 @@ struct Pipeline {
     std::vector<AddedToken> added;
     std::unordered_map<TokenId, size_t> addedById;
     AddedMatcher raw, normalized;                 ///< tokens matched before / after normalizing
-    std::vector<std::string> addedUtf8;           ///< each added token's content, as UTF-8
     std::unordered_set<std::string> specialTexts; ///< the contents of the special added tokens
     std::vector<std::string> notes; ///< what loading noticed (an added token's id differing from the file's)
 };

@@ -26,9 +26,7 @@ const Regex &wordRegex()
 {
     static const std::shared_ptr<const Regex> regex = [] {
         std::string why;
-        return Regex::compile(U"[\\p{L}\\p{Nl}\\p{M}\\p{Nd}\\p{Pc}\\x{200C}\\x{200D}]+|"
-                              U"[^\\p{L}\\p{Nl}\\p{M}\\p{Nd}\\p{Pc}\\x{200C}\\x{200D}\\s]+",
-                              why);
+        return Regex::compile(U"\\w+|[^\\w\\s]+", why); // \\w and \\s as the library's engines read them
     }();
     return *regex;
 }
@@ -66,7 +64,7 @@ std::vector<Segment> inverted(std::vector<Segment> segments)
 void byteLevel(const PreTokenizer &p, std::vector<Piece> &pieces)
 {
     for (Piece &piece : pieces)
-        if (p.addPrefixSpace && (piece.text.empty() || piece.text.front() != U' '))
+        if (p.addPrefixSpace && !piece.text.empty() && piece.text.front() != U' ')
             piece.text.insert(0, 1, U' ');
     if (p.useRegex)
         splitEach(pieces, [](const Text &t) {
@@ -92,8 +90,9 @@ void metaspace(const PreTokenizer &p, std::vector<Piece> &pieces)
             if (c == U' ')
                 c = p.replacement;
         const bool marked = !piece.text.empty() && piece.text.front() == p.replacement;
-        if (!marked && (p.prepend == PreTokenizer::Prepend::Always ||
-                        (p.prepend == PreTokenizer::Prepend::First && piece.atStart)))
+        if (!piece.text.empty() && !marked &&
+            (p.prepend == PreTokenizer::Prepend::Always ||
+             (p.prepend == PreTokenizer::Prepend::First && piece.atStart)))
             piece.text.insert(0, 1, p.replacement);
     }
     if (p.split) {

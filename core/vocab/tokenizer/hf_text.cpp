@@ -15,6 +15,7 @@
 
 #include <algorithm>
 #include <array>
+#include <optional>
 
 namespace gguf::hf {
 
@@ -25,8 +26,48 @@ struct Regex::Code {
 
 Regex::~Regex() = default;
 
-std::shared_ptr<const Regex> Regex::compile(std::u32string_view pattern, std::string &why)
+namespace {
+
+// White_Space, which Oniguruma's and the regex crate's \s match (PCRE2's \s also takes U+180E), and
+// Unicode's \w as both define it (PCRE2's is letters, numbers and _).
+constexpr std::u32string_view kSpaceSet = U"\\t-\\r\\x{20}\\x{85}\\x{A0}\\x{1680}\\x{2000}-\\x{200A}\\x{2028}\\x{2029}"
+                                          U"\\x{202F}\\x{205F}\\x{3000}";
+constexpr std::u32string_view kWordSet = U"\\p{Alphabetic}\\p{M}\\p{Nd}\\p{Pc}\\p{Join_Control}";
+
+// The pattern with \s, \S, \w and \W spelled out as sets (inside a set, \s and \w only).
+Text spelledOut(std::u32string_view pattern)
 {
+    Text out;
+    bool inSet = false;
+    for (size_t i = 0; i < pattern.size(); ++i) {
+        const char32_t c = pattern[i];
+        if (c == U'\\' && i + 1 < pattern.size()) {
+            const char32_t e = pattern[++i];
+            const bool space = e == U's' || e == U'S', word = e == U'w' || e == U'W';
+            const std::u32string_view set = space ? kSpaceSet : kWordSet;
+            if ((space || word) && inSet && (e == U's' || e == U'w'))
+                out += set;
+            else if ((space || word) && !inSet)
+                out += Text(e == U'S' || e == U'W' ? U"[^" : U"[") + Text(set) + U"]";
+            else
+                out += Text{c, e};
+            continue;
+        }
+        if (c == U'[' && !inSet)
+            inSet = true;
+        else if (c == U']' && inSet && !(out.size() > 0 && (out.back() == U'[' || out.ends_with(U"[^"))))
+            inSet = false;
+        out += c;
+    }
+    return out;
+}
+
+} // namespace
+
+std::shared_ptr<const Regex> Regex::compile(std::u32string_view written, std::string &why)
+{
+    const Text spelled = spelledOut(written);
+    const std::u32string_view pattern = spelled;
     int error = 0;
     PCRE2_SIZE errorOffset = 0;
     std::shared_ptr<Regex> regex(new Regex);
@@ -36,7 +77,7 @@ std::shared_ptr<const Regex> Regex::compile(std::u32string_view pattern, std::st
     if (regex->m_code->code == nullptr) {
         std::array<PCRE2_UCHAR, 256> message{};
         pcre2_get_error_message(error, message.data(), message.size());
-        why = "the regex " + toUtf8(pattern) + " does not compile at " + std::to_string(errorOffset) + ": ";
+        why = "the regex " + toUtf8(written) + " does not compile at " + std::to_string(errorOffset) + ": ";
         for (PCRE2_UCHAR c : message) {
             if (c == 0)
                 break;
@@ -54,6 +95,7 @@ void Regex::findAll(std::u32string_view text, std::vector<std::pair<size_t, size
     const MatchData match(pcre2_match_data_create_from_pattern(m_code->code, nullptr), &pcre2_match_data_free);
     const auto *subject = reinterpret_cast<PCRE2_SPTR>(text.data());
     size_t at = 0;
+    std::optional<size_t> lastEnd;
     while (at <= text.size()) {
         // JIT first; the interpreter (heap, no stack limit) when the JIT stack is too small
         int rc = pcre2_match(m_code->code, subject, text.size(), at, PCRE2_NO_UTF_CHECK, match.get(), nullptr);
@@ -63,7 +105,11 @@ void Regex::findAll(std::u32string_view text, std::vector<std::pair<size_t, size
         if (rc < 0)
             return;
         const PCRE2_SIZE *ovector = pcre2_get_ovector_pointer(match.get());
-        out.emplace_back(ovector[0], ovector[1]);
+        // an empty match where the previous one ended is not one (rust-onig's FindMatches)
+        if (ovector[1] > ovector[0] || lastEnd != ovector[1]) {
+            out.emplace_back(ovector[0], ovector[1]);
+            lastEnd = ovector[1];
+        }
         at = ovector[1] > ovector[0] ? ovector[1] : ovector[1] + 1;
     }
 }
@@ -75,7 +121,11 @@ std::vector<Segment> Pattern::find(std::u32string_view text) const
     std::vector<std::pair<size_t, size_t>> matches;
     if (regex) {
         regex->findAll(text, matches);
-    } else if (!literal.empty()) {
+    } else if (literal.empty()) {
+        // the library escapes the literal into a regex: an empty one matches at every position
+        for (size_t at = 0; at <= text.size(); ++at)
+            matches.emplace_back(at, at);
+    } else {
         for (size_t at = text.find(literal); at != std::u32string_view::npos;
              at = text.find(literal, at + literal.size()))
             matches.emplace_back(at, at + literal.size());
@@ -188,8 +238,11 @@ std::vector<std::pair<size_t, size_t>> splitRanges(std::vector<Segment> segments
 
 Text toText(std::string_view utf8)
 {
-    const std::vector<uint32_t> cps = unicode::decodeUtf8(utf8);
-    return Text(cps.begin(), cps.end());
+    // the decoder lets surrogates and values past U+10FFFF through; PCRE2 must not see them
+    Text text;
+    for (const uint32_t cp : unicode::decodeUtf8(utf8))
+        text += (cp >= 0xD800 && cp <= 0xDFFF) || cp > 0x10FFFF ? char32_t(0xFFFD) : char32_t(cp);
+    return text;
 }
 
 std::string toUtf8(std::u32string_view text)
@@ -208,13 +261,13 @@ bool isWhite(char32_t c)
 
 bool isWordChar(char32_t c)
 {
-    // Oniguruma's Unicode \w: Alphabetic (letters, letter numbers, and marks), marks, decimal
-    // digits, connector punctuation, and the joiners
-    const uint8_t category = unicode::category(c);
-    return (category & (unicode::kLetter | unicode::kMark)) != 0 ||
-           u_charType(static_cast<UChar32>(c)) == U_DECIMAL_DIGIT_NUMBER ||
-           u_charType(static_cast<UChar32>(c)) == U_LETTER_NUMBER ||
-           u_charType(static_cast<UChar32>(c)) == U_CONNECTOR_PUNCTUATION || c == 0x200C || c == 0x200D;
+    // Unicode's \w (the regex crate's, which the library's single_word check uses): Alphabetic,
+    // marks, decimal digits, connector punctuation, Join_Control
+    const auto cp = static_cast<UChar32>(c);
+    const int8_t type = u_charType(cp);
+    return u_hasBinaryProperty(cp, UCHAR_ALPHABETIC) || (unicode::category(c) & unicode::kMark) != 0 ||
+           type == U_DECIMAL_DIGIT_NUMBER || type == U_CONNECTOR_PUNCTUATION ||
+           u_hasBinaryProperty(cp, UCHAR_JOIN_CONTROL);
 }
 
 bool isNumeric(char32_t c)
@@ -231,11 +284,13 @@ bool isPunctuation(char32_t c)
 
 namespace {
 
-void icuNormalize(const icu::Normalizer2 *form, Text &text)
+// The text's code points with, for each, whether the original text's first code point is where it
+// came from (NormalizedString's alignments, reduced to what Metaspace's "first" asks).
+void icuNormalize(const icu::Normalizer2 *form, Aligned &a)
 {
     UErrorCode status = U_ZERO_ERROR;
-    const icu::UnicodeString in = icu::UnicodeString::fromUTF32(reinterpret_cast<const UChar32 *>(text.data()),
-                                                                static_cast<int32_t>(text.size()));
+    const icu::UnicodeString in = icu::UnicodeString::fromUTF32(reinterpret_cast<const UChar32 *>(a.text.data()),
+                                                                static_cast<int32_t>(a.text.size()));
     if (form == nullptr || form->isNormalized(in, status))
         return;
     status = U_ZERO_ERROR;
@@ -245,7 +300,12 @@ void icuNormalize(const icu::Normalizer2 *form, Text &text)
     Text result(static_cast<size_t>(out.countChar32()), U'\0');
     status = U_ZERO_ERROR;
     out.toUTF32(reinterpret_cast<UChar32 *>(result.data()), static_cast<int32_t>(result.size()), status);
-    text = std::move(result);
+    // the first code point still comes from the first; what else does is not tracked
+    std::vector<uint8_t> first(result.size(), 0);
+    if (!first.empty() && !a.first.empty())
+        first[0] = a.first[0];
+    a.text = std::move(result);
+    a.first = std::move(first);
 }
 
 const icu::Normalizer2 *normalizerOf(Normalizer::Kind kind)
@@ -259,48 +319,55 @@ const icu::Normalizer2 *normalizerOf(Normalizer::Kind kind)
     }
 }
 
-// Rust's char::to_lowercase for each code point alone (full mappings, no context).
-void lowercase(Text &text)
+// Appends the lowercase form of `c` (Rust's char::to_lowercase: the full mapping, no context).
+void appendLower(char32_t c, Text &out)
 {
-    Text out;
-    out.reserve(text.size());
-    for (char32_t c : text) {
-        if (c < 0x80) {
-            out += (c >= 'A' && c <= 'Z') ? c + 32 : c;
-            continue;
-        }
-        std::array<UChar, 2> in{};
-        int32_t length = 0;
-        U16_APPEND_UNSAFE(in.data(), length, static_cast<UChar32>(c));
-        std::array<UChar, 8> lower{};
-        UErrorCode status = U_ZERO_ERROR;
-        const int32_t n = u_strToLower(lower.data(), lower.size(), in.data(), length, "", &status);
-        if (U_FAILURE(status)) {
-            out += c;
-            continue;
-        }
-        for (int32_t i = 0; i < n;) {
-            UChar32 cp = 0;
-            U16_NEXT(lower.data(), i, n, cp);
-            out += static_cast<char32_t>(cp);
-        }
+    if (c < 0x80) {
+        out += (c >= 'A' && c <= 'Z') ? c + 32 : c;
+        return;
     }
-    text = std::move(out);
+    std::array<UChar, 2> in{};
+    int32_t length = 0;
+    U16_APPEND_UNSAFE(in.data(), length, static_cast<UChar32>(c));
+    std::array<UChar, 8> lower{};
+    UErrorCode status = U_ZERO_ERROR;
+    const int32_t n = u_strToLower(lower.data(), lower.size(), in.data(), length, "", &status);
+    if (U_FAILURE(status)) {
+        out += c;
+        return;
+    }
+    for (int32_t i = 0; i < n;) {
+        UChar32 cp = 0;
+        U16_NEXT(lower.data(), i, n, cp);
+        out += static_cast<char32_t>(cp);
+    }
 }
 
-void strip(Text &text, bool left, bool right)
+// Rewrites each code point as `map` says (nothing, itself, or several), each written one keeping
+// where its source came from.
+template <typename Map> void rewrite(Aligned &a, Map map)
 {
-    size_t begin = 0, end = text.size();
-    while (left && begin < end && isWhite(text[begin]))
+    Aligned out;
+    out.text.reserve(a.text.size());
+    Text piece;
+    for (size_t i = 0; i < a.text.size(); ++i) {
+        piece.clear();
+        map(a.text[i], piece);
+        out.text += piece;
+        out.first.insert(out.first.end(), piece.size(), a.first[i]);
+    }
+    a = std::move(out);
+}
+
+void strip(Aligned &a, bool left, bool right)
+{
+    size_t begin = 0, end = a.text.size();
+    while (left && begin < end && isWhite(a.text[begin]))
         ++begin;
-    while (right && end > begin && isWhite(text[end - 1]))
+    while (right && end > begin && isWhite(a.text[end - 1]))
         --end;
-    text = text.substr(begin, end - begin);
-}
-
-void removeIf(Text &text, bool (*predicate)(char32_t))
-{
-    text.erase(std::remove_if(text.begin(), text.end(), predicate), text.end());
+    a.text = a.text.substr(begin, end - begin);
+    a.first = std::vector<uint8_t>(a.first.begin() + std::ptrdiff_t(begin), a.first.begin() + std::ptrdiff_t(end));
 }
 
 bool isMark(char32_t c)
@@ -313,12 +380,29 @@ bool isNonSpacingMark(char32_t c)
     return u_charType(static_cast<UChar32>(c)) == U_NON_SPACING_MARK;
 }
 
-void replace(const Pattern &pattern, const Text &content, Text &text)
+void removeIf(Aligned &a, bool (*predicate)(char32_t))
 {
-    Text out;
-    for (const Segment &s : pattern.find(text))
-        out += s.match ? content : text.substr(s.begin, s.end - s.begin);
-    text = std::move(out);
+    rewrite(a, [predicate](char32_t c, Text &out) {
+        if (!predicate(c))
+            out += c;
+    });
+}
+
+// A match's replacement comes from where the match began.
+void replace(const Pattern &pattern, const Text &content, Aligned &a)
+{
+    Aligned out;
+    for (const Segment &s : pattern.find(a.text)) {
+        if (s.match) {
+            out.text += content;
+            out.first.insert(out.first.end(), content.size(), s.begin < a.first.size() ? a.first[s.begin] : 0);
+        } else {
+            out.text += a.text.substr(s.begin, s.end - s.begin);
+            out.first.insert(out.first.end(), a.first.begin() + std::ptrdiff_t(s.begin),
+                             a.first.begin() + std::ptrdiff_t(s.end));
+        }
+    }
+    a = std::move(out);
 }
 
 bool isChinese(char32_t c)
@@ -328,59 +412,68 @@ bool isChinese(char32_t c)
            (c >= 0xF900 && c <= 0xFAFF) || (c >= 0x2F800 && c <= 0x2FA1F);
 }
 
-// BertNormalizer: controls out and whitespace to spaces, CJK ideographs spaced, accents, case.
-void bertNormalize(const Normalizer &n, Text &text)
+// BertNormalizer: controls (Cc, Cf, Co: the library's is_other) out and whitespace to spaces, CJK
+// ideographs spaced, accents, case.
+void bertNormalize(const Normalizer &n, Aligned &a)
 {
-    if (n.cleanText) {
-        Text out;
-        for (char32_t c : text) {
+    if (n.cleanText)
+        rewrite(a, [](char32_t c, Text &out) {
             const bool tabOrLine = c == U'\t' || c == U'\n' || c == U'\r';
-            if (c == 0 || c == 0xFFFD || (!tabOrLine && (unicode::category(c) & unicode::kOther) != 0))
-                continue;
+            const int8_t type = u_charType(static_cast<UChar32>(c));
+            const bool other = type == U_CONTROL_CHAR || type == U_FORMAT_CHAR || type == U_PRIVATE_USE_CHAR;
+            if (c == 0 || c == 0xFFFD || (!tabOrLine && other))
+                return;
             out += (tabOrLine || isWhite(c)) ? U' ' : c;
-        }
-        text = std::move(out);
-    }
-    if (n.chineseChars) {
-        Text out;
-        for (char32_t c : text)
+        });
+    if (n.chineseChars)
+        rewrite(a, [](char32_t c, Text &out) {
             if (isChinese(c))
                 out += Text{U' ', c, U' '};
             else
                 out += c;
-        text = std::move(out);
-    }
+        });
     if (n.stripAccents) {
-        icuNormalize(normalizerOf(Normalizer::Kind::Nfd), text);
-        removeIf(text, isNonSpacingMark);
+        icuNormalize(normalizerOf(Normalizer::Kind::Nfd), a);
+        removeIf(a, isNonSpacingMark);
     }
     if (n.lowercase)
-        lowercase(text);
+        rewrite(a, appendLower);
 }
 
 } // namespace
 
-void normalize(const Normalizer &n, Text &text)
+void normalize(const Normalizer &n, Aligned &a)
 {
     switch (n.kind) {
     case Normalizer::Kind::Sequence:
         for (const Normalizer &child : n.children)
-            normalize(child, text);
+            normalize(child, a);
         return;
     case Normalizer::Kind::Nfc:
     case Normalizer::Kind::Nfd:
     case Normalizer::Kind::Nfkc:
-    case Normalizer::Kind::Nfkd: icuNormalize(normalizerOf(n.kind), text); return;
-    case Normalizer::Kind::Lowercase: lowercase(text); return;
-    case Normalizer::Kind::Strip: strip(text, n.left, n.right); return;
-    case Normalizer::Kind::StripAccents: removeIf(text, isMark); return;
-    case Normalizer::Kind::Replace: replace(n.pattern, n.content, text); return;
+    case Normalizer::Kind::Nfkd: icuNormalize(normalizerOf(n.kind), a); return;
+    case Normalizer::Kind::Lowercase: rewrite(a, appendLower); return;
+    case Normalizer::Kind::Strip: strip(a, n.left, n.right); return;
+    case Normalizer::Kind::StripAccents: removeIf(a, isMark); return;
+    case Normalizer::Kind::Replace: replace(n.pattern, n.content, a); return;
     case Normalizer::Kind::Prepend:
-        if (!text.empty())
-            text.insert(0, n.content);
+        // the prefix comes from where the first code point did
+        if (!a.text.empty()) {
+            a.text.insert(0, n.content);
+            a.first.insert(a.first.begin(), n.content.size(), a.first.front());
+        }
         return;
-    case Normalizer::Kind::Bert: bertNormalize(n, text); return;
+    case Normalizer::Kind::Bert: bertNormalize(n, a); return;
     }
+}
+
+void normalize(const Normalizer &n, Text &text)
+{
+    const size_t size = text.size();
+    Aligned a{std::move(text), std::vector<uint8_t>(size, 0)};
+    normalize(n, a);
+    text = std::move(a.text);
 }
 
 } // namespace gguf::hf

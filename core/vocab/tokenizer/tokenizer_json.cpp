@@ -57,17 +57,21 @@ struct Part {
 
 // AddedVocabulary::find_matches on one piece: every added token found (leftmost, longest), a
 // single_word token only between non-word characters, lstrip/rstrip taking the spaces beside it.
-std::vector<Part> splitAdded(const Pipeline &p, const AddedMatcher &matcher, const Text &text, bool atStart,
-                             bool parseSpecial)
+// The search goes on after each match's own end, so a token found in the spaces an rstrip took is
+// emitted too, as the library does. `first` marks the code points from the original text's first.
+std::vector<Part> splitAdded(const Pipeline &p, const AddedMatcher &matcher, const Text &text,
+                             const std::vector<uint8_t> &first, bool parseSpecial)
 {
-    if (matcher.empty())
-        return {Part{text, std::nullopt, atStart}};
     std::vector<Part> parts;
-    size_t from = 0;
     auto keep = [&](size_t begin, size_t end, std::optional<size_t> added) {
         if (end > begin)
-            parts.push_back(Part{text.substr(begin, end - begin), added, atStart && begin == 0});
+            parts.push_back(Part{text.substr(begin, end - begin), added, begin < first.size() && first[begin] != 0});
     };
+    if (matcher.empty()) {
+        keep(0, text.size(), std::nullopt);
+        return parts;
+    }
+    size_t from = 0;
     for (size_t at = 0; at < text.size();) {
         const auto [length, index] = matcher.longestAt(text, at);
         if (length == 0) {
@@ -75,23 +79,29 @@ std::vector<Part> splitAdded(const Pipeline &p, const AddedMatcher &matcher, con
             continue;
         }
         const AddedToken &token = p.added[index];
-        size_t start = at, stop = at + length;
+        const size_t end = at + length;
+        size_t start = at, stop = end;
         // a match not taken is still passed over whole, as the library's iterator does
         const bool notWord = token.singleWord && ((start > 0 && isWordChar(text[start - 1])) ||
                                                   (stop < text.size() && isWordChar(text[stop])));
         if (notWord || (token.special && !parseSpecial)) {
-            at = stop;
+            at = end;
             continue;
         }
-        if (token.lstrip)
-            while (start > from && isWhite(text[start - 1]))
+        if (token.lstrip) {
+            while (start > 0 && isWhite(text[start - 1]))
                 --start;
+            start = std::max(start, from);
+        }
         if (token.rstrip)
             while (stop < text.size() && isWhite(text[stop]))
                 ++stop;
+        at = end;
+        if (start >= stop)
+            continue; // inside what an earlier token's rstrip took, and lstripped to nothing
         keep(from, start, std::nullopt);
         keep(start, stop, index);
-        from = at = stop;
+        from = stop; // as the library does, even where an earlier rstrip reached further
     }
     keep(from, text.size(), std::nullopt);
     return parts;
@@ -104,11 +114,13 @@ std::vector<Part> splitAdded(const Pipeline &p, const AddedMatcher &matcher, con
 bool encodePart(const Pipeline &p, const Part &part, bool parseSpecial, Encoding &out,
                 const std::function<bool(double)> &tick)
 {
-    Text normalized = part.text;
+    Aligned normalized{part.text, std::vector<uint8_t>(part.text.size(), 0)};
+    if (part.atStart && !normalized.first.empty())
+        normalized.first[0] = 1;
     if (p.normalizer)
         normalize(*p.normalizer, normalized);
     std::vector<TokenId> ids;
-    for (const Part &sub : splitAdded(p, p.normalized, normalized, part.atStart, parseSpecial)) {
+    for (const Part &sub : splitAdded(p, p.normalized, normalized.text, normalized.first, parseSpecial)) {
         if (sub.added) {
             out.add(p.added[*sub.added].id, toUtf8(sub.text));
             continue;
@@ -149,10 +161,7 @@ std::shared_ptr<const JsonTokenizer> JsonTokenizer::create(std::string_view text
     for (size_t i = 0; i < p->added.size(); ++i) {
         const hf::AddedToken token = p->added[i];
         p->addedById[token.id] = i;
-        p->addedUtf8.push_back(hf::toUtf8(token.content));
-        if (token.special)
-            p->specialTexts.insert(p->addedUtf8.back());
-        p->added[i].decoded = p->addedUtf8.back();
+        p->added[i].decoded = hf::toUtf8(token.content);
         if (!token.normalized) {
             p->raw.add(token.content, i);
             continue;
@@ -187,7 +196,7 @@ uint64_t JsonTokenizer::size() const
 std::string_view JsonTokenizer::tokenText(TokenId id) const
 {
     if (const auto it = m_pipeline->addedById.find(id); it != m_pipeline->addedById.end())
-        return m_pipeline->addedUtf8[it->second];
+        return m_pipeline->added[it->second].decoded;
     const auto it = m_pipeline->model.tokens.find(id);
     return it == m_pipeline->model.tokens.end() ? std::string_view() : std::string_view(it->second);
 }
@@ -210,7 +219,10 @@ std::optional<JsonEncoding> JsonTokenizer::encodeTokens(std::string_view text, c
     const hf::Text all = hf::toText(text);
     hf::Encoding encoding;
     uint64_t done = 0;
-    for (const hf::Part &part : hf::splitAdded(p, p.raw, all, true, options.parseSpecial)) {
+    std::vector<uint8_t> first(all.size(), 0);
+    if (!first.empty())
+        first[0] = 1;
+    for (const hf::Part &part : hf::splitAdded(p, p.raw, all, first, options.parseSpecial)) {
         const auto within = [&](double share) {
             return !progress || progress(done + uint64_t(share * double(part.text.size())), all.size());
         };
@@ -222,8 +234,8 @@ std::optional<JsonEncoding> JsonTokenizer::encodeTokens(std::string_view text, c
         if (progress && !progress(done, all.size()))
             return std::nullopt;
     }
-    if (options.addSpecial && p.postProcessor)
-        hf::postProcess(*p.postProcessor, encoding);
+    if (p.postProcessor)
+        hf::postProcess(*p.postProcessor, encoding, options.addSpecial);
     return JsonEncoding{std::move(encoding.ids), std::move(encoding.tokens)};
 }
 

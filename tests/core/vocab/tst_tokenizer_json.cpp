@@ -66,7 +66,53 @@ private slots:
     void golden_data();
     void golden();
     void progressAndCancel();
+    void edges_data();
+    void edges();
 };
+
+// Small tokenizer.json files for the library's corner cases (tests/data/hf-tokenizers/edges.json,
+// scripts/oracle/hf_tokenizer_edges.mjs): a token found inside the spaces an rstrip took, empty
+// texts, Metaspace's "first" after a normalizer removed or added at the front, \s and U+180E,
+// Unicode's \w (Alphabetic: Ⓐ), BertNormalizer keeping unassigned code points, empty regex
+// matches, an empty String pattern, a template's sequence without special tokens, ByteFallback's
+// sign.
+void TestTokenizerJson::edges_data()
+{
+    QTest::addColumn<QJsonObject>("edge");
+    const QJsonArray all = QJsonDocument::fromJson(readAll(kDir + "/edges.json")).object().value("edges").toArray();
+    QVERIFY(all.size() >= 13);
+    for (const QJsonValue &e : all)
+        QTest::newRow(qPrintable(e.toObject().value("name").toString())) << e.toObject();
+}
+
+void TestTokenizerJson::edges()
+{
+    QFETCH(QJsonObject, edge);
+    const QByteArray json = QJsonDocument(edge.value("tokenizer").toObject()).toJson(QJsonDocument::Compact);
+    std::string why;
+    const auto tokenizer = JsonTokenizer::create(std::string_view(json.constData(), size_t(json.size())), why);
+    QVERIFY2(tokenizer, why.c_str());
+    for (const QJsonValue &value : edge.value("cases").toArray()) {
+        const QJsonObject c = value.toObject();
+        std::vector<TokenId> want;
+        for (const QJsonValue &id : c.value(c.contains("decode_only") ? "decode_only" : "ids").toArray())
+            want.push_back(TokenId(id.toInteger()));
+        const QString text = c.value("text").toString();
+        if (!c.contains("decode_only")) {
+            const QByteArray utf8 = text.toUtf8();
+            const auto encoding = tokenizer->encodeTokens(std::string_view(utf8.constData(), size_t(utf8.size())),
+                                                          TokenizeOptions{c.value("add_special").toBool(), true});
+            QVERIFY(encoding);
+            QCOMPARE(join(encoding->ids), join(c.value("ids").toArray()));
+            QStringList tokens;
+            for (const std::string &t : encoding->tokens)
+                tokens << QString::fromStdString(t);
+            QCOMPARE(tokens, c.value("tokens").toVariant().toStringList());
+            QCOMPARE(QString::fromStdString(tokenizer->decode(want, true)), c.value("decoded_skip").toString());
+        }
+        QCOMPARE(QString::fromStdString(tokenizer->decode(want, false)), c.value("decoded").toString());
+    }
+}
 
 // A long text with no added token in it (one part): progress comes while its pieces are tokenized,
 // rising to the whole; a false from it stops the encoding; the ids are those of the plain call.
