@@ -4,6 +4,7 @@
 // `diff`'s findings, shared by its text report (cli_diff.cpp) and its JSON document (cli_diff_json.cpp).
 
 #include "app/gguf_inspect/cli_common.h"
+#include "core/compare/checkpoint_pairing.h"
 #include "core/compare/metadata_diff.h"
 #include "core/compare/tensor_diff.h"
 #include "core/compare/tokenizer_diff.h"
@@ -49,6 +50,12 @@ void writeMeasures(JsonWriter &json, const std::optional<gguf::DiffMeasures> &m)
 // paired with the checkpoint's by llama.cpp's conversion, undone (#43). `checkpointIsA` when the
 // first FILE is the checkpoint.
 int runCheckpointDiff(const CommandArgs &args, bool checkpointIsA);
+// A checkpoint pair's measures (with `values`: null where not compared), differing and non-finite
+// counts, and its problem, as JSON fields of the open object.
+void writeOutcomeJson(JsonWriter &json, const gguf::CheckpointPairOutcome &out, bool values);
+// `diff` of two checkpoints (cli_diff_checkpoints.cpp): tensors paired by name, config.json and
+// __metadata__ key by key.
+int runTwoCheckpointsDiff(const CommandArgs &args);
 
 // How a file is written, apart from what it holds: "GGUF v3, little-endian, alignment 32".
 std::string formatText(const gguf::GgufFile &f);

@@ -197,15 +197,7 @@ void writeRowJson(JsonWriter &json, const CheckpointSides &s, const PairRow &r, 
     for (const std::string &u : r.pair->undone)
         json.string(u);
     json.endArray();
-    if (values) {
-        writeMeasures(json, r.out.measures());
-        json.key("differing");
-        r.out.compared ? json.unsignedInteger(r.out.values.differing) : json.null();
-        json.key("non_finite");
-        r.out.compared ? json.unsignedInteger(r.out.values.nonFinitePairs) : json.null();
-    }
-    if (!r.out.problem.empty())
-        json.field("problem", r.out.problem);
+    writeOutcomeJson(json, r.out, values);
     json.endObject();
 }
 
@@ -241,18 +233,27 @@ bool writeCheckpointDiffJson(const CheckpointSides &s, const gguf::CheckpointPai
 
 } // namespace
 
+void writeOutcomeJson(JsonWriter &json, const gguf::CheckpointPairOutcome &out, bool values)
+{
+    if (values) {
+        writeMeasures(json, out.measures());
+        json.key("differing");
+        out.compared ? json.unsignedInteger(out.values.differing) : json.null();
+        json.key("non_finite");
+        out.compared ? json.unsignedInteger(out.values.nonFinitePairs) : json.null();
+    }
+    if (!out.problem.empty())
+        json.field("problem", out.problem);
+}
+
 int runCheckpointDiff(const CommandArgs &args, bool checkpointIsA)
 {
     CheckpointSides s;
     s.checkpointIsA = checkpointIsA;
     s.checkpointPath = checkpointIsA ? args.file : args.rest.front();
     s.ggufPath = checkpointIsA ? args.rest.front() : args.file;
-    if (Checkpoint::looksLikeCheckpoint(s.ggufPath)) {
-        std::fputs("gguf-inspect: diff: two checkpoints: diff compares a GGUF with a GGUF, or a GGUF with the "
-                   "checkpoint it was converted from\n",
-                   stderr);
-        return kExitUsage;
-    }
+    if (Checkpoint::looksLikeCheckpoint(s.ggufPath))
+        return runTwoCheckpointsDiff(args);
     gguf::Error error;
     s.checkpoint = Checkpoint::open(s.checkpointPath, error);
     if (!s.checkpoint) {

@@ -52,7 +52,8 @@ constexpr Command kCommands[] = {
      "what differs between two models (each may be a split set): metadata, tokenizer, tensor index; --values also "
      "compares the tensors' values (RMSE, max |a-b|, mean |a-b|/mean |a|, cosine, SNR, relative L2); --tensor "
      "compares only the tensors named. With a Hugging Face checkpoint (folder, index or .safetensors) as A or B, the "
-     "GGUF's tensors pair with the checkpoint's by llama.cpp's conversion, undone. Exit status 0 identical, 1 "
+     "GGUF's tensors pair with the checkpoint's by llama.cpp's conversion, undone; two checkpoints pair by name, "
+     "config.json key by key. Exit status 0 identical, 1 "
      "different, 3 a file could not be read",
      cli::runDiff, optionSet({Option::Values, Option::Tensor, Option::Json}), true},
     {"set",

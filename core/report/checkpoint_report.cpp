@@ -25,42 +25,6 @@ using st::Checkpoint;
 constexpr size_t kJsonText = 300; ///< a config value's text in the table
 constexpr size_t kJsonArrayAll = 16;
 
-// config.json flattened: "rope_scaling.factor" → its value as written (strings quoted); arrays of
-// scalars inline up to kJsonArrayAll elements, longer ones by their count.
-void flatten(const json::Value &v, const std::string &path, std::vector<std::pair<std::string, std::string>> &out)
-{
-    using Kind = json::Value::Kind;
-    switch (v.kind) {
-    case Kind::Object:
-        for (size_t i = 0; i < v.values.size(); ++i)
-            flatten(v.values[i], path.empty() ? v.keys[i].first : path + "." + v.keys[i].first, out);
-        if (v.values.empty())
-            out.emplace_back(path, "{}");
-        return;
-    case Kind::Array: {
-        bool scalars = true;
-        for (const json::Value &e : v.values)
-            scalars = scalars && e.kind != Kind::Object && e.kind != Kind::Array;
-        if (!scalars || v.values.size() > kJsonArrayAll) {
-            out.emplace_back(path, "[" + groupDigits(v.values.size()) + " elements]");
-            return;
-        }
-        std::string text = "[";
-        for (size_t i = 0; i < v.values.size(); ++i) {
-            std::vector<std::pair<std::string, std::string>> one;
-            flatten(v.values[i], "", one);
-            text += (i ? ", " : "") + one.front().second;
-        }
-        out.emplace_back(path, text + "]");
-        return;
-    }
-    case Kind::String: out.emplace_back(path, "\"" + v.text + "\""); return;
-    case Kind::Number: out.emplace_back(path, v.text); return;
-    case Kind::Bool: out.emplace_back(path, v.boolean ? "true" : "false"); return;
-    case Kind::Null: out.emplace_back(path, "null"); return;
-    }
-}
-
 Section overviewSection(const Checkpoint &c, const std::string &source)
 {
     Section s{"overview", "Overview", {}};
@@ -123,7 +87,7 @@ Section metadataSection(const Checkpoint &c)
     Section s{"metadata", "Metadata", {}};
     if (const json::Value *config = c.config()) {
         std::vector<std::pair<std::string, std::string>> rows;
-        flatten(*config, "", rows);
+        rows = json::flatten(*config, kJsonArrayAll);
         s.blocks.push_back(Paragraph{"config.json, " + countOf(rows.size(), "field", "fields") +
                                          " (nested objects flattened with dots):",
                                      false});

@@ -3,6 +3,7 @@
 // whitespace as space, tab, line feed and carriage return only).
 #include "json_reader.h"
 
+#include "core/util/text_format.h"
 #include "core/util/utf8.h"
 
 #include <algorithm>
@@ -340,6 +341,52 @@ std::optional<uint64_t> firstInvalidUtf8(std::string_view text)
         i += length;
     }
     return std::nullopt;
+}
+
+namespace {
+
+void flattenInto(const Value &v, const std::string &path, size_t inlineArray,
+                 std::vector<std::pair<std::string, std::string>> &out)
+{
+    using Kind = Value::Kind;
+    switch (v.kind) {
+    case Kind::Object:
+        for (size_t i = 0; i < v.values.size(); ++i)
+            flattenInto(v.values[i], path.empty() ? v.keys[i].first : path + "." + v.keys[i].first, inlineArray, out);
+        if (v.values.empty())
+            out.emplace_back(path, "{}");
+        return;
+    case Kind::Array: {
+        bool scalars = true;
+        for (const Value &e : v.values)
+            scalars = scalars && e.kind != Kind::Object && e.kind != Kind::Array;
+        if (!scalars || v.values.size() > inlineArray) {
+            out.emplace_back(path, "[" + groupDigits(v.values.size()) + " elements]");
+            return;
+        }
+        std::string text = "[";
+        for (size_t i = 0; i < v.values.size(); ++i) {
+            std::vector<std::pair<std::string, std::string>> one;
+            flattenInto(v.values[i], "", inlineArray, one);
+            text += (i ? ", " : "") + one.front().second;
+        }
+        out.emplace_back(path, text + "]");
+        return;
+    }
+    case Kind::String: out.emplace_back(path, "\"" + v.text + "\""); return;
+    case Kind::Number: out.emplace_back(path, v.text); return;
+    case Kind::Bool: out.emplace_back(path, v.boolean ? "true" : "false"); return;
+    case Kind::Null: out.emplace_back(path, "null"); return;
+    }
+}
+
+} // namespace
+
+std::vector<std::pair<std::string, std::string>> flatten(const Value &value, size_t inlineArray)
+{
+    std::vector<std::pair<std::string, std::string>> out;
+    flattenInto(value, "", inlineArray, out);
+    return out;
 }
 
 } // namespace gguf::json

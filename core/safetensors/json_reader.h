@@ -44,6 +44,11 @@ struct ParseError {
 /// than `maxDepth` is refused. Offsets count from the start of `text`.
 std::optional<Value> parse(std::string_view text, ParseError &error, int maxDepth = 64);
 
+/// A JSON value flattened to (path, text) rows: objects by "a.b" paths (an empty one as "{}"),
+/// strings quoted, numbers as written; an array of scalars inline when it has at most
+/// `inlineArray` elements, else "[N elements]" (also an array of objects or arrays).
+std::vector<std::pair<std::string, std::string>> flatten(const Value &value, size_t inlineArray);
+
 /// The offset of the first byte that is not part of valid UTF-8 in `text` (overlong forms and
 /// surrogates refused), or nullopt when all of it is.
 std::optional<uint64_t> firstInvalidUtf8(std::string_view text);

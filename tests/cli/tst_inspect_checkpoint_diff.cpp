@@ -7,6 +7,7 @@
 #include "tests/support/inspect_run.h"
 #include "tests/support/test_paths.h"
 
+#include <QDir>
 #include <QFile>
 #include <QJsonArray>
 #include <QJsonDocument>
@@ -16,6 +17,7 @@
 #include <QTest>
 
 #include <cmath>
+#include <cstring>
 
 using gguf::test::inspect;
 
@@ -262,11 +264,81 @@ private slots:
         QVERIFY(run.out.isEmpty());
     }
 
+    // Two checkpoints: tensors paired by name, config.json key by key. A copy of a checkpoint is
+    // identical (its split into shards too); a copy with one value raised by 0.5 and one config
+    // value changed gives that tensor's measures, computed here, and the key.
     void twoCheckpoints()
     {
-        const auto run = inspect({"diff", oracle("llama-f32"), oracle("llama-bf16")});
-        QCOMPARE(run.exitCode, 2);
-        QVERIFY(run.err.contains("two checkpoints"));
+        QTemporaryDir dir;
+        const QString a = dir.filePath("a"), b = dir.filePath("b");
+        for (const QString &d : {a, b}) {
+            QVERIFY(QDir().mkpath(d));
+            for (const char *f : {"config.json", "model.safetensors"})
+                QVERIFY(QFile::copy(oracle("llama-f32/") + f, d + "/" + f));
+        }
+        QJsonObject same = diffJson({a, b}, 0);
+        QCOMPARE(same["identical"].toBool(), true);
+        QCOMPARE(same["metadata"].toObject()["same"].toInt(), 19); // config.json's 18 keys, __metadata__'s one
+        for (const QJsonValue &t : same["tensors"].toArray())
+            QCOMPARE(t.toObject()["status"].toString(), QStringLiteral("same-bytes"));
+        // the same checkpoint in three shards and an index
+        const QString c = dir.filePath("c");
+        QVERIFY(QDir().mkpath(c));
+        QVERIFY(QFile::copy(oracle("llama-f32/config.json"), c + "/config.json"));
+        QCOMPARE(inspect({"split", a, "-o", c + "/model", "--split-max-tensors", "8"}).exitCode, 0);
+        same = diffJson({a, c}, 0);
+        QCOMPARE(same["identical"].toBool(), true);
+        QCOMPARE(same["tensors"].toArray().size(), 21);
+
+        // b: model.norm.weight[3] + 0.5 (data offsets [90624, 90752) of the header read here) and
+        // hidden_act "gelu"
+        QFile model(b + "/model.safetensors");
+        QVERIFY(model.open(QIODevice::ReadWrite));
+        const QByteArray bytes = model.readAll();
+        quint64 n = 0;
+        for (int i = 7; i >= 0; --i)
+            n = (n << 8) | static_cast<uchar>(bytes[i]);
+        const QJsonObject header = QJsonDocument::fromJson(bytes.mid(8, qsizetype(n))).object();
+        const qint64 at =
+            8 + qint64(n) + header["model.norm.weight"].toObject()["data_offsets"].toArray()[0].toInteger() + 3 * 4;
+        float value = 0;
+        std::memcpy(&value, bytes.constData() + at, 4);
+        const float raised = value + 0.5f;
+        QVERIFY(model.seek(at));
+        QCOMPARE(model.write(reinterpret_cast<const char *>(&raised), 4), qint64(4));
+        model.close();
+        QFile config(b + "/config.json");
+        QVERIFY(config.open(QIODevice::ReadWrite));
+        QByteArray text = config.readAll().replace("\"silu\"", "\"gelu\"");
+        QVERIFY(config.resize(0));
+        config.write(text);
+        config.close();
+
+        const QJsonObject diff = diffJson({a, b}, 1);
+        QCOMPARE(diff["identical"].toBool(), false);
+        const QJsonArray changed = diff["metadata"].toObject()["changed"].toArray();
+        QCOMPARE(changed.size(), 1);
+        QCOMPARE(changed[0].toObject()["key"].toString(), QStringLiteral("hidden_act"));
+        QCOMPARE(changed[0].toObject()["a"].toString(), QStringLiteral("\"silu\""));
+        QCOMPARE(changed[0].toObject()["b"].toString(), QStringLiteral("\"gelu\""));
+        int changedTensors = 0;
+        for (const QJsonValue &v : diff["tensors"].toArray()) {
+            const QJsonObject t = v.toObject();
+            if (t["name"].toString() != QStringLiteral("model.norm.weight")) {
+                QCOMPARE(t["status"].toString(), QStringLiteral("same-bytes"));
+                continue;
+            }
+            ++changedTensors;
+            QCOMPARE(t["status"].toString(), QStringLiteral("changed"));
+            QCOMPARE(t["differing"].toInt(), 1);
+            const double d = double(raised) - double(value);
+            QCOMPARE(t["max_abs"].toDouble(), d);
+            QVERIFY(std::abs(t["rmse"].toDouble() - std::sqrt(d * d / 32)) < 1e-12);
+        }
+        QCOMPARE(changedTensors, 1);
+        const auto text2 = inspect({"diff", a, b});
+        QCOMPARE(text2.exitCode, 1);
+        QVERIFY2(text2.out.contains("hidden_act") && text2.out.contains("The two differ."), text2.out.constData());
     }
 
 private:
