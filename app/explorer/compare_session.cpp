@@ -24,7 +24,8 @@ CompareSession::CompareSession(ComparePage *page, MessageBar *bar, QStatusBar *s
         m_status->clearMessage();
         if (m_checkpointView && m_checkpointView->checkpoint()) {
             m_bar->showMessage(MessageBar::Kind::Warning,
-                               tr("%1 is a checkpoint too: a checkpoint is compared with a GGUF.")
+                               tr("%1 is a checkpoint too: the window compares a checkpoint with a GGUF; "
+                                  "gguf-inspect diff compares two checkpoints.")
                                    .arg(QDir::toNativeSeparators(path)));
             return;
         }
