@@ -50,8 +50,10 @@ public:
     }
     QString addSpecialToolTip() const override
     {
-        return CheckpointTokenizer::tr("Add the special tokens the file's post-processor puts around a text");
+        return CheckpointTokenizer::tr("Add the special tokens the file's post-processor puts around a text "
+                                       "(add_special_tokens)");
     }
+    QString addSpecialLabel() const override { return CheckpointTokenizer::tr("Add special tokens"); }
     std::optional<std::vector<qint32>> tokenize(const std::string &text, bool addSpecial, bool parseSpecial,
                                                 const std::function<bool(uint64_t, uint64_t)> &progress) const override
     {

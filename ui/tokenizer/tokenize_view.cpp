@@ -110,6 +110,11 @@ private:
 
 } // namespace
 
+QString TokenizeSource::addSpecialLabel() const
+{
+    return TokenizeView::tr("Add BOS/EOS");
+}
+
 TokenizeView::TokenizeView(QWidget *parent)
     : QWidget(parent), m_editor(new QPlainTextEdit(this)), m_addSpecial(new QCheckBox(tr("Add BOS/EOS"), this)),
       m_parseSpecial(new QCheckBox(tr("Parse special tokens"), this)), m_counts(new QLabel(this)),
@@ -212,6 +217,7 @@ void TokenizeView::buildTokenizer()
             m_notes->setToolTip(all.size() > kShown ? all.mid(1, 100).join(QLatin1Char('\n')) : QString());
             m_editor->setEnabled(tokenizer->canTokenize());
             m_addSpecial->setToolTip(tokenizer->addSpecialToolTip());
+            m_addSpecial->setText(tokenizer->addSpecialLabel());
             retokenize();
         });
 }

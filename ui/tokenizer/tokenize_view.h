@@ -33,6 +33,8 @@ public:
     virtual QStringList notes() const = 0;
     /// The tooltip of the "Add BOS/EOS" box: what it adds with this tokenizer.
     virtual QString addSpecialToolTip() const = 0;
+    /// That box's label ("Add BOS/EOS" unless the source says otherwise).
+    virtual QString addSpecialLabel() const;
     virtual std::optional<std::vector<qint32>>
     tokenize(const std::string &text, bool addSpecial, bool parseSpecial,
              const std::function<bool(uint64_t, uint64_t)> &progress) const = 0;

@@ -236,6 +236,7 @@ private slots:
         QVERIFY2(tokenize->notesText().contains(QLatin1String("tokenizers library")),
                  qPrintable(tokenize->notesText()));
         QCOMPARE(tokenize->ids(), (std::vector<qint32>{27, 91, 318, 4906, 91, 29, 872, 305, 72, 27, 82, 1472, 82, 29}));
+        QCOMPARE(tokenize->addSpecialBox()->text(), QStringLiteral("Add special tokens"));
         tokenize->parseSpecialBox()->setChecked(true);
         QVERIFY(settled());
         QCOMPARE(tokenize->ids(), (std::vector<qint32>{6257, 872, 305, 72, 27, 82, 1472, 82, 29}));
