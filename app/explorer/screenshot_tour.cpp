@@ -4,13 +4,8 @@
 #include "app/explorer/stall_monitor.h"
 #include "core/format/gguf_file.h"
 #include "core/format/split_model.h"
-#include "ui/checkpoint/checkpoint_tokenizer.h"
+#include "screenshot_tour_steps.h"
 #include "ui/checkpoint/checkpoint_view.h"
-#include "ui/checkpoint/checkpoint_weights.h"
-#include "ui/common/job_tracker.h"
-#include "ui/compare/compare_page.h"
-#include "ui/compare/tensor_diff_model.h"
-#include "ui/compare/tensor_pair_panel.h"
 #include "ui/hex/hex_page.h"
 #include "ui/importance/importance_model.h"
 #include "ui/importance/importance_page.h"
@@ -22,8 +17,6 @@
 #include "ui/overview/kind_panel.h"
 #include "ui/overview/memory_panel.h"
 #include "ui/overview/overview_page.h"
-#include "ui/pairing/checkpoint_compare_panel.h"
-#include "ui/plots/heatmap_plot.h"
 #include "ui/shell/document.h"
 #include "ui/tensors/tensors_page.h"
 #include "ui/tokenizer/chat_template_view.h"
@@ -39,7 +32,6 @@
 #include <QScrollArea>
 #include <QSpinBox>
 #include <QTabWidget>
-#include <QTableWidget>
 #include <QTextStream>
 #include <QTimer>
 #include <QTreeView>
@@ -49,13 +41,8 @@
 #include <cmath>
 #include <functional>
 
-namespace {
+namespace tour {
 
-// The pages lay themselves out in the next turns of the event loop; a grab waits that long.
-constexpr int kSettleMs = 200;
-
-// Selects the tensor the Weights page shows in the tensor table, then grabs each Weights view as
-// `<prefix>-weights-<view>.png` once its computation has finished; then calls `done`.
 bool grabTo(QWidget &widget, const QString &file, StallMonitor *monitor)
 {
     const QPixmap picture = widget.grab();
@@ -63,6 +50,42 @@ bool grabTo(QWidget &widget, const QString &file, StallMonitor *monitor)
     return picture.save(file);
 }
 
+void grabAndList(QWidget &widget, const QString &file, StallMonitor *monitor)
+{
+    if (grabTo(widget, file, monitor))
+        QTextStream(stdout) << file << '\n';
+}
+
+QString tabSlug(const QTabWidget &tabs, int index)
+{
+    return tabs.tabText(index).remove(u'&').toLower().replace(u' ', u'-');
+}
+
+void whenIdle(MainWindow &window, const std::function<bool()> &busy, const std::function<void()> &then)
+{
+    QTimer::singleShot(kSettleMs, &window, [&window, busy, then] {
+        if (busy())
+            whenIdle(window, busy, then);
+        else
+            then();
+    });
+}
+
+QString sampleText()
+{
+    return QStringLiteral("The quick brown fox doesn't tokenize itself: 1234567 tokens, \u00bd price!\n"
+                          "Gr\u00f6\u00dfe \u6570\u5b66 \u0645\u0631\u062d\u0628\u0627 \U0001F999 <s> "
+                          "    def f(x): return x**2");
+}
+
+} // namespace tour
+
+namespace {
+
+using namespace tour;
+
+// Selects the tensor the Weights page shows in the tensor table, then grabs each Weights view as
+// `<prefix>-weights-<view>.png` once its computation has finished; then calls `done`.
 void grabWeightViews(MainWindow &window, const QString &prefix, int mode, StallMonitor *monitor,
                      const std::function<void()> &done)
 {
@@ -84,8 +107,7 @@ void grabWeightViews(MainWindow &window, const QString &prefix, int mode, StallM
         QTimer::singleShot(kSettleMs, &window, [&window, prefix, mode, monitor, done] {
             const QString file = QStringLiteral("%1-weights-%2.png")
                                      .arg(prefix, WeightsPage::modeName(static_cast<WeightsPage::Mode>(mode)));
-            if (grabTo(window, file, monitor))
-                QTextStream(stdout) << file << '\n';
+            grabAndList(window, file, monitor);
             grabWeightViews(window, prefix, mode + 1, monitor, done);
         });
     };
@@ -93,17 +115,6 @@ void grabWeightViews(MainWindow &window, const QString &prefix, int mode, StallM
         QObject::connect(page, &WeightsPage::jobsFinished, &window, grab, Qt::SingleShotConnection);
     else
         grab();
-}
-
-void whenIdle(MainWindow &window, const std::function<bool()> &busy, const std::function<void()> &then);
-
-// The text the tour tokenizes: words, contractions, digits, a fraction, umlauts, CJK, Arabic, an
-// emoji, a special-looking token and code.
-QString sampleText()
-{
-    return QStringLiteral("The quick brown fox doesn't tokenize itself: 1234567 tokens, \u00bd price!\n"
-                          "Gr\u00f6\u00dfe \u6570\u5b66 \u0645\u0631\u062d\u0628\u0627 \U0001F999 <s> "
-                          "    def f(x): return x**2");
 }
 
 // Shows the Tokenizer page's Tokenize section with a sample text and grabs it as
@@ -122,8 +133,7 @@ void grabTokenize(MainWindow &window, const QString &prefix, StallMonitor *monit
     const auto grab = [&window, prefix, monitor, done] {
         QTimer::singleShot(kSettleMs, &window, [&window, prefix, monitor, done] {
             const QString file = QStringLiteral("%1-tokenize.png").arg(prefix);
-            if (grabTo(window, file, monitor))
-                QTextStream(stdout) << file << '\n';
+            grabAndList(window, file, monitor);
             window.page<TokenizerPage>()->sections()->setCurrentIndex(0);
             done();
         });
@@ -153,8 +163,7 @@ void grabChatTemplate(MainWindow &window, const QString &prefix, StallMonitor *m
         [&window, prefix, monitor, done] {
             QTimer::singleShot(kSettleMs, &window, [&window, prefix, monitor, done] {
                 const QString file = QStringLiteral("%1-chat-template.png").arg(prefix);
-                if (grabTo(window, file, monitor))
-                    QTextStream(stdout) << file << '\n';
+                grabAndList(window, file, monitor);
                 done();
             });
         },
@@ -162,122 +171,6 @@ void grabChatTemplate(MainWindow &window, const QString &prefix, StallMonitor *m
     view->renderButton()->click();
 }
 
-// When the window compares (gguf-explorer --compare A B): waits for the comparison and its
-// values, then grabs the Compare page's sections as `<prefix>-compare-<section>.png` and the
-// detail views of the first changed pair as `<prefix>-compare-pair-<view>.png`; then `done`.
-void grabCompare(MainWindow &window, const QString &prefix, StallMonitor *monitor, const std::function<void()> &done)
-{
-    ComparePage *page = window.page<ComparePage>();
-    const auto again = [&window, prefix, monitor, done] { grabCompare(window, prefix, monitor, done); };
-    if (window.otherDocument()->isLoading()) {
-        // B opens (then the overview runs), or fails: either way the tour goes on
-        auto *context = new QObject(&window);
-        const auto once = [context, again] {
-            context->deleteLater();
-            QTimer::singleShot(0, context->parent(), again);
-        };
-        QObject::connect(page, &ComparePage::comparisonShown, context, once);
-        QObject::connect(window.otherDocument(), &Document::loadFailed, context, once);
-        QObject::connect(window.otherDocument(), &Document::loadCancelled, context, once);
-        return;
-    }
-    if (page->otherCheckpoint()) { // B a Hugging Face checkpoint (#43): its pairs, once compared
-        CheckpointComparePanel *panel = page->checkpointPanel();
-        if (panel->tracker()->isRunning()) {
-            QObject::connect(panel, &CheckpointComparePanel::compared, &window, again,
-                             Qt::ConnectionType(Qt::QueuedConnection | Qt::SingleShotConnection));
-            return;
-        }
-        window.pages()->setCurrentWidget(page);
-        // the first pair in a layer whose values differ, in detail
-        if (panel->detailIndex() < 0)
-            for (int row = 0; row < panel->table()->rowCount(); ++row) {
-                const QTableWidgetItem *status = panel->table()->item(row, CheckpointComparePanel::Status);
-                const QTableWidgetItem *name = panel->table()->item(row, CheckpointComparePanel::NameA);
-                if (status && name && status->text() == u"changed" && name->text().startsWith(u"blk.")) {
-                    panel->table()->setCurrentCell(row, CheckpointComparePanel::Status);
-                    break;
-                }
-            }
-        if (panel->detailTracker()->isRunning()) {
-            QObject::connect(panel->detailTracker(), &JobTracker::finished, &window, again,
-                             Qt::ConnectionType(Qt::QueuedConnection | Qt::SingleShotConnection));
-            return;
-        }
-        QTimer::singleShot(kSettleMs, &window, [&window, panel, prefix, monitor, done] {
-            const QString file = QStringLiteral("%1-compare-checkpoint.png").arg(prefix);
-            if (grabTo(window, file, monitor))
-                QTextStream(stdout) << file << '\n';
-            panel->detailViews()->setCurrentWidget(panel->heatmapPlot());
-            QTimer::singleShot(kSettleMs, &window, [&window, prefix, monitor, done] {
-                const QString heatmap = QStringLiteral("%1-compare-checkpoint-heatmap.png").arg(prefix);
-                if (grabTo(window, heatmap, monitor))
-                    QTextStream(stdout) << heatmap << '\n';
-                done();
-            });
-        });
-        return;
-    }
-    if (!page->other()) {
-        done();
-        return;
-    }
-    if (page->isBusy()) {
-        // the overview, then (below the automatic limit) the values
-        QObject::connect(
-            page, page->valueTracker()->isRunning() ? &ComparePage::valuesCompared : &ComparePage::comparisonShown,
-            &window, again, Qt::ConnectionType(Qt::QueuedConnection | Qt::SingleShotConnection));
-        return;
-    }
-    window.pages()->setCurrentWidget(page);
-    const auto grab = [&window, prefix, monitor](const QString &name) {
-        const QString file = QStringLiteral("%1-compare-%2.png").arg(prefix, name);
-        if (grabTo(window, file, monitor))
-            QTextStream(stdout) << file << '\n';
-    };
-    // the first pair whose values differ, in a layer when there is one
-    const TensorDiffModel *model = page->tensorModel();
-    QString chosen;
-    for (const gguf::TensorPair &p : model->pairs())
-        if (p.valuesCompared && !p.values.sameValues() && (chosen.isEmpty() || p.a->layer >= 0)) {
-            chosen = QString::fromUtf8(p.name.data(), static_cast<qsizetype>(p.name.size()));
-            if (p.a->layer >= 0)
-                break;
-        }
-    page->setMetadataFilter(1);
-    page->sections()->setCurrentIndex(0);
-    QTimer::singleShot(kSettleMs, &window, [&window, page, grab, chosen, done] {
-        grab(QStringLiteral("metadata"));
-        page->sections()->setCurrentIndex(1);
-        QTimer::singleShot(kSettleMs, &window, [&window, page, grab, chosen, done] {
-            grab(QStringLiteral("tokenizer"));
-            page->selectTensor(chosen);
-            TensorPairPanel *pair = page->pairPanel();
-            const auto views = [&window, pair, grab, done] {
-                QTimer::singleShot(kSettleMs, &window, [&window, pair, grab, done] {
-                    grab(QStringLiteral("tensors"));
-                    pair->views()->setCurrentIndex(1);
-                    QTimer::singleShot(kSettleMs, &window, [&window, pair, grab, done] {
-                        grab(QStringLiteral("pair-heatmap"));
-                        pair->views()->setCurrentIndex(2);
-                        QTimer::singleShot(kSettleMs, &window, [pair, grab, done] {
-                            grab(QStringLiteral("pair-layers"));
-                            pair->views()->setCurrentIndex(0);
-                            done();
-                        });
-                    });
-                });
-            };
-            if (pair->tracker()->isRunning())
-                QObject::connect(pair->tracker(), &JobTracker::finished, &window, views, Qt::SingleShotConnection);
-            else
-                views();
-        });
-    });
-}
-
-// The tour's own walk through the pages: one page per turn of the event loop, as a user clicks
-// one tab at a time (so a stall figure is what one switch costs, not the whole walk); then `done`.
 // The Metadata page while editing, as `<prefix>-metadata-edit.png`: a changed name, an added
 // chat template in the detail pane with its check. Pending changes only: they are discarded after
 // the picture and nothing is written. Then `done`.
@@ -303,8 +196,7 @@ void grabMetadataEdit(MainWindow &window, const QString &prefix, StallMonitor *m
     page->detailEditor()->appendPlainText(QStringLiteral("{% if add_generation_prompt %}<|assistant|>"));
     QTimer::singleShot(kSettleMs * 4, &window, [&window, page, editor, prefix, monitor, done] {
         const QString file = QStringLiteral("%1-metadata-edit.png").arg(prefix);
-        if (grabTo(window, file, monitor))
-            QTextStream(stdout) << file << '\n';
+        grabAndList(window, file, monitor);
         editor->discard();
         editor->undoStack()->clear();
         page->setEditing(false);
@@ -332,8 +224,7 @@ void grabMemory(MainWindow &window, const QString &prefix, StallMonitor *monitor
         scroll->ensureWidgetVisible(panel, 0, 0);
         QTimer::singleShot(kSettleMs, &window, [&window, budget, scroll, prefix, monitor, done] {
             const QString file = QStringLiteral("%1-memory.png").arg(prefix);
-            if (grabTo(window, file, monitor))
-                QTextStream(stdout) << file << '\n';
+            grabAndList(window, file, monitor);
             budget->setValue(0);
             scroll->ensureVisible(0, 0);
             done();
@@ -344,19 +235,6 @@ void grabMemory(MainWindow &window, const QString &prefix, StallMonitor *monitor
 // The Memory section with two GPUs (#44), fitted: free memory of 60 % and 30 % of what the single
 // GPU needs with every layer offloaded (so not everything fits), Fit run on its worker, then the
 // section scrolled into view as `<prefix>-memory-gpus.png`; the GPUs are removed afterwards.
-void grabGpus(MainWindow &window, const QString &prefix, StallMonitor *monitor, const std::function<void()> &done);
-
-// Runs `then` once `busy` says false (asked every kSettleMs).
-void whenIdle(MainWindow &window, const std::function<bool()> &busy, const std::function<void()> &then)
-{
-    QTimer::singleShot(kSettleMs, &window, [&window, busy, then] {
-        if (busy())
-            whenIdle(window, busy, then);
-        else
-            then();
-    });
-}
-
 void grabGpus(MainWindow &window, const QString &prefix, StallMonitor *monitor, const std::function<void()> &done)
 {
     OverviewPage *page = window.page<OverviewPage>();
@@ -385,8 +263,7 @@ void grabGpus(MainWindow &window, const QString &prefix, StallMonitor *monitor, 
             QTimer::singleShot(kSettleMs, &window,
                                [&window, scroll, gpus, flash, context, contextBefore, prefix, monitor, done] {
                                    const QString file = QStringLiteral("%1-memory-gpus.png").arg(prefix);
-                                   if (grabTo(window, file, monitor))
-                                       QTextStream(stdout) << file << '\n';
+                                   grabAndList(window, file, monitor);
                                    flash->setChecked(false);
                                    context->setValue(contextBefore);
                                    gpus->setDevices({});
@@ -421,8 +298,7 @@ void grabImportance(MainWindow &window, const QString &prefix, StallMonitor *mon
                 }
         whenIdle(window, busy, [&window, prefix, monitor, view, done] {
             const QString file = QStringLiteral("%1-importance-%2.png").arg(prefix, QLatin1String(names[view]));
-            if (grabTo(window, file, monitor))
-                QTextStream(stdout) << file << '\n';
+            grabAndList(window, file, monitor);
             grabImportance(window, prefix, monitor, view + 1, done);
         });
     });
@@ -446,14 +322,15 @@ void grabKind(MainWindow &window, const QString &prefix, StallMonitor *monitor, 
             scroll->ensureWidgetVisible(panel, 0, 0);
             QTimer::singleShot(kSettleMs, &window, [&window, scroll, prefix, monitor, done] {
                 const QString file = QStringLiteral("%1-kind.png").arg(prefix);
-                if (grabTo(window, file, monitor))
-                    QTextStream(stdout) << file << '\n';
+                grabAndList(window, file, monitor);
                 scroll->ensureVisible(0, 0);
                 done();
             });
         });
 }
 
+// The tour's own walk through the pages: one page per turn of the event loop, as a user clicks
+// one tab at a time (so a stall figure is what one switch costs, not the whole walk); then `done`.
 void grabPagesInTurn(MainWindow &window, const QString &prefix, StallMonitor *monitor, int index,
                      const std::function<void()> &done)
 {
@@ -469,76 +346,10 @@ void grabPagesInTurn(MainWindow &window, const QString &prefix, StallMonitor *mo
     QTimer::singleShot(kSettleMs, &window, [&window, prefix, monitor, index, done] {
         QTabWidget *pages = window.pages();
         pages->setCurrentIndex(index);
-        const QString name = pages->tabText(index).remove(u'&').toLower().replace(u' ', u'-');
+        const QString name = tabSlug(*pages, index);
         const QString file = QStringLiteral("%1-%2.png").arg(prefix, name);
-        if (grabTo(window, file, monitor))
-            QTextStream(stdout) << file << '\n';
+        grabAndList(window, file, monitor);
         grabPagesInTurn(window, prefix, monitor, index + 1, done);
-    });
-}
-
-// The checkpoint's Tokenize tab with the sample text, as `<prefix>-checkpoint-tokenize.png`; then `done`.
-void grabCheckpointTokenize(MainWindow &window, const QString &prefix, StallMonitor *monitor,
-                            const std::function<void()> &done)
-{
-    CheckpointTokenizer *page = window.checkpointView()->tokenizer();
-    page->tabs()->setCurrentWidget(page->tokenizeView());
-    TokenizeView *view = page->tokenizeView();
-    view->setText(sampleText());
-    whenIdle(
-        window, [view] { return view->isBusy(); },
-        [&window, prefix, monitor, done] {
-            QTimer::singleShot(kSettleMs, &window, [&window, prefix, monitor, done] {
-                const QString file = QStringLiteral("%1-checkpoint-tokenize.png").arg(prefix);
-                if (grabTo(window, file, monitor))
-                    QTextStream(stdout) << file << '\n';
-                window.checkpointView()->tokenizer()->tabs()->setCurrentIndex(0);
-                done();
-            });
-        });
-}
-
-// A Hugging Face checkpoint (#43): each of its pages as `<prefix>-checkpoint-<page>.png`, the
-// Weights page once its statistics are on it, the Tokenizer page's Tokenize tab too; then calls `done`.
-void grabCheckpointPages(MainWindow &window, const QString &prefix, StallMonitor *monitor, int index,
-                         const std::function<void()> &done)
-{
-    CheckpointView *tabs = window.checkpointView();
-    if (index >= tabs->count()) {
-        done();
-        return;
-    }
-    QTimer::singleShot(kSettleMs, &window, [&window, prefix, monitor, index, done] {
-        CheckpointView *view = window.checkpointView();
-        view->setCurrentIndex(index);
-        const auto grab = [&window, prefix, monitor, index, done] {
-            QTimer::singleShot(kSettleMs, &window, [&window, prefix, monitor, index, done] {
-                CheckpointView *shown = window.checkpointView();
-                const QString name = shown->tabText(index).remove(u'&').toLower().replace(u' ', u'-');
-                const QString file = QStringLiteral("%1-checkpoint-%2.png").arg(prefix, name);
-                if (grabTo(window, file, monitor))
-                    QTextStream(stdout) << file << '\n';
-                if (shown->currentWidget() == shown->weights()) { // and its heatmap
-                    shown->weights()->views()->setCurrentIndex(1);
-                    const QString heatmap = QStringLiteral("%1-checkpoint-weights-heatmap.png").arg(prefix);
-                    if (grabTo(window, heatmap, monitor))
-                        QTextStream(stdout) << heatmap << '\n';
-                    shown->weights()->views()->setCurrentIndex(0);
-                }
-                const auto next = [&window, prefix, monitor, index, done] {
-                    grabCheckpointPages(window, prefix, monitor, index + 1, done);
-                };
-                if (shown->currentWidget() == shown->tokenizer())
-                    grabCheckpointTokenize(window, prefix, monitor, next);
-                else
-                    next();
-            });
-        };
-        if (view->currentWidget() == view->weights() && view->weights()->tracker()->isRunning())
-            QObject::connect(view->weights(), &CheckpointWeights::statisticsShown, &window, grab,
-                             Qt::SingleShotConnection);
-        else
-            grab();
     });
 }
 
@@ -553,7 +364,7 @@ QStringList grabPages(MainWindow &window, const QString &prefix, StallMonitor *m
         if (!tabs->isTabVisible(i))
             continue;
         tabs->setCurrentIndex(i);
-        const QString name = tabs->tabText(i).remove(u'&').toLower().replace(u' ', u'-');
+        const QString name = tabSlug(*tabs, i);
         const QString file = QStringLiteral("%1-%2.png").arg(prefix, name);
         if (grabTo(window, file, monitor))
             files << file;

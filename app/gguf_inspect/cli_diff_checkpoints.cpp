@@ -27,9 +27,21 @@ struct Sides {
     std::shared_ptr<const Checkpoint> a, b;
 };
 
+// What the comparison found, as a whole.
+struct Verdict {
+    bool differ = false;   ///< a config key or a tensor differs
+    bool unlooked = false; ///< some tensors' values were not compared (no --values)
+};
+
 const gguf::st::TensorEntry *entryOf(const Checkpoint &c, int index)
 {
     return index >= 0 ? c.tensors()[size_t(index)].entry : nullptr;
+}
+
+// The pair's name: A's tensor's, else B's.
+const std::string &nameOf(const Sides &s, const NamedTensorPair &p)
+{
+    return (p.a >= 0 ? entryOf(*s.a, p.a) : entryOf(*s.b, p.b))->name;
 }
 
 bool rowDiffers(const Row &r)
@@ -45,7 +57,8 @@ std::string describe(const std::string &path, const Checkpoint &c)
            (c.architecture().empty() ? "" : ", " + c.architecture()) + ")";
 }
 
-void printReport(const Sides &s, const gguf::ConfigDiff &config, const std::vector<Row> &rows, bool values)
+void printReport(const Sides &s, const gguf::ConfigDiff &config, const std::vector<Row> &rows, bool values,
+                 const Verdict &verdict)
 {
     std::printf("A  %s\nB  %s\n", describe(s.pathA, *s.a).c_str(), describe(s.pathB, *s.b).c_str());
     std::printf("\nconfig.json and __metadata__: %s differ, %s the same\n", groupDigits(config.changes.size()).c_str(),
@@ -67,7 +80,7 @@ void printReport(const Sides &s, const gguf::ConfigDiff &config, const std::vect
             return e ? std::string(gguf::st::dtypeName(e->dtype)) + " " + gguf::st::shapeText(e->shape)
                      : std::string("-");
         };
-        std::vector<std::string> cells{printable(a ? a->name : b->name, 60),
+        std::vector<std::string> cells{printable(nameOf(s, r.pair), 60),
                                        std::string(gguf::tensorDiffStatusName(r.out.status)), side(a), side(b)};
         if (const auto m = r.out.measures())
             addMeasureCells(cells, *m);
@@ -79,15 +92,9 @@ void printReport(const Sides &s, const gguf::ConfigDiff &config, const std::vect
     table.print(2);
     for (const Row &r : rows)
         if (!r.out.problem.empty())
-            std::printf(
-                "  %s: %s\n",
-                printable((r.pair.a >= 0 ? entryOf(*s.a, r.pair.a) : entryOf(*s.b, r.pair.b))->name, 60).c_str(),
-                r.out.problem.c_str());
-    const bool differ = !config.changes.empty() || std::any_of(rows.begin(), rows.end(), rowDiffers);
-    const bool unlooked = std::any_of(rows.begin(), rows.end(),
-                                      [](const Row &r) { return r.out.status == TensorDiffStatus::NotCompared; });
-    std::printf(differ ? "\nThe two differ.\n"
-                : unlooked
+            std::printf("  %s: %s\n", printable(nameOf(s, r.pair), 60).c_str(), r.out.problem.c_str());
+    std::printf(verdict.differ ? "\nThe two differ.\n"
+                : verdict.unlooked
                     ? "\nNo difference found; tensors with other bytes were not compared (--values compares them).\n"
                     : "\nThe two are the same: every tensor's bytes or values, config.json and __metadata__.\n");
 }
@@ -145,18 +152,16 @@ void writeConfigJson(JsonWriter &json, const gguf::ConfigDiff &config)
     json.endObject();
 }
 
-bool writeJson(const Sides &s, const gguf::ConfigDiff &config, const std::vector<Row> &rows, bool values)
+bool writeJson(const Sides &s, const gguf::ConfigDiff &config, const std::vector<Row> &rows, bool values,
+               const Verdict &verdict)
 {
     JsonWriter json(stdout);
     json.beginObject();
     json.field("a", s.pathA);
     json.field("b", s.pathB);
     json.field("checkpoint", "both");
-    const bool differ = !config.changes.empty() || std::any_of(rows.begin(), rows.end(), rowDiffers);
-    const bool unlooked = std::any_of(rows.begin(), rows.end(),
-                                      [](const Row &r) { return r.out.status == TensorDiffStatus::NotCompared; });
     json.key("identical");
-    differ ? json.boolean(false) : unlooked ? json.null() : json.boolean(true);
+    verdict.differ ? json.boolean(false) : verdict.unlooked ? json.null() : json.boolean(true);
     json.field("values_compared", values);
     writeConfigJson(json, config);
     json.key("tensors");
@@ -186,10 +191,8 @@ int runTwoCheckpointsDiff(const CommandArgs &args)
     if (!args.tensors.empty()) {
         std::vector<NamedTensorPair> chosen;
         for (const std::string &name : args.tensors) {
-            const auto it = std::find_if(pairs.begin(), pairs.end(), [&](const NamedTensorPair &p) {
-                const gguf::st::TensorEntry *e = p.a >= 0 ? entryOf(*s.a, p.a) : entryOf(*s.b, p.b);
-                return e->name == name;
-            });
+            const auto it = std::find_if(pairs.begin(), pairs.end(),
+                                         [&](const NamedTensorPair &p) { return nameOf(s, p) == name; });
             if (it == pairs.end()) {
                 std::fprintf(stderr, "gguf-inspect: diff: no tensor named '%s' in either\n",
                              printable(name, 80).c_str());
@@ -201,21 +204,22 @@ int runTwoCheckpointsDiff(const CommandArgs &args)
     }
     std::vector<Row> rows;
     for (const NamedTensorPair &p : pairs) {
-        const gguf::st::TensorEntry *e = p.a >= 0 ? entryOf(*s.a, p.a) : entryOf(*s.b, p.b);
-        ProgressPrinter progress("comparing " + printable(e->name, 60));
+        ProgressPrinter progress("comparing " + printable(nameOf(s, p), 60));
         gguf::ValueDiffOptions options;
         options.progress = std::ref(progress);
         rows.push_back({p, gguf::compareNamedTensors(*s.a, *s.b, p, values, options)});
     }
     const gguf::ConfigDiff config = gguf::diffConfigs(*s.a, *s.b);
+    const Verdict verdict{!config.changes.empty() || std::any_of(rows.begin(), rows.end(), rowDiffers),
+                          std::any_of(rows.begin(), rows.end(),
+                                      [](const Row &r) { return r.out.status == TensorDiffStatus::NotCompared; })};
     if (args.json) {
-        if (!writeJson(s, config, rows, values))
+        if (!writeJson(s, config, rows, values, verdict))
             return kExitUnreadable;
     } else {
-        printReport(s, config, rows, values);
+        printReport(s, config, rows, values, verdict);
     }
-    const bool differ = !config.changes.empty() || std::any_of(rows.begin(), rows.end(), rowDiffers);
-    return differ ? kExitDifferent : kExitOk;
+    return verdict.differ ? kExitDifferent : kExitOk;
 }
 
 } // namespace cli

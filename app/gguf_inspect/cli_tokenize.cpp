@@ -13,6 +13,7 @@
 #include <cstdio>
 #include <cstring>
 #include <fstream>
+#include <functional>
 #include <iostream>
 #include <iterator>
 
@@ -62,16 +63,29 @@ bool oneText(const CommandArgs &args)
     return false;
 }
 
-// The ids on one line, separated by spaces.
-std::string idLine(const std::vector<gguf::TokenId> &ids)
+// tokenize's output: the ids on one line, separated by spaces; with --json each id with its
+// stored token and the text it stands for (`token(i)`, `text(i)` of the i-th id).
+int printIds(const CommandArgs &args, const std::vector<gguf::TokenId> &ids,
+             const std::function<std::string(size_t)> &token, const std::function<std::string(size_t)> &text)
 {
-    std::string line;
-    for (const gguf::TokenId id : ids) {
-        if (!line.empty())
-            line += ' ';
-        line += std::to_string(id);
+    if (!args.json) {
+        std::string line;
+        for (const gguf::TokenId id : ids)
+            line += (line.empty() ? "" : " ") + std::to_string(id);
+        print(line + '\n');
+        return kExitOk;
     }
-    return line;
+    JsonWriter json(stdout);
+    json.beginArray();
+    for (size_t i = 0; i < ids.size(); ++i) {
+        json.beginObject();
+        json.field("id", ids[i]);
+        json.field("token", token(i));
+        json.field("text", text(i));
+        json.endObject();
+    }
+    json.endArray();
+    return json.finish() ? kExitOk : kExitBadFile;
 }
 
 } // namespace
@@ -88,22 +102,9 @@ int runTokenize(const CommandArgs &args)
         return kExitBadFile;
     const std::vector<gguf::TokenId> ids =
         tokenizer->tokenize(*text, gguf::TokenizeOptions{args.addSpecial, args.parseSpecial});
-    if (!args.json) {
-        print(idLine(ids) + '\n');
-        return kExitOk;
-    }
-    JsonWriter json(stdout);
-    json.beginArray();
-    for (const gguf::TokenId id : ids) {
-        json.beginObject();
-        json.field("id", id);
-        json.field("token", tokenizer->tokenText(id));
-        json.field("text", tokenizer->tokenToPiece(id));
-        json.endObject();
-    }
-    json.endArray();
-    json.finish();
-    return kExitOk;
+    return printIds(
+        args, ids, [&](size_t i) { return std::string(tokenizer->tokenText(ids[i])); },
+        [&](size_t i) { return tokenizer->tokenToPiece(ids[i]); });
 }
 
 namespace {
@@ -141,20 +142,16 @@ bool pastVocabulary(const std::string &file, const std::vector<gguf::TokenId> &i
 std::shared_ptr<const gguf::JsonTokenizer> openJsonTokenizer(const gguf::st::Checkpoint &c, const CommandArgs &args)
 {
     gguf::Error error;
-    const std::optional<std::string> text = c.readBeside("tokenizer.json", error);
-    if (!text) {
-        reportTokenizerJsonError(c, args.file, error);
-        return nullptr;
-    }
     std::string why;
-    auto tokenizer = gguf::JsonTokenizer::create(*text, why);
+    auto tokenizer = gguf::jsonTokenizerBeside(c, error, why);
     const std::string path = printable(c.besidePath("tokenizer.json"));
-    if (!tokenizer) {
+    if (error)
+        reportTokenizerJsonError(c, args.file, error);
+    else if (!tokenizer)
         std::fprintf(stderr, "gguf-inspect: %s: %s\n", path.c_str(), printable(why).c_str());
-        return nullptr;
-    }
-    for (const std::string &note : tokenizer->notes())
-        std::fprintf(stderr, "gguf-inspect: %s: %s\n", path.c_str(), printable(note).c_str());
+    else
+        for (const std::string &note : tokenizer->notes())
+            std::fprintf(stderr, "gguf-inspect: %s: %s\n", path.c_str(), printable(note).c_str());
     return tokenizer;
 }
 
@@ -191,21 +188,9 @@ int runTokenizeOf(const gguf::st::Checkpoint &checkpoint, const CommandArgs &arg
     }
     const gguf::JsonEncoding encoding =
         *tokenizer->encodeTokens(*text, gguf::TokenizeOptions{args.addSpecial, args.parseSpecial});
-    if (!args.json) {
-        print(idLine(encoding.ids) + '\n');
-        return kExitOk;
-    }
-    JsonWriter json(stdout);
-    json.beginArray();
-    for (size_t i = 0; i < encoding.ids.size(); ++i) {
-        json.beginObject();
-        json.field("id", encoding.ids[i]);
-        json.field("token", encoding.tokens[i]);
-        json.field("text", tokenizer->decode(std::span(&encoding.ids[i], 1), false));
-        json.endObject();
-    }
-    json.endArray();
-    return json.finish() ? kExitOk : kExitBadFile;
+    return printIds(
+        args, encoding.ids, [&](size_t i) { return encoding.tokens[i]; },
+        [&](size_t i) { return tokenizer->decode(std::span(&encoding.ids[i], 1), false); });
 }
 
 int runDetokenizeOf(const gguf::st::Checkpoint &checkpoint, const CommandArgs &args)

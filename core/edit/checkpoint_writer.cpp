@@ -120,12 +120,11 @@ CheckpointPlan planCheckpointSplit(const Checkpoint &checkpoint, const std::stri
     CheckpointPlan plan;
     if ((plan.error = checkpointRefusal(checkpoint)); !plan.error.empty())
         return plan;
-    if (limits.maxTensors == 0 && limits.maxBytes == 0) {
-        plan.error = "give --split-max-tensors N or --split-max-size SIZE";
-        return plan;
-    }
     std::vector<CheckpointFile> files = packTensors(
-        checkpoint.tensors().size(), [&](size_t t) { return checkpoint.tensors()[t].entry->bytes(); }, limits);
+        checkpoint.tensors().size(), [&](size_t t) { return checkpoint.tensors()[t].entry->bytes(); }, limits,
+        plan.error);
+    if (files.empty())
+        return plan;
     if (files.size() > 99999) {
         plan.error = "that makes " + std::to_string(files.size()) + " shards; the names hold at most 99999";
         return plan;

@@ -120,8 +120,12 @@ std::vector<uint8_t> headerOf(const SplitModel &model, const PlannedFile &file, 
 } // namespace
 
 std::vector<PlannedFile> packTensors(size_t count, const std::function<uint64_t(size_t)> &bytesOf,
-                                     const SplitLimits &limits)
+                                     const SplitLimits &limits, std::string &error)
 {
+    if (limits.maxTensors == 0 && limits.maxBytes == 0) {
+        error = "give --split-max-tensors N or --split-max-size SIZE";
+        return {};
+    }
     std::vector<PlannedFile> files(1);
     for (size_t t = 0; t < count; ++t) {
         const uint64_t bytes = bytesOf(t);
@@ -140,13 +144,11 @@ WritePlan planSplit(const SplitModel &model, const std::string &prefix, const Sp
     WritePlan plan;
     if ((plan.error = refusal(model)); !plan.error.empty())
         return plan;
-    if (limits.maxTensors == 0 && limits.maxBytes == 0) {
-        plan.error = "give --split-max-tensors N or --split-max-size SIZE";
-        return plan;
-    }
     std::vector<PlannedFile> files = packTensors(
         model.tensors().size(), [&](size_t t) { return padded(model.tensors()[t].info->byteSize, kDefaultAlignment); },
-        limits);
+        limits, plan.error);
+    if (files.empty())
+        return plan;
     if (files.size() > 65535) {
         plan.error = "that makes " + std::to_string(files.size()) + " shards; split.count holds at most 65535";
         return plan;

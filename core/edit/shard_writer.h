@@ -39,9 +39,9 @@ struct WritePlan {
 
 /// Items 0…count−1 in order, packed into files: a file closes after `maxTensors` items, or before
 /// the item that would take its bytes past `maxBytes` (an item larger than that has a file of its
-/// own). The paths are left empty.
+/// own). The paths are left empty. No files, with `error`, when neither limit is set.
 std::vector<PlannedFile> packTensors(size_t count, const std::function<uint64_t(size_t)> &bytesOf,
-                                     const SplitLimits &limits);
+                                     const SplitLimits &limits, std::string &error);
 
 /// The shards `model` (one file or a set, read whole) would be split into under `prefix`.
 WritePlan planSplit(const SplitModel &model, const std::string &prefix, const SplitLimits &limits);

@@ -62,24 +62,15 @@ Section overviewSection(const Checkpoint &c, const std::string &source)
 
 Section verdictSection(const Checkpoint &c)
 {
-    Section s{"verdict", "Verdict", {}};
-    s.blocks.push_back(Paragraph{printable(checkpointVerdictLine(c)), true});
-    Table t{{"Severity", "File", "Offset", "Code", "Message"}, "llrll", {}, {}};
-    const auto add = [&](const Finding &f, const std::string &file) {
-        t.rows.push_back({std::string(severityName(f.severity)), printable(file), groupDigits(f.offset), f.code,
-                          printable(f.message)});
-    };
+    std::vector<std::pair<const Finding *, std::string>> findings;
     for (const Checkpoint::FileFinding &f : c.findings())
-        add(f.finding, f.file);
+        findings.emplace_back(&f.finding, f.file);
     for (const Checkpoint::Shard &sh : c.shards())
         if (sh.file)
             for (const Finding &f : sh.file->findings())
-                add(f, sh.path);
-    if (t.rows.empty())
-        s.blocks.push_back(Paragraph{"No findings: nothing in the files is unusual.", false});
-    else
-        s.blocks.emplace_back(std::move(t));
-    return s;
+                findings.emplace_back(&f, sh.path);
+    return report::verdictSection(checkpointVerdictLine(c), findings, true,
+                                  "No findings: nothing in the files is unusual.");
 }
 
 Section metadataSection(const Checkpoint &c)

@@ -148,29 +148,17 @@ Section metadataSection(const GgufFile &file, std::vector<Section> &templates)
 
 Section verdictSection(const SplitModel &model, const KindReport &kind)
 {
-    Section s{"verdict", "Verdict", {}};
-    s.blocks.push_back(Paragraph{printable(verdictLine(model)), true});
-    Table t{{"Severity", "File", "Offset", "Code", "Message"}, "llrll", {}, {}};
-    const auto add = [&](const Finding &f, const std::string &file) {
-        t.rows.push_back({std::string(severityName(f.severity)), printable(file), formatOffset(f.offset), f.code,
-                          printable(f.message)});
-    };
-    for (const Finding &f : model.setFindings())
-        add(f, "(the set)");
+    const std::vector<Finding> setFindings = model.setFindings(); // made on each call: kept while used
+    std::vector<std::pair<const Finding *, std::string>> findings;
+    findings.reserve(setFindings.size());
+    for (const Finding &f : setFindings)
+        findings.emplace_back(&f, "(the set)");
     for (const SplitModel::Shard &shard : model.shards())
         if (shard.file)
             for (const Finding &f : shard.file->findings())
-                add(f, shard.path);
-    if (!model.isSplit()) {
-        t.header.erase(t.header.begin() + 1);
-        t.align.erase(1, 1);
-        for (auto &row : t.rows)
-            row.erase(row.begin() + 1);
-    }
-    if (t.rows.empty())
-        s.blocks.push_back(Paragraph{"No findings: nothing in the file is unusual.", false});
-    else
-        s.blocks.emplace_back(std::move(t));
+                findings.emplace_back(&f, shard.path);
+    Section s = report::verdictSection(verdictLine(model), findings, model.isSplit(),
+                                       "No findings: nothing in the file is unusual.");
     for (const KindFinding &f : kind.findings)
         s.blocks.push_back(Paragraph{std::string("As a ") + fileKindTitle(kind.kind) + ": " + printable(f.message) +
                                          (f.refusal ? " (llama.cpp would refuse it)" : ""),
@@ -354,6 +342,28 @@ std::string codeText(std::string_view text)
         line = i + 1;
     }
     return out;
+}
+
+Section verdictSection(const std::string &line, const std::vector<std::pair<const Finding *, std::string>> &findings,
+                       bool withFile, const std::string &none)
+{
+    Section s{"verdict", "Verdict", {}};
+    s.blocks.push_back(Paragraph{printable(line), true});
+    Table t{{"Severity", "File", "Offset", "Code", "Message"}, "llrll", {}, {}};
+    for (const auto &[f, file] : findings)
+        t.rows.push_back({std::string(severityName(f->severity)), printable(file), formatOffset(f->offset), f->code,
+                          printable(f->message)});
+    if (!withFile) {
+        t.header.erase(t.header.begin() + 1);
+        t.align.erase(1, 1);
+        for (auto &row : t.rows)
+            row.erase(row.begin() + 1);
+    }
+    if (t.rows.empty())
+        s.blocks.push_back(Paragraph{none, false});
+    else
+        s.blocks.emplace_back(std::move(t));
+    return s;
 }
 
 void appendTypeMix(std::vector<TypeMix::Share> shares, Section &s)

@@ -3,6 +3,8 @@
 // Markdown or HTML, so that both forms say the same things.
 #pragma once
 
+#include "core/format/errors.h"
+
 #include <cstdint>
 #include <string>
 #include <string_view>
@@ -72,6 +74,11 @@ std::string codeText(std::string_view text);
 /// The type mix of `shares` (any order) into `s`: a line with the total, the chart (largest
 /// first) and its table; a line saying there is none when `shares` is empty.
 void appendTypeMix(std::vector<TypeMix::Share> shares, Section &s);
+/// The Verdict section: `line` (the reader's verdict), then a table of every finding with the file
+/// it is about (severity, file, offset, code, message; no file column unless `withFile`), or
+/// `none` when there is none.
+Section verdictSection(const std::string &line, const std::vector<std::pair<const Finding *, std::string>> &findings,
+                       bool withFile, const std::string &none);
 /// The Memory section of `model`: at the trained context, on the CPU alone and all on one GPU.
 Section memorySection(const SplitModel &model);
 

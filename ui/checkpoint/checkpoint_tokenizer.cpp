@@ -88,17 +88,17 @@ private:
 std::shared_ptr<const TokenizeSource> jsonSource(const std::shared_ptr<const gguf::st::Checkpoint> &checkpoint)
 {
     gguf::Error error;
-    const std::optional<std::string> text = checkpoint->readBeside("tokenizer.json", error);
-    if (!text)
-        return std::make_shared<const JsonTokenizeSource>(
-            nullptr, error.kind == gguf::ErrorKind::NotFound
-                         ? CheckpointTokenizer::tr("No tokenizer.json beside this checkpoint.")
-                         : CheckpointTokenizer::tr("tokenizer.json could not be read: %1")
-                               .arg(QString::fromStdString(error.message)));
     std::string why;
-    auto tokenizer = gguf::JsonTokenizer::create(*text, why);
-    return std::make_shared<const JsonTokenizeSource>(
-        tokenizer, CheckpointTokenizer::tr("tokenizer.json cannot be run here: %1.").arg(QString::fromStdString(why)));
+    auto tokenizer = gguf::jsonTokenizerBeside(*checkpoint, error, why);
+    QString problem;
+    if (error.kind == gguf::ErrorKind::NotFound)
+        problem = CheckpointTokenizer::tr("No tokenizer.json beside this checkpoint.");
+    else if (error)
+        problem =
+            CheckpointTokenizer::tr("tokenizer.json could not be read: %1").arg(QString::fromStdString(error.message));
+    else if (!tokenizer)
+        problem = CheckpointTokenizer::tr("tokenizer.json cannot be run here: %1.").arg(QString::fromStdString(why));
+    return std::make_shared<const JsonTokenizeSource>(std::move(tokenizer), problem);
 }
 
 } // namespace

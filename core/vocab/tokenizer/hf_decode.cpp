@@ -5,68 +5,20 @@
 
 #include "unicode_text.h"
 
+#include "core/safetensors/json_reader.h"
+#include "core/util/text_format.h"
+
 namespace gguf::hf {
 namespace {
 
-// The length of the UTF-8 sequence at `at` when it is complete and valid, else 0, with `maximal`
-// the length of its longest valid prefix (String::from_utf8_lossy replaces that prefix, or the
-// single byte, with one U+FFFD).
-size_t validSequence(std::string_view s, size_t at, size_t &maximal)
-{
-    const auto b = static_cast<unsigned char>(s[at]);
-    size_t need = 0;
-    unsigned char low = 0x80, high = 0xBF;
-    if (b < 0x80)
-        return maximal = 1;
-    if (b >= 0xC2 && b <= 0xDF)
-        need = 1;
-    else if (b >= 0xE0 && b <= 0xEF) {
-        need = 2;
-        low = b == 0xE0 ? 0xA0 : 0x80;
-        high = b == 0xED ? 0x9F : 0xBF;
-    } else if (b >= 0xF0 && b <= 0xF4) {
-        need = 3;
-        low = b == 0xF0 ? 0x90 : 0x80;
-        high = b == 0xF4 ? 0x8F : 0xBF;
-    }
-    maximal = 1;
-    for (size_t k = 1; k <= need; ++k) {
-        if (at + k >= s.size())
-            return 0;
-        const auto c = static_cast<unsigned char>(s[at + k]);
-        if (c < (k == 1 ? low : 0x80) || c > (k == 1 ? high : 0xBF))
-            return 0;
-        maximal = k + 1;
-    }
-    return need == 0 ? 0 : need + 1;
-}
-
+// Bytes read as UTF-8 with each maximal ill-formed part one U+FFFD (Rust's from_utf8_lossy).
 std::string lossyUtf8(std::string_view bytes)
 {
     std::string out;
     out.reserve(bytes.size());
-    for (size_t at = 0; at < bytes.size();) {
-        size_t maximal = 1;
-        const size_t length = validSequence(bytes, at, maximal);
-        if (length > 0)
-            out.append(bytes.substr(at, length));
-        else
-            out += "\xEF\xBF\xBD";
-        at += length > 0 ? length : maximal;
-    }
+    for (size_t at = 0; at < bytes.size();)
+        appendUtf8(gguf::decodeUtf8(bytes, at), out);
     return out;
-}
-
-bool validUtf8(std::string_view bytes)
-{
-    for (size_t at = 0; at < bytes.size();) {
-        size_t maximal = 1;
-        const size_t length = validSequence(bytes, at, maximal);
-        if (length == 0)
-            return false;
-        at += length;
-    }
-    return true;
 }
 
 void byteLevel(std::vector<std::string> &tokens)
@@ -97,7 +49,7 @@ void byteFallback(std::vector<std::string> &tokens)
     auto flush = [&] {
         if (runLength == 0)
             return;
-        if (validUtf8(run))
+        if (!json::firstInvalidUtf8(run))
             out.push_back(run);
         else
             for (size_t i = 0; i < runLength; ++i)
@@ -211,11 +163,10 @@ void decodeChain(const Decoder &d, std::vector<std::string> &tokens)
     }
     case Kind::Replace:
         for (std::string &token : tokens) {
-            const Text text = toText(token);
-            Text out;
-            for (const Segment &s : d.pattern.find(text))
-                out += s.match ? toText(d.content) : text.substr(s.begin, s.end - s.begin);
-            token = toUtf8(out);
+            Aligned text{toText(token), {}};
+            text.first.resize(text.text.size());
+            replaceMatches(d.pattern, toText(d.content), text);
+            token = toUtf8(text.text);
         }
         return;
     case Kind::Strip: strip(d, tokens); return;

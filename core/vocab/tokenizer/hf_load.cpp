@@ -6,6 +6,7 @@
 
 #include "core/safetensors/json_reader.h"
 
+#include <algorithm>
 #include <stdexcept>
 
 namespace gguf::hf {
@@ -21,41 +22,6 @@ struct Refusal : std::runtime_error {
 [[noreturn]] void refuse(const std::string &why)
 {
     throw Refusal(why);
-}
-
-std::string typeOf(const Value &v, const char *part)
-{
-    const Value *type = v.kind == Value::Kind::Object ? v.find("type") : nullptr;
-    if (!type || type->kind != Value::Kind::String)
-        refuse(std::string(part) + " without a type");
-    return type->text;
-}
-
-bool flag(const Value &v, const char *key, bool fallback)
-{
-    const Value *f = v.find(key);
-    return f && f->kind == Value::Kind::Bool ? f->boolean : fallback;
-}
-
-std::string text(const Value &v, const char *key, const std::string &fallback = {})
-{
-    const Value *f = v.find(key);
-    return f && f->kind == Value::Kind::String ? f->text : fallback;
-}
-
-uint64_t count(const Value &v, const char *key, uint64_t fallback)
-{
-    const Value *f = v.find(key);
-    const std::optional<uint64_t> n = f ? f->asUnsigned() : std::nullopt;
-    return n ? *n : fallback;
-}
-
-const Value &list(const Value &v, const char *key, const std::string &part)
-{
-    const Value *f = v.find(key);
-    if (!f || f->kind != Value::Kind::Array)
-        refuse(part + " without its list \"" + key + "\"");
-    return *f;
 }
 
 char32_t oneChar(const std::string &s, const std::string &part)
@@ -108,7 +74,7 @@ Normalizer normalizerOf(const Value &v)
     using Kind = Normalizer::Kind;
     Normalizer n;
     if (type == "Sequence") {
-        for (const Value &child : list(v, "normalizers", "normalizer Sequence").values)
+        for (const Value &child : listField(v, "normalizers", "normalizer Sequence").values)
             n.children.push_back(normalizerOf(child));
     } else if (type == "NFC" || type == "NFD" || type == "NFKC" || type == "NFKD") {
         n.kind = type == "NFC" ? Kind::Nfc : type == "NFD" ? Kind::Nfd : type == "NFKC" ? Kind::Nfkc : Kind::Nfkd;
@@ -116,23 +82,23 @@ Normalizer normalizerOf(const Value &v)
         n.kind = Kind::Lowercase;
     } else if (type == "Strip") {
         n.kind = Kind::Strip;
-        n.left = flag(v, "strip_left", true);
-        n.right = flag(v, "strip_right", true);
+        n.left = flagField(v, "strip_left", true);
+        n.right = flagField(v, "strip_right", true);
     } else if (type == "StripAccents") {
         n.kind = Kind::StripAccents;
     } else if (type == "Replace") {
         n.kind = Kind::Replace;
         n.pattern = patternOf(v, "normalizer Replace");
-        n.content = toText(text(v, "content"));
+        n.content = toText(textField(v, "content"));
     } else if (type == "Prepend") {
         n.kind = Kind::Prepend;
-        n.content = toText(text(v, "prepend"));
+        n.content = toText(textField(v, "prepend"));
     } else if (type == "BertNormalizer") {
         n.kind = Kind::Bert;
-        n.cleanText = flag(v, "clean_text", true);
-        n.chineseChars = flag(v, "handle_chinese_chars", true);
-        n.lowercase = flag(v, "lowercase", true);
-        n.stripAccents = flag(v, "strip_accents", n.lowercase);
+        n.cleanText = flagField(v, "clean_text", true);
+        n.chineseChars = flagField(v, "handle_chinese_chars", true);
+        n.lowercase = flagField(v, "lowercase", true);
+        n.stripAccents = flagField(v, "strip_accents", n.lowercase);
     } else {
         refuse("normalizer " + type + " is not supported");
     }
@@ -141,14 +107,14 @@ Normalizer normalizerOf(const Value &v)
 
 PreTokenizer::Prepend prependOf(const Value &v)
 {
-    const std::string scheme = text(v, "prepend_scheme");
+    const std::string scheme = textField(v, "prepend_scheme");
     if (scheme == "first")
         return PreTokenizer::Prepend::First;
     if (scheme == "never")
         return PreTokenizer::Prepend::Never;
     if (!scheme.empty() && scheme != "always")
         refuse("Metaspace: unknown prepend_scheme \"" + scheme + "\"");
-    if (scheme.empty() && !flag(v, "add_prefix_space", true))
+    if (scheme.empty() && !flagField(v, "add_prefix_space", true))
         return PreTokenizer::Prepend::Never;
     return PreTokenizer::Prepend::Always;
 }
@@ -159,29 +125,29 @@ PreTokenizer preTokenizerOf(const Value &v)
     using Kind = PreTokenizer::Kind;
     PreTokenizer p;
     if (type == "Sequence") {
-        for (const Value &child : list(v, "pretokenizers", "pre-tokenizer Sequence").values)
+        for (const Value &child : listField(v, "pretokenizers", "pre-tokenizer Sequence").values)
             p.children.push_back(preTokenizerOf(child));
     } else if (type == "ByteLevel") {
         p.kind = Kind::ByteLevel;
-        p.addPrefixSpace = flag(v, "add_prefix_space", true);
-        p.useRegex = flag(v, "use_regex", true);
+        p.addPrefixSpace = flagField(v, "add_prefix_space", true);
+        p.useRegex = flagField(v, "use_regex", true);
     } else if (type == "Split") {
         p.kind = Kind::Split;
         p.pattern = patternOf(v, "pre-tokenizer Split");
         p.behavior = behaviorOf(v, "pre-tokenizer Split", Behavior::Removed);
-        p.invert = flag(v, "invert", false);
+        p.invert = flagField(v, "invert", false);
     } else if (type == "Metaspace") {
         p.kind = Kind::Metaspace;
-        p.replacement = oneChar(text(v, "replacement", "\u2581"), "pre-tokenizer Metaspace");
+        p.replacement = oneChar(textField(v, "replacement", "\u2581"), "pre-tokenizer Metaspace");
         p.prepend = prependOf(v);
-        p.split = flag(v, "split", true);
+        p.split = flagField(v, "split", true);
     } else if (type == "Whitespace" || type == "WhitespaceSplit" || type == "BertPreTokenizer") {
         p.kind = type == "Whitespace"        ? Kind::Whitespace
                  : type == "WhitespaceSplit" ? Kind::WhitespaceSplit
                                              : Kind::Bert;
     } else if (type == "Digits") {
         p.kind = Kind::Digits;
-        p.individualDigits = flag(v, "individual_digits", false);
+        p.individualDigits = flagField(v, "individual_digits", false);
     } else if (type == "Punctuation") {
         p.kind = Kind::Punctuation;
         p.behavior = behaviorOf(v, "pre-tokenizer Punctuation", Behavior::Isolated);
@@ -197,30 +163,30 @@ Decoder decoderOf(const Value &v)
     using Kind = Decoder::Kind;
     Decoder d;
     if (type == "Sequence") {
-        for (const Value &child : list(v, "decoders", "decoder Sequence").values)
+        for (const Value &child : listField(v, "decoders", "decoder Sequence").values)
             d.children.push_back(decoderOf(child));
     } else if (type == "ByteLevel" || type == "ByteFallback" || type == "Fuse") {
         d.kind = type == "ByteLevel" ? Kind::ByteLevel : type == "ByteFallback" ? Kind::ByteFallback : Kind::Fuse;
     } else if (type == "Replace") {
         d.kind = Kind::Replace;
         d.pattern = patternOf(v, "decoder Replace");
-        d.content = text(v, "content");
+        d.content = textField(v, "content");
     } else if (type == "Strip") {
         d.kind = Kind::Strip;
-        d.stripChar = oneChar(text(v, "content", " "), "decoder Strip");
-        d.start = count(v, "start", 0);
-        d.stop = count(v, "stop", 0);
+        d.stripChar = oneChar(textField(v, "content", " "), "decoder Strip");
+        d.start = countField(v, "start", 0);
+        d.stop = countField(v, "stop", 0);
     } else if (type == "Metaspace") {
         d.kind = Kind::Metaspace;
-        d.replacement = oneChar(text(v, "replacement", "\u2581"), "decoder Metaspace");
+        d.replacement = oneChar(textField(v, "replacement", "\u2581"), "decoder Metaspace");
         d.firstWithoutMark = prependOf(v) != PreTokenizer::Prepend::Never;
     } else if (type == "WordPiece") {
         d.kind = Kind::WordPiece;
-        d.content = text(v, "prefix", "##");
-        d.cleanup = flag(v, "cleanup", true);
+        d.content = textField(v, "prefix", "##");
+        d.cleanup = flagField(v, "cleanup", true);
     } else if (type == "BPEDecoder") {
         d.kind = Kind::Bpe;
-        d.content = text(v, "suffix", "</w>");
+        d.content = textField(v, "suffix", "</w>");
     } else {
         refuse("decoder " + type + " is not supported");
     }
@@ -228,6 +194,41 @@ Decoder decoderOf(const Value &v)
 }
 
 } // namespace
+
+std::string typeOf(const Value &v, const char *part)
+{
+    const Value *type = v.kind == Value::Kind::Object ? v.find("type") : nullptr;
+    if (!type || type->kind != Value::Kind::String)
+        refuse(std::string(part) + " without a type");
+    return type->text;
+}
+
+bool flagField(const Value &v, const char *key, bool fallback)
+{
+    const Value *f = v.find(key);
+    return f && f->kind == Value::Kind::Bool ? f->boolean : fallback;
+}
+
+std::string textField(const Value &v, const char *key, const std::string &fallback)
+{
+    const Value *f = v.find(key);
+    return f && f->kind == Value::Kind::String ? f->text : fallback;
+}
+
+uint64_t countField(const Value &v, const char *key, uint64_t fallback)
+{
+    const Value *f = v.find(key);
+    const std::optional<uint64_t> n = f ? f->asUnsigned() : std::nullopt;
+    return n ? *n : fallback;
+}
+
+const Value &listField(const Value &v, const char *key, const std::string &part)
+{
+    const Value *f = v.find(key);
+    if (!f || f->kind != Value::Kind::Array)
+        refuse(part + " without its list \"" + key + "\"");
+    return *f;
+}
 
 TokenId tokenIdOf(const Value &v, const std::string &part)
 {
@@ -241,6 +242,27 @@ void refuseFile(const std::string &why)
 {
     refuse(why);
 }
+
+namespace {
+
+// The added tokens by id, the text each decodes as, and the two matchers: a token not marked
+// normalized is found in the raw text, one marked so (its text normalized) in the normalized text.
+void indexAddedTokens(Pipeline &p)
+{
+    for (size_t i = 0; i < p.added.size(); ++i) {
+        AddedToken &token = p.added[i];
+        p.addedById[token.id] = i;
+        Text content = token.content;
+        if (token.normalized && p.normalizer)
+            normalize(*p.normalizer, content);
+        token.decoded = toUtf8(content); // decoding gives a normalized token's normalized form
+        (token.normalized ? p.normalized : p.raw).add(content, i);
+        p.size = std::max<uint64_t>(p.size, uint64_t(token.id) + 1);
+    }
+    p.size = std::max(p.size, p.model.size);
+}
+
+} // namespace
 
 std::unique_ptr<Pipeline> loadPipeline(const Value &root, std::string &why)
 {
@@ -260,8 +282,9 @@ std::unique_ptr<Pipeline> loadPipeline(const Value &root, std::string &why)
                 refuse(std::string("\"") + key + "\" is set: encoding would " +
                        (std::string(key) == "padding" ? "pad" : "truncate") + ", which is not supported");
         readAddedTokens(root, *pipeline);
+        indexAddedTokens(*pipeline);
         const Model &m = pipeline->model;
-        if (m.unk && !m.vocab.contains(*m.unk))
+        if (m.unk && m.unkId == kNoToken)
             pipeline->notes.push_back("the unknown token \"" + *m.unk +
                                       "\" is not in the model's vocabulary: the library fails to encode a text with a "
                                       "character it has no token for; here that character is dropped");

@@ -4,23 +4,12 @@
 #include "hf_load.h"
 
 #include <algorithm>
+#include <cstdio>
 
 namespace gguf::hf {
 namespace {
 
 using json::Value;
-
-std::string textOf(const Value &v, const char *key, const std::string &fallback = {})
-{
-    const Value *f = v.find(key);
-    return f && f->kind == Value::Kind::String ? f->text : fallback;
-}
-
-bool flagOf(const Value &v, const char *key, bool fallback)
-{
-    const Value *f = v.find(key);
-    return f && f->kind == Value::Kind::Bool ? f->boolean : fallback;
-}
 
 void readVocab(const Value &v, Model &m)
 {
@@ -110,7 +99,7 @@ SpecialTokens namedSpecial(const Value &v, const char *key, const std::string &t
 Model modelOf(const Value &v)
 {
     Model m;
-    m.type = textOf(v, "type", v.find("merges") ? "BPE" : "");
+    m.type = textField(v, "type", v.find("merges") ? "BPE" : "");
     if (m.type == "BPE") {
         const Value *dropout = v.find("dropout");
         if (dropout && dropout->kind == Value::Kind::Number &&
@@ -118,22 +107,31 @@ Model modelOf(const Value &v)
             refuseFile("model BPE with dropout: its tokens are random");
         if (const Value *unk = v.find("unk_token"); unk && unk->kind == Value::Kind::String)
             m.unk = unk->text;
-        m.prefix = textOf(v, "continuing_subword_prefix");
-        m.suffix = textOf(v, "end_of_word_suffix");
-        m.fuseUnk = flagOf(v, "fuse_unk", false);
-        m.byteFallback = flagOf(v, "byte_fallback", false);
-        m.ignoreMerges = flagOf(v, "ignore_merges", false);
+        m.prefix = textField(v, "continuing_subword_prefix");
+        m.suffix = textField(v, "end_of_word_suffix");
+        m.fuseUnk = flagField(v, "fuse_unk", false);
+        m.byteFallback = flagField(v, "byte_fallback", false);
+        m.ignoreMerges = flagField(v, "ignore_merges", false);
         readVocab(v, m);
         readMerges(v, m);
     } else if (m.type == "WordPiece") {
         m.kind = Model::Kind::WordPiece;
-        m.unk = textOf(v, "unk_token", "[UNK]");
-        m.prefix = textOf(v, "continuing_subword_prefix", "##");
+        m.unk = textField(v, "unk_token", "[UNK]");
+        m.prefix = textField(v, "continuing_subword_prefix", "##");
         if (const Value *max = v.find("max_input_chars_per_word"))
             m.maxWordChars = max->asUnsigned().value_or(100);
         readVocab(v, m);
     } else {
         refuseFile("model " + (m.type.empty() ? std::string("without a type") : m.type) + " is not supported");
+    }
+    // what tokenizing looks up for every unknown character, found once
+    if (const auto it = m.unk ? m.vocab.find(*m.unk) : m.vocab.end(); it != m.vocab.end())
+        m.unkId = it->second;
+    for (int b = 0; b < 256; ++b) {
+        char name[8];
+        std::snprintf(name, sizeof name, "<0x%02X>", b);
+        const auto it = m.vocab.find(name);
+        m.byteIds[size_t(b)] = it == m.vocab.end() ? kNoToken : it->second;
     }
     return m;
 }
@@ -153,16 +151,16 @@ void readAddedTokens(const Value &root, Pipeline &p)
     uint64_t moved = 0;
     std::string first;
     for (const Value &a : added->values) {
-        const std::string content = textOf(a, "content");
+        const std::string content = textField(a, "content");
         if (content.empty())
             continue;
         AddedToken token;
         token.content = toText(content);
-        token.special = flagOf(a, "special", false);
-        token.lstrip = flagOf(a, "lstrip", false);
-        token.rstrip = flagOf(a, "rstrip", false);
-        token.singleWord = flagOf(a, "single_word", false);
-        token.normalized = flagOf(a, "normalized", !token.special);
+        token.special = flagField(a, "special", false);
+        token.lstrip = flagField(a, "lstrip", false);
+        token.rstrip = flagField(a, "rstrip", false);
+        token.singleWord = flagField(a, "single_word", false);
+        token.normalized = flagField(a, "normalized", !token.special);
         if (token.special) // the library's set of special texts only grows
             p.specialTexts.insert(content);
         if (const auto it = byText.find(content); it != byText.end()) {
@@ -190,14 +188,10 @@ void readAddedTokens(const Value &root, Pipeline &p)
 
 PostProcessor postProcessorOf(const Value &v)
 {
-    const Value *typeValue = v.find("type");
-    const std::string type = typeValue && typeValue->kind == Value::Kind::String ? typeValue->text : "";
+    const std::string type = typeOf(v, "a post-processor");
     PostProcessor out;
     if (type == "Sequence") {
-        const Value *list = v.find("processors");
-        if (!list || list->kind != Value::Kind::Array)
-            refuseFile("post-processor Sequence without its processors");
-        for (const Value &child : list->values)
+        for (const Value &child : listField(v, "processors", "post-processor Sequence").values)
             out.children.push_back(postProcessorOf(child));
     } else if (type == "ByteLevel") {
         out.kind = PostProcessor::Kind::ByteLevel;
@@ -213,7 +207,7 @@ PostProcessor postProcessorOf(const Value &v)
         out.kind = PostProcessor::Kind::Wrap;
         out.items = {namedSpecial(v, "cls", type), SpecialTokens{true, {}, {}}, namedSpecial(v, "sep", type)};
     } else {
-        refuseFile("post-processor " + (type.empty() ? std::string("without a type") : type) + " is not supported");
+        refuseFile("post-processor " + type + " is not supported");
     }
     return out;
 }

@@ -3,7 +3,6 @@
 // (docs/TOKENIZER_JSON.md §5–6).
 #include "hf_pipeline.h"
 
-#include <cstdio>
 #include <functional>
 #include <queue>
 
@@ -94,15 +93,10 @@ std::vector<Symbol> initialSymbols(const Model &m, std::u32string_view word)
         }
         if (m.byteFallback) {
             std::vector<TokenId> ids;
-            for (unsigned char b : s) {
-                char name[8];
-                std::snprintf(name, sizeof name, "<0x%02X>", b);
-                const TokenId id = lookup(m, name);
-                if (id == kNoToken)
-                    break;
-                ids.push_back(id);
-            }
-            if (ids.size() == s.size()) {
+            for (unsigned char b : s)
+                if (m.byteIds[b] != kNoToken)
+                    ids.push_back(m.byteIds[b]);
+            if (ids.size() == s.size()) { // every byte has its token, or none is used
                 for (TokenId id : ids)
                     add(id);
                 continue;
@@ -110,7 +104,7 @@ std::vector<Symbol> initialSymbols(const Model &m, std::u32string_view word)
         }
         // no unknown token (or one missing from the vocabulary, where the library fails to
         // encode): the character is dropped
-        const TokenId unk = m.unk ? lookup(m, *m.unk) : kNoToken;
+        const TokenId unk = m.unkId;
         if (unk == kNoToken)
             continue;
         if (pendingUnk != kNoToken && !m.fuseUnk)
@@ -144,25 +138,26 @@ void tokenizeBpe(const Model &m, std::u32string_view word, std::vector<TokenId> 
 // with a part that matches nothing, or longer than max_input_chars_per_word, is the unknown token.
 void tokenizeWordPiece(const Model &m, std::u32string_view word, std::vector<TokenId> &out)
 {
-    const TokenId unk = m.unk ? lookup(m, *m.unk) : kNoToken;
     if (word.size() > m.maxWordChars) {
-        if (unk != kNoToken)
-            out.push_back(unk);
+        if (m.unkId != kNoToken)
+            out.push_back(m.unkId);
         return;
     }
     std::vector<TokenId> pieces;
     for (size_t start = 0; start < word.size();) {
+        // the longest piece from `start` that is a token, shortening it a code point at a time
         size_t end = word.size();
         TokenId found = kNoToken;
-        for (; end > start && found == kNoToken; --end)
-            found = lookup(m, (start > 0 ? m.prefix : std::string()) + toUtf8(word.substr(start, end - start)));
+        while (end > start && (found = lookup(m, (start > 0 ? m.prefix : std::string()) +
+                                                     toUtf8(word.substr(start, end - start)))) == kNoToken)
+            --end;
         if (found == kNoToken) {
-            if (unk != kNoToken)
-                out.push_back(unk);
+            if (m.unkId != kNoToken)
+                out.push_back(m.unkId);
             return;
         }
         pieces.push_back(found);
-        start = end + 1;
+        start = end;
     }
     out.insert(out.end(), pieces.begin(), pieces.end());
 }

@@ -7,6 +7,7 @@
 
 #include "core/vocab/tokenizer.h"
 
+#include <array>
 #include <cstdint>
 #include <functional>
 #include <map>
@@ -99,6 +100,9 @@ struct Aligned {
 };
 void normalize(const Normalizer &n, Aligned &text);
 void normalize(const Normalizer &n, Text &text);
+/// Every match of `pattern` replaced by `content` (a replacement comes from where its match began):
+/// the Replace normalizer, and the Replace decoder with no alignment to keep.
+void replaceMatches(const Pattern &pattern, const Text &content, Aligned &text);
 
 // ---- pre-tokenizers
 
@@ -148,7 +152,9 @@ struct Model {
     };
     std::unordered_map<uint64_t, Merge> merges; ///< (left id << 32 | right id) → rank, result
     std::optional<std::string> unk;
-    std::string prefix, suffix; ///< continuing_subword_prefix, end_of_word_suffix
+    TokenId unkId = kNoToken;           ///< `unk`'s id; kNoToken when there is none or it is not in the vocabulary
+    std::array<TokenId, 256> byteIds{}; ///< each byte's <0xNN> token (byte_fallback), kNoToken when absent
+    std::string prefix, suffix;         ///< continuing_subword_prefix, end_of_word_suffix
     bool fuseUnk = false, byteFallback = false, ignoreMerges = false;
     uint64_t maxWordChars = 100; ///< WordPiece
 };
@@ -240,13 +246,14 @@ struct Pipeline {
     std::unordered_map<TokenId, size_t> addedById;
     AddedMatcher raw, normalized;                 ///< tokens matched before / after normalizing
     std::unordered_set<std::string> specialTexts; ///< the contents of the special added tokens
+    uint64_t size = 0;                            ///< one past the largest id of the model and the added tokens
     std::vector<std::string> notes; ///< what loading noticed (an added token's id differing from the file's)
 };
 
 /// The pipeline of a parsed tokenizer.json; null with `why` naming what is missing or not supported.
 std::unique_ptr<Pipeline> loadPipeline(const json::Value &root, std::string &why);
 
-/// Code points ↔ UTF-8 (the text is valid UTF-8).
+/// Code points ↔ UTF-8 (ill-formed UTF-8 decodes to U+FFFD, as gguf::decodeUtf8 reads it).
 Text toText(std::string_view utf8);
 std::string toUtf8(std::u32string_view text);
 

@@ -5,42 +5,29 @@
 
 #include "unicode_text.h"
 
-#include <array>
-
 namespace gguf::hf {
 namespace {
+
+// A pattern of this file's own (it compiles).
+std::shared_ptr<const Regex> compiled(std::u32string_view pattern)
+{
+    std::string why;
+    return Regex::compile(pattern, why);
+}
 
 // GPT-2's pattern, which ByteLevel applies when use_regex is set (pre_tokenizers/byte_level.rs).
 const Regex &gpt2Regex()
 {
-    static const std::shared_ptr<const Regex> regex = [] {
-        std::string why;
-        return Regex::compile(U"'s|'t|'re|'ve|'m|'ll|'d| ?\\p{L}+| ?\\p{N}+| ?[^\\s\\p{L}\\p{N}]+|\\s+(?!\\S)|\\s+",
-                              why);
-    }();
+    static const std::shared_ptr<const Regex> regex =
+        compiled(U"'s|'t|'re|'ve|'m|'ll|'d| ?\\p{L}+| ?\\p{N}+| ?[^\\s\\p{L}\\p{N}]+|\\s+(?!\\S)|\\s+");
     return *regex;
 }
 
-// Whitespace's `\w+|[^\w\s]+`, \w spelled out as Oniguruma's Unicode word class.
+// Whitespace's `\w+|[^\w\s]+` (Regex::compile spells \w and \s as the library's engines read them).
 const Regex &wordRegex()
 {
-    static const std::shared_ptr<const Regex> regex = [] {
-        std::string why;
-        return Regex::compile(U"\\w+|[^\\w\\s]+", why); // \\w and \\s as the library's engines read them
-    }();
+    static const std::shared_ptr<const Regex> regex = compiled(U"\\w+|[^\\w\\s]+");
     return *regex;
-}
-
-// The code point GPT-2 spells each byte with.
-const std::array<char32_t, 256> &byteCodePoints()
-{
-    static const std::array<char32_t, 256> table = [] {
-        std::array<char32_t, 256> t{};
-        for (int b = 0; b < 256; ++b)
-            t[b] = toText(unicode::byteStandIn(static_cast<uint8_t>(b))).front();
-        return t;
-    }();
-    return table;
 }
 
 // Cuts each piece into the kept ranges `cut` gives; a piece's first part keeps its start mark.
@@ -72,14 +59,10 @@ void byteLevel(const PreTokenizer &p, std::vector<Piece> &pieces)
             gpt2Regex().findAll(t, matches);
             return splitRanges(segmentsOf(matches, t.size()), Behavior::Isolated);
         });
-    const std::array<char32_t, 256> &table = byteCodePoints();
     for (Piece &piece : pieces) {
-        const std::string bytes = toUtf8(piece.text);
-        Text spelled;
-        spelled.reserve(bytes.size());
-        for (unsigned char b : bytes)
-            spelled += table[b];
-        piece.text = std::move(spelled);
+        std::string spelled;
+        unicode::appendByteStandIns(toUtf8(piece.text), spelled);
+        piece.text = toText(spelled);
     }
 }
 

@@ -1,10 +1,12 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 // Text operations of a tokenizer.json pipeline: patterns, splitting by behaviour, character classes
 // and the normalizers (docs/TOKENIZER_JSON.md §2–3). Unicode normalization and case mapping are
-// ICU's (docs/DEPENDENCIES.md), the regexes PCRE2's.
+// ICU's (docs/TOKENIZER_JSON.md §8), the regexes PCRE2's.
 #include "hf_pipeline.h"
 
 #include "unicode_text.h"
+
+#include "core/util/text_format.h"
 
 #define PCRE2_CODE_UNIT_WIDTH 32
 #include <pcre2.h>
@@ -116,8 +118,6 @@ void Regex::findAll(std::u32string_view text, std::vector<std::pair<size_t, size
 
 std::vector<Segment> Pattern::find(std::u32string_view text) const
 {
-    if (text.empty())
-        return {Segment{0, 0, false}};
     std::vector<std::pair<size_t, size_t>> matches;
     if (regex) {
         regex->findAll(text, matches);
@@ -150,20 +150,11 @@ std::vector<Segment> segmentsOf(const std::vector<std::pair<size_t, size_t>> &ma
 
 std::vector<Segment> findChars(std::u32string_view text, const std::function<bool(char32_t)> &predicate)
 {
-    if (text.empty())
-        return {Segment{0, 0, false}};
-    std::vector<Segment> out;
-    size_t last = 0;
+    std::vector<std::pair<size_t, size_t>> matches;
     for (size_t i = 0; i < text.size(); ++i)
-        if (predicate(text[i])) {
-            if (last < i)
-                out.push_back({last, i, false});
-            out.push_back({i, i + 1, true});
-            last = i + 1;
-        }
-    if (last < text.size())
-        out.push_back({last, text.size(), false});
-    return out;
+        if (predicate(text[i]))
+            matches.emplace_back(i, i + 1);
+    return segmentsOf(matches, text.size());
 }
 
 namespace {
@@ -238,10 +229,11 @@ std::vector<std::pair<size_t, size_t>> splitRanges(std::vector<Segment> segments
 
 Text toText(std::string_view utf8)
 {
-    // the decoder lets surrogates and values past U+10FFFF through; PCRE2 must not see them
+    // gguf::decodeUtf8 never gives a surrogate or a value past U+10FFFF, which PCRE2 must not see
     Text text;
-    for (const uint32_t cp : unicode::decodeUtf8(utf8))
-        text += (cp >= 0xD800 && cp <= 0xDFFF) || cp > 0x10FFFF ? char32_t(0xFFFD) : char32_t(cp);
+    text.reserve(utf8.size());
+    for (size_t at = 0; at < utf8.size();)
+        text += gguf::decodeUtf8(utf8, at);
     return text;
 }
 
@@ -284,8 +276,7 @@ bool isPunctuation(char32_t c)
 
 namespace {
 
-// The text's code points with, for each, whether the original text's first code point is where it
-// came from (NormalizedString's alignments, reduced to what Metaspace's "first" asks).
+// An ICU normal form of the text; of the alignment only the first code point's is kept.
 void icuNormalize(const icu::Normalizer2 *form, Aligned &a)
 {
     UErrorCode status = U_ZERO_ERROR;
@@ -388,8 +379,9 @@ void removeIf(Aligned &a, bool (*predicate)(char32_t))
     });
 }
 
-// A match's replacement comes from where the match began.
-void replace(const Pattern &pattern, const Text &content, Aligned &a)
+} // namespace
+
+void replaceMatches(const Pattern &pattern, const Text &content, Aligned &a)
 {
     Aligned out;
     for (const Segment &s : pattern.find(a.text)) {
@@ -404,6 +396,8 @@ void replace(const Pattern &pattern, const Text &content, Aligned &a)
     }
     a = std::move(out);
 }
+
+namespace {
 
 bool isChinese(char32_t c)
 {
@@ -456,7 +450,7 @@ void normalize(const Normalizer &n, Aligned &a)
     case Normalizer::Kind::Lowercase: rewrite(a, appendLower); return;
     case Normalizer::Kind::Strip: strip(a, n.left, n.right); return;
     case Normalizer::Kind::StripAccents: removeIf(a, isMark); return;
-    case Normalizer::Kind::Replace: replace(n.pattern, n.content, a); return;
+    case Normalizer::Kind::Replace: replaceMatches(n.pattern, n.content, a); return;
     case Normalizer::Kind::Prepend:
         // the prefix comes from where the first code point did
         if (!a.text.empty()) {

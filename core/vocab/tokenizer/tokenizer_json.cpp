@@ -7,6 +7,7 @@
 
 #include "hf_pipeline.h"
 
+#include "core/safetensors/checkpoint.h"
 #include "core/safetensors/json_reader.h"
 
 #include <algorithm>
@@ -158,20 +159,6 @@ std::shared_ptr<const JsonTokenizer> JsonTokenizer::create(std::string_view text
     std::unique_ptr<hf::Pipeline> p = hf::loadPipeline(*root, why);
     if (!p)
         return nullptr;
-    for (size_t i = 0; i < p->added.size(); ++i) {
-        const hf::AddedToken token = p->added[i];
-        p->addedById[token.id] = i;
-        p->added[i].decoded = hf::toUtf8(token.content);
-        if (!token.normalized) {
-            p->raw.add(token.content, i);
-            continue;
-        }
-        hf::Text content = token.content;
-        if (p->normalizer)
-            hf::normalize(*p->normalizer, content);
-        p->added[i].decoded = hf::toUtf8(content); // decoding gives the normalized form
-        p->normalized.add(content, i);
-    }
     return std::shared_ptr<const JsonTokenizer>(new JsonTokenizer(std::move(p)));
 }
 
@@ -187,10 +174,7 @@ const std::vector<std::string> &JsonTokenizer::notes() const
 
 uint64_t JsonTokenizer::size() const
 {
-    uint64_t size = m_pipeline->model.size;
-    for (const hf::AddedToken &token : m_pipeline->added)
-        size = std::max<uint64_t>(size, uint64_t(token.id) + 1);
-    return size;
+    return m_pipeline->size;
 }
 
 std::string_view JsonTokenizer::tokenText(TokenId id) const
@@ -244,13 +228,11 @@ std::string JsonTokenizer::decode(std::span<const TokenId> ids, bool skipSpecial
     const hf::Pipeline &p = *m_pipeline;
     std::vector<std::string> tokens;
     for (const TokenId id : ids) {
-        // an added token's decoding text first (normalized where the library normalized it),
-        // else the model's; skipped when special by that text, as the library checks
-        const auto added = p.addedById.find(id);
-        if (added == p.addedById.end() && !p.model.tokens.contains(id))
+        // an added token's decoding text first, else the model's (tokenText); skipped when
+        // special by that text, as the library checks
+        if (!p.addedById.contains(id) && !p.model.tokens.contains(id))
             continue;
-        std::string token =
-            added != p.addedById.end() ? p.added[added->second].decoded : std::string(hf::modelToken(p.model, id));
+        std::string token(tokenText(id));
         if (skipSpecial && p.specialTexts.contains(token))
             continue;
         tokens.push_back(std::move(token));
@@ -266,6 +248,13 @@ std::string JsonTokenizer::decode(std::span<const TokenId> ids, bool skipSpecial
     for (size_t i = 0; i < tokens.size(); ++i)
         out += (i ? " " : "") + tokens[i];
     return out;
+}
+
+std::shared_ptr<const JsonTokenizer> jsonTokenizerBeside(const st::Checkpoint &checkpoint, Error &error,
+                                                         std::string &why)
+{
+    const std::optional<std::string> text = checkpoint.readBeside("tokenizer.json", error);
+    return text ? JsonTokenizer::create(*text, why) : nullptr;
 }
 
 } // namespace gguf
