@@ -5,6 +5,7 @@
 #include "core/util/parallel_chunks.h"
 
 #include <algorithm>
+#include <cmath>
 
 #include <cstdio>
 #include <cstdlib>
@@ -187,6 +188,66 @@ void decodeAll(uint32_t type, std::span<const uint8_t> bytes, uint64_t elements,
                         }
                     },
                     {});
+}
+
+namespace {
+// The bins of n values, vectorized as wide as this CPU goes (the floor should be the least cost).
+#if defined(__x86_64__) && defined(__GLIBC__)
+__attribute__((target_clones("avx512f", "avx2", "default")))
+#endif
+void binsOf(const float *x, size_t n, float lo, float scale, int bins, uint8_t *out)
+{
+    for (size_t i = 0; i < n; ++i) // no NaN care: a floor
+        out[i] = static_cast<uint8_t>(std::clamp(static_cast<int>((x[i] - lo) * scale), 0, bins - 1));
+}
+} // namespace
+
+uint64_t countAll(uint32_t type, std::span<const uint8_t> bytes, uint64_t elements, unsigned threads)
+{
+    constexpr uint64_t kPiece = 16384;
+    constexpr int kBins = 256, kCopies = 4;
+    const uint64_t chunk = 1 << 20;
+    const uint64_t chunks = (elements + chunk - 1) / chunk;
+    // the range of the first piece's values stands in for [min, max]: values beyond it go to the end bins
+    std::vector<float> first(static_cast<size_t>(std::min(kPiece, elements)));
+    gguf::dequantizeRange(type, bytes, elements, 0, first);
+    float lo = 0, hi = 0;
+    for (const float x : first)
+        if (std::isfinite(x)) {
+            lo = std::min(lo, x);
+            hi = std::max(hi, x);
+        }
+    const float scale = hi > lo ? static_cast<float>(kBins) / (hi - lo) : 0.0f;
+    struct Worker {
+        std::vector<float> values = std::vector<float>(kPiece);
+        std::vector<uint8_t> bins = std::vector<uint8_t>(kPiece);
+        std::vector<uint32_t> counts = std::vector<uint32_t>(kBins * kCopies, 0);
+    };
+    std::vector<Worker> workers(gguf::workerCount(threads, chunks));
+    gguf::runChunks(chunks, threads,
+                    [&](uint64_t c, unsigned w) {
+                        Worker &k = workers[w];
+                        const uint64_t end = std::min(elements, (c + 1) * chunk);
+                        for (uint64_t at = c * chunk; at < end; at += kPiece) {
+                            const size_t n = static_cast<size_t>(std::min(kPiece, end - at));
+                            gguf::dequantizeRange(type, bytes, elements, at, std::span<float>(k.values.data(), n));
+                            const uint8_t *b = k.bins.data();
+                            binsOf(k.values.data(), n, lo, scale, kBins, k.bins.data());
+                            uint32_t *t = k.counts.data();
+                            size_t i = 0;
+                            for (; i + kCopies <= n; i += kCopies)
+                                for (int j = 0; j < kCopies; ++j)
+                                    ++t[j * kBins + b[i + j]];
+                            for (; i < n; ++i)
+                                ++t[b[i]];
+                        }
+                    },
+                    {});
+    uint64_t total = 0;
+    for (const Worker &k : workers)
+        for (const uint32_t n : k.counts)
+            total += n;
+    return total;
 }
 
 double Rounds::median(size_t body) const

@@ -59,6 +59,11 @@ double medianOf(std::vector<double> v);
 /// "dequantization pass" floor.
 void decodeAll(uint32_t type, std::span<const uint8_t> bytes, uint64_t elements, unsigned threads);
 
+/// decodeAll, and each decoded value placed in one of 256 bins (a 32-bit counter incremented,
+/// four interleaved tables per worker): the "count floor", the least an exact histogram that places
+/// every value costs. Returns how many values were counted.
+uint64_t countAll(uint32_t type, std::span<const uint8_t> bytes, uint64_t elements, unsigned threads);
+
 /// Rounds of fresh-process runs: each round runs every body once, in turn, so that the machine's
 /// slow and fast moments fall on all of them alike.
 inline constexpr int kRounds = 7;

@@ -122,14 +122,16 @@ void benchStats(const std::string &dir, bool quick)
     const unsigned cores = std::max(1u, std::thread::hardware_concurrency());
     const uint64_t size = quick ? (64u << 20) : (1u << 30);
     std::printf("\n## Statistics of one %llu MiB tensor (file in the page cache; %u threads; %d rounds, each running "
-                "the three passes in turn in fresh processes, mapping included; times are medians, the ratio is the "
-                "median of the rounds' ratios, with their range)\n\n",
+                "the five passes in turn in fresh processes, mapping included; times are medians, the ratio is the "
+                "median of the rounds' ratios, with their range; the count floor is the dequant pass with each "
+                "value also placed in one of 256 bins, one counter incremented per value)\n\n",
                 static_cast<unsigned long long>(size >> 20), cores, kRounds);
     std::printf(
-        "| type | elements | read floor s | dequant pass s | stats (fast) s | exact stats s | fast / dequant "
-        "(range) | exact / dequant (range) | Melem/s fast | key sample | peak RSS fast MiB | peak RSS exact MiB | "
-        "peak RSS of dequant pass MiB | RSS at start MiB |\n");
-    std::printf("|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|\n");
+        "| type | elements | read floor s | dequant pass s | count floor s | stats (fast) s | exact stats s | fast / "
+        "dequant (range) | exact / dequant (range) | count floor / dequant (range) | exact / count floor (range) | "
+        "Melem/s fast | key sample | peak RSS fast MiB | peak RSS exact MiB | peak RSS of dequant pass MiB | RSS at "
+        "start MiB |\n");
+    std::printf("|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|\n");
     // the types #22 names: Q4_K, Q8_0, F16, Q2_K, Q3_K, Q5_K, Q6_K, Q4_0, Q5_0, IQ4_XS, BF16, F32
     for (const uint32_t type : {12u, 8u, 1u, 10u, 11u, 13u, 14u, 2u, 6u, 23u, 30u, 0u}) {
         const std::string path = dir + "/bench-stats-" + gguf::typeName(type) + ".gguf";
@@ -164,6 +166,11 @@ void benchStats(const std::string &dir, bool quick)
                            if (gguf::computeStatistics(data, opt, st) != gguf::StatsStatus::Ok ||
                                gguf::refineStatistics(data, opt, st) != gguf::StatsStatus::Ok)
                                std::exit(1);
+                       }),
+                       // the count floor: the dequant pass, and each value placed in one of 256 bins
+                       withTensor([&](const gguf::TensorData &data) {
+                           if (countAll(type, data.bytes, elements, cores) != elements)
+                               std::exit(1);
                        })},
                       rounds);
         std::filesystem::remove(path);
@@ -174,13 +181,15 @@ void benchStats(const std::string &dir, bool quick)
         const uint32_t stride = gguf::keySampleStride(elements, gguf::StatsOptions{}.exactKeyElements);
         const auto [ratio, lowest, highest] = rounds.ratio(2, 1);
         const auto [exact, exactLowest, exactHighest] = rounds.ratio(3, 1);
-        std::printf(
-            "| %s | %llu | %.3f | %.3f | %.3f | %.3f | %.2f× (%.2f–%.2f) | %.2f× (%.2f–%.2f) | %.0f | 1 in %u | "
-            "%.1f | %.1f | %.1f | %.1f |\n",
-            gguf::typeName(type).c_str(), static_cast<unsigned long long>(elements), rounds.median(0), rounds.median(1),
-            rounds.median(2), rounds.median(3), ratio, lowest, highest, exact, exactLowest, exactHighest,
-            static_cast<double>(elements) / 1e6 / rounds.median(2), stride, rounds.peakMiB(2), rounds.peakMiB(3),
-            rounds.peakMiB(1), rounds.runs[2][0].residentAtStartMiB);
+        const auto [count, countLowest, countHighest] = rounds.ratio(4, 1);
+        const auto [overCount, overCountLowest, overCountHighest] = rounds.ratio(3, 4);
+        std::printf("| %s | %llu | %.3f | %.3f | %.3f | %.3f | %.3f | %.2f× (%.2f–%.2f) | %.2f× (%.2f–%.2f) | %.2f× "
+                    "(%.2f–%.2f) | %.2f× (%.2f–%.2f) | %.0f | 1 in %u | %.1f | %.1f | %.1f | %.1f |\n",
+                    gguf::typeName(type).c_str(), static_cast<unsigned long long>(elements), rounds.median(0),
+                    rounds.median(1), rounds.median(4), rounds.median(2), rounds.median(3), ratio, lowest, highest,
+                    exact, exactLowest, exactHighest, count, countLowest, countHighest, overCount, overCountLowest,
+                    overCountHighest, static_cast<double>(elements) / 1e6 / rounds.median(2), stride, rounds.peakMiB(2),
+                    rounds.peakMiB(3), rounds.peakMiB(1), rounds.runs[2][0].residentAtStartMiB);
         std::fflush(stdout);
     }
 }
