@@ -327,6 +327,7 @@ struct Plan {
     std::vector<uint32_t> look = std::vector<uint32_t>(kKeyCount, 0);
     std::vector<uint64_t> bins; ///< the histogram of the keys that span at most two bins
     bool anyGeneral = false;    ///< a key spans more than two bins (only with more than 512 bins)
+    bool slotsOften = false;    ///< the slot keys hold one finite value in 64 or more (zeros, often)
     static constexpr uint32_t kGeneral = 0x80000000u;
 };
 
@@ -367,6 +368,10 @@ std::optional<Plan> planPassB(const std::vector<uint64_t> &halves, const Split &
             plan.slotKeys.push_back(w.key);
             plan.look[w.key] |= static_cast<uint32_t>(plan.slotKeys.size()); // slot + 1
         }
+    uint64_t inSlots = 0;
+    for (const uint32_t key : plan.slotKeys)
+        inSlots += halves[2 * key] + halves[2 * key + 1];
+    plan.slotsOften = inSlots >= stats.finite / 64;
     return plan;
 }
 
@@ -377,25 +382,33 @@ struct PassB {
 };
 
 #if GGUF_X86_KERNELS
-/// The indices of the values whose key is one of `keys` (at most 16), 16 values at a time.
+/// The indices of the values whose key is one of `keys` (at most M; the list padded with its first
+/// key), 16 values at a time: a fixed number of compares the compiler unrolls. `Often`: the keys are
+/// common (in the types with exact zeros 0 holds the median, and most vectors hold a zero), so every
+/// vector's indices are stored without a branch that would be mispredicted; else only those of a
+/// vector with a hit.
+template <size_t M, bool Often>
 GGUF_AVX512_KERNEL size_t flaggedAvx512(std::span<const float> values, const std::vector<uint32_t> &keys, uint32_t *out)
 {
-    __m512i wanted[16];
-    const size_t m = std::min<size_t>(keys.size(), 16);
-    for (size_t j = 0; j < m; ++j)
-        wanted[j] = _mm512_set1_epi32(static_cast<int>(keys[j]));
+    if (keys.empty())
+        return 0;
+    __m512i wanted[M];
+    for (size_t j = 0; j < M; ++j)
+        wanted[j] = _mm512_set1_epi32(static_cast<int>(keys[j < keys.size() ? j : 0]));
     const __m512i lanes = _mm512_setr_epi32(0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15);
     size_t count = 0, i = 0;
     for (; i + 16 <= values.size(); i += 16) {
         const __m512i key = _mm512_srli_epi32(_mm512_castps_si512(_mm512_loadu_ps(values.data() + i)), 16);
         __mmask16 hit = 0;
-        for (size_t j = 0; j < m; ++j)
+        for (size_t j = 0; j < M; ++j)
             hit = static_cast<__mmask16>(hit | _mm512_cmpeq_epi32_mask(key, wanted[j]));
-        if (hit) {
-            const __m512i at = _mm512_add_epi32(lanes, _mm512_set1_epi32(static_cast<int>(i)));
-            _mm512_mask_compressstoreu_epi32(out + count, hit, at);
-            count += static_cast<size_t>(std::popcount(static_cast<uint32_t>(hit)));
-        }
+        if (!Often && hit == 0)
+            continue;
+        const __m512i at = _mm512_add_epi32(lanes, _mm512_set1_epi32(static_cast<int>(i)));
+        // compressed in a register, then stored whole: the form that writes memory directly is
+        // microcoded on AMD's Zen 4, dozens of cycles; count ≤ i, so the 16 lanes stay in the piece
+        _mm512_storeu_si512(out + count, _mm512_maskz_compress_epi32(hit, at));
+        count += static_cast<size_t>(std::popcount(static_cast<uint32_t>(hit)));
     }
     for (; i < values.size(); ++i)
         if (std::find(keys.begin(), keys.end(), std::bit_cast<uint32_t>(values[i]) >> 16) != keys.end())
@@ -413,6 +426,21 @@ struct PassBScan {
     uint64_t *bins;
     std::vector<uint32_t> &indices; ///< room for a piece
 
+#if GGUF_X86_KERNELS
+    template <bool Often> size_t flaggedOf(std::span<const float> values, uint32_t *out) const
+    {
+        const size_t m = plan.slotKeys.size();
+        if (m <= 4)
+            return flaggedAvx512<4, Often>(values, plan.slotKeys, out);
+        return m <= 8 ? flaggedAvx512<8, Often>(values, plan.slotKeys, out)
+                      : flaggedAvx512<16, Often>(values, plan.slotKeys, out);
+    }
+    size_t flagged(std::span<const float> values, uint32_t *out) const
+    {
+        return plan.slotsOften ? flaggedOf<true>(values, out) : flaggedOf<false>(values, out);
+    }
+#endif
+
     void handle(float x, uint32_t what) const
     {
         if (what & Plan::kGeneral)
@@ -425,7 +453,7 @@ struct PassBScan {
     {
 #if GGUF_X86_KERNELS
         if (!plan.anyGeneral && detail::cpuHasAvx512()) {
-            const size_t found = flaggedAvx512(values, plan.slotKeys, indices.data());
+            const size_t found = flagged(values, indices.data());
             for (size_t f = 0; f < found; ++f) {
                 const float x = values[indices[f]];
                 handle(x, plan.look[std::bit_cast<uint32_t>(x) >> 16]);
