@@ -114,8 +114,9 @@ void fillWeightLike(uint8_t *data, uint64_t size, uint64_t seed)
 }
 
 namespace {
-constexpr uint64_t kChunk = 1 << 20;
-}
+constexpr uint64_t kChunk = 1 << 20;     // bytes of a floor's chunk, elements of a decoding pass's
+constexpr uint64_t kDecodePiece = 16384; // elements decoded into a worker's buffer at a time
+} // namespace
 
 uint64_t measureFloorOnce(const uint8_t *data, uint64_t size, unsigned threads)
 {
@@ -173,24 +174,34 @@ double medianOf(std::vector<double> v)
     return v[v.size() / 2];
 }
 
-void decodeAll(uint32_t type, std::span<const uint8_t> bytes, uint64_t elements, unsigned threads)
+namespace {
+
+uint64_t decodeChunks(uint64_t elements)
 {
-    constexpr uint64_t kPiece = 16384;
-    const uint64_t chunk = 1 << 20;
-    const uint64_t chunks = (elements + chunk - 1) / chunk;
-    std::vector<std::vector<float>> buffers(gguf::workerCount(threads, chunks), std::vector<float>(kPiece));
+    return (elements + kChunk - 1) / kChunk;
+}
+
+// Decodes all of `bytes` (elements of `type`) chunk by chunk on `threads`, piece by piece into one
+// small buffer per worker, and hands each decoded piece to `use(worker, values)`.
+template <typename Use>
+void forEachDecodedPiece(uint32_t type, std::span<const uint8_t> bytes, uint64_t elements, unsigned threads,
+                         const Use &use)
+{
+    const uint64_t chunks = decodeChunks(elements);
+    std::vector<std::vector<float>> buffers(gguf::workerCount(threads, chunks), std::vector<float>(kDecodePiece));
     gguf::runChunks(chunks, threads,
                     [&](uint64_t c, unsigned w) {
-                        const uint64_t end = std::min(elements, (c + 1) * chunk);
-                        for (uint64_t at = c * chunk; at < end; at += kPiece) {
-                            const size_t n = static_cast<size_t>(std::min(kPiece, end - at));
-                            gguf::dequantizeRange(type, bytes, elements, at, std::span<float>(buffers[w].data(), n));
+                        const uint64_t end = std::min(elements, (c + 1) * kChunk);
+                        for (uint64_t at = c * kChunk; at < end; at += kDecodePiece) {
+                            const std::span<float> piece(buffers[w].data(),
+                                                         static_cast<size_t>(std::min(kDecodePiece, end - at)));
+                            gguf::dequantizeRange(type, bytes, elements, at, piece);
+                            use(w, std::span<const float>(piece));
                         }
                     },
                     {});
 }
 
-namespace {
 // The bins of n values, vectorized as wide as this CPU goes (the floor should be the least cost).
 #if defined(__x86_64__) && defined(__GLIBC__)
 __attribute__((target_clones("avx512f", "avx2", "default")))
@@ -200,16 +211,19 @@ void binsOf(const float *x, size_t n, float lo, float scale, int bins, uint8_t *
     for (size_t i = 0; i < n; ++i) // no NaN care: a floor
         out[i] = static_cast<uint8_t>(std::clamp(static_cast<int>((x[i] - lo) * scale), 0, bins - 1));
 }
+
 } // namespace
+
+void decodeAll(uint32_t type, std::span<const uint8_t> bytes, uint64_t elements, unsigned threads)
+{
+    forEachDecodedPiece(type, bytes, elements, threads, [](unsigned, std::span<const float>) {});
+}
 
 uint64_t countAll(uint32_t type, std::span<const uint8_t> bytes, uint64_t elements, unsigned threads)
 {
-    constexpr uint64_t kPiece = 16384;
     constexpr int kBins = 256, kCopies = 4;
-    const uint64_t chunk = 1 << 20;
-    const uint64_t chunks = (elements + chunk - 1) / chunk;
     // the range of the first piece's values stands in for [min, max]: values beyond it go to the end bins
-    std::vector<float> first(static_cast<size_t>(std::min(kPiece, elements)));
+    std::vector<float> first(static_cast<size_t>(std::min(kDecodePiece, elements)));
     gguf::dequantizeRange(type, bytes, elements, 0, first);
     float lo = 0, hi = 0;
     for (const float x : first)
@@ -219,30 +233,22 @@ uint64_t countAll(uint32_t type, std::span<const uint8_t> bytes, uint64_t elemen
         }
     const float scale = hi > lo ? static_cast<float>(kBins) / (hi - lo) : 0.0f;
     struct Worker {
-        std::vector<float> values = std::vector<float>(kPiece);
-        std::vector<uint8_t> bins = std::vector<uint8_t>(kPiece);
+        std::vector<uint8_t> bins = std::vector<uint8_t>(kDecodePiece);
         std::vector<uint32_t> counts = std::vector<uint32_t>(kBins * kCopies, 0);
     };
-    std::vector<Worker> workers(gguf::workerCount(threads, chunks));
-    gguf::runChunks(chunks, threads,
-                    [&](uint64_t c, unsigned w) {
-                        Worker &k = workers[w];
-                        const uint64_t end = std::min(elements, (c + 1) * chunk);
-                        for (uint64_t at = c * chunk; at < end; at += kPiece) {
-                            const size_t n = static_cast<size_t>(std::min(kPiece, end - at));
-                            gguf::dequantizeRange(type, bytes, elements, at, std::span<float>(k.values.data(), n));
-                            const uint8_t *b = k.bins.data();
-                            binsOf(k.values.data(), n, lo, scale, kBins, k.bins.data());
-                            uint32_t *t = k.counts.data();
-                            size_t i = 0;
-                            for (; i + kCopies <= n; i += kCopies)
-                                for (int j = 0; j < kCopies; ++j)
-                                    ++t[j * kBins + b[i + j]];
-                            for (; i < n; ++i)
-                                ++t[b[i]];
-                        }
-                    },
-                    {});
+    std::vector<Worker> workers(gguf::workerCount(threads, decodeChunks(elements)));
+    forEachDecodedPiece(type, bytes, elements, threads, [&](unsigned w, std::span<const float> values) {
+        uint8_t *b = workers[w].bins.data();
+        uint32_t *t = workers[w].counts.data();
+        const size_t n = values.size();
+        binsOf(values.data(), n, lo, scale, kBins, b);
+        size_t i = 0;
+        for (; i + kCopies <= n; i += kCopies)
+            for (int j = 0; j < kCopies; ++j)
+                ++t[j * kBins + b[i + j]];
+        for (; i < n; ++i)
+            ++t[b[i]];
+    });
     uint64_t total = 0;
     for (const Worker &k : workers)
         for (const uint32_t n : k.counts)
