@@ -5,7 +5,6 @@
 #include "core/format/gguf_file.h"
 #include "core/format/split_model.h"
 #include "screenshot_tour_steps.h"
-#include "ui/checkpoint/checkpoint_view.h"
 #include "ui/hex/hex_page.h"
 #include "ui/importance/importance_model.h"
 #include "ui/importance/importance_page.h"
@@ -28,6 +27,7 @@
 #include <QCheckBox>
 #include <QDoubleSpinBox>
 #include <QPlainTextEdit>
+#include <QPointer>
 #include <QPushButton>
 #include <QScrollArea>
 #include <QSpinBox>
@@ -76,6 +76,25 @@ QString sampleText()
     return QStringLiteral("The quick brown fox doesn't tokenize itself: 1234567 tokens, \u00bd price!\n"
                           "Gr\u00f6\u00dfe \u6570\u5b66 \u0645\u0631\u062d\u0628\u0627 \U0001F999 <s> "
                           "    def f(x): return x**2");
+}
+
+void grabTokenizeTab(MainWindow &window, QTabWidget &tabs, TokenizeView &view, const QString &file,
+                     StallMonitor *monitor, const std::function<void()> &done)
+{
+    tabs.setCurrentWidget(&view);
+    view.setText(sampleText());
+    const QPointer<QTabWidget> guarded(&tabs);
+    // once tokenized, or once the tokenizer is built when it cannot tokenize
+    whenIdle(
+        window, [&view] { return view.isBusy(); },
+        [&window, guarded, file, monitor, done] {
+            QTimer::singleShot(kSettleMs, &window, [&window, guarded, file, monitor, done] {
+                grabAndList(window, file, monitor);
+                if (guarded)
+                    guarded->setCurrentIndex(0);
+                done();
+            });
+        });
 }
 
 } // namespace tour
@@ -129,20 +148,8 @@ void grabTokenize(MainWindow &window, const QString &prefix, StallMonitor *monit
         return;
     }
     window.pages()->setCurrentWidget(page);
-    sections->setCurrentWidget(page->tokenizeView());
-    const auto grab = [&window, prefix, monitor, done] {
-        QTimer::singleShot(kSettleMs, &window, [&window, prefix, monitor, done] {
-            const QString file = QStringLiteral("%1-tokenize.png").arg(prefix);
-            grabAndList(window, file, monitor);
-            window.page<TokenizerPage>()->sections()->setCurrentIndex(0);
-            done();
-        });
-    };
-    TokenizeView *view = page->tokenizeView();
-    view->setText(sampleText());
-    // once tokenized, or once the tokenizer is built when llama.cpp would refuse the vocabulary
-    whenIdle(
-        window, [view] { return view->isBusy(); }, grab);
+    grabTokenizeTab(window, *sections, *page->tokenizeView(), QStringLiteral("%1-tokenize.png").arg(prefix), monitor,
+                    done);
 }
 
 // Renders the file's chat template with the example messages and grabs it as

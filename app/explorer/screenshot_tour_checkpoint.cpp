@@ -20,29 +20,6 @@
 #include <QTimer>
 
 namespace tour {
-namespace {
-
-// The checkpoint's Tokenize tab with the sample text, as `<prefix>-checkpoint-tokenize.png`; then `done`.
-void grabCheckpointTokenize(MainWindow &window, const QString &prefix, StallMonitor *monitor,
-                            const std::function<void()> &done)
-{
-    CheckpointTokenizer *page = window.checkpointView()->tokenizer();
-    page->tabs()->setCurrentWidget(page->tokenizeView());
-    TokenizeView *view = page->tokenizeView();
-    view->setText(sampleText());
-    whenIdle(
-        window, [view] { return view->isBusy(); },
-        [&window, prefix, monitor, done] {
-            QTimer::singleShot(kSettleMs, &window, [&window, prefix, monitor, done] {
-                const QString file = QStringLiteral("%1-checkpoint-tokenize.png").arg(prefix);
-                grabAndList(window, file, monitor);
-                window.checkpointView()->tokenizer()->tabs()->setCurrentIndex(0);
-                done();
-            });
-        });
-}
-
-} // namespace
 
 void grabCompare(MainWindow &window, const QString &prefix, StallMonitor *monitor, const std::function<void()> &done)
 {
@@ -179,7 +156,8 @@ void grabCheckpointPages(MainWindow &window, const QString &prefix, StallMonitor
                     grabCheckpointPages(window, prefix, monitor, index + 1, done);
                 };
                 if (shown->currentWidget() == shown->tokenizer())
-                    grabCheckpointTokenize(window, prefix, monitor, next);
+                    grabTokenizeTab(window, *shown->tokenizer()->tabs(), *shown->tokenizer()->tokenizeView(),
+                                    QStringLiteral("%1-checkpoint-tokenize.png").arg(prefix), monitor, next);
                 else
                     next();
             });

@@ -12,6 +12,7 @@ class MainWindow;
 class QTabWidget;
 class QWidget;
 class StallMonitor;
+class TokenizeView;
 
 namespace tour {
 
@@ -30,6 +31,10 @@ void whenIdle(MainWindow &window, const std::function<bool()> &busy, const std::
 /// The text the tour tokenizes: words, contractions, digits, a fraction, umlauts, CJK, Arabic, an
 /// emoji, a special-looking token and code.
 QString sampleText();
+/// Shows `view` (a tab of `tabs`) with sampleText(), and once it is tokenized (or says why it cannot
+/// be) grabs the window as `file`; then puts `tabs` back on its first tab and calls `done`.
+void grabTokenizeTab(MainWindow &window, QTabWidget &tabs, TokenizeView &view, const QString &file,
+                     StallMonitor *monitor, const std::function<void()> &done);
 
 /// When the window compares (gguf-explorer --compare A B): waits for the comparison and its
 /// values, then grabs the Compare page's sections as `<prefix>-compare-<section>.png` and the

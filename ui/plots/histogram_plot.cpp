@@ -110,11 +110,6 @@ void HistogramPlot::setLogarithmic(bool logarithmic)
     rebuild();
 }
 
-QColor HistogramPlot::seriesColor(int i)
-{
-    return PlotStyle::categoryColor(i);
-}
-
 void HistogramPlot::rebuild()
 {
     m_plot->clearPlottables();
@@ -124,7 +119,7 @@ void HistogramPlot::rebuild()
         if (n == 0)
             continue;
         const double width = (s.hi - s.lo) / static_cast<double>(n);
-        const QColor color = m_series.size() == 1 ? palette().color(QPalette::Highlight) : seriesColor(i);
+        const QColor color = m_series.size() == 1 ? palette().color(QPalette::Highlight) : PlotStyle::categoryColor(i);
         if (m_series.size() == 1) {
             auto *bars = new QCPBars(m_plot->xAxis, m_plot->yAxis);
             bars->setName(s.name);

@@ -47,8 +47,6 @@ public:
     static QString hint();
 
     QCustomPlot *plot() const { return m_plot; }
-    /// The colour of series `i`.
-    static QColor seriesColor(int i);
 
 protected:
     void changeEvent(QEvent *event) override;
