@@ -31,6 +31,20 @@ extern "C" void onInterrupt(int)
     g_interrupted = 1;
 }
 
+// While a save runs, Ctrl-C asks it to stop (it removes its temporary file and leaves the target as
+// it was) instead of killing the process with the temporary left behind.
+class InterruptWatch {
+public:
+    InterruptWatch() : m_previous((g_interrupted = 0, std::signal(SIGINT, onInterrupt))) {}
+    ~InterruptWatch() { std::signal(SIGINT, m_previous); }
+    InterruptWatch(const InterruptWatch &) = delete;
+    InterruptWatch &operator=(const InterruptWatch &) = delete;
+    bool interrupted() const { return g_interrupted != 0; }
+
+private:
+    void (*m_previous)(int);
+};
+
 int setUsage(const std::string &message)
 {
     return usageError("set", message);
@@ -295,14 +309,12 @@ int runSet(const CommandArgs &args)
         return setUsage(error);
 
     const std::string target = args.inPlace ? args.file : args.output;
-    g_interrupted = 0;
-    auto *previous = std::signal(SIGINT, onInterrupt);
+    const InterruptWatch interrupt;
     ProgressPrinter progress("copying the tensor data");
     const gguf::SaveResult result = gguf::writeEdited(
         *file, *plan, target, args.inPlace,
-        gguf::SaveHooks{[&](uint64_t done, uint64_t total) { return g_interrupted == 0 && progress(done, total); },
-                        {}});
-    std::signal(SIGINT, previous);
+        gguf::SaveHooks{
+            [&](uint64_t done, uint64_t total) { return !interrupt.interrupted() && progress(done, total); }, {}});
     if (!result.ok) {
         std::fprintf(stderr, "gguf-inspect: %s\n", printable(result.message).c_str());
         return kExitBadFile;
@@ -333,9 +345,11 @@ int runSetOf(const gguf::st::Checkpoint &checkpoint, const CommandArgs &args)
         std::fprintf(stderr, "gguf-inspect: set: %s\n", printable(plan.error).c_str());
         return kExitBadFile;
     }
+    const InterruptWatch interrupt;
     ProgressPrinter progress("copying the tensor data");
-    const gguf::WriteOutcome out = gguf::writeCheckpointPlan(
-        checkpoint, plan, [&](uint64_t done, uint64_t total) { return progress(done, total); });
+    const gguf::WriteOutcome out = gguf::writeCheckpointPlan(checkpoint, plan, [&](uint64_t done, uint64_t total) {
+        return !interrupt.interrupted() && progress(done, total);
+    });
     if (!out.ok) {
         std::fprintf(stderr, "gguf-inspect: set: %s\n", printable(out.message).c_str());
         return kExitBadFile;

@@ -8,8 +8,6 @@
 
 #include "output_file.h"
 
-#include <sys/stat.h>
-
 #include <algorithm>
 #include <cerrno>
 #include <cstdio>
@@ -280,9 +278,11 @@ WriteOutcome writeCheckpointPlan(const Checkpoint &checkpoint, const CheckpointP
         }
     }
     if (plan.replace) {
-        struct stat st {};
-        const mode_t mode = ::stat(plan.files.front().path.c_str(), &st) == 0 ? (st.st_mode & 07777) : 0644;
-        if (!files.front()->replace(mode)) {
+        if (checkpoint.shards().front().file->source().changed()) {
+            out.message = plan.files.front().path + " changed on disk while it was copied; it is as it was";
+            return out;
+        }
+        if (!files.front()->replace()) {
             out.message =
                 plan.files.front().path + ": could not be replaced (" + std::strerror(errno) + "); it is as it was";
             return out;

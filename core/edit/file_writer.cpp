@@ -3,7 +3,8 @@
 
 #include "core/format/gguf_file.h"
 
-#include <atomic>
+#include "output_file.h"
+
 #include <cerrno>
 #include <climits>
 #include <cstdlib>
@@ -15,6 +16,12 @@
 
 namespace gguf {
 namespace {
+
+using detail::baseOf;
+using detail::createTempBeside;
+using detail::dirOf;
+using detail::syncDir;
+using detail::takeAttributesOf;
 
 constexpr uint64_t kCopyChunk = uint64_t(64) << 20; // bytes between progress reports
 constexpr size_t kBufferSize = size_t(8) << 20;     // the read/write fallback's buffer
@@ -94,26 +101,6 @@ bool readAll(int fd, uint8_t *p, uint64_t n, uint64_t offset)
         offset += static_cast<uint64_t>(r);
     }
     return true;
-}
-
-std::string dirOf(const std::string &path)
-{
-    const size_t slash = path.rfind('/');
-    if (slash == std::string::npos)
-        return ".";
-    return slash == 0 ? "/" : path.substr(0, slash);
-}
-
-std::string baseOf(const std::string &path)
-{
-    const size_t slash = path.rfind('/');
-    return slash == std::string::npos ? path : path.substr(slash + 1);
-}
-
-bool syncDir(const std::string &dir)
-{
-    Fd d(::open(dir.c_str(), O_RDONLY | O_DIRECTORY | O_CLOEXEC));
-    return d.valid() && ::fsync(d.get()) == 0;
 }
 
 std::string realPath(const std::string &path)
@@ -370,16 +357,8 @@ bool Writer::cancelled()
 bool Writer::copy(int src, const std::string &target)
 {
     const std::string dir = dirOf(target);
-    static std::atomic<unsigned> counter{0};
     std::string temp;
-    Fd dst;
-    for (int attempt = 0; attempt < 100 && !dst.valid(); ++attempt) {
-        temp = dir + "/." + baseOf(target) + "." + std::to_string(::getpid()) + "-" + std::to_string(++counter) +
-               ".gguf-explorer.tmp";
-        dst.adopt(::open(temp.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0666));
-        if (!dst.valid() && errno != EEXIST)
-            break;
-    }
+    Fd dst(createTempBeside(target, temp));
     if (!dst.valid())
         return fail("cannot create a file in " + dir + ": " + errnoText() + "; nothing was changed");
     const auto failAndRemove = [&](std::string message) {
@@ -388,13 +367,9 @@ bool Writer::copy(int src, const std::string &target)
         return fail(std::move(message));
     };
     step(SaveStep::TempCreated);
-    // the replaced file's permissions carry over, and its owner when this process may set it
-    if (struct stat st{}; ::stat(target.c_str(), &st) == 0) {
-        ::fchmod(dst.get(), st.st_mode & 07777);
-        const bool otherOwner = st.st_uid != ::geteuid() || st.st_gid != ::getegid();
-        if (otherOwner && ::fchown(dst.get(), st.st_uid, st.st_gid) != 0)
-            m_result.ownerKept = false; // not allowed: the new file belongs to this process's user
-    }
+    // the replaced file's permissions carry over, and its owner when this process may set it (when
+    // not allowed, the new file belongs to this process's user)
+    m_result.ownerKept = takeAttributesOf(target, dst.get());
 
     const uint64_t newSize = m_plan.dataOffset + (m_file.fileSize() - m_plan.oldDataOffset);
     const std::string unchanged = "; " + target + " is unchanged";

@@ -1,68 +1,52 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 #pragma once
 
-// A file being written for split and merge (GGUF or safetensors): a temporary beside the target,
-// synced, then given the target's name — never over a file that is there (docs/EDITING.md §6).
+// What every writer of core/edit shares (docs/EDITING.md §3, §6): a new file is written beside its
+// target under a name of its own, synced, and only then given the target's name — over the target
+// when it edits it (keeping its permissions and owner), else never over a file that is there.
 
-#include <fcntl.h>
-#include <sys/stat.h>
-#include <unistd.h>
+#include <sys/types.h>
 
-#include <algorithm>
 #include <cstdint>
 #include <string>
-#include <utility>
+
+namespace gguf::detail {
+
+/// The folder of `path` ("." when it names none).
+std::string dirOf(const std::string &path);
+/// The last part of `path`.
+std::string baseOf(const std::string &path);
+/// Syncs the folder `dir` (a rename in it is on the disk after this); false when it cannot.
+bool syncDir(const std::string &dir);
+/// A new file beside `target`, `.<name>.<pid>-<n>.gguf-explorer.tmp`, open for writing (created
+/// exclusively: a leftover of an earlier run is never reused); its descriptor, or -1 with errno.
+int createTempBeside(const std::string &target, std::string &temp);
+/// Gives the file open as `fd` the permissions of `target` and, when this process may, its owner
+/// and group; false when `target` is there and its owner could not be kept.
+bool takeAttributesOf(const std::string &target, int fd);
+
+} // namespace gguf::detail
 
 namespace gguf {
 
-// A file being written: a temporary beside the target, renamed over nothing at the end.
+/// A file being written for split, merge or a checkpoint's `set`: a temporary beside the target,
+/// removed unless it was given the target's name.
 class OutputFile {
 public:
-    explicit OutputFile(std::string target) : m_target(std::move(target))
-    {
-        m_temp = m_target + ".part";
-        m_fd = ::open(m_temp.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0644);
-    }
-    ~OutputFile()
-    {
-        if (m_fd >= 0)
-            ::close(m_fd);
-        if (!m_done)
-            ::unlink(m_temp.c_str());
-    }
+    explicit OutputFile(std::string target);
+    ~OutputFile();
     OutputFile(const OutputFile &) = delete;
     OutputFile &operator=(const OutputFile &) = delete;
     bool valid() const { return m_fd >= 0; }
     const std::string &temp() const { return m_temp; }
-    bool write(const uint8_t *p, uint64_t n)
-    {
-        while (n > 0) {
-            const ssize_t w = ::write(m_fd, p, size_t(std::min<uint64_t>(n, uint64_t(1) << 30)));
-            if (w <= 0)
-                return false;
-            p += w;
-            n -= uint64_t(w);
-        }
-        return true;
-    }
-    bool sync() { return ::fsync(m_fd) == 0 && ::close(std::exchange(m_fd, -1)) == 0; }
-    /// Replaces the target (an edit of it): the temporary takes its name, and `mode` its permissions.
-    bool replace(mode_t mode)
-    {
-        if (::chmod(m_temp.c_str(), mode) != 0 || ::rename(m_temp.c_str(), m_target.c_str()) != 0)
-            return false;
-        m_done = true;
-        return true;
-    }
-    bool rename()
-    {
-        // never over a file that appeared meanwhile: link the temporary to the name, then drop it
-        if (::link(m_temp.c_str(), m_target.c_str()) != 0)
-            return false;
-        ::unlink(m_temp.c_str());
-        m_done = true;
-        return true;
-    }
+    bool write(const uint8_t *p, uint64_t n);
+    /// Syncs and closes the temporary.
+    bool sync();
+    /// Replaces the target (an edit of it): the temporary takes its name, and its permissions and
+    /// owner (as far as this process may set them).
+    bool replace();
+    /// Gives the temporary the target's name, never over a file that appeared meanwhile.
+    bool rename();
 
 private:
     std::string m_target, m_temp;

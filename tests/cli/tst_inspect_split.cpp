@@ -144,7 +144,8 @@ private slots:
         QCOMPARE(run.exitCode, 1);
         QVERIFY2(run.err.contains("exists"), run.err.constData());
         QCOMPARE(inspect({"hash", merged, "--sha256"}).out, before);
-        QCOMPARE(QDir(dir.path()).entryList({QStringLiteral("*.part")}, QDir::Files).size(), 0);
+        QCOMPARE(QDir(dir.path()).entryList({QStringLiteral("*.gguf-explorer.tmp")}, QDir::Files | QDir::Hidden).size(),
+                 0);
     }
 
     // --split-max-size: tensors (each padded to 32) up to the size per shard; a larger one alone.

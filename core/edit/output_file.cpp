@@ -1,0 +1,121 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
+#include "output_file.h"
+
+#include <fcntl.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <atomic>
+#include <cerrno>
+#include <utility>
+
+namespace gguf::detail {
+
+std::string dirOf(const std::string &path)
+{
+    const size_t slash = path.rfind('/');
+    if (slash == std::string::npos)
+        return ".";
+    return slash == 0 ? "/" : path.substr(0, slash);
+}
+
+std::string baseOf(const std::string &path)
+{
+    const size_t slash = path.rfind('/');
+    return slash == std::string::npos ? path : path.substr(slash + 1);
+}
+
+bool syncDir(const std::string &dir)
+{
+    const int fd = ::open(dir.c_str(), O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+    if (fd < 0)
+        return false;
+    const bool synced = ::fsync(fd) == 0;
+    ::close(fd);
+    return synced;
+}
+
+int createTempBeside(const std::string &target, std::string &temp)
+{
+    static std::atomic<unsigned> counter{0};
+    const std::string stem = dirOf(target) + "/." + baseOf(target) + "." + std::to_string(::getpid()) + "-";
+    for (int attempt = 0; attempt < 100; ++attempt) {
+        temp = stem + std::to_string(++counter) + ".gguf-explorer.tmp";
+        const int fd = ::open(temp.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0666);
+        if (fd >= 0 || errno != EEXIST)
+            return fd;
+    }
+    return -1;
+}
+
+bool takeAttributesOf(const std::string &target, int fd)
+{
+    struct stat st {};
+    if (::stat(target.c_str(), &st) != 0)
+        return true;
+    ::fchmod(fd, st.st_mode & 07777);
+    const bool otherOwner = st.st_uid != ::geteuid() || st.st_gid != ::getegid();
+    return !otherOwner || ::fchown(fd, st.st_uid, st.st_gid) == 0;
+}
+
+} // namespace gguf::detail
+
+namespace gguf {
+
+OutputFile::OutputFile(std::string target) : m_target(std::move(target))
+{
+    m_fd = detail::createTempBeside(m_target, m_temp);
+}
+
+OutputFile::~OutputFile()
+{
+    if (m_fd >= 0)
+        ::close(m_fd);
+    if (!m_done && !m_temp.empty())
+        ::unlink(m_temp.c_str());
+}
+
+bool OutputFile::write(const uint8_t *p, uint64_t n)
+{
+    while (n > 0) {
+        const ssize_t w = ::write(m_fd, p, size_t(std::min<uint64_t>(n, uint64_t(1) << 30)));
+        if (w <= 0)
+            return false;
+        p += w;
+        n -= uint64_t(w);
+    }
+    return true;
+}
+
+bool OutputFile::sync()
+{
+    return ::fsync(m_fd) == 0 && ::close(std::exchange(m_fd, -1)) == 0;
+}
+
+bool OutputFile::replace()
+{
+    const int fd = ::open(m_temp.c_str(), O_RDONLY | O_CLOEXEC);
+    if (fd < 0)
+        return false;
+    detail::takeAttributesOf(m_target, fd);
+    ::close(fd);
+    if (::rename(m_temp.c_str(), m_target.c_str()) != 0)
+        return false;
+    m_done = true;
+    detail::syncDir(detail::dirOf(m_target));
+    return true;
+}
+
+bool OutputFile::rename()
+{
+    // never over a file that appeared meanwhile: link the temporary to the name, then drop it
+    if (::link(m_temp.c_str(), m_target.c_str()) != 0)
+        return false;
+    ::unlink(m_temp.c_str());
+    m_done = true;
+    detail::syncDir(detail::dirOf(m_target));
+    return true;
+}
+
+} // namespace gguf
