@@ -20,6 +20,23 @@
 namespace gguf {
 namespace {
 
+// One tensor as llama.cpp's converter would write it from a checkpoint (docs/SAFETENSORS.md §8).
+struct ConvertedTensor {
+    std::string name;           ///< the GGUF name ("blk.0.attn_q.weight")
+    std::vector<uint64_t> dims; ///< innermost first, experts stacked last
+    uint32_t type = 0;          ///< ggml type id
+};
+
+// The tensors of a checkpoint under the names, shapes and types the converter
+// (convert_hf_to_gguf.py, at the checkpoint's own dtype: --outtype f32, f16 or bf16) gives them, by
+// the same rules as pairWithCheckpoint read the other way; `unmapped` names what no rule maps (a
+// vision tower, rotary tables), which the converter would write differently or not at all.
+struct ConvertedTensors {
+    std::string architecture; ///< llama.cpp's name for the config's model_type ("llama" for mistral)
+    std::vector<ConvertedTensor> tensors;
+    std::vector<std::string> unmapped;
+    std::string problem; ///< why nothing could be mapped (an unknown model_type)
+};
 using namespace detail::conversion;
 
 // ---- the other way: the converter's tensors from the checkpoint's (docs/SAFETENSORS.md §8)
@@ -275,8 +292,8 @@ void writeHparams(HeaderBytes &h, const std::string &arch, const Hparams &hp)
     put("vocab_size", hp.get({"vocab_size"}));
 }
 
-} // namespace
-
+// llama.cpp's architecture name for a Hugging Face `model_type` among those whose conversion is
+// known ("mistral" → "llama", "qwen3_moe" → "qwen3moe", "gemma3_text" → "gemma3"); "" otherwise.
 std::string architectureForModelType(std::string_view modelType)
 {
     static constexpr std::pair<std::string_view, std::string_view> kNames[] = {
@@ -305,16 +322,13 @@ ConvertedTensors convertedTensors(const st::Checkpoint &checkpoint)
                                 "qwen3_moe, gemma, gemma2, gemma3, phi3)";
         return out;
     }
-    // experts per layer (a multimodal config keeps the language model's under text_config)
-    uint64_t experts = 0;
-    const json::Value *text = config->find("text_config");
-    for (const json::Value *c : {text, config})
-        for (const char *key : {"num_local_experts", "num_experts"})
-            if (const json::Value *v = c ? c->find(key) : nullptr; v && experts == 0)
-                experts = v->asUnsigned().value_or(0);
+    // experts per layer, read as the header's expert_count is (writeHparams)
+    const uint64_t experts = Hparams(*config).get({"num_local_experts", "num_experts"}).value_or(0);
     Converter(checkpoint, experts, out).run();
     return out;
 }
+
+} // namespace
 
 ConvertedModel convertedModel(const st::Checkpoint &checkpoint)
 {

@@ -9,11 +9,8 @@
 #include "output_file.h"
 
 #include <algorithm>
-#include <cerrno>
 #include <cstdio>
-#include <cstring>
 #include <filesystem>
-#include <memory>
 
 namespace gguf {
 namespace {
@@ -48,6 +45,17 @@ std::vector<std::pair<std::string, std::string>> firstMetadata(const Checkpoint 
     return out;
 }
 
+// One file at `path` holding every tensor of `checkpoint`, in order.
+CheckpointFile wholeCheckpoint(const Checkpoint &checkpoint, const std::string &path)
+{
+    CheckpointFile file{path, {}, 0};
+    for (size_t t = 0; t < checkpoint.tensors().size(); ++t) {
+        file.tensors.push_back(t);
+        file.dataBytes += checkpoint.tensors()[t].entry->bytes();
+    }
+    return file;
+}
+
 std::string shardName(const std::string &prefix, size_t k, size_t count)
 {
     char suffix[64];
@@ -80,35 +88,38 @@ std::string indexText(const Checkpoint &checkpoint, const CheckpointPlan &plan)
     return out;
 }
 
-bool writeAll(OutputFile &file, std::string_view bytes)
+// The header a file of `plan` gets (the 8-byte length, the JSON, the spaces).
+std::string checkpointHeader(const Checkpoint &checkpoint, const CheckpointPlan &plan, const CheckpointFile &file)
 {
-    return file.write(reinterpret_cast<const uint8_t *>(bytes.data()), bytes.size());
-}
-
-// The tensor data of one file, in its order; false with `why` on a failure or a cancel.
-bool writeTensors(const Checkpoint &checkpoint, const CheckpointFile &f, OutputFile &file, WriteOutcome &out,
-                  uint64_t total, const ProgressFn &progress)
-{
-    for (const size_t t : f.tensors) {
-        const Checkpoint::TensorRef &ref = checkpoint.tensors()[t];
-        const st::SafetensorsFile &src = *checkpoint.shards()[ref.shard].file;
-        const uint8_t *data = src.source().data() + ref.entry->fileBegin;
-        const uint64_t size = ref.entry->bytes();
-        for (uint64_t at = 0; at < size; at += uint64_t(64) << 20) {
-            const uint64_t n = std::min<uint64_t>(uint64_t(64) << 20, size - at);
-            if (!file.write(data + at, n)) {
-                out.message = file.temp() + ": write failed: " + std::strerror(errno);
-                return false;
-            }
-            out.bytesWritten += n;
-            if (progress && !progress(out.bytesWritten, total)) {
-                out.cancelled = true;
-                out.message = "cancelled; nothing was written";
-                return false;
-            }
+    std::string json = "{";
+    if (!plan.metadata.empty()) {
+        json += "\"__metadata__\":{";
+        for (size_t i = 0; i < plan.metadata.size(); ++i) {
+            json += i ? "," : "";
+            appendJsonString(json, plan.metadata[i].first);
+            json += ':';
+            appendJsonString(json, plan.metadata[i].second);
         }
+        json += '}';
     }
-    return true;
+    uint64_t offset = 0;
+    for (const size_t t : file.tensors) {
+        const st::TensorEntry &e = *checkpoint.tensors()[t].entry;
+        json += json.size() > 1 ? "," : "";
+        appendJsonString(json, e.name);
+        json += ":{\"dtype\":\"" + std::string(st::dtypeName(e.dtype)) + "\",\"shape\":[";
+        for (size_t d = 0; d < e.shape.size(); ++d)
+            json += (d ? "," : "") + std::to_string(e.shape[d]);
+        json += "],\"data_offsets\":[" + std::to_string(offset) + "," + std::to_string(offset + e.bytes()) + "]}";
+        offset += e.bytes();
+    }
+    json += '}';
+    json.append((8 - json.size() % 8) % 8, ' ');
+    std::string out(8, '\0');
+    uint64_t n = json.size();
+    for (int i = 0; i < 8; ++i, n >>= 8)
+        out[i] = static_cast<char>(n & 0xff);
+    return out + json;
 }
 
 } // namespace
@@ -144,12 +155,7 @@ CheckpointPlan planCheckpointMerge(const Checkpoint &checkpoint, const std::stri
         plan.error = checkpoint.path() + " is one file already; merge joins the shards of an index or a folder";
         return plan;
     }
-    CheckpointFile file{out, {}, 0};
-    for (size_t t = 0; t < checkpoint.tensors().size(); ++t) {
-        file.tensors.push_back(t);
-        file.dataBytes += checkpoint.tensors()[t].entry->bytes();
-    }
-    plan.files.push_back(std::move(file));
+    plan.files.push_back(wholeCheckpoint(checkpoint, out));
     plan.metadata = firstMetadata(checkpoint);
     return plan;
 }
@@ -187,116 +193,43 @@ CheckpointPlan planMetadataEdit(const Checkpoint &checkpoint,
     plan.replace = std::filesystem::equivalent(target, checkpoint.shards().front().path, ec);
     // an edit in place goes to the file a symbolic link names, not over the link
     const std::string path = plan.replace ? std::filesystem::canonical(target, ec).string() : target;
-    CheckpointFile file{ec || path.empty() ? target : path, {}, 0};
-    for (size_t t = 0; t < checkpoint.tensors().size(); ++t) {
-        file.tensors.push_back(t);
-        file.dataBytes += checkpoint.tensors()[t].entry->bytes();
-    }
-    plan.files.push_back(std::move(file));
+    plan.files.push_back(wholeCheckpoint(checkpoint, ec || path.empty() ? target : path));
     plan.metadata = std::move(metadata);
     return plan;
 }
 
-std::string checkpointHeader(const Checkpoint &checkpoint, const CheckpointPlan &plan, const CheckpointFile &file)
-{
-    std::string json = "{";
-    if (!plan.metadata.empty()) {
-        json += "\"__metadata__\":{";
-        for (size_t i = 0; i < plan.metadata.size(); ++i) {
-            json += i ? "," : "";
-            appendJsonString(json, plan.metadata[i].first);
-            json += ':';
-            appendJsonString(json, plan.metadata[i].second);
-        }
-        json += '}';
-    }
-    uint64_t offset = 0;
-    for (const size_t t : file.tensors) {
-        const st::TensorEntry &e = *checkpoint.tensors()[t].entry;
-        json += json.size() > 1 ? "," : "";
-        appendJsonString(json, e.name);
-        json += ":{\"dtype\":\"" + std::string(st::dtypeName(e.dtype)) + "\",\"shape\":[";
-        for (size_t d = 0; d < e.shape.size(); ++d)
-            json += (d ? "," : "") + std::to_string(e.shape[d]);
-        json += "],\"data_offsets\":[" + std::to_string(offset) + "," + std::to_string(offset + e.bytes()) + "]}";
-        offset += e.bytes();
-    }
-    json += '}';
-    json.append((8 - json.size() % 8) % 8, ' ');
-    std::string out(8, '\0');
-    uint64_t n = json.size();
-    for (int i = 0; i < 8; ++i, n >>= 8)
-        out[i] = static_cast<char>(n & 0xff);
-    return out + json;
-}
-
 WriteOutcome writeCheckpointPlan(const Checkpoint &checkpoint, const CheckpointPlan &plan, const ProgressFn &progress)
 {
-    WriteOutcome out;
-    if (!plan.error.empty() || plan.files.empty()) {
-        out.message = plan.error.empty() ? "nothing to write" : plan.error;
+    if (!plan.error.empty()) {
+        WriteOutcome out;
+        out.message = plan.error;
         return out;
     }
-    std::vector<std::string> targets;
-    for (const CheckpointFile &f : plan.files)
-        targets.push_back(f.path);
-    if (!plan.indexPath.empty())
-        targets.push_back(plan.indexPath);
-    for (const std::string &path : targets)
-        if (std::error_code ec; !plan.replace && std::filesystem::exists(path, ec)) {
-            out.message = path + " exists; nothing was written (remove it or choose another name)";
-            return out;
-        }
+    std::vector<std::string> paths;
     uint64_t total = 0;
-    for (const CheckpointFile &f : plan.files)
-        total += f.dataBytes;
-    std::vector<std::unique_ptr<OutputFile>> files;
     for (const CheckpointFile &f : plan.files) {
-        files.push_back(std::make_unique<OutputFile>(f.path));
-        OutputFile &file = *files.back();
-        if (!file.valid()) {
-            out.message = file.temp() + ": cannot be created: " + std::strerror(errno);
-            return out;
-        }
-        if (!writeAll(file, checkpointHeader(checkpoint, plan, f))) {
-            out.message = file.temp() + ": write failed: " + std::strerror(errno);
-            return out;
-        }
-        if (!writeTensors(checkpoint, f, file, out, total, progress))
-            return out; // the OutputFiles remove their temporaries
-        if (!file.sync()) {
-            out.message = file.temp() + ": could not be written to the disk: " + std::strerror(errno);
-            return out;
-        }
+        paths.push_back(f.path);
+        total += f.dataBytes;
     }
-    if (!plan.indexPath.empty()) {
-        files.push_back(std::make_unique<OutputFile>(plan.indexPath));
-        OutputFile &index = *files.back();
-        if (!index.valid() || !writeAll(index, indexText(checkpoint, plan)) || !index.sync()) {
-            out.message = index.temp() + ": could not be written: " + std::strerror(errno);
-            return out;
+    if (!plan.indexPath.empty())
+        paths.push_back(plan.indexPath);
+    return writeFiles(paths, plan.replace, total, progress, [&](size_t k, FileFill &sink) {
+        if (k == plan.files.size()) // the index, after the shards
+            return sink.write(indexText(checkpoint, plan));
+        const CheckpointFile &f = plan.files[k];
+        if (!sink.write(checkpointHeader(checkpoint, plan, f)))
+            return false;
+        for (const size_t t : f.tensors) {
+            const Checkpoint::TensorRef &ref = checkpoint.tensors()[t];
+            const st::SafetensorsFile &src = *checkpoint.shards()[ref.shard].file;
+            if (!sink.data(std::span(src.source().data() + ref.entry->fileBegin, ref.entry->bytes())))
+                return false;
         }
-    }
-    if (plan.replace) {
-        if (checkpoint.shards().front().file->source().changed()) {
-            out.message = plan.files.front().path + " changed on disk while it was copied; it is as it was";
-            return out;
-        }
-        if (!files.front()->replace()) {
-            out.message =
-                plan.files.front().path + ": could not be replaced (" + std::strerror(errno) + "); it is as it was";
-            return out;
-        }
-    } else {
-        for (const auto &file : files)
-            if (!file->rename()) {
-                out.message = "a file could not be given its name (" + std::string(std::strerror(errno)) +
-                              "); the ones already named stay";
-                return out;
-            }
-    }
-    out.ok = true;
-    return out;
+        // an edit in place replaces the file only when it is still the one copied
+        if (plan.replace && checkpoint.shards().front().file->source().changed())
+            return sink.fail(f.path + " changed on disk while it was copied; it is as it was");
+        return true;
+    });
 }
 
 } // namespace gguf

@@ -48,9 +48,6 @@ CheckpointPlan planMetadataEdit(const st::Checkpoint &checkpoint,
                                 const std::vector<std::pair<std::string, std::string>> &set,
                                 const std::vector<std::string> &remove, const std::string &target);
 
-/// The header a file of `plan` gets (the 8-byte length, the JSON, the spaces).
-std::string checkpointHeader(const st::Checkpoint &checkpoint, const CheckpointPlan &plan, const CheckpointFile &file);
-
 /// Writes `plan`; `progress` gets bytes of tensor data written of all, false cancels (nothing is left).
 WriteOutcome writeCheckpointPlan(const st::Checkpoint &checkpoint, const CheckpointPlan &plan,
                                  const ProgressFn &progress = {});

@@ -8,6 +8,9 @@
 #include <algorithm>
 #include <atomic>
 #include <cerrno>
+#include <cstring>
+#include <filesystem>
+#include <memory>
 #include <utility>
 
 namespace gguf::detail {
@@ -116,6 +119,82 @@ bool OutputFile::rename()
     m_done = true;
     detail::syncDir(detail::dirOf(m_target));
     return true;
+}
+
+bool FileFill::write(const uint8_t *p, uint64_t n)
+{
+    return m_file.write(p, n) || fail(m_file.temp() + ": write failed: " + std::strerror(errno));
+}
+
+bool FileFill::data(std::span<const uint8_t> bytes)
+{
+    constexpr uint64_t kPiece = uint64_t(64) << 20; // bytes between progress reports
+    for (uint64_t at = 0; at < bytes.size(); at += kPiece) {
+        const uint64_t n = std::min<uint64_t>(kPiece, bytes.size() - at);
+        if (!write(bytes.data() + at, n))
+            return false;
+        m_out.bytesWritten += n;
+        if (m_progress && !m_progress(m_out.bytesWritten, m_total)) {
+            m_out.cancelled = true;
+            return fail("cancelled; nothing was written");
+        }
+    }
+    return true;
+}
+
+bool FileFill::fail(std::string message)
+{
+    m_out.message = std::move(message);
+    return false;
+}
+
+WriteOutcome writeFiles(const std::vector<std::string> &paths, bool replace, uint64_t dataTotal,
+                        const ProgressFn &progress, const std::function<bool(size_t, FileFill &)> &fill)
+{
+    WriteOutcome out;
+    if (paths.empty()) {
+        out.message = "nothing to write";
+        return out;
+    }
+    for (const std::string &path : paths)
+        if (std::error_code ec; !replace && std::filesystem::exists(path, ec)) {
+            out.message = path + " exists; nothing was written (remove it or choose another name)";
+            return out;
+        }
+    std::vector<std::unique_ptr<OutputFile>> files; // they remove their temporaries unless named
+    for (size_t k = 0; k < paths.size(); ++k) {
+        files.push_back(std::make_unique<OutputFile>(paths[k]));
+        OutputFile &file = *files.back();
+        FileFill sink(file, out, dataTotal, progress);
+        if (!file.valid()) {
+            out.message = file.temp() + ": cannot be created: " + std::strerror(errno);
+            return out;
+        }
+        if (!fill(k, sink)) {
+            if (out.message.empty())
+                out.message = file.temp() + ": not written";
+            return out;
+        }
+        if (!file.sync()) {
+            out.message = file.temp() + ": could not be written to the disk: " + std::strerror(errno);
+            return out;
+        }
+    }
+    if (replace) {
+        if (!files.front()->replace()) {
+            out.message = paths.front() + ": could not be replaced (" + std::strerror(errno) + "); it is as it was";
+            return out;
+        }
+    } else {
+        for (const auto &file : files)
+            if (!file->rename()) {
+                out.message = "a file could not be given its name (" + std::string(std::strerror(errno)) +
+                              "); the ones already named stay";
+                return out;
+            }
+    }
+    out.ok = true;
+    return out;
 }
 
 } // namespace gguf

@@ -5,10 +5,14 @@
 // target under a name of its own, synced, and only then given the target's name — over the target
 // when it edits it (keeping its permissions and owner), else never over a file that is there.
 
+#include "core/edit/shard_writer.h"
+
 #include <sys/types.h>
 
 #include <cstdint>
+#include <span>
 #include <string>
+#include <vector>
 
 namespace gguf::detail {
 
@@ -53,5 +57,35 @@ private:
     int m_fd = -1;
     bool m_done = false;
 };
+
+/// Where a writer puts one file's bytes (writeFiles): they go to the file's temporary, tensor data
+/// counted in the outcome and the progress over all files.
+class FileFill {
+public:
+    FileFill(OutputFile &file, WriteOutcome &out, uint64_t total, const ProgressFn &progress)
+        : m_file(file), m_out(out), m_total(total), m_progress(progress)
+    {
+    }
+    /// Bytes the progress does not count (a header, padding); false after a message on failure.
+    bool write(const uint8_t *p, uint64_t n);
+    bool write(std::string_view bytes) { return write(reinterpret_cast<const uint8_t *>(bytes.data()), bytes.size()); }
+    /// Tensor data, 64 MiB at a time, each counted; false after a message on a failure or a cancel.
+    bool data(std::span<const uint8_t> bytes);
+    /// The writer's own failure: `message` is the outcome's; false.
+    bool fail(std::string message);
+
+private:
+    OutputFile &m_file;
+    WriteOutcome &m_out;
+    uint64_t m_total;
+    const ProgressFn &m_progress;
+};
+
+/// Writes the files `paths`, each by `fill(k, sink)` into its temporary, synced, and then names
+/// them all: each with link(), never over a file (a path that exists refuses everything before
+/// anything is written), or with `replace` the one file renamed over its target. `dataTotal`:
+/// the tensor bytes of all, for the progress. A failure or a cancel leaves no file behind.
+WriteOutcome writeFiles(const std::vector<std::string> &paths, bool replace, uint64_t dataTotal,
+                        const ProgressFn &progress, const std::function<bool(size_t, FileFill &)> &fill);
 
 } // namespace gguf

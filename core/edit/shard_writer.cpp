@@ -10,12 +10,7 @@
 
 #include "output_file.h"
 
-#include <fcntl.h>
-#include <unistd.h>
-
 #include <cstdio>
-#include <cstring>
-#include <filesystem>
 
 namespace gguf {
 namespace {
@@ -178,72 +173,47 @@ WritePlan planMerge(const SplitModel &model, const std::string &out)
 
 WriteOutcome writePlan(const SplitModel &model, const WritePlan &plan, bool split, const ProgressFn &progress)
 {
-    WriteOutcome out;
-    if (!plan.error.empty() || plan.files.empty()) {
-        out.message = plan.error.empty() ? "nothing to write" : plan.error;
+    if (!plan.error.empty()) {
+        WriteOutcome out;
+        out.message = plan.error;
         return out;
     }
-    for (const PlannedFile &f : plan.files)
-        if (std::error_code ec; std::filesystem::exists(f.path, ec)) {
-            out.message = f.path + " exists; nothing was written (remove it or choose another name)";
-            return out;
-        }
+    std::vector<std::string> paths;
     uint64_t total = 0;
-    for (const PlannedFile &f : plan.files)
+    for (const PlannedFile &f : plan.files) {
+        paths.push_back(f.path);
         total += f.dataBytes;
-    std::vector<std::unique_ptr<OutputFile>> files;
-    const auto fail = [&](std::string message) {
-        out.message = std::move(message);
-        return out; // the OutputFiles remove their temporaries
-    };
-    for (size_t k = 0; k < plan.files.size(); ++k) {
+    }
+    return writeFiles(paths, false, total, progress, [&](size_t k, FileFill &sink) {
         const PlannedFile &f = plan.files[k];
         // shard 1 (or the merged file) takes the model's metadata and its alignment; the other
         // shards hold no general.alignment, so their readers use 32
         const GgufFile *metadata = k == 0 ? &model.primary() : nullptr;
         const uint64_t alignment = k == 0 ? model.primary().alignment() : kDefaultAlignment;
-        files.push_back(std::make_unique<OutputFile>(f.path));
-        OutputFile &file = *files.back();
-        if (!file.valid())
-            return fail(file.temp() + ": cannot be created: " + std::strerror(errno));
         const std::vector<uint8_t> header =
             headerOf(model, f, metadata, split ? std::optional<uint16_t>(uint16_t(k)) : std::nullopt,
                      uint16_t(plan.files.size()), alignment);
-        if (!file.write(header.data(), header.size()))
-            return fail(file.temp() + ": write failed: " + std::strerror(errno));
+        if (!sink.write(header.data(), header.size()))
+            return false;
         static const uint8_t zeros[256] = {};
         for (const size_t t : f.tensors) {
             const SplitModel::TensorRef &ref = model.tensors()[t];
             const GgufFile &src = *model.shards()[ref.shard].file;
             const std::span<const uint8_t> bytes = src.tensorBytes(*ref.info);
             if (bytes.size() != ref.info->byteSize)
-                return fail(src.path() + ": tensor " + std::string(ref.info->name) + "'s data is not inside the file");
-            for (uint64_t at = 0; at < bytes.size(); at += uint64_t(64) << 20) {
-                const uint64_t n = std::min<uint64_t>(uint64_t(64) << 20, bytes.size() - at);
-                if (!file.write(bytes.data() + at, n))
-                    return fail(file.temp() + ": write failed: " + std::strerror(errno));
-                out.bytesWritten += n;
-                if (progress && !progress(out.bytesWritten, total)) {
-                    out.cancelled = true;
-                    return fail("cancelled; nothing was written");
-                }
-            }
+                return sink.fail(src.path() + ": tensor " + std::string(ref.info->name) +
+                                 "'s data is not inside the file");
+            if (!sink.data(bytes))
+                return false;
             for (uint64_t pad = padded(bytes.size(), alignment) - bytes.size(); pad > 0;) {
                 const uint64_t n = std::min<uint64_t>(pad, sizeof zeros);
-                if (!file.write(zeros, n))
-                    return fail(file.temp() + ": write failed: " + std::strerror(errno));
+                if (!sink.write(zeros, n))
+                    return false;
                 pad -= n;
             }
         }
-        if (!file.sync())
-            return fail(file.temp() + ": could not be written to the disk: " + std::strerror(errno));
-    }
-    for (const auto &file : files)
-        if (!file->rename())
-            return fail("a shard could not be given its name (" + std::string(std::strerror(errno)) +
-                        "); the ones already named stay");
-    out.ok = true;
-    return out;
+        return true;
+    });
 }
 
 } // namespace gguf
