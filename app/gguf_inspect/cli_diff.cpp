@@ -141,8 +141,7 @@ void printTensors(const std::vector<gguf::TensorPair> &pairs, bool values)
                 problems > 0 ? (", " + groupDigits(problems) + " not comparable").c_str() : "");
     std::vector<TextTable::Column> columns{{"name"}, {"status"}, {"A"}, {"B"}};
     if (values)
-        for (const char *header : {"RMSE", "max|a-b|", "mean|a-b|/mean|a|", "cosine", "SNR dB", "rel L2"})
-            columns.push_back({header, TextTable::Align::Right});
+        addMeasureColumns(columns);
     TextTable table(std::move(columns));
     size_t rows = 0;
     for (const gguf::TensorPair &p : pairs) {
@@ -255,6 +254,12 @@ void addMeasureCells(std::vector<std::string> &row, const gguf::DiffMeasures &m)
     row.push_back(measureText(m.relativeL2, "%.4g"));
 }
 
+void addMeasureColumns(std::vector<TextTable::Column> &columns)
+{
+    for (const char *header : {"RMSE", "max|a-b|", "mean|a-b|/mean|a|", "cosine", "SNR dB", "rel L2"})
+        columns.push_back({header, TextTable::Align::Right});
+}
+
 std::string formatText(const gguf::GgufFile &f)
 {
     return "GGUF v" + std::to_string(f.version()) + ", " + (f.byteSwapped() ? "big" : "little") +
@@ -268,10 +273,12 @@ int runDiff(const CommandArgs &args)
         return kExitUsage;
     }
     // a Hugging Face checkpoint on either side: its tensors paired by llama.cpp's conversion (#43)
-    if (gguf::st::Checkpoint::looksLikeCheckpoint(args.file))
-        return runCheckpointDiff(args, true);
-    if (gguf::st::Checkpoint::looksLikeCheckpoint(args.rest.front()))
-        return runCheckpointDiff(args, false);
+    const bool checkpointA = gguf::st::Checkpoint::looksLikeCheckpoint(args.file);
+    const bool checkpointB = gguf::st::Checkpoint::looksLikeCheckpoint(args.rest.front());
+    if (checkpointA && checkpointB)
+        return runTwoCheckpointsDiff(args);
+    if (checkpointA || checkpointB)
+        return runCheckpointDiff(args, checkpointA);
     const DiffSide a{args.file, openModel(args.file)};
     if (!a.model)
         return kExitUnreadable;

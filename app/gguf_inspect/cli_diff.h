@@ -41,6 +41,8 @@ class JsonWriter;
 std::string measureText(double v, const char *format);
 // The six measures as table cells (RMSE, max |a-b|, mean |a-b|/mean |a|, cosine, SNR dB, rel L2).
 void addMeasureCells(std::vector<std::string> &row, const gguf::DiffMeasures &m);
+// Their six column headers.
+void addMeasureColumns(std::vector<TextTable::Column> &columns);
 // A measure as a JSON field: null where it is not finite (strict JSON).
 void writeMeasure(JsonWriter &json, const char *key, double v);
 // The six measures as JSON fields (rmse … rel_l2), each null when `m` is not set.
@@ -53,6 +55,9 @@ int runCheckpointDiff(const CommandArgs &args, bool checkpointIsA);
 // A checkpoint pair's measures (with `values`: null where not compared), differing and non-finite
 // counts, and its problem, as JSON fields of the open object.
 void writeOutcomeJson(JsonWriter &json, const gguf::CheckpointPairOutcome &out, bool values);
+// Whether a checkpoint pair makes the two differ: a problem, or a status other than the same bytes
+// or values or not compared.
+bool outcomeDiffers(const gguf::CheckpointPairOutcome &out);
 // `diff` of two checkpoints (cli_diff_checkpoints.cpp): tensors paired by name, config.json and
 // __metadata__ key by key.
 int runTwoCheckpointsDiff(const CommandArgs &args);

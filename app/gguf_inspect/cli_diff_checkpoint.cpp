@@ -82,8 +82,7 @@ PairRow compareOne(const CheckpointSides &s, const CheckpointPair &p, bool value
 
 bool rowDiffers(const PairRow &r)
 {
-    return !r.out.problem.empty() ||
-           (r.out.status != TensorDiffStatus::SameValues && r.out.status != TensorDiffStatus::NotCompared);
+    return outcomeDiffers(r.out);
 }
 
 // The A and B columns of a row: the GGUF's name, type and dims; the checkpoint's name, dtype, dims.
@@ -127,8 +126,7 @@ void printCheckpointReport(const CheckpointSides &s, const gguf::CheckpointPairi
                     groupDigits(onlyB).c_str());
     std::vector<TextTable::Column> columns{{"A"}, {"B"}, {"status"}, {"A type"}, {"B type"}};
     if (values)
-        for (const char *header : {"RMSE", "max|a-b|", "mean|a-b|/mean|a|", "cosine", "SNR dB", "rel L2"})
-            columns.push_back({header, TextTable::Align::Right});
+        addMeasureColumns(columns);
     TextTable table(std::move(columns));
     for (const PairRow &r : rows) {
         const auto [a, b] = sideTexts(s, r);
@@ -233,12 +231,20 @@ bool writeCheckpointDiffJson(const CheckpointSides &s, const gguf::CheckpointPai
 
 } // namespace
 
+bool outcomeDiffers(const gguf::CheckpointPairOutcome &out)
+{
+    return !out.problem.empty() ||
+           (out.status != TensorDiffStatus::SameValues && out.status != TensorDiffStatus::SameBytes &&
+            out.status != TensorDiffStatus::NotCompared);
+}
+
 void writeOutcomeJson(JsonWriter &json, const gguf::CheckpointPairOutcome &out, bool values)
 {
     if (values) {
-        writeMeasures(json, out.measures());
-        json.key("differing");
-        out.compared ? json.unsignedInteger(out.values.differing) : json.null();
+        const std::optional<gguf::DiffMeasures> measures = out.measures();
+        writeMeasures(json, measures);
+        json.key("differing"); // 0 for the same bytes, as a GGUF pair's
+        measures ? json.unsignedInteger(out.compared ? out.values.differing : 0) : json.null();
         json.key("non_finite");
         out.compared ? json.unsignedInteger(out.values.nonFinitePairs) : json.null();
     }
@@ -252,8 +258,6 @@ int runCheckpointDiff(const CommandArgs &args, bool checkpointIsA)
     s.checkpointIsA = checkpointIsA;
     s.checkpointPath = checkpointIsA ? args.file : args.rest.front();
     s.ggufPath = checkpointIsA ? args.rest.front() : args.file;
-    if (Checkpoint::looksLikeCheckpoint(s.ggufPath))
-        return runTwoCheckpointsDiff(args);
     gguf::Error error;
     s.checkpoint = Checkpoint::open(s.checkpointPath, error);
     if (!s.checkpoint) {

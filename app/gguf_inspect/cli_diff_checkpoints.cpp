@@ -46,9 +46,7 @@ const std::string &nameOf(const Sides &s, const NamedTensorPair &p)
 
 bool rowDiffers(const Row &r)
 {
-    return !r.out.problem.empty() ||
-           (r.out.status != TensorDiffStatus::SameValues && r.out.status != TensorDiffStatus::SameBytes &&
-            r.out.status != TensorDiffStatus::NotCompared);
+    return outcomeDiffers(r.out);
 }
 
 std::string describe(const std::string &path, const Checkpoint &c)
@@ -71,8 +69,7 @@ void printReport(const Sides &s, const gguf::ConfigDiff &config, const std::vect
     }
     std::vector<TextTable::Column> columns{{"tensor"}, {"status"}, {"A"}, {"B"}};
     if (values)
-        for (const char *header : {"RMSE", "max|a-b|", "mean|a-b|/mean|a|", "cosine", "SNR dB", "rel L2"})
-            columns.push_back({header, TextTable::Align::Right});
+        addMeasureColumns(columns);
     TextTable table(std::move(columns));
     for (const Row &r : rows) {
         const gguf::st::TensorEntry *a = entryOf(*s.a, r.pair.a), *b = entryOf(*s.b, r.pair.b);

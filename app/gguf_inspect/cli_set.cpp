@@ -92,16 +92,25 @@ std::optional<gguf::OwnedValue> parseNamed(const std::string &key, gguf::ValueTy
     return gguf::parseValue(type, std::to_string(*named), unused);
 }
 
+// KEY=VALUE split at its first '='; nullopt when there is none or the key is empty.
+std::optional<std::pair<std::string, std::string>> keyAndValue(const std::string &arg)
+{
+    const size_t eq = arg.find('=');
+    if (eq == std::string::npos || eq == 0)
+        return std::nullopt;
+    return std::pair{arg.substr(0, eq), arg.substr(eq + 1)};
+}
+
 bool addAssignment(const gguf::GgufFile &file, const std::string &arg, const std::map<std::string, TypeSpec> &types,
                    gguf::MetadataChanges &changes, std::string &error)
 {
-    const size_t eq = arg.find('=');
-    if (eq == std::string::npos || eq == 0) {
+    auto assignment = keyAndValue(arg);
+    if (!assignment) {
         error = "'" + arg + "' is not KEY=VALUE";
         return false;
     }
-    std::string key = arg.substr(0, eq);
-    const std::string text = arg.substr(eq + 1);
+    std::string key = std::move(assignment->first);
+    const std::string text = std::move(assignment->second);
     std::optional<uint64_t> index;
     if (key.back() == ']') {
         const size_t open = key.rfind('[');
@@ -334,10 +343,10 @@ int runSetOf(const gguf::st::Checkpoint &checkpoint, const CommandArgs &args)
                         "--reserve are for a GGUF");
     std::vector<std::pair<std::string, std::string>> pairs;
     for (const std::string &arg : args.rest) {
-        const size_t eq = arg.find('=');
-        if (eq == std::string::npos || eq == 0)
-            return setUsage("expected KEY=VALUE, not '" + arg + "'");
-        pairs.emplace_back(arg.substr(0, eq), arg.substr(eq + 1));
+        auto assignment = keyAndValue(arg);
+        if (!assignment)
+            return setUsage("'" + arg + "' is not KEY=VALUE");
+        pairs.push_back(std::move(*assignment));
     }
     const std::string target = args.inPlace ? checkpoint.shards().front().path : args.output;
     const gguf::CheckpointPlan plan = gguf::planMetadataEdit(checkpoint, pairs, args.removes, target);

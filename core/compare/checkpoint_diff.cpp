@@ -3,27 +3,20 @@
 
 #include "core/safetensors/checkpoint.h"
 
+#include "name_pairing.h"
+
 #include <map>
 
 namespace gguf {
 
 std::vector<NamedTensorPair> pairCheckpointsByName(const st::Checkpoint &a, const st::Checkpoint &b)
 {
-    std::map<std::string_view, int> inB;
-    for (size_t i = 0; i < b.tensors().size(); ++i)
-        inB.emplace(b.tensors()[i].entry->name, static_cast<int>(i));
+    const auto nameOf = [](const st::Checkpoint &c) {
+        return [&c](size_t i) { return std::string_view(c.tensors()[i].entry->name); };
+    };
     std::vector<NamedTensorPair> out;
-    std::vector<bool> taken(b.tensors().size(), false);
-    for (size_t i = 0; i < a.tensors().size(); ++i) {
-        const auto it = inB.find(a.tensors()[i].entry->name);
-        const int j = it == inB.end() || taken[size_t(it->second)] ? -1 : it->second;
-        if (j >= 0)
-            taken[size_t(j)] = true;
-        out.push_back({static_cast<int>(i), j});
-    }
-    for (size_t j = 0; j < taken.size(); ++j)
-        if (!taken[j])
-            out.push_back({-1, static_cast<int>(j)});
+    for (const auto &[i, j] : detail::pairByName(a.tensors().size(), nameOf(a), b.tensors().size(), nameOf(b)))
+        out.push_back({i, j});
     return out;
 }
 

@@ -19,7 +19,8 @@ struct NamedTensorPair {
     int a = -1, b = -1;
 };
 
-/// A's tensors in its order, each with B's of the same name; then B's left over.
+/// A's tensors in its order, each with B's of the same name; then B's left over (a name used more
+/// than once: its k-th use in A with its k-th in B, as matchTensors pairs a GGUF's).
 std::vector<NamedTensorPair> pairCheckpointsByName(const st::Checkpoint &a, const st::Checkpoint &b);
 
 /// What one pair holds: OnlyA/OnlyB; ShapeChanged (other shapes: `problem`); with the same dtype,

@@ -63,14 +63,20 @@ ComposedValues composedValues(const CheckpointPair &pair, const st::Checkpoint &
 /// What comparing one entry of a pairing found.
 struct CheckpointPairOutcome {
     /// OnlyA/OnlyB (as the two are given), ShapeChanged (a problem with the shapes), NotCompared
-    /// (values not asked for, or not comparable: `problem` says why), SameValues or Changed.
+    /// (values not asked for, or not comparable: `problem` says why), SameBytes (two checkpoints'
+    /// tensors, not decoded), SameValues or Changed.
     TensorDiffStatus status = TensorDiffStatus::NotCompared;
     bool compared = false; ///< `values` holds the sums
     ValueDiff values;
     std::string problem;
 
-    /// The measures once compared.
-    std::optional<DiffMeasures> measures() const { return compared ? std::optional(values.measures()) : std::nullopt; }
+    /// The measures once compared; those of identical tensors for the same bytes (as TensorPair's).
+    std::optional<DiffMeasures> measures() const
+    {
+        if (status == TensorDiffStatus::SameBytes)
+            return DiffMeasures::identical();
+        return compared ? std::optional(values.measures()) : std::nullopt;
+    }
 };
 
 /// Compares the values of `pair` (when `values`; else only its status): the GGUF tensor against the

@@ -4,10 +4,10 @@
 #include "core/format/ggml_types.h"
 #include "core/format/split_model.h"
 #include "core/quant/dequantize.h"
+#include "name_pairing.h"
 
 #include <limits>
 #include <string>
-#include <unordered_map>
 
 namespace gguf {
 namespace {
@@ -75,7 +75,7 @@ std::string_view tensorDiffStatusName(TensorDiffStatus status)
 std::optional<DiffMeasures> TensorPair::measures() const
 {
     if (status == TensorDiffStatus::SameBytes)
-        return DiffMeasures{0, 0, 0, 1, std::numeric_limits<double>::infinity(), 0};
+        return DiffMeasures::identical();
     if (!valuesCompared)
         return std::nullopt;
     return values.measures();
@@ -83,26 +83,20 @@ std::optional<DiffMeasures> TensorPair::measures() const
 
 std::vector<TensorPair> matchTensors(const SplitModel &a, const SplitModel &b)
 {
-    // A name used more than once (a broken file) pairs its k-th use in A with its k-th in B
-    std::unordered_map<std::string_view, std::vector<int>> inB;
-    for (size_t i = 0; i < b.tensors().size(); ++i)
-        inB[b.tensors()[i].info->name].push_back(static_cast<int>(i));
-    std::unordered_map<std::string_view, size_t> usesInA;
-    std::vector<bool> matchedB(b.tensors().size(), false);
     std::vector<TensorPair> pairs;
-    pairs.reserve(a.tensors().size());
-    for (size_t i = 0; i < a.tensors().size(); ++i) {
-        const TensorInfo *info = a.tensors()[i].info;
-        const size_t use = usesInA[info->name]++;
+    const auto nameOf = [](const SplitModel &m) { return [&m](size_t i) { return m.tensors()[i].info->name; }; };
+    for (const auto &[i, j] : detail::pairByName(a.tensors().size(), nameOf(a), b.tensors().size(), nameOf(b))) {
         TensorPair p;
-        p.name = info->name;
-        p.positionA = static_cast<int>(i);
-        p.a = info;
-        const auto it = inB.find(info->name);
-        if (it != inB.end() && use < it->second.size()) {
-            p.positionB = it->second[use];
-            matchedB[static_cast<size_t>(p.positionB)] = true;
-            p.b = b.tensors()[static_cast<size_t>(p.positionB)].info;
+        p.positionA = i;
+        p.positionB = j;
+        p.a = i >= 0 ? a.tensors()[static_cast<size_t>(i)].info : nullptr;
+        p.b = j >= 0 ? b.tensors()[static_cast<size_t>(j)].info : nullptr;
+        p.name = (p.a ? p.a : p.b)->name;
+        if (!p.b) {
+            p.status = TensorDiffStatus::OnlyA;
+        } else if (!p.a) {
+            p.status = TensorDiffStatus::OnlyB;
+        } else {
             if (!sameShape(*p.a, *p.b))
                 p.status = TensorDiffStatus::ShapeChanged;
             else if (p.a->typeId != p.b->typeId)
@@ -113,19 +107,7 @@ std::vector<TensorPair> matchTensors(const SplitModel &a, const SplitModel &b)
                 if (p.problem.empty())
                     p.problem = missingData(b, p.positionB, "B");
             }
-        } else {
-            p.status = TensorDiffStatus::OnlyA;
         }
-        pairs.push_back(std::move(p));
-    }
-    for (size_t i = 0; i < b.tensors().size(); ++i) {
-        if (matchedB[i])
-            continue;
-        TensorPair p;
-        p.name = b.tensors()[i].info->name;
-        p.positionB = static_cast<int>(i);
-        p.b = b.tensors()[i].info;
-        p.status = TensorDiffStatus::OnlyB;
         pairs.push_back(std::move(p));
     }
     return pairs;

@@ -5,12 +5,15 @@
 #include "core/stats/tensor_stats.h"
 
 #include <cstdint>
+#include <limits>
 
 namespace gguf {
 
 /// The six error measures of a pair (docs/COMPARE.md §3).
 struct DiffMeasures {
     double rmse = 0, maxAbs = 0, meanAbsRelative = 0, cosine = 1, snrDb = 0, relativeL2 = 0;
+    /// Of two tensors with the same bytes: no error, cosine 1, an infinite SNR.
+    static DiffMeasures identical() { return {0, 0, 0, 1, std::numeric_limits<double>::infinity(), 0}; }
 };
 
 /// Sums over the element pairs (a, b) of two tensors of the same element count, and the error
