@@ -1,11 +1,10 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
-#define PCRE2_CODE_UNIT_WIDTH 32
 #include "core/vocab/token_search.h"
 
 #include "core/util/utf8.h"
 #include "core/vocab/vocabulary.h"
 
-#include <pcre2.h>
+#include "tokenizer/pcre2_match.h"
 
 #include <algorithm>
 #include <array>
@@ -138,10 +137,7 @@ void TokenSearch::compile(uint32_t options)
     compiled->code = pcre2_compile(reinterpret_cast<PCRE2_SPTR>(pattern.data()), pattern.size(), options | PCRE2_UTF,
                                    &code, &offset, nullptr);
     if (!compiled->code) {
-        std::array<PCRE2_UCHAR, 256> message{};
-        pcre2_get_error_message(code, message.data(), message.size());
-        for (size_t i = 0; i < message.size() && message[i] != 0; ++i)
-            appendUtf8(message[i], m_patternError);
+        m_patternError = detail::pcre2ErrorText(code);
         m_patternErrorOffset = offset;
         m_error = QueryError::BadPattern;
         return;
@@ -266,13 +262,7 @@ bool TokenSearch::matchesBytes(std::string_view text, Scratch &scratch) const
         // the decoder wrote valid code points (U+FFFD for bad bytes): PCRE2 need not check them again
         decodeUtf8(text, scratch.utf32);
         const auto *subject = reinterpret_cast<PCRE2_SPTR>(scratch.utf32.data());
-        int rc = pcre2_match(m_regex->code, subject, scratch.utf32.size(), 0, PCRE2_NO_UTF_CHECK, scratch.match.get(),
-                             nullptr);
-        // a JIT stack too small for a long token: the interpreter, on the heap, tries again
-        if (rc < 0 && rc != PCRE2_ERROR_NOMATCH)
-            rc = pcre2_match(m_regex->code, subject, scratch.utf32.size(), 0, PCRE2_NO_UTF_CHECK | PCRE2_NO_JIT,
-                             scratch.match.get(), nullptr);
-        return rc >= 0;
+        return detail::pcre2MatchAt(m_regex->code, subject, scratch.utf32.size(), 0, scratch.match.get()) >= 0;
     }
     if (m_query.mode == Mode::Text && !m_query.caseSensitive)
         return containsFolded(text, m_needle);

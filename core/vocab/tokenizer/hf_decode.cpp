@@ -6,20 +6,9 @@
 #include "unicode_text.h"
 
 #include "core/safetensors/json_reader.h"
-#include "core/util/text_format.h"
 
 namespace gguf::hf {
 namespace {
-
-// Bytes read as UTF-8 with each maximal ill-formed part one U+FFFD (Rust's from_utf8_lossy).
-std::string lossyUtf8(std::string_view bytes)
-{
-    std::string out;
-    out.reserve(bytes.size());
-    for (size_t at = 0; at < bytes.size();)
-        appendUtf8(gguf::decodeUtf8(bytes, at), out);
-    return out;
-}
 
 void byteLevel(std::vector<std::string> &tokens)
 {
@@ -37,7 +26,7 @@ void byteLevel(std::vector<std::string> &tokens)
         }
         bytes += all ? spelled : token;
     }
-    tokens = {lossyUtf8(bytes)};
+    tokens = {toUtf8(toText(bytes))}; // each maximal ill-formed part one U+FFFD (Rust's from_utf8_lossy)
 }
 
 // <0xNN> tokens become their bytes: a run that is valid UTF-8 is one string, else one U+FFFD per byte.
@@ -161,14 +150,16 @@ void decodeChain(const Decoder &d, std::vector<std::string> &tokens)
         tokens = {all};
         return;
     }
-    case Kind::Replace:
+    case Kind::Replace: {
+        const Text content = toText(d.content);
         for (std::string &token : tokens) {
             Aligned text{toText(token), {}};
             text.first.resize(text.text.size());
-            replaceMatches(d.pattern, toText(d.content), text);
+            replaceMatches(d.pattern, content, text);
             token = toUtf8(text.text);
         }
         return;
+    }
     case Kind::Strip: strip(d, tokens); return;
     case Kind::Metaspace: metaspace(d, tokens); return;
     case Kind::WordPiece: wordPiece(d, tokens); return;

@@ -19,11 +19,6 @@ struct Refusal : std::runtime_error {
     using std::runtime_error::runtime_error;
 };
 
-[[noreturn]] void refuse(const std::string &why)
-{
-    throw Refusal(why);
-}
-
 char32_t oneChar(const std::string &s, const std::string &part)
 {
     const Text t = toText(s);
@@ -238,9 +233,9 @@ TokenId tokenIdOf(const Value &v, const std::string &part)
     return static_cast<TokenId>(*id);
 }
 
-void refuseFile(const std::string &why)
+void refuse(const std::string &why)
 {
-    refuse(why);
+    throw Refusal(why);
 }
 
 namespace {

@@ -11,7 +11,7 @@
 namespace gguf::hf {
 
 /// Stops loading: loadPipeline returns null with `why`.
-[[noreturn]] void refuseFile(const std::string &why);
+[[noreturn]] void refuse(const std::string &why);
 /// A component's "type"; a refusal naming `part` when it has none.
 std::string typeOf(const json::Value &v, const char *part);
 /// A member read as a bool, a string or a count; `fallback` when absent or of another kind.

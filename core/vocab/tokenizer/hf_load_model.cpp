@@ -15,7 +15,7 @@ void readVocab(const Value &v, Model &m)
 {
     const Value *vocab = v.find("vocab");
     if (!vocab || vocab->kind != Value::Kind::Object)
-        refuseFile("model " + m.type + " without a vocab object");
+        refuse("model " + m.type + " without a vocab object");
     for (size_t i = 0; i < vocab->values.size(); ++i) {
         const TokenId id = tokenIdOf(vocab->values[i], "model.vocab");
         const std::string &token = vocab->keys[i].first;
@@ -29,7 +29,7 @@ TokenId vocabId(const Model &m, const std::string &token, size_t rank)
 {
     const auto it = m.vocab.find(token);
     if (it == m.vocab.end())
-        refuseFile("merge " + std::to_string(rank + 1) + ": \"" + token + "\" is not in the vocabulary");
+        refuse("merge " + std::to_string(rank + 1) + ": \"" + token + "\" is not in the vocabulary");
     return it->second;
 }
 
@@ -39,12 +39,12 @@ std::pair<std::string, std::string> mergePair(const Value &merge, size_t rank)
     if (merge.kind == Value::Kind::String) {
         const size_t space = merge.text.find(' ');
         if (space == std::string::npos || merge.text.find(' ', space + 1) != std::string::npos)
-            refuseFile("merge " + std::to_string(rank + 1) + " is not two tokens");
+            refuse("merge " + std::to_string(rank + 1) + " is not two tokens");
         return {merge.text.substr(0, space), merge.text.substr(space + 1)};
     }
     if (merge.kind != Value::Kind::Array || merge.values.size() != 2 || merge.values[0].kind != Value::Kind::String ||
         merge.values[1].kind != Value::Kind::String)
-        refuseFile("merge " + std::to_string(rank + 1) + " is not two tokens");
+        refuse("merge " + std::to_string(rank + 1) + " is not two tokens");
     return {merge.values[0].text, merge.values[1].text};
 }
 
@@ -52,7 +52,7 @@ void readMerges(const Value &v, Model &m)
 {
     const Value *merges = v.find("merges");
     if (!merges || merges->kind != Value::Kind::Array)
-        refuseFile("model BPE without merges");
+        refuse("model BPE without merges");
     size_t rank = 0;
     for (const Value &merge : merges->values) {
         if (merge.kind == Value::Kind::String && merge.text.starts_with("#version"))
@@ -75,7 +75,7 @@ SpecialTokens templateSpecial(const Value &item, const Value *specials)
     const Value *tokens = entry ? entry->find("tokens") : nullptr;
     if (!ids || ids->kind != Value::Kind::Array || ids->values.empty() || !tokens ||
         tokens->kind != Value::Kind::Array || tokens->values.size() != ids->values.size())
-        refuseFile("post-processor TemplateProcessing: a special token without its ids and tokens");
+        refuse("post-processor TemplateProcessing: a special token without its ids and tokens");
     SpecialTokens out;
     for (size_t i = 0; i < ids->values.size(); ++i) {
         out.ids.push_back(tokenIdOf(ids->values[i], "post-processor TemplateProcessing"));
@@ -90,7 +90,7 @@ SpecialTokens namedSpecial(const Value &v, const char *key, const std::string &t
     const Value *pair = v.find(key);
     if (!pair || pair->kind != Value::Kind::Array || pair->values.size() != 2 ||
         pair->values[0].kind != Value::Kind::String)
-        refuseFile("post-processor " + type + " without its " + key);
+        refuse("post-processor " + type + " without its " + key);
     return SpecialTokens{false, {tokenIdOf(pair->values[1], "post-processor " + type)}, {pair->values[0].text}};
 }
 
@@ -104,7 +104,7 @@ Model modelOf(const Value &v)
         const Value *dropout = v.find("dropout");
         if (dropout && dropout->kind == Value::Kind::Number &&
             dropout->text.find_first_not_of("0.") != std::string::npos)
-            refuseFile("model BPE with dropout: its tokens are random");
+            refuse("model BPE with dropout: its tokens are random");
         if (const Value *unk = v.find("unk_token"); unk && unk->kind == Value::Kind::String)
             m.unk = unk->text;
         m.prefix = textField(v, "continuing_subword_prefix");
@@ -122,7 +122,7 @@ Model modelOf(const Value &v)
             m.maxWordChars = max->asUnsigned().value_or(100);
         readVocab(v, m);
     } else {
-        refuseFile("model " + (m.type.empty() ? std::string("without a type") : m.type) + " is not supported");
+        refuse("model " + (m.type.empty() ? std::string("without a type") : m.type) + " is not supported");
     }
     // what tokenizing looks up for every unknown character, found once
     if (const auto it = m.unk ? m.vocab.find(*m.unk) : m.vocab.end(); it != m.vocab.end())
@@ -172,7 +172,7 @@ void readAddedTokens(const Value &root, Pipeline &p)
             token.id = it->second;
         } else {
             if (nextId > uint64_t(INT32_MAX))
-                refuseFile("added token \"" + content + "\": no id left");
+                refuse("added token \"" + content + "\": no id left");
             token.id = static_cast<TokenId>(nextId++);
         }
         if (const Value *id = a.find("id");
@@ -200,14 +200,14 @@ PostProcessor postProcessorOf(const Value &v)
         const Value *single = v.find("single");
         const Value *specials = v.find("special_tokens");
         if (!single || single->kind != Value::Kind::Array)
-            refuseFile("post-processor TemplateProcessing without a single template");
+            refuse("post-processor TemplateProcessing without a single template");
         for (const Value &item : single->values)
             out.items.push_back(item.find("Sequence") ? SpecialTokens{true, {}, {}} : templateSpecial(item, specials));
     } else if (type == "RobertaProcessing" || type == "BertProcessing") {
         out.kind = PostProcessor::Kind::Wrap;
         out.items = {namedSpecial(v, "cls", type), SpecialTokens{true, {}, {}}, namedSpecial(v, "sep", type)};
     } else {
-        refuseFile("post-processor " + type + " is not supported");
+        refuse("post-processor " + type + " is not supported");
     }
     return out;
 }

@@ -201,7 +201,7 @@ struct Decoder {
     Kind kind = Kind::Sequence;
     std::vector<Decoder> children;
     Pattern pattern;     ///< Replace
-    std::string content; ///< Replace's content, Strip's character, WordPiece's prefix, BPEDecoder's suffix
+    std::string content; ///< Replace's content, WordPiece's prefix, BPEDecoder's suffix
     char32_t stripChar = U' ';
     size_t start = 0, stop = 0;       ///< Strip
     bool firstWithoutMark = true;     ///< Metaspace: prepend scheme other than never

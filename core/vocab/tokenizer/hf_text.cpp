@@ -8,8 +8,7 @@
 
 #include "core/util/text_format.h"
 
-#define PCRE2_CODE_UNIT_WIDTH 32
-#include <pcre2.h>
+#include "pcre2_match.h"
 #include <unicode/normalizer2.h>
 #include <unicode/uchar.h>
 #include <unicode/unistr.h>
@@ -77,14 +76,8 @@ std::shared_ptr<const Regex> Regex::compile(std::u32string_view written, std::st
     regex->m_code->code = pcre2_compile(reinterpret_cast<PCRE2_SPTR>(pattern.data()), pattern.size(),
                                         PCRE2_UTF | PCRE2_UCP | PCRE2_NO_UTF_CHECK, &error, &errorOffset, nullptr);
     if (regex->m_code->code == nullptr) {
-        std::array<PCRE2_UCHAR, 256> message{};
-        pcre2_get_error_message(error, message.data(), message.size());
-        why = "the regex " + toUtf8(written) + " does not compile at " + std::to_string(errorOffset) + ": ";
-        for (PCRE2_UCHAR c : message) {
-            if (c == 0)
-                break;
-            unicode::appendUtf8(c, why);
-        }
+        why = "the regex " + toUtf8(written) + " does not compile at " + std::to_string(errorOffset) + ": " +
+              detail::pcre2ErrorText(error);
         return nullptr;
     }
     pcre2_jit_compile(regex->m_code->code, PCRE2_JIT_COMPLETE);
@@ -99,12 +92,7 @@ void Regex::findAll(std::u32string_view text, std::vector<std::pair<size_t, size
     size_t at = 0;
     std::optional<size_t> lastEnd;
     while (at <= text.size()) {
-        // JIT first; the interpreter (heap, no stack limit) when the JIT stack is too small
-        int rc = pcre2_match(m_code->code, subject, text.size(), at, PCRE2_NO_UTF_CHECK, match.get(), nullptr);
-        if (rc < 0 && rc != PCRE2_ERROR_NOMATCH)
-            rc = pcre2_match(m_code->code, subject, text.size(), at, PCRE2_NO_UTF_CHECK | PCRE2_NO_JIT, match.get(),
-                             nullptr);
-        if (rc < 0)
+        if (detail::pcre2MatchAt(m_code->code, subject, text.size(), at, match.get()) < 0)
             return;
         const PCRE2_SIZE *ovector = pcre2_get_ovector_pointer(match.get());
         // an empty match where the previous one ended is not one (rust-onig's FindMatches)

@@ -4,8 +4,7 @@
 #include "pre_tokenizer_custom.h"
 #include "unicode_text.h"
 
-#define PCRE2_CODE_UNIT_WIDTH 32
-#include <pcre2.h>
+#include "pcre2_match.h"
 
 #include <algorithm>
 #include <array>
@@ -171,16 +170,8 @@ RegexSplitter::RegexSplitter(RegexSet set)
             pcre2_compile(reinterpret_cast<PCRE2_SPTR>(wide.data()), wide.size(),
                           PCRE2_UTF | PCRE2_DOLLAR_ENDONLY | PCRE2_NO_UTF_CHECK, &error, &errorOffset, nullptr);
         if (compiled->code == nullptr) {
-            std::array<PCRE2_UCHAR, 256> message{};
-            pcre2_get_error_message(error, message.data(), message.size());
-            std::string text;
-            for (PCRE2_UCHAR c : message) {
-                if (c == 0)
-                    break;
-                unicode::appendUtf8(c, text);
-            }
-            m_error =
-                "pattern " + std::to_string(m_patterns.size() + 1) + " at " + std::to_string(errorOffset) + ": " + text;
+            m_error = "pattern " + std::to_string(m_patterns.size() + 1) + " at " + std::to_string(errorOffset) + ": " +
+                      detail::pcre2ErrorText(error);
             m_patterns.clear();
             return;
         }
@@ -202,26 +193,6 @@ const RegexSplitter &RegexSplitter::forSet(RegexSet set)
     return *kAll[static_cast<size_t>(set)];
 }
 
-namespace {
-
-// JIT matching gets a stack of its own (PCRE2's default of 32 KiB gives up on a run of about 900
-// letters with TEKKEN's pattern); when even that is too small, the interpreter, which works on the
-// heap, matches again.
-struct JitStack {
-    pcre2_jit_stack *stack = pcre2_jit_stack_create(64 * 1024, 8 * 1024 * 1024, nullptr);
-    pcre2_match_context *context = pcre2_match_context_create(nullptr);
-    JitStack() { pcre2_jit_stack_assign(context, nullptr, stack); }
-    ~JitStack()
-    {
-        pcre2_match_context_free(context);
-        pcre2_jit_stack_free(stack);
-    }
-    JitStack(const JitStack &) = delete;
-    JitStack &operator=(const JitStack &) = delete;
-};
-
-} // namespace
-
 bool RegexSplitter::splitWithPattern(const Compiled &pattern, std::span<const uint32_t> cps,
                                      std::span<const uint32_t> subject, const std::vector<CodePointRange> &pieces,
                                      std::vector<CodePointRange> &next) const
@@ -231,7 +202,6 @@ bool RegexSplitter::splitWithPattern(const Compiled &pattern, std::span<const ui
             splitCustom(pattern.custom, cps, piece, next);
         return true;
     }
-    static thread_local JitStack jit;
     using MatchData = std::unique_ptr<pcre2_match_data, decltype(&pcre2_match_data_free)>;
     const MatchData match(pcre2_match_data_create_from_pattern(pattern.code, nullptr), &pcre2_match_data_free);
     bool complete = true;
@@ -241,10 +211,7 @@ bool RegexSplitter::splitWithPattern(const Compiled &pattern, std::span<const ui
         const PCRE2_SIZE length = end - begin;
         PCRE2_SIZE at = 0, gap = 0;
         while (at < length) {
-            int rc = pcre2_match(pattern.code, text, length, at, PCRE2_NO_UTF_CHECK, match.get(), jit.context);
-            if (rc < 0 && rc != PCRE2_ERROR_NOMATCH)
-                rc = pcre2_match(pattern.code, text, length, at, PCRE2_NO_UTF_CHECK | PCRE2_NO_JIT, match.get(),
-                                 nullptr);
+            const int rc = detail::pcre2MatchAt(pattern.code, text, length, at, match.get());
             if (rc < 0) {
                 complete = complete && rc == PCRE2_ERROR_NOMATCH;
                 break;
