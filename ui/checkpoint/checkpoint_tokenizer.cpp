@@ -2,6 +2,7 @@
 #include "ui/checkpoint/checkpoint_tokenizer.h"
 
 #include "core/safetensors/checkpoint.h"
+#include "core/safetensors/hf_tokenizer.h"
 #include "core/vocab/tokenizer_json.h"
 #include "ui/common/fixed_font.h"
 #include "ui/common/job_tracker.h"
@@ -17,6 +18,8 @@
 #include <QTabWidget>
 #include <QTableView>
 #include <QVBoxLayout>
+
+#include <mutex>
 
 using gguf::st::HfTokenizer;
 
@@ -84,12 +87,46 @@ private:
     QString m_problem;
 };
 
-// Reads and builds the tokenizer.json beside `checkpoint` (on a worker).
-std::shared_ptr<const TokenizeSource> jsonSource(const std::shared_ptr<const gguf::st::Checkpoint> &checkpoint)
+// The text of the tokenizer.json beside a checkpoint, read once for the page's two users — the
+// Vocabulary tab's job and the Tokenize tab's builder, both on workers: the first to ask reads it,
+// the other waits for that read, and it is let go of once both have it (a remote checkpoint's
+// tokenizer.json is fetched once).
+class SharedText {
+public:
+    explicit SharedText(std::shared_ptr<const gguf::st::Checkpoint> checkpoint) : m_checkpoint(std::move(checkpoint)) {}
+    const gguf::st::Checkpoint &checkpoint() const { return *m_checkpoint; }
+    /// The text, or null with `error`.
+    std::shared_ptr<const std::string> take(gguf::Error &error)
+    {
+        const std::lock_guard lock(m_mutex);
+        if (!m_read || (m_users <= 0 && !m_error)) { // a third user (a build started again) reads anew
+            m_read = true;
+            if (auto text = m_checkpoint->readBeside("tokenizer.json", m_error))
+                m_text = std::make_shared<const std::string>(std::move(*text));
+        }
+        error = m_error;
+        std::shared_ptr<const std::string> text = m_text;
+        if (--m_users <= 0)
+            m_text.reset();
+        return text;
+    }
+
+private:
+    std::shared_ptr<const gguf::st::Checkpoint> m_checkpoint;
+    std::mutex m_mutex;
+    bool m_read = false;
+    int m_users = 2;
+    std::shared_ptr<const std::string> m_text;
+    gguf::Error m_error;
+};
+
+// Builds the tokenizer.json's tokenizer (on a worker).
+std::shared_ptr<const TokenizeSource> jsonSource(SharedText &shared)
 {
     gguf::Error error;
     std::string why;
-    auto tokenizer = gguf::jsonTokenizerBeside(*checkpoint, error, why);
+    const std::shared_ptr<const std::string> text = shared.take(error);
+    auto tokenizer = text ? gguf::JsonTokenizer::create(*text, why) : nullptr;
     QString problem;
     if (error.kind == gguf::ErrorKind::NotFound)
         problem = CheckpointTokenizer::tr("No tokenizer.json beside this checkpoint.");
@@ -207,17 +244,21 @@ void CheckpointTokenizer::setCheckpoint(const std::shared_ptr<const gguf::st::Ch
     m_tracker->drop();
     m_model->setTokenizer(nullptr);
     m_summary->clear();
-    m_tokenize->setSource(checkpoint ? TokenizeSourceBuilder([checkpoint] { return jsonSource(checkpoint); })
-                                     : TokenizeSourceBuilder());
-    if (!checkpoint)
+    if (!checkpoint) {
+        m_tokenize->setSource({});
         return;
+    }
+    const auto shared = std::make_shared<SharedText>(checkpoint);
+    m_tokenize->setSource([shared] { return jsonSource(*shared); });
     m_summary->setText(tr("Reading tokenizer.json…"));
     m_tracker->start(
         tr("Reading tokenizer.json"),
-        [checkpoint](const gguf::ProgressFn &) {
+        [shared](const gguf::ProgressFn &) {
             Read read;
-            if (auto t = gguf::st::readHfTokenizer(*checkpoint, read.error))
-                read.tokenizer = std::make_shared<const HfTokenizer>(std::move(*t));
+            if (const std::shared_ptr<const std::string> text = shared->take(read.error))
+                if (auto t = gguf::st::parseHfTokenizer(*text, shared->checkpoint().besidePath("tokenizer.json"),
+                                                        read.error))
+                    read.tokenizer = std::make_shared<const HfTokenizer>(std::move(*t));
             return read;
         },
         [this](const Read &read) {
