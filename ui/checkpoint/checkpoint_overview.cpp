@@ -98,13 +98,14 @@ CheckpointOverview::CheckpointOverview(QWidget *parent)
     setCheckpoint(nullptr);
 }
 
-void CheckpointOverview::addField(const QString &label, const QString &text)
+void CheckpointOverview::addField(const QString &label, const QString &text, const QString &toolTip)
 {
     if (text.isEmpty())
         return;
     auto *value = new QLabel(text, this);
     value->setTextInteractionFlags(Qt::TextSelectableByMouse);
     value->setObjectName(label);
+    value->setToolTip(toolTip);
     m_form->addRow(label + QLatin1Char(':'), value);
 }
 
@@ -128,18 +129,16 @@ void CheckpointOverview::addMemoryFields(const Checkpoint &c)
     cpu.gpuLayers = 0;
     const gguf::MemoryEstimate g = memory.estimate(gpu), onCpu = memory.estimate(cpu);
     const auto mib = [](uint64_t bytes) { return QString::fromStdString(gguf::mibText(bytes)); };
-    addField(tr("llama.cpp, one GPU"),
-             tr("%1 VRAM + %2 RAM at %3 tokens")
-                 .arg(mib(g.gpu().total()), mib(g.cpu().total()), TextFormat::count(g.inputs.context)));
-    addField(tr("llama.cpp, CPU only"), tr("%1 RAM").arg(mib(onCpu.cpu().total())));
     QString why = tr("For the GGUF llama.cpp's converter would make of this checkpoint at its own dtype "
                      "(convert_hf_to_gguf.py): weights, KV cache, compute and output buffers at the trained "
                      "context with llama.cpp's defaults, as gguf-inspect memory CHECKPOINT gives them.");
     if (!converted.unmapped.empty())
         why += QLatin1Char(' ') + tr("%1 tensors no conversion rule maps are left out.").arg(converted.unmapped.size());
-    for (int row = m_form->rowCount() - 2; row < m_form->rowCount(); ++row)
-        if (QLayoutItem *item = m_form->itemAt(row, QFormLayout::FieldRole); item && item->widget())
-            item->widget()->setToolTip(why);
+    addField(tr("llama.cpp, one GPU"),
+             tr("%1 VRAM + %2 RAM at %3 tokens")
+                 .arg(mib(g.gpu().total()), mib(g.cpu().total()), TextFormat::count(g.inputs.context)),
+             why);
+    addField(tr("llama.cpp, CPU only"), tr("%1 RAM").arg(mib(onCpu.cpu().total())), why);
 }
 
 void CheckpointOverview::setCheckpoint(const std::shared_ptr<const Checkpoint> &checkpoint)

@@ -30,7 +30,7 @@ public:
     const TypeMixPlot *dtypePlot() const { return m_plot; }
 
 private:
-    void addField(const QString &label, const QString &text);
+    void addField(const QString &label, const QString &text, const QString &toolTip = {});
     void addMemoryFields(const gguf::st::Checkpoint &c);
 
     QLabel *m_title;
