@@ -15,7 +15,6 @@
 #include <QHBoxLayout>
 #include <QHeaderView>
 #include <QLabel>
-#include <QLayoutItem>
 #include <QLocale>
 #include <QScrollArea>
 #include <QTreeWidget>
