@@ -181,8 +181,7 @@ std::string_view JsonTokenizer::tokenText(TokenId id) const
 {
     if (const auto it = m_pipeline->addedById.find(id); it != m_pipeline->addedById.end())
         return m_pipeline->added[it->second].decoded;
-    const auto it = m_pipeline->model.tokens.find(id);
-    return it == m_pipeline->model.tokens.end() ? std::string_view() : std::string_view(it->second);
+    return hf::modelToken(m_pipeline->model, id);
 }
 
 bool JsonTokenizer::isSpecial(TokenId id) const
