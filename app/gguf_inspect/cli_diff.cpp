@@ -294,18 +294,11 @@ int runDiff(const CommandArgs &args)
     // --tensor NAME…: those tensors only, their values compared
     const bool values = args.values || !args.tensors.empty();
     if (!args.tensors.empty()) {
-        std::vector<gguf::TensorPair> chosen;
-        for (const std::string &name : args.tensors) {
-            const auto it = std::find_if(pairs.begin(), pairs.end(), [&](const auto &p) { return p.name == name; });
-            if (it == pairs.end()) {
-                std::fprintf(stderr, "gguf-inspect: diff: no tensor named '%s' in either file\n",
-                             printable(name, 80).c_str());
-                return kExitUsage;
-            }
-            if (std::none_of(chosen.begin(), chosen.end(), [&](const auto &p) { return p.name == name; }))
-                chosen.push_back(*it);
-        }
-        pairs = std::move(chosen);
+        auto chosen = chosenTensors(args.tensors, pairs,
+                                    [](const gguf::TensorPair &p, const std::string &name) { return p.name == name; });
+        if (!chosen)
+            return kExitUsage;
+        pairs = std::move(*chosen);
     }
     if (values) {
         for (gguf::TensorPair &p : pairs) {

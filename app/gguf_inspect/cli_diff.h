@@ -10,7 +10,9 @@
 #include "core/compare/tokenizer_diff.h"
 #include "core/format/split_model.h"
 
+#include <algorithm>
 #include <cstdint>
+#include <cstdio>
 #include <memory>
 #include <optional>
 #include <string>
@@ -47,6 +49,30 @@ void addMeasureColumns(std::vector<TextTable::Column> &columns);
 void writeMeasure(JsonWriter &json, const char *key, double v);
 // The six measures as JSON fields (rmse … rel_l2), each null when `m` is not set.
 void writeMeasures(JsonWriter &json, const std::optional<gguf::DiffMeasures> &m);
+
+// --tensor NAME…: the items of `all` that hold each NAME (`holds(item, name)`), in the order asked,
+// each once; nullopt after a message naming one that none holds.
+template <typename T, typename Holds>
+std::optional<std::vector<T>> chosenTensors(const std::vector<std::string> &names, const std::vector<T> &all,
+                                            const Holds &holds)
+{
+    std::vector<T> chosen;
+    std::vector<size_t> taken;
+    for (const std::string &name : names) {
+        const auto it = std::find_if(all.begin(), all.end(), [&](const T &item) { return holds(item, name); });
+        if (it == all.end()) {
+            std::fprintf(stderr, "gguf-inspect: diff: no tensor named '%s' in either file\n",
+                         printable(name, 80).c_str());
+            return std::nullopt;
+        }
+        const auto at = static_cast<size_t>(it - all.begin());
+        if (std::find(taken.begin(), taken.end(), at) == taken.end()) {
+            taken.push_back(at);
+            chosen.push_back(*it);
+        }
+    }
+    return chosen;
+}
 
 // `diff` with a Hugging Face checkpoint on one side (cli_diff_checkpoint.cpp): the GGUF's tensors
 // paired with the checkpoint's by llama.cpp's conversion, undone (#43). `checkpointIsA` when the

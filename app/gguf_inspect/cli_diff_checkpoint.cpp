@@ -273,19 +273,12 @@ int runCheckpointDiff(const CommandArgs &args, bool checkpointIsA)
     for (const CheckpointPair &p : pairing.pairs)
         chosen.push_back(&p);
     if (!args.tensors.empty()) {
-        chosen.clear();
-        for (const std::string &name : args.tensors) {
-            const auto it = std::find_if(pairing.pairs.begin(), pairing.pairs.end(), [&](const CheckpointPair &p) {
-                return ggufName(s, p) == name || (!p.sources.empty() && p.sourceName == name);
-            });
-            if (it == pairing.pairs.end()) {
-                std::fprintf(stderr, "gguf-inspect: diff: no tensor named '%s' in either\n",
-                             printable(name, 80).c_str());
-                return kExitUsage;
-            }
-            if (std::find(chosen.begin(), chosen.end(), &*it) == chosen.end())
-                chosen.push_back(&*it);
-        }
+        auto asked = chosenTensors(args.tensors, chosen, [&](const CheckpointPair *p, const std::string &name) {
+            return ggufName(s, *p) == name || (!p->sources.empty() && p->sourceName == name);
+        });
+        if (!asked)
+            return kExitUsage;
+        chosen = std::move(*asked);
     }
     std::vector<PairRow> rows;
     rows.reserve(chosen.size());

@@ -186,18 +186,12 @@ int runTwoCheckpointsDiff(const CommandArgs &args)
     const bool values = args.values || !args.tensors.empty();
     std::vector<NamedTensorPair> pairs = gguf::pairCheckpointsByName(*s.a, *s.b);
     if (!args.tensors.empty()) {
-        std::vector<NamedTensorPair> chosen;
-        for (const std::string &name : args.tensors) {
-            const auto it = std::find_if(pairs.begin(), pairs.end(),
-                                         [&](const NamedTensorPair &p) { return nameOf(s, p) == name; });
-            if (it == pairs.end()) {
-                std::fprintf(stderr, "gguf-inspect: diff: no tensor named '%s' in either\n",
-                             printable(name, 80).c_str());
-                return kExitUsage;
-            }
-            chosen.push_back(*it);
-        }
-        pairs = std::move(chosen);
+        auto chosen = chosenTensors(args.tensors, pairs, [&](const NamedTensorPair &p, const std::string &name) {
+            return nameOf(s, p) == name;
+        });
+        if (!chosen)
+            return kExitUsage;
+        pairs = std::move(*chosen);
     }
     std::vector<Row> rows;
     for (const NamedTensorPair &p : pairs) {
