@@ -97,11 +97,8 @@ private:
         if (std::from_chars(layer.data(), layer.data() + layer.size(), n).ptr != layer.data() + layer.size())
             return;
         const std::string prefix = m_prefix + "layers." + std::string(layer) + ".";
-        if (suffix == "ffn_norm.weight") { // gemma2/3's "post_attention" norm is not the ffn norm
-            tryRule(pair,
-                    sandwichNorms(m_arch) ? Rule{suffix, {"pre_feedforward_layernorm.weight"}}
-                                          : Rule{suffix, {"post_attention_layernorm.weight"}},
-                    prefix);
+        if (const Rule &ffnNorm = ffnNormRule(m_arch); suffix == ffnNorm.gguf) {
+            tryRule(pair, ffnNorm, prefix);
             return;
         }
         for (const Rule &rule : kLayerRules)

@@ -101,4 +101,13 @@ inline bool sandwichNorms(std::string_view arch)
     return arch == "gemma2" || arch == "gemma3";
 }
 
+// The GGUF's ffn_norm, the norm before the FFN: gemma2/3's pre_feedforward_layernorm, elsewhere
+// post_attention_layernorm.
+inline const Rule kFfnNormRule{"ffn_norm.weight", {"post_attention_layernorm.weight"}};
+inline const Rule kSandwichFfnNormRule{"ffn_norm.weight", {"pre_feedforward_layernorm.weight"}};
+inline const Rule &ffnNormRule(std::string_view arch)
+{
+    return sandwichNorms(arch) ? kSandwichFfnNormRule : kFfnNormRule;
+}
+
 } // namespace gguf::detail::conversion

@@ -133,9 +133,8 @@ private:
             return false;
         const std::string blk = "blk." + std::to_string(layer) + ".";
         const std::string_view sub = rest.substr(dot + 1);
-        const bool sandwich = sandwichNorms(m_out.architecture);
-        if (sub == "pre_feedforward_layernorm.weight" || (!sandwich && sub == "post_attention_layernorm.weight")) {
-            add(blk + "ffn_norm.weight", dims, e.dtype);
+        if (const Rule &ffnNorm = ffnNormRule(m_out.architecture); sub == *ffnNorm.hf.begin()) {
+            add(blk + std::string(ffnNorm.gguf), dims, e.dtype);
             return true;
         }
         for (const Rule &rule : kLayerRules)
@@ -160,24 +159,23 @@ private:
         return mapFusedExperts(e, sub, blk);
     }
 
-    // [experts, 2·ff, embd] gate_up: the gate half and the up half, each [embd, ff, experts]
+    // Experts already stacked (kFusedExpertRules): [experts, 2·ff, embd] gate_up gives the gate half
+    // and the up half, each [embd, ff, experts]; [experts, rows, cols] down_proj gives one tensor.
     bool mapFusedExperts(const st::TensorEntry &e, std::string_view sub, const std::string &blk)
     {
         if (e.shape.size() != 3)
             return false;
-        if (sub == "mlp.experts.gate_up_proj" || sub == "mlp.experts.gate_up_proj.weight") {
-            if (e.shape[1] % 2 != 0)
+        bool mapped = false;
+        for (const Rule &rule : kFusedExpertRules) {
+            if (std::find(rule.hf.begin(), rule.hf.end(), sub) == rule.hf.end())
+                continue;
+            const bool half = rule.kind != ConversionStep::FusedExperts;
+            if (half && e.shape[1] % 2 != 0)
                 return false;
-            const std::vector<uint64_t> half{e.shape[2], e.shape[1] / 2, e.shape[0]};
-            add(blk + "ffn_gate_exps.weight", half, e.dtype);
-            add(blk + "ffn_up_exps.weight", half, e.dtype);
-            return true;
+            add(blk + std::string(rule.gguf), {e.shape[2], half ? e.shape[1] / 2 : e.shape[1], e.shape[0]}, e.dtype);
+            mapped = true;
         }
-        if (sub == "mlp.experts.down_proj" || sub == "mlp.experts.down_proj.weight") {
-            add(blk + "ffn_down_exps.weight", {e.shape[2], e.shape[1], e.shape[0]}, e.dtype);
-            return true;
-        }
-        return false;
+        return mapped;
     }
 
     const st::Checkpoint &m_checkpoint;
