@@ -9,7 +9,6 @@
 #include "output_file.h"
 
 #include <algorithm>
-#include <cstdio>
 #include <filesystem>
 
 namespace gguf {
@@ -54,13 +53,6 @@ CheckpointFile wholeCheckpoint(const Checkpoint &checkpoint, const std::string &
         file.dataBytes += checkpoint.tensors()[t].entry->bytes();
     }
     return file;
-}
-
-std::string shardName(const std::string &prefix, size_t k, size_t count)
-{
-    char suffix[64];
-    std::snprintf(suffix, sizeof suffix, "-%05zu-of-%05zu.safetensors", k + 1, count);
-    return prefix + suffix;
 }
 
 // transformers' index: {"metadata": {"total_size": N}, "weight_map": {tensor: shard}}, keys sorted,
@@ -139,7 +131,7 @@ CheckpointPlan planCheckpointSplit(const Checkpoint &checkpoint, const std::stri
         return plan;
     }
     for (size_t k = 0; k < files.size(); ++k)
-        files[k].path = shardName(prefix, k, files.size());
+        files[k].path = shardFileName(prefix, k, files.size(), "safetensors");
     plan.files = std::move(files);
     plan.indexPath = prefix + ".safetensors.index.json";
     plan.metadata = firstMetadata(checkpoint);

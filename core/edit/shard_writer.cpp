@@ -148,13 +148,17 @@ WritePlan planSplit(const SplitModel &model, const std::string &prefix, const Sp
         plan.error = "that makes " + std::to_string(files.size()) + " shards; split.count holds at most 65535";
         return plan;
     }
-    for (size_t k = 0; k < files.size(); ++k) {
-        char suffix[64];
-        std::snprintf(suffix, sizeof suffix, "-%05zu-of-%05zu.gguf", k + 1, files.size());
-        files[k].path = prefix + suffix;
-    }
+    for (size_t k = 0; k < files.size(); ++k)
+        files[k].path = shardFileName(prefix, k, files.size(), "gguf");
     plan.files = std::move(files);
     return plan;
+}
+
+std::string shardFileName(const std::string &prefix, size_t k, size_t count, const char *extension)
+{
+    char suffix[64];
+    std::snprintf(suffix, sizeof suffix, "-%05zu-of-%05zu.%s", k + 1, count, extension);
+    return prefix + suffix;
 }
 
 WritePlan planMerge(const SplitModel &model, const std::string &out)

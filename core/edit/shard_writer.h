@@ -43,6 +43,10 @@ struct WritePlan {
 std::vector<PlannedFile> packTensors(size_t count, const std::function<uint64_t(size_t)> &bytesOf,
                                      const SplitLimits &limits, std::string &error);
 
+/// The name of shard k (from 0) of `count`: PREFIX-0000k+1-of-0000count.EXTENSION, as gguf-split and
+/// transformers name them.
+std::string shardFileName(const std::string &prefix, size_t k, size_t count, const char *extension);
+
 /// The shards `model` (one file or a set, read whole) would be split into under `prefix`.
 WritePlan planSplit(const SplitModel &model, const std::string &prefix, const SplitLimits &limits);
 /// The one file a set would be merged into.
