@@ -90,10 +90,19 @@ configure_and_build() {
     cmake --build "$dir" -j"$jobs"
 }
 
-# run_tests DIR NAME [ctest options…]: CTest with a JUnit record for the closing table
+# run_tests DIR NAME [ctest options…]: CTest with a JUnit record for the closing table. When every
+# failure is a test program the dynamic loader could not start (scripts/loader_failures.py: the
+# machine short of memory for a moment, before any test code ran), those programs run once more,
+# one at a time, after the memory figures are printed; any other failure stands as it is.
 run_tests() {
   local dir=$1 name=$2; shift 2
-  ctest --test-dir "$dir" --output-on-failure -j"$jobs" --timeout 900 --output-junit "$PWD/$run_dir/junit-$name.xml" "$@"
+  local junit="$PWD/$run_dir/junit-$name.xml" unstarted
+  ctest --test-dir "$dir" --output-on-failure -j"$jobs" --timeout 900 --output-junit "$junit" "$@" && return 0
+  unstarted=$(python3 scripts/loader_failures.py "$junit") || return 1
+  echo "== not started by the dynamic loader: ${unstarted//|/ }; memory now:"
+  free -m || true
+  ctest --test-dir "$dir" --output-on-failure -j1 --timeout 900 \
+    --output-junit "$PWD/$run_dir/junit-$name-again.xml" -R "^($unstarted)\$"
 }
 
 # run_selected DIR NAME TEST…: only the named tests (none: says so)
