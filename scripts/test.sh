@@ -97,6 +97,9 @@ configure_and_build() {
 run_tests() {
   local dir=$1 name=$2; shift 2
   local junit="$PWD/$run_dir/junit-$name.xml" unstarted
+  # the build's output written out first (gigabytes of dirty pages just after a cached build), so
+  # that the tests do not start while the kernel is still flushing them
+  sync
   ctest --test-dir "$dir" --output-on-failure -j"$jobs" --timeout 900 --output-junit "$junit" "$@" && return 0
   unstarted=$(python3 scripts/loader_failures.py "$junit") || return 1
   echo "== not started by the dynamic loader: ${unstarted//|/ }; memory now:"
