@@ -207,6 +207,24 @@ private slots:
         QCOMPARE(labels.size(), ticks.size());
     }
 
+    // A flat line (every layer's std 0, as in an all-zero model) keeps a value axis a person can
+    // read: the axis spans a unit around 0, not ±2e-14; a flat line at 5 spans 10 % of 5 each side.
+    void flatLineKeepsAReadableAxis()
+    {
+        LayerChart chart;
+        chart.resize(700, 300);
+        chart.setPoints({{0, 0.0, QStringLiteral("blk.0.w")}, {1, 0.0, QStringLiteral("blk.1.w")}},
+                        QStringLiteral("std"));
+        QCPRange range = chart.plot()->yAxis->range();
+        QVERIFY2(range.lower <= -1.0 && range.upper >= 1.0,
+                 qPrintable(QStringLiteral("%1 .. %2").arg(range.lower).arg(range.upper)));
+        chart.setPoints({{0, 5.0, QStringLiteral("blk.0.w")}, {1, 5.0, QStringLiteral("blk.1.w")}},
+                        QStringLiteral("mean"));
+        range = chart.plot()->yAxis->range();
+        QVERIFY2(range.lower <= 4.5 && range.upper >= 5.5 && range.lower > 0,
+                 qPrintable(QStringLiteral("%1 .. %2").arg(range.lower).arg(range.upper)));
+    }
+
     // Two histograms drawn together: their legend sits above the axes, never over the bars (#40: it
     // covered the peak); one histogram has no legend and no room kept for one.
     void legendKeepsOffTheBars()
