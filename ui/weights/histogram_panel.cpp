@@ -339,7 +339,8 @@ void HistogramPanel::computeHistogram()
     // a sample (of a remote tensor) gets p1 – p99 instead: the central range's passes would fetch
     // the sample again each time
     const int index = m_range->currentIndex();
-    const bool dominated = index == kAutomatic && outliersDominate(m_stats->histogram);
+    // (every value the same is one spike too, and the truth: no outliers there)
+    const bool dominated = index == kAutomatic && m_stats->max > m_stats->min && outliersDominate(m_stats->histogram);
     if (index == kCentral || (dominated && m_stats->sampledElements == 0)) {
         computeCentral(bins);
         return;
@@ -421,6 +422,10 @@ void HistogramPanel::updateRangeNote()
         m_shown->setText(tr("Range shown: p1 – p99 of the sample, %1, chosen because a few outliers would squeeze the "
                             "rest into one spike; %2 (Whole range shows them all).")
                              .arg(range, outsideText));
+    } else if ((index == kAutomatic || index == kWhole) && !(m_stats->max > m_stats->min)) {
+        m_shown->setText(tr("Range shown: every value is %1, so the unit around it, %2, as NumPy bins a "
+                            "constant array.")
+                             .arg(QString::number(m_stats->min, 'g', 6), range));
     } else if (index == kAutomatic || index == kWhole) {
         m_shown->setText(tr("Range shown: min – max, %1 (every value).").arg(range));
     } else {

@@ -77,6 +77,7 @@ std::shared_ptr<const SplitModel> makeModel()
     builder.tensor("outliers", {1002}, 0, f32Bytes(withOutliers()));
     builder.tensor("big", {4096, kBigElements / 4096}, 2); // Q4_0, zero-filled
     builder.tensor("spike", {100010}, 0, f32Bytes(spike()));
+    builder.tensor("constant", {64}, 0, f32Bytes(std::vector<float>(64, 1.0f))); // a norm weight as initialized
     OpenResult opened = GgufFile::openBuffer(builder.build().bytes());
     return opened.file ? SplitModel::single(opened.file) : nullptr;
 }
@@ -99,7 +100,7 @@ private slots:
     {
         m_model = makeModel();
         QVERIFY(m_model);
-        QCOMPARE(m_model->tensors().size(), size_t(4));
+        QCOMPARE(m_model->tensors().size(), size_t(5));
     }
 
     void cleanup()
@@ -231,6 +232,28 @@ private slots:
         QTRY_VERIFY_WITH_TIMEOUT(panel.histogram() && panel.histogram()->lo == 0.5, 20000);
         QVERIFY(JobTracker::pool()->waitForDone(20000));
         QTRY_VERIFY(panel.rangeNote().startsWith(QStringLiteral("Range shown: min – max")));
+    }
+
+    // Every value the same (a norm weight of ones): one spike is the truth, not outliers squeezing the
+    // rest; Automatic shows the unit around the value that NumPy gives a constant array, and says so.
+    void constantTensorIsNotOutliers()
+    {
+        HistogramPanel panel;
+        panel.resize(900, 500);
+        panel.show();
+        panel.setTensor(TensorHandle::named(m_model, QStringLiteral("constant")));
+        QTRY_VERIFY_WITH_TIMEOUT(panel.histogram() && !panel.rangeNote().isEmpty(), 20000);
+        QVERIFY(JobTracker::pool()->waitForDone(20000));
+        QTRY_VERIFY(!panel.rangeNote().isEmpty());
+        const QString note = panel.rangeNote();
+        QVERIFY2(!note.contains(QStringLiteral("outliers")) && !note.contains(QStringLiteral("central")),
+                 qPrintable(note));
+        QVERIFY2(note.contains(QStringLiteral("every value is 1")), qPrintable(note));
+        const Histogram &h = *panel.histogram();
+        QCOMPARE(h.lo, 0.5);
+        QCOMPARE(h.hi, 1.5);
+        QCOMPARE(std::accumulate(h.counts.begin(), h.counts.end(), uint64_t(0)), uint64_t(64));
+        QCOMPARE(h.below + h.above, uint64_t(0));
     }
 
     void staleResultIsDropped()
