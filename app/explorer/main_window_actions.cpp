@@ -91,7 +91,7 @@ void MainWindow::chooseFiles()
 {
     QSettings settings;
     const QStringList paths = QFileDialog::getOpenFileNames(
-        this, tr("Open GGUF Files"), settings.value(QStringLiteral("lastDirectory")).toString(),
+        this, tr("Open Files"), settings.value(QStringLiteral("lastDirectory")).toString(),
         tr("GGUF models (*.gguf);;Hugging Face checkpoints (*.safetensors "
            "*.safetensors.index.json);;All files (*)"));
     if (paths.isEmpty())
@@ -121,6 +121,7 @@ void MainWindow::createStartView()
 {
     connect(m_start, &StartView::openRequested, this, &MainWindow::chooseFiles);
     connect(m_start, &StartView::openUrlRequested, this, &MainWindow::chooseUrl);
+    connect(m_start, &StartView::openFolderRequested, this, &MainWindow::chooseFolder);
     connect(m_start, &StartView::recentChosen, this, &MainWindow::openFile);
     // the pages appear (and lay themselves out) in a turn of their own, not in the event that ended the load
     connect(m_document, &Document::loaded, this, [this] {

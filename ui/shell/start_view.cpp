@@ -12,9 +12,10 @@
 #include <QVBoxLayout>
 
 StartView::StartView(QWidget *parent)
-    : QWidget(parent), m_failure(new MessageBar(this)), m_open(new QPushButton(tr("&Open a GGUF File…"), this)),
-      m_openUrl(new QPushButton(tr("Open a &URL…"), this)), m_recentTitle(new QLabel(tr("Recent files"), this)),
-      m_recent(new QListWidget(this))
+    : QWidget(parent), m_failure(new MessageBar(this)), m_open(new QPushButton(tr("&Open a File…"), this)),
+      m_openUrl(new QPushButton(tr("Open a &URL…"), this)),
+      m_openFolder(new QPushButton(tr("Open a Checkpoint Fol&der…"), this)),
+      m_recentTitle(new QLabel(tr("Recent files"), this)), m_recent(new QListWidget(this))
 {
     setObjectName(QStringLiteral("startView"));
     auto *title = new QLabel(tr("No model open"));
@@ -22,19 +23,25 @@ StartView::StartView(QWidget *parent)
     big.setPointSizeF(big.pointSizeF() * 1.6);
     big.setBold(true);
     title->setFont(big);
-    auto *hint = new QLabel(tr("Drop a .gguf file (or any shard of a split model) anywhere on this window, or:"), this);
+    auto *hint = new QLabel(tr("Drop a .gguf file (or any shard of a split model), a .safetensors file, its "
+                               "model.safetensors.index.json or a checkpoint folder anywhere on this window, or:"),
+                            this);
     hint->setWordWrap(true);
     // why the last open failed
     m_failure->setObjectName(QStringLiteral("startFailure"));
     m_failure->hide();
     m_open->setIcon(QIcon::fromTheme(QStringLiteral("document-open")));
     m_openUrl->setIcon(QIcon::fromTheme(QStringLiteral("network-server")));
-    m_openUrl->setToolTip(tr("Look inside a GGUF file on a web server or the Hugging Face hub without downloading it"));
+    m_openUrl->setToolTip(
+        tr("Look inside a GGUF file or a checkpoint on a web server or the Hugging Face hub without downloading it"));
+    m_openFolder->setIcon(QIcon::fromTheme(QStringLiteral("folder-open")));
+    m_openFolder->setToolTip(tr("A Hugging Face checkpoint: the folder with config.json and its .safetensors shards"));
     m_recent->setObjectName(QStringLiteral("startRecent"));
     m_recent->setMaximumHeight(fontMetrics().height() * 12);
     auto *buttons = new QHBoxLayout;
     buttons->addWidget(m_open);
     buttons->addWidget(m_openUrl);
+    buttons->addWidget(m_openFolder);
     buttons->addStretch(1);
     // a column of readable width in the middle: its word-wrapped texts are laid out for that width,
     // never for the few pixels of a window squeezed by its stretches (their height for such a width
@@ -58,6 +65,7 @@ StartView::StartView(QWidget *parent)
     outer->addStretch(1);
     connect(m_open, &QPushButton::clicked, this, &StartView::openRequested);
     connect(m_openUrl, &QPushButton::clicked, this, &StartView::openUrlRequested);
+    connect(m_openFolder, &QPushButton::clicked, this, &StartView::openFolderRequested);
     connect(m_recent, &QListWidget::itemActivated, this,
             [this](const QListWidgetItem *item) { emit recentChosen(item->data(Qt::UserRole).toString()); });
     setRecentFiles({});

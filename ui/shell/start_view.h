@@ -23,17 +23,20 @@ public:
     QString failureText() const;
     QPushButton *openButton() const { return m_open; }
     QPushButton *openUrlButton() const { return m_openUrl; }
+    QPushButton *openFolderButton() const { return m_openFolder; }
     QListWidget *recentList() const { return m_recent; }
 
 signals:
     void openRequested();
     void openUrlRequested();
+    void openFolderRequested();
     void recentChosen(const QString &path);
 
 private:
     MessageBar *m_failure;
     QPushButton *m_open;
     QPushButton *m_openUrl;
+    QPushButton *m_openFolder;
     QLabel *m_recentTitle;
     QListWidget *m_recent;
 };

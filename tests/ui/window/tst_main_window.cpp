@@ -496,7 +496,8 @@ private slots:
             QVERIFY(drop(window, {QUrl::fromLocalFile(path)}));
             QVERIFY(failedFirst.wait(10000));
         }
-        QVERIFY(start->isVisible() && start->openButton()->isVisible() && start->openUrlButton()->isVisible());
+        QVERIFY(start->isVisible() && start->openButton()->isVisible() && start->openUrlButton()->isVisible() &&
+                start->openFolderButton()->isVisible());
         QVERIFY2(start->failureText().contains(message), qPrintable(start->failureText()));
         QCOMPARE(start->failureText().count(QDir::toNativeSeparators(path)), 1);
         // its wrapped texts laid out for a readable width: the window's least height stays a window's
