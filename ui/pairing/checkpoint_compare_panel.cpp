@@ -70,9 +70,7 @@ CheckpointComparePanel::CheckpointComparePanel(QWidget *parent)
     m_filter->setPlaceholderText(tr("Filter by either name"));
     m_filter->setClearButtonEnabled(true);
     m_table->setColumnCount(ColumnCount);
-    m_table->setHorizontalHeaderLabels({tr("A (GGUF)"), tr("B (checkpoint)"), tr("Status"), tr("A type"), tr("B dtype"),
-                                        tr("RMSE"), tr("max |a−b|"), tr("mean |a−b| / mean |a|"), tr("Cosine"),
-                                        tr("SNR dB"), tr("Rel. L2"), tr("Undone")});
+    setHeadings();
     m_table->setEditTriggers(QAbstractItemView::NoEditTriggers);
     m_table->setSelectionBehavior(QAbstractItemView::SelectRows);
     m_table->verticalHeader()->hide();
@@ -115,12 +113,24 @@ CheckpointComparePanel::CheckpointComparePanel(QWidget *parent)
             [this] { setSides(m_model, m_checkpoint, m_checkpointIsA); });
 }
 
+void CheckpointComparePanel::setHeadings()
+{
+    const QString gguf = tr("GGUF"), checkpoint = tr("checkpoint");
+    const QString ggufType = tr("type"), dtype = tr("dtype");
+    m_table->setHorizontalHeaderLabels(
+        {tr("A (%1)").arg(m_checkpointIsA ? checkpoint : gguf), tr("B (%1)").arg(m_checkpointIsA ? gguf : checkpoint),
+         tr("Status"), tr("A %1").arg(m_checkpointIsA ? dtype : ggufType),
+         tr("B %1").arg(m_checkpointIsA ? ggufType : dtype), tr("RMSE"), tr("max |a−b|"), tr("mean |a−b| / mean |a|"),
+         tr("Cosine"), tr("SNR dB"), tr("Rel. L2"), tr("Undone")});
+}
+
 void CheckpointComparePanel::setSides(std::shared_ptr<const gguf::SplitModel> model,
                                       std::shared_ptr<const gguf::st::Checkpoint> checkpoint, bool checkpointIsA)
 {
     m_tracker->drop();
     showDetail(-1);
     m_checkpointIsA = checkpointIsA;
+    setHeadings();
     m_model = std::move(model);
     m_checkpoint = std::move(checkpoint);
     m_table->setRowCount(0);
@@ -130,7 +140,7 @@ void CheckpointComparePanel::setSides(std::shared_ptr<const gguf::SplitModel> mo
         return;
     m_summary->setText(tr("Pairing the tensors and comparing their values…"));
     m_tracker->start(
-        tr("Comparing with the checkpoint"),
+        checkpointIsA ? tr("Comparing with the GGUF") : tr("Comparing with the checkpoint"),
         [model = m_model, checkpoint = m_checkpoint, checkpointIsA](const gguf::ProgressFn &progress) {
             auto result = std::make_shared<Result>();
             result->pairing = gguf::pairWithCheckpoint(*model, *checkpoint);

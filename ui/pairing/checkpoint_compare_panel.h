@@ -69,6 +69,8 @@ private:
         std::vector<gguf::CheckpointPairOutcome> outcomes;
     };
     void show(const std::shared_ptr<Result> &result);
+    /// The columns' headings, each side named as it is (the checkpoint as A or as B).
+    void setHeadings();
     struct Detail;
     void showDetailResult(const Detail &detail);
 

@@ -366,6 +366,10 @@ private slots:
             QVERIFY2(std::abs(o.values.rmse() - rmse) <= 1e-9 * std::max(1.0, rmse), qPrintable(name));
         }
         QCOMPARE(panel->table()->rowCount(), expected.size());
+        QCOMPARE(panel->table()->horizontalHeaderItem(CheckpointComparePanel::NameA)->text(),
+                 QStringLiteral("A (GGUF)"));
+        QCOMPARE(panel->table()->horizontalHeaderItem(CheckpointComparePanel::TypeB)->text(),
+                 QStringLiteral("B dtype"));
 
         // one pair in detail (selecting its row): the heatmap's largest |a − b| is NumPy's max_abs,
         // every pair is counted once in the difference histogram, each side's shares add up to 100 %
@@ -422,6 +426,13 @@ private slots:
         const CheckpointComparePanel *panel = view->comparePanel();
         QCOMPARE(static_cast<int>(panel->outcomes().size()), expected.size());
         QTableWidget *table = panel->table();
+        // the columns' headings name the sides as they are here (they said "A (GGUF)" over the
+        // checkpoint's names)
+        const auto heading = [table](int column) { return table->horizontalHeaderItem(column)->text(); };
+        QCOMPARE(heading(CheckpointComparePanel::NameA), QStringLiteral("A (checkpoint)"));
+        QCOMPARE(heading(CheckpointComparePanel::NameB), QStringLiteral("B (GGUF)"));
+        QCOMPARE(heading(CheckpointComparePanel::TypeA), QStringLiteral("A dtype"));
+        QCOMPARE(heading(CheckpointComparePanel::TypeB), QStringLiteral("B type"));
         int checked = 0;
         for (int row = 0; row < table->rowCount(); ++row) {
             const QString a = table->item(row, CheckpointComparePanel::NameA)->text();
