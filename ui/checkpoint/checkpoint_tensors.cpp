@@ -2,6 +2,7 @@
 #include "ui/checkpoint/checkpoint_tensors.h"
 
 #include "core/safetensors/checkpoint.h"
+#include "ui/common/compact_rows.h"
 #include "ui/common/fixed_font.h"
 #include "ui/common/text_format.h"
 
@@ -112,6 +113,7 @@ CheckpointTensors::CheckpointTensors(QWidget *parent)
     m_view->verticalHeader()->hide();
     m_view->horizontalHeader()->setStretchLastSection(true);
     m_view->setFont(fixedFont());
+    setCompactRows(m_view);
     m_view->horizontalHeader()->setResizeContentsPrecision(200); // column widths from 200 rows, not all
     m_filter->setPlaceholderText(tr("Filter by name"));
     m_filter->setClearButtonEnabled(true);

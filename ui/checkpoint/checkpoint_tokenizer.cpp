@@ -4,6 +4,7 @@
 #include "core/safetensors/checkpoint.h"
 #include "core/safetensors/hf_tokenizer.h"
 #include "core/vocab/tokenizer_json.h"
+#include "ui/common/compact_rows.h"
 #include "ui/common/fixed_font.h"
 #include "ui/common/job_tracker.h"
 #include "ui/common/text_format.h"
@@ -210,6 +211,7 @@ CheckpointTokenizer::CheckpointTokenizer(QWidget *parent)
     m_view->verticalHeader()->hide();
     m_view->horizontalHeader()->setStretchLastSection(true);
     m_view->setFont(fixedFont());
+    setCompactRows(m_view);
     m_summary->setWordWrap(true);
     m_summary->setTextInteractionFlags(Qt::TextSelectableByMouse);
     m_filter->setPlaceholderText(tr("Find tokens by their text"));

@@ -4,6 +4,7 @@
 #include "ui/compare/compare_page.h"
 
 #include "core/format/split_model.h"
+#include "ui/common/compact_rows.h"
 #include "ui/common/job_progress.h"
 #include "ui/common/job_tracker.h"
 #include "ui/common/text_format.h"
@@ -106,7 +107,7 @@ QWidget *ComparePage::buildTokenizerSection()
     m_tokenSummary->setTextInteractionFlags(Qt::TextSelectableByMouse);
     m_tokenView->setModel(m_tokenModel);
     m_tokenView->verticalHeader()->hide();
-    m_tokenView->verticalHeader()->setDefaultSectionSize(fontMetrics().height() + 6);
+    setCompactRows(m_tokenView);
     m_tokenView->setSelectionBehavior(QAbstractItemView::SelectRows);
     m_tokenView->horizontalHeader()->setStretchLastSection(true);
     m_tokenView->setToolTip(tr("Double-click: show the token in A (in B when only B has it)"));
@@ -128,7 +129,7 @@ QWidget *ComparePage::buildTensorsSection()
     m_tensorView->setSortingEnabled(true);
     m_tensorView->sortByColumn(-1, Qt::AscendingOrder); // file order until the user sorts
     m_tensorView->verticalHeader()->hide();
-    m_tensorView->verticalHeader()->setDefaultSectionSize(fontMetrics().height() + 6);
+    setCompactRows(m_tensorView);
     m_tensorView->setSelectionBehavior(QAbstractItemView::SelectRows);
     m_tensorView->setSelectionMode(QAbstractItemView::SingleSelection);
     m_tensorView->horizontalHeader()->resizeSection(TensorDiffModel::Name, 240);

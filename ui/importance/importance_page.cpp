@@ -2,6 +2,7 @@
 #include "ui/importance/importance_page.h"
 
 #include "core/format/split_model.h"
+#include "ui/common/compact_rows.h"
 #include "ui/common/job_progress.h"
 #include "ui/common/job_tracker.h"
 #include "ui/common/lazy_refresh.h"
@@ -145,7 +146,7 @@ void ImportancePage::setUpTable()
     m_table->setSelectionBehavior(QAbstractItemView::SelectRows);
     m_table->setSelectionMode(QAbstractItemView::SingleSelection);
     m_table->verticalHeader()->hide();
-    m_table->verticalHeader()->setDefaultSectionSize(fontMetrics().height() + 6);
+    setCompactRows(m_table);
     m_table->horizontalHeader()->setSectionResizeMode(QHeaderView::Interactive);
     m_table->setWordWrap(false);
 }

@@ -4,6 +4,7 @@
 #include "core/format/ggml_types.h"
 #include "core/format/split_model.h"
 #include "core/safetensors/checkpoint.h"
+#include "ui/common/compact_rows.h"
 #include "ui/common/fixed_font.h"
 #include "ui/common/job_progress.h"
 #include "ui/common/job_tracker.h"
@@ -77,6 +78,7 @@ CheckpointComparePanel::CheckpointComparePanel(QWidget *parent)
     m_table->horizontalHeader()->setStretchLastSection(true);
     m_table->setSortingEnabled(true);
     m_table->setFont(fixedFont());
+    setCompactRows(m_table);
     m_progress->track(m_tracker);
     m_detailProgress->track(m_detailTracker);
     m_detailTitle->setWordWrap(true);

@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 #include "ui/tokenizer/searchable_table.h"
 
+#include "ui/common/compact_rows.h"
 #include "ui/common/job_tracker.h"
 
 #include <QHeaderView>
@@ -20,8 +21,7 @@ SearchableTable::SearchableTable(TokenSearchBar::Target target, QAbstractItemMod
     m_view->setSelectionBehavior(QAbstractItemView::SelectRows);
     m_view->setSelectionMode(QAbstractItemView::SingleSelection);
     m_view->verticalHeader()->hide();
-    m_view->verticalHeader()->setSectionResizeMode(QHeaderView::Fixed);
-    m_view->verticalHeader()->setDefaultSectionSize(m_view->fontMetrics().height() + 6);
+    setCompactRows(m_view);
     QHeaderView *header = m_view->horizontalHeader();
     header->setHighlightSections(false);
     header->setStretchLastSection(true);

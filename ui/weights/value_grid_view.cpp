@@ -2,6 +2,7 @@
 #include "ui/weights/value_grid_view.h"
 
 #include "core/format/gguf_file.h"
+#include "ui/common/compact_rows.h"
 #include "ui/common/job_tracker.h"
 #include "ui/weights/value_grid_model.h"
 
@@ -72,8 +73,7 @@ ValueGridView::ValueGridView(QWidget *parent)
     m_view->horizontalHeader()->setDefaultSectionSize(
         fontMetrics().horizontalAdvance(QStringLiteral("-0.00000000e-00")));
     m_view->horizontalHeader()->setSectionResizeMode(QHeaderView::Interactive);
-    m_view->verticalHeader()->setDefaultSectionSize(fontMetrics().height() + 6);
-    m_view->verticalHeader()->setSectionResizeMode(QHeaderView::Fixed);
+    setCompactRows(m_view);
     m_goTo->setPlaceholderText(tr("row  ·  row, column  ·  #element"));
     m_goTo->setClearButtonEnabled(true);
     m_goTo->setMinimumWidth(fontMetrics().horizontalAdvance(m_goTo->placeholderText()) + 40);

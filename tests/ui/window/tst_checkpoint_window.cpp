@@ -30,6 +30,7 @@
 
 #include <QCheckBox>
 #include <QFile>
+#include <QHeaderView>
 #include <QJsonArray>
 #include <QJsonDocument>
 #include <QJsonObject>
@@ -173,6 +174,9 @@ private slots:
         view->tensors()->setFilter(QStringLiteral("experts.3.w2"));
         QCOMPARE(view->tensors()->view()->model()->rowCount(), 2); // two layers
         view->tensors()->setFilter({});
+        // one line of its font per row, as the GGUF pages' tables (they were twice that)
+        for (const QTableView *table : {view->tensors()->view(), view->tokenizer()->view()})
+            QCOMPARE(table->verticalHeader()->defaultSectionSize(), table->fontMetrics().height() + 6);
 
         const QByteArray first = readAll(dir + "/model-00001-of-00002.safetensors");
         view->bytes()->regions()->setCurrentIndex(view->bytes()->regions()->model()->index(0, 0));
