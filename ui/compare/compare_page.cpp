@@ -314,8 +314,9 @@ void ComparePage::updateHeader()
         return;
     }
     if (!m_a || !m_b) {
-        m_files->setText(m_a ? tr("<b>A</b> %1 · choose a model to compare it with (File ▸ Compare With…, or drop "
-                                  "one on the window while holding Ctrl).")
+        m_files->setText(m_a ? tr("<b>A</b> %1 · choose a GGUF, or the Hugging Face checkpoint it was converted from, "
+                                  "to compare it with (File ▸ Compare With…, or drop one on the window while "
+                                  "holding Ctrl).")
                                    .arg(describe(m_a).toHtmlEscaped())
                              : tr("Open a model first, then choose another to compare it with."));
         m_summary->clear();
