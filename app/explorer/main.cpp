@@ -79,7 +79,8 @@ struct CommandLine {
             QStringLiteral("files"),
             QCoreApplication::translate(
                 "main",
-                "GGUF files or URLs (http, https, hf:OWNER/REPO/FILE.gguf) to open (the bundled sample when none)."),
+                "GGUF files, Hugging Face checkpoints (.safetensors, their index, a folder) or URLs (http, https, "
+                "hf:OWNER/REPO/FILE.gguf) to open (the bundled sample when none)."),
             QStringLiteral("[files...]"));
         parser.addOption(screenshot);
         parser.addOption(compare);
