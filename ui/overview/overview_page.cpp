@@ -5,6 +5,7 @@
 #include "core/format/model_summary.h"
 #include "core/format/split_model.h"
 #include "core/kind/file_kind.h"
+#include "core/memory/kv_estimate.h"
 #include "core/vocab/well_known_keys.h"
 #include "ui/common/damage_text.h"
 #include "ui/common/job_tracker.h"
@@ -343,8 +344,12 @@ void OverviewPage::showVerdict(const gguf::SplitModel &model)
 {
     const auto refusal = model.firstRefusal();
     const bool accepts = model.llamaCppAccepts();
+    // what its model loader checks first (the layer counts) refuses even a file its reader accepts
+    const std::string loadRefusal = accepts ? gguf::readModelShape(model.primary()).refusal : std::string();
     QString text;
-    if (accepts)
+    if (accepts && !loadRefusal.empty())
+        text = tr("✘ llama.cpp's reader would accept this file, but: %1.").arg(QString::fromStdString(loadRefusal));
+    else if (accepts)
         text = tr("✔ llama.cpp would accept this file.");
     else if (refusal && refusal->shard)
         text = tr("✘ llama.cpp would refuse this file: %1 (at byte %2)")
@@ -355,7 +360,7 @@ void OverviewPage::showVerdict(const gguf::SplitModel &model)
     else
         text = tr("✘ llama.cpp would refuse this model: a file could not be read completely.");
     m_verdict->setText(text);
-    const QColor color = accepts ? QColor(0x27, 0xae, 0x60) : QColor(0xda, 0x44, 0x53);
+    const QColor color = accepts && loadRefusal.empty() ? QColor(0x27, 0xae, 0x60) : QColor(0xda, 0x44, 0x53);
     m_verdict->setStyleSheet(QStringLiteral("QLabel { color: %1; font-weight: bold; }").arg(color.name()));
 }
 

@@ -170,6 +170,33 @@ private slots:
         QCOMPARE(norms->points()[2].tensor, QStringLiteral("direction.3"));
     }
 
+    // A file llama.cpp's reader accepts but whose layer count its model loader refuses (more than
+    // LLAMA_MAX_LAYERS = 512 blocks, src/llama-hparams.h): the verdict does not show a green
+    // "would accept" above the memory section's "refuses to load the model"; 512 blocks pass.
+    void loaderRefusalInTheVerdict()
+    {
+        for (const uint32_t blocks : {600u, 512u}) {
+            GgufBuilder b;
+            b.kv("general.architecture", V::str("llama"))
+                .kv("llama.block_count", V::u32(blocks))
+                .kv("llama.embedding_length", V::u32(64))
+                .tensor("token_embd.weight", {64, 16}, 0);
+            std::vector<uint8_t> bytes;
+            const auto model = built(b, bytes);
+            QVERIFY(model && model->llamaCppAccepts());
+            OverviewPage page;
+            page.setModel(model);
+            const QString verdict = page.verdictText();
+            if (blocks == 600) {
+                QVERIFY2(verdict.startsWith(QStringLiteral("✘ llama.cpp's reader would accept this file, but: "
+                                                           "block_count 600 is more than llama.cpp's limit of 512")),
+                         qPrintable(verdict));
+            } else {
+                QCOMPARE(verdict, QStringLiteral("✔ llama.cpp would accept this file."));
+            }
+        }
+    }
+
     // A split set without its second shard: the verdict refuses it and the findings say why
     // (they said "No findings" under "would refuse", #40).
     void missingShardIsAFinding()
