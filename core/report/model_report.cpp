@@ -8,6 +8,7 @@
 #include "core/format/model_summary.h"
 #include "core/format/split_model.h"
 #include "core/kind/file_kind.h"
+#include "core/memory/kv_estimate.h"
 #include "core/memory/memory_estimate.h"
 #include "core/util/text_format.h"
 #include "core/vocab/well_known_keys.h"
@@ -267,6 +268,9 @@ std::string verdictLine(const SplitModel &model)
     const char *what = model.isSplit() ? "model" : "file";
     if (const auto refusal = model.firstRefusal())
         return std::string("llama.cpp would refuse this ") + what + ": " + refusal->finding.message;
+    // what its model loader checks first (the layer counts) refuses even a file its reader accepts
+    if (const std::string loader = readModelShape(model.primary()).refusal; !loader.empty())
+        return std::string("llama.cpp's reader would accept this ") + what + ", but: " + loader;
     return std::string("llama.cpp would accept this ") + what;
 }
 

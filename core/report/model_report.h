@@ -56,7 +56,8 @@ struct OverviewField {
 std::vector<OverviewField> overviewFields(const SplitModel &model, std::string_view source, const KindReport &kind,
                                           const ModelSummary &summary);
 
-/// "llama.cpp would accept this file" / "llama.cpp would refuse this model: <why>".
+/// "llama.cpp would accept this file" / "llama.cpp would refuse this model: <why>" / "llama.cpp's
+/// reader would accept this file, but: <why its model loader refuses the layer counts>".
 std::string verdictLine(const SplitModel &model);
 
 } // namespace gguf

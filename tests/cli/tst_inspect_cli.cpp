@@ -180,7 +180,8 @@ void TestInspectCli::infoJson()
 void TestInspectCli::infoKinds()
 {
     // an adapter with alpha 32 and ranks 16, and an importance matrix whose second expert was
-    // never used (docs/KINDS.md); the figures are the ones written here
+    // never used (docs/KINDS.md); the figures are the ones written here; and a model whose layer
+    // count llama.cpp refuses
     using gguf::test::BuildValue;
     QTemporaryDir dir;
     QVERIFY(dir.isValid());
@@ -229,6 +230,22 @@ void TestInspectCli::infoKinds()
     // the text overview names the kind
     run = inspect({QStringLiteral("info"), imatrixPath});
     QVERIFY(run.out.contains("importance matrix (general.type = imatrix)"));
+
+    // a model llama.cpp's reader accepts but its model loader refuses (601 blocks, more than
+    // LLAMA_MAX_LAYERS = 512 of src/llama-hparams.h): the overview says both; validate keeps the
+    // reader's verdict (exit 0), as its contract says
+    gguf::test::GgufBuilder deep;
+    deep.kv("general.architecture", BuildValue::str("llama"))
+        .kv("llama.block_count", BuildValue::u32(601))
+        .tensor("token_embd.weight", {64, 16}, 0);
+    const QString deepPath = dir.filePath(QStringLiteral("deep.gguf"));
+    QVERIFY(gguf::test::writeBytes(deepPath, deep.build().bytes()));
+    run = inspect({deepPath});
+    QCOMPARE(run.exitCode, 0);
+    QVERIFY2(run.out.contains("llama.cpp's reader would accept this file, but: block_count 601 is more than "
+                              "llama.cpp's limit of 512 layers"),
+             run.out.constData());
+    QCOMPARE(inspect({QStringLiteral("validate"), deepPath}).exitCode, 0);
 }
 
 void TestInspectCli::tensorsJson()
