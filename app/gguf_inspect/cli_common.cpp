@@ -5,6 +5,7 @@
 #include "core/format/ggml_types.h"
 
 #include <algorithm>
+#include <csignal>
 #include <cstdio>
 #include <filesystem>
 #include <unistd.h>
@@ -124,6 +125,34 @@ void TextTable::print(size_t indent, bool header) const
     }
     for (const auto &row : m_rows)
         line(row);
+}
+
+namespace {
+
+volatile std::sig_atomic_t g_interrupted = 0;
+
+extern "C" void onInterrupt(int)
+{
+    g_interrupted = 1;
+}
+
+} // namespace
+
+InterruptWatch::InterruptWatch()
+{
+    g_interrupted = 0;
+    m_previous = std::signal(SIGINT, onInterrupt);
+}
+
+InterruptWatch::~InterruptWatch()
+{
+    if (m_previous != SIG_ERR)
+        std::signal(SIGINT, m_previous);
+}
+
+bool InterruptWatch::interrupted() const
+{
+    return g_interrupted != 0;
 }
 
 ProgressPrinter::ProgressPrinter(std::string label) : m_label(std::move(label)), m_tty(::isatty(2) != 0) {}

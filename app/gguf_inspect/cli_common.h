@@ -171,6 +171,20 @@ private:
     int m_last = -1;
 };
 
+/// While a write runs, Ctrl-C asks it to stop (the writer removes its temporary files and leaves
+/// every target as it was) instead of killing the process with the temporaries left behind.
+class InterruptWatch {
+public:
+    InterruptWatch();
+    ~InterruptWatch();
+    InterruptWatch(const InterruptWatch &) = delete;
+    InterruptWatch &operator=(const InterruptWatch &) = delete;
+    bool interrupted() const;
+
+private:
+    void (*m_previous)(int);
+};
+
 /// A plain-text table whose columns are padded to their widest cell (counted in code points).
 class TextTable {
 public:

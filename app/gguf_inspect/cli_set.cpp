@@ -12,7 +12,6 @@
 #include "core/vocab/well_known_keys.h"
 
 #include <charconv>
-#include <csignal>
 #include <cstdio>
 #include <fstream>
 #include <iostream>
@@ -23,27 +22,6 @@
 
 namespace cli {
 namespace {
-
-volatile std::sig_atomic_t g_interrupted = 0;
-
-extern "C" void onInterrupt(int)
-{
-    g_interrupted = 1;
-}
-
-// While a save runs, Ctrl-C asks it to stop (it removes its temporary file and leaves the target as
-// it was) instead of killing the process with the temporary left behind.
-class InterruptWatch {
-public:
-    InterruptWatch() : m_previous((g_interrupted = 0, std::signal(SIGINT, onInterrupt))) {}
-    ~InterruptWatch() { std::signal(SIGINT, m_previous); }
-    InterruptWatch(const InterruptWatch &) = delete;
-    InterruptWatch &operator=(const InterruptWatch &) = delete;
-    bool interrupted() const { return g_interrupted != 0; }
-
-private:
-    void (*m_previous)(int);
-};
 
 int setUsage(const std::string &message)
 {

@@ -46,7 +46,11 @@ int writeOut(const char *command, const gguf::SplitModel &model, const gguf::Wri
         print("(dry run: nothing written)\n");
         return kExitOk;
     }
-    const gguf::WriteOutcome out = gguf::writePlan(model, plan, split);
+    const InterruptWatch interrupt;
+    ProgressPrinter progress("writing the tensor data");
+    const gguf::WriteOutcome out = gguf::writePlan(model, plan, split, [&](uint64_t done, uint64_t total) {
+        return !interrupt.interrupted() && progress(done, total);
+    });
     if (!out.ok) {
         std::fprintf(stderr, "gguf-inspect: %s: %s\n", command, printable(out.message).c_str());
         return kExitBadFile;
@@ -136,9 +140,11 @@ int writeCheckpoint(const char *command, const gguf::st::Checkpoint &checkpoint,
         print("(dry run: nothing written)\n");
         return kExitOk;
     }
+    const InterruptWatch interrupt;
     ProgressPrinter progress("writing the tensor data");
-    const gguf::WriteOutcome out = gguf::writeCheckpointPlan(
-        checkpoint, plan, [&](uint64_t done, uint64_t total) { return progress(done, total); });
+    const gguf::WriteOutcome out = gguf::writeCheckpointPlan(checkpoint, plan, [&](uint64_t done, uint64_t total) {
+        return !interrupt.interrupted() && progress(done, total);
+    });
     if (!out.ok) {
         std::fprintf(stderr, "gguf-inspect: %s: %s\n", command, printable(out.message).c_str());
         return kExitBadFile;

@@ -205,23 +205,23 @@ WriteOutcome writeCheckpointPlan(const Checkpoint &checkpoint, const CheckpointP
     }
     if (!plan.indexPath.empty())
         paths.push_back(plan.indexPath);
-    return writeFiles(paths, plan.replace, total, progress, [&](size_t k, FileFill &sink) {
-        if (k == plan.files.size()) // the index, after the shards
-            return sink.write(indexText(checkpoint, plan));
-        const CheckpointFile &f = plan.files[k];
-        if (!sink.write(checkpointHeader(checkpoint, plan, f)))
-            return false;
-        for (const size_t t : f.tensors) {
-            const Checkpoint::TensorRef &ref = checkpoint.tensors()[t];
-            const st::SafetensorsFile &src = *checkpoint.shards()[ref.shard].file;
-            if (!sink.data(std::span(src.source().data() + ref.entry->fileBegin, ref.entry->bytes())))
+    return writeFiles(
+        paths, plan.replace, total, progress,
+        [&](size_t k, FileFill &sink) {
+            if (k == plan.files.size()) // the index, after the shards
+                return sink.write(indexText(checkpoint, plan));
+            const CheckpointFile &f = plan.files[k];
+            if (!sink.write(checkpointHeader(checkpoint, plan, f)))
                 return false;
-        }
-        // an edit in place replaces the file only when it is still the one copied
-        if (plan.replace && checkpoint.shards().front().file->source().changed())
-            return sink.fail(f.path + " changed on disk while it was copied; it is as it was");
-        return true;
-    });
+            for (const size_t t : f.tensors) {
+                const Checkpoint::TensorRef &ref = checkpoint.tensors()[t];
+                const st::SafetensorsFile &src = *checkpoint.shards()[ref.shard].file;
+                if (!sink.data(std::span(src.source().data() + ref.entry->fileBegin, ref.entry->bytes())))
+                    return false;
+            }
+            return true;
+        },
+        [&] { return detail::changedSource(checkpoint.shards()); });
 }
 
 } // namespace gguf

@@ -22,6 +22,7 @@ using detail::createTempBeside;
 using detail::dirOf;
 using detail::syncDir;
 using detail::takeAttributesOf;
+using detail::writeAll;
 
 constexpr uint64_t kCopyChunk = uint64_t(64) << 20; // bytes between progress reports
 constexpr size_t kBufferSize = size_t(8) << 20;     // the read/write fallback's buffer
@@ -62,25 +63,6 @@ private:
 std::string errnoText()
 {
     return std::strerror(errno);
-}
-
-bool writeAll(int fd, const uint8_t *p, uint64_t n, uint64_t offset)
-{
-    while (n > 0) {
-        const ssize_t w =
-            ::pwrite(fd, p, static_cast<size_t>(std::min<uint64_t>(n, uint64_t(1) << 30)), static_cast<off_t>(offset));
-        if (w < 0 && errno == EINTR)
-            continue;
-        if (w <= 0) {
-            if (w == 0)
-                errno = EIO;
-            return false;
-        }
-        p += w;
-        n -= static_cast<uint64_t>(w);
-        offset += static_cast<uint64_t>(w);
-    }
-    return true;
 }
 
 // false with errno 0 when the file ended early

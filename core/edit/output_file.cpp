@@ -29,6 +29,25 @@ std::string baseOf(const std::string &path)
     return slash == std::string::npos ? path : path.substr(slash + 1);
 }
 
+bool writeAll(int fd, const uint8_t *p, uint64_t n, uint64_t offset)
+{
+    while (n > 0) {
+        const ssize_t w =
+            ::pwrite(fd, p, static_cast<size_t>(std::min<uint64_t>(n, uint64_t(1) << 30)), static_cast<off_t>(offset));
+        if (w < 0 && errno == EINTR)
+            continue;
+        if (w <= 0) {
+            if (w == 0)
+                errno = EIO;
+            return false;
+        }
+        p += w;
+        n -= static_cast<uint64_t>(w);
+        offset += static_cast<uint64_t>(w);
+    }
+    return true;
+}
+
 bool syncDir(const std::string &dir)
 {
     const int fd = ::open(dir.c_str(), O_RDONLY | O_DIRECTORY | O_CLOEXEC);
@@ -81,13 +100,9 @@ OutputFile::~OutputFile()
 
 bool OutputFile::write(const uint8_t *p, uint64_t n)
 {
-    while (n > 0) {
-        const ssize_t w = ::write(m_fd, p, size_t(std::min<uint64_t>(n, uint64_t(1) << 30)));
-        if (w <= 0)
-            return false;
-        p += w;
-        n -= uint64_t(w);
-    }
+    if (!detail::writeAll(m_fd, p, n, m_written))
+        return false;
+    m_written += n;
     return true;
 }
 
@@ -98,15 +113,9 @@ bool OutputFile::sync()
 
 bool OutputFile::replace()
 {
-    const int fd = ::open(m_temp.c_str(), O_RDONLY | O_CLOEXEC);
-    if (fd < 0)
-        return false;
-    detail::takeAttributesOf(m_target, fd);
-    ::close(fd);
     if (::rename(m_temp.c_str(), m_target.c_str()) != 0)
         return false;
     m_done = true;
-    detail::syncDir(detail::dirOf(m_target));
     return true;
 }
 
@@ -117,7 +126,6 @@ bool OutputFile::rename()
         return false;
     ::unlink(m_temp.c_str());
     m_done = true;
-    detail::syncDir(detail::dirOf(m_target));
     return true;
 }
 
@@ -149,7 +157,8 @@ bool FileFill::fail(std::string message)
 }
 
 WriteOutcome writeFiles(const std::vector<std::string> &paths, bool replace, uint64_t dataTotal,
-                        const ProgressFn &progress, const std::function<bool(size_t, FileFill &)> &fill)
+                        const ProgressFn &progress, const std::function<bool(size_t, FileFill &)> &fill,
+                        const std::function<std::string()> &lastCheck)
 {
     WriteOutcome out;
     if (paths.empty()) {
@@ -161,6 +170,11 @@ WriteOutcome writeFiles(const std::vector<std::string> &paths, bool replace, uin
             out.message = path + " exists; nothing was written (remove it or choose another name)";
             return out;
         }
+    // a read-only file stays read-only: a copy renamed over it would replace it all the same
+    if (replace && ::access(paths.front().c_str(), W_OK) != 0) {
+        out.message = "cannot save to " + paths.front() + ": " + std::strerror(errno) + "; it is as it was";
+        return out;
+    }
     std::vector<std::unique_ptr<OutputFile>> files; // they remove their temporaries unless named
     for (size_t k = 0; k < paths.size(); ++k) {
         files.push_back(std::make_unique<OutputFile>(paths[k]));
@@ -170,29 +184,40 @@ WriteOutcome writeFiles(const std::vector<std::string> &paths, bool replace, uin
             out.message = file.temp() + ": cannot be created: " + std::strerror(errno);
             return out;
         }
-        if (!fill(k, sink)) {
-            if (out.message.empty())
-                out.message = file.temp() + ": not written";
+        if (replace)
+            out.ownerKept = file.takeTargetAttributes();
+        if (!fill(k, sink)) // (it says why)
             return out;
-        }
         if (!file.sync()) {
             out.message = file.temp() + ": could not be written to the disk: " + std::strerror(errno);
             return out;
         }
     }
-    if (replace) {
-        if (!files.front()->replace()) {
-            out.message = paths.front() + ": could not be replaced (" + std::strerror(errno) + "); it is as it was";
+    // the last moment a cancel or a change of the source can still leave everything as it was
+    // (the syncs may have been long)
+    if (progress && !progress(out.bytesWritten, dataTotal)) {
+        out.cancelled = true;
+        out.message = "cancelled; nothing was written";
+        return out;
+    }
+    if (lastCheck)
+        if (std::string why = lastCheck(); !why.empty()) {
+            out.message = std::move(why);
             return out;
         }
-    } else {
-        for (const auto &file : files)
-            if (!file->rename()) {
-                out.message = "a file could not be given its name (" + std::string(std::strerror(errno)) +
-                              "); the ones already named stay";
-                return out;
-            }
+    std::vector<std::string> dirs;
+    for (size_t k = 0; k < files.size(); ++k) {
+        if (!(replace ? files[k]->replace() : files[k]->rename())) {
+            out.message = replace ? paths[k] + ": could not be replaced (" + std::strerror(errno) + "); it is as it was"
+                                  : "a file could not be given its name (" + std::string(std::strerror(errno)) +
+                                        "); the ones already named stay";
+            return out;
+        }
+        if (std::find(dirs.begin(), dirs.end(), detail::dirOf(paths[k])) == dirs.end())
+            dirs.push_back(detail::dirOf(paths[k]));
     }
+    for (const std::string &dir : dirs) // the names on the disk, each folder once
+        detail::syncDir(dir);
     out.ok = true;
     return out;
 }

@@ -188,36 +188,39 @@ WriteOutcome writePlan(const SplitModel &model, const WritePlan &plan, bool spli
         paths.push_back(f.path);
         total += f.dataBytes;
     }
-    return writeFiles(paths, false, total, progress, [&](size_t k, FileFill &sink) {
-        const PlannedFile &f = plan.files[k];
-        // shard 1 (or the merged file) takes the model's metadata and its alignment; the other
-        // shards hold no general.alignment, so their readers use 32
-        const GgufFile *metadata = k == 0 ? &model.primary() : nullptr;
-        const uint64_t alignment = k == 0 ? model.primary().alignment() : kDefaultAlignment;
-        const std::vector<uint8_t> header =
-            headerOf(model, f, metadata, split ? std::optional<uint16_t>(uint16_t(k)) : std::nullopt,
-                     uint16_t(plan.files.size()), alignment);
-        if (!sink.write(header.data(), header.size()))
-            return false;
-        static const uint8_t zeros[256] = {};
-        for (const size_t t : f.tensors) {
-            const SplitModel::TensorRef &ref = model.tensors()[t];
-            const GgufFile &src = *model.shards()[ref.shard].file;
-            const std::span<const uint8_t> bytes = src.tensorBytes(*ref.info);
-            if (bytes.size() != ref.info->byteSize)
-                return sink.fail(src.path() + ": tensor " + std::string(ref.info->name) +
-                                 "'s data is not inside the file");
-            if (!sink.data(bytes))
+    return writeFiles(
+        paths, false, total, progress,
+        [&](size_t k, FileFill &sink) {
+            const PlannedFile &f = plan.files[k];
+            // shard 1 (or the merged file) takes the model's metadata and its alignment; the other
+            // shards hold no general.alignment, so their readers use 32
+            const GgufFile *metadata = k == 0 ? &model.primary() : nullptr;
+            const uint64_t alignment = k == 0 ? model.primary().alignment() : kDefaultAlignment;
+            const std::vector<uint8_t> header =
+                headerOf(model, f, metadata, split ? std::optional<uint16_t>(uint16_t(k)) : std::nullopt,
+                         uint16_t(plan.files.size()), alignment);
+            if (!sink.write(header.data(), header.size()))
                 return false;
-            for (uint64_t pad = padded(bytes.size(), alignment) - bytes.size(); pad > 0;) {
-                const uint64_t n = std::min<uint64_t>(pad, sizeof zeros);
-                if (!sink.write(zeros, n))
+            static const uint8_t zeros[256] = {};
+            for (const size_t t : f.tensors) {
+                const SplitModel::TensorRef &ref = model.tensors()[t];
+                const GgufFile &src = *model.shards()[ref.shard].file;
+                const std::span<const uint8_t> bytes = src.tensorBytes(*ref.info);
+                if (bytes.size() != ref.info->byteSize)
+                    return sink.fail(src.path() + ": tensor " + std::string(ref.info->name) +
+                                     "'s data is not inside the file");
+                if (!sink.data(bytes))
                     return false;
-                pad -= n;
+                for (uint64_t pad = padded(bytes.size(), alignment) - bytes.size(); pad > 0;) {
+                    const uint64_t n = std::min<uint64_t>(pad, sizeof zeros);
+                    if (!sink.write(zeros, n))
+                        return false;
+                    pad -= n;
+                }
             }
-        }
-        return true;
-    });
+            return true;
+        },
+        [&] { return detail::changedSource(model.shards()); });
 }
 
 } // namespace gguf

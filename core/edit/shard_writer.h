@@ -57,6 +57,7 @@ struct WriteOutcome {
     bool cancelled = false;
     std::string message; ///< on failure: what failed, where
     uint64_t bytesWritten = 0;
+    bool ownerKept = true; ///< a replace: the replaced file's owner and group could be given to the new one
 };
 
 /// Writes `plan` (of planSplit or planMerge on `model`): the split keys in each file when `split`,
