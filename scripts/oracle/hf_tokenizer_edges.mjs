@@ -64,6 +64,8 @@ const cases = [
    ['a\u0378b', 'a\u200Bb', 'a\uE000b']],
   ['empty-match-replace', (t) => { t.normalizer = { type: 'Replace', pattern: { Regex: 'a*' }, content: '-' }; },
    ['ab', 'b', 'aab']],
+  ['empty-after-strip-replace', (t) => { t.normalizer = { type: 'Sequence', normalizers: [{ type: 'Strip', strip_left: true, strip_right: true }, { type: 'Replace', pattern: { Regex: 'x*' }, content: 'a' }] }; },
+   ['   ', '', ' b ']],
   ['empty-string-split', (t) => { t.pre_tokenizer = { type: 'Split', pattern: { String: '' }, behavior: 'Isolated', invert: false }; },
    ['hello', 'ab']],
   ['template-without-specials', (t) => {

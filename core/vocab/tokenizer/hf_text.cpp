@@ -106,6 +106,10 @@ void Regex::findAll(std::u32string_view text, std::vector<std::pair<size_t, size
 
 std::vector<Segment> Pattern::find(std::u32string_view text) const
 {
+    // the library's patterns all say "no match" in an empty text, even one that matches nothing
+    // (`x*` after a Strip took every character: nothing is replaced)
+    if (text.empty())
+        return {Segment{0, 0, false}};
     std::vector<std::pair<size_t, size_t>> matches;
     if (regex) {
         regex->findAll(text, matches);
