@@ -334,6 +334,13 @@ void readCacheLayers(const GgufFile &f, ModelShape &s)
 
 } // namespace
 
+std::string layerCountRefusal(const GgufFile &file)
+{
+    ModelShape s;
+    readLayerCounts(file, s);
+    return s.refusal;
+}
+
 ModelShape readModelShape(const GgufFile &f)
 {
     ModelShape s;

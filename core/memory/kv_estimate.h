@@ -54,6 +54,9 @@ struct ModelShape {
 };
 
 ModelShape readModelShape(const GgufFile &file);
+/// ModelShape::refusal alone, from the layer counts llama.cpp's model loader checks first (a file
+/// its reader accepts can still be refused there: block_count over 512, …); empty when none.
+std::string layerCountRefusal(const GgufFile &file);
 
 enum class KvLayerKind : uint8_t { Full, SlidingWindow, Recurrent, None };
 const char *kvLayerKindName(KvLayerKind kind);

@@ -269,7 +269,7 @@ std::string verdictLine(const SplitModel &model)
     if (const auto refusal = model.firstRefusal())
         return std::string("llama.cpp would refuse this ") + what + ": " + refusal->finding.message;
     // what its model loader checks first (the layer counts) refuses even a file its reader accepts
-    if (const std::string loader = readModelShape(model.primary()).refusal; !loader.empty())
+    if (const std::string loader = layerCountRefusal(model.primary()); !loader.empty())
         return std::string("llama.cpp's reader would accept this ") + what + ", but: " + loader;
     return std::string("llama.cpp would accept this ") + what;
 }

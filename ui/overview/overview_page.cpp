@@ -345,7 +345,7 @@ void OverviewPage::showVerdict(const gguf::SplitModel &model)
     const auto refusal = model.firstRefusal();
     const bool accepts = model.llamaCppAccepts();
     // what its model loader checks first (the layer counts) refuses even a file its reader accepts
-    const std::string loadRefusal = accepts ? gguf::readModelShape(model.primary()).refusal : std::string();
+    const std::string loadRefusal = accepts ? gguf::layerCountRefusal(model.primary()) : std::string();
     QString text;
     if (accepts && !loadRefusal.empty())
         text = tr("✘ llama.cpp's reader would accept this file, but: %1.").arg(QString::fromStdString(loadRefusal));
