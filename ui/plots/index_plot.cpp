@@ -146,8 +146,10 @@ void IndexPlot::resetZoom()
     else {
         // a flat line (every layer's std 0, say) gets a tenth of its value each side, or a unit
         // around 0, rather than a span of rounding noise
-        const double flat = std::abs(values.upper) > 0 ? std::abs(values.upper) * 0.1 : 1.0;
-        const double margin = values.size() > 0 ? std::max(values.size() * 0.08, std::abs(values.upper) * 0.02) : flat;
+        const double top = std::abs(values.upper);
+        const double margin = values.size() > 0 ? std::max(values.size() * 0.08, top * 0.02)
+                              : top > 0         ? top * 0.1
+                                                : 1.0;
         const double lower = values.lower - margin;
         m_plot->yAxis->setRange(m_includeZero ? std::min(0.0, lower) : lower, values.upper + margin);
     }

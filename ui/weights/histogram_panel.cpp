@@ -47,11 +47,14 @@ constexpr int kPercentiles = 3; // p1 – p99
 constexpr int kCustom = 6;
 constexpr double kCentralShare = 0.999;
 
-// Whether a few far values squeeze the rest of a [min, max] histogram: the narrowest run of bins
-// holding 99.9 % of its values spans at most 1/16 of the bins.
-bool outliersDominate(const gguf::Histogram &h)
+// Whether a few far values squeeze the rest of the [min, max] histogram of `s`: the narrowest run
+// of bins holding 99.9 % of its values spans at most 1/16 of the bins. Every value the same is one
+// spike too, and the truth: no outliers there.
+bool outliersDominate(const gguf::TensorStatistics &s)
 {
-    const std::vector<uint64_t> &c = h.counts;
+    if (!(s.max > s.min))
+        return false;
+    const std::vector<uint64_t> &c = s.histogram.counts;
     const uint64_t total = std::accumulate(c.begin(), c.end(), uint64_t(0));
     if (total == 0 || c.size() < 16)
         return false;
@@ -339,8 +342,7 @@ void HistogramPanel::computeHistogram()
     // a sample (of a remote tensor) gets p1 – p99 instead: the central range's passes would fetch
     // the sample again each time
     const int index = m_range->currentIndex();
-    // (every value the same is one spike too, and the truth: no outliers there)
-    const bool dominated = index == kAutomatic && m_stats->max > m_stats->min && outliersDominate(m_stats->histogram);
+    const bool dominated = index == kAutomatic && outliersDominate(*m_stats);
     if (index == kCentral || (dominated && m_stats->sampledElements == 0)) {
         computeCentral(bins);
         return;
