@@ -90,8 +90,8 @@ private:
 
 // The text of the tokenizer.json beside a checkpoint, read once for the page's two users — the
 // Vocabulary tab's job and the Tokenize tab's builder, both on workers: the first to ask reads it,
-// the other waits for that read, and it is let go of once both have it (a remote checkpoint's
-// tokenizer.json is fetched once).
+// and it is let go of once both have had it (a remote checkpoint's tokenizer.json is fetched once;
+// until the Tokenize tab is first shown the text stays here). A build started again reads anew.
 class SharedText {
 public:
     explicit SharedText(std::shared_ptr<const gguf::st::Checkpoint> checkpoint) : m_checkpoint(std::move(checkpoint)) {}
@@ -100,14 +100,12 @@ public:
     std::shared_ptr<const std::string> take(gguf::Error &error)
     {
         const std::lock_guard lock(m_mutex);
-        if (!m_read || (m_users <= 0 && !m_error)) { // a third user (a build started again) reads anew
-            m_read = true;
+        if (!m_text && !m_error)
             if (auto text = m_checkpoint->readBeside("tokenizer.json", m_error))
                 m_text = std::make_shared<const std::string>(std::move(*text));
-        }
         error = m_error;
         std::shared_ptr<const std::string> text = m_text;
-        if (--m_users <= 0)
+        if (++m_taken >= 2)
             m_text.reset();
         return text;
     }
@@ -115,11 +113,19 @@ public:
 private:
     std::shared_ptr<const gguf::st::Checkpoint> m_checkpoint;
     std::mutex m_mutex;
-    bool m_read = false;
-    int m_users = 2;
+    int m_taken = 0;
     std::shared_ptr<const std::string> m_text;
     gguf::Error m_error;
 };
+
+// Why the tokenizer.json could not be had: none beside the checkpoint, or a read that failed.
+QString readProblem(const gguf::Error &error)
+{
+    return error.kind == gguf::ErrorKind::NotFound
+               ? CheckpointTokenizer::tr("No tokenizer.json beside this checkpoint.")
+               : CheckpointTokenizer::tr("tokenizer.json could not be read: %1")
+                     .arg(QString::fromStdString(error.message));
+}
 
 // Builds the tokenizer.json's tokenizer (on a worker).
 std::shared_ptr<const TokenizeSource> jsonSource(SharedText &shared)
@@ -129,11 +135,8 @@ std::shared_ptr<const TokenizeSource> jsonSource(SharedText &shared)
     const std::shared_ptr<const std::string> text = shared.take(error);
     auto tokenizer = text ? gguf::JsonTokenizer::create(*text, why) : nullptr;
     QString problem;
-    if (error.kind == gguf::ErrorKind::NotFound)
-        problem = CheckpointTokenizer::tr("No tokenizer.json beside this checkpoint.");
-    else if (error)
-        problem =
-            CheckpointTokenizer::tr("tokenizer.json could not be read: %1").arg(QString::fromStdString(error.message));
+    if (error)
+        problem = readProblem(error);
     else if (!tokenizer)
         problem = CheckpointTokenizer::tr("tokenizer.json cannot be run here: %1.").arg(QString::fromStdString(why));
     return std::make_shared<const JsonTokenizeSource>(std::move(tokenizer), problem);
@@ -265,10 +268,7 @@ void CheckpointTokenizer::setCheckpoint(const std::shared_ptr<const gguf::st::Ch
         },
         [this](const Read &read) {
             if (!read.tokenizer) {
-                m_summary->setText(
-                    read.error.kind == gguf::ErrorKind::NotFound
-                        ? tr("No tokenizer.json beside this checkpoint.")
-                        : tr("tokenizer.json could not be read: %1").arg(QString::fromStdString(read.error.message)));
+                m_summary->setText(readProblem(read.error));
                 emit tokenizerShown();
                 return;
             }
