@@ -59,10 +59,13 @@ void byteLevel(const PreTokenizer &p, std::vector<Piece> &pieces)
             gpt2Regex().findAll(t, matches);
             return splitRanges(segmentsOf(matches, t.size()), Behavior::Isolated);
         });
-    for (Piece &piece : pieces) {
-        std::string spelled;
-        unicode::appendByteStandIns(toUtf8(piece.text), spelled);
-        piece.text = toText(spelled);
+    for (Piece &piece : pieces) { // each UTF-8 byte as its stand-in code point
+        const std::string bytes = toUtf8(piece.text);
+        Text spelled;
+        spelled.reserve(bytes.size());
+        for (const char c : bytes)
+            spelled.push_back(unicode::byteStandInCodePoint(static_cast<uint8_t>(c)));
+        piece.text = std::move(spelled);
     }
 }
 

@@ -22,6 +22,7 @@ constexpr uint32_t kMaxCodePoint = 0x10FFFF;
 // U+0100, U+0101, … in byte order (docs/TOKENIZER.md §2.2).
 struct StandIns {
     std::array<std::array<char, 3>, 256> utf8{}; // UTF-8 of each byte's stand-in
+    std::array<char32_t, 256> codePoint{};
     std::array<uint8_t, 256> length{};
     std::array<int16_t, 324> byteOf{};
     StandIns()
@@ -32,6 +33,7 @@ struct StandIns {
             const bool printable = (b >= 0x21 && b <= 0x7E) || (b >= 0xA1 && b <= 0xAC) || b >= 0xAE;
             const uint32_t cp = printable ? b : next++;
             byteOf[cp] = static_cast<int16_t>(b);
+            codePoint[b] = cp;
             std::string s;
             appendUtf8(cp, s);
             std::copy(s.begin(), s.end(), utf8[b].begin());
@@ -214,6 +216,11 @@ std::string_view byteStandIn(uint8_t byte)
 {
     const StandIns &t = standIns();
     return {t.utf8[byte].data(), t.length[byte]};
+}
+
+char32_t byteStandInCodePoint(uint8_t byte)
+{
+    return standIns().codePoint[byte];
 }
 
 void appendByteStandIns(std::string_view utf8, std::string &out)

@@ -39,6 +39,8 @@ uint32_t nfdFirst(uint32_t cp);
 
 /// GPT-2's printable stand-in for a byte, as UTF-8 (space → "Ġ").
 std::string_view byteStandIn(uint8_t byte);
+/// The same stand-in as a code point (space → U+0120).
+char32_t byteStandInCodePoint(uint8_t byte);
 /// Appends the GPT-2 spelling of every byte of `utf8`.
 void appendByteStandIns(std::string_view utf8, std::string &out);
 /// The byte a GPT-2 stand-in code point spells, or -1.
