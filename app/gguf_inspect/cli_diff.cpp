@@ -191,16 +191,6 @@ void markSameFiles(const gguf::SplitModel &a, const gguf::SplitModel &b, std::ve
             p.status = TensorDiffStatus::SameBytes;
 }
 
-// A pair whose data could not be compared (outside its file, a type the decoder lacks) is not
-// known to be equal, so it counts as a difference.
-bool pairDiffers(const gguf::TensorPair &p)
-{
-    if (!p.problem.empty())
-        return true;
-    return p.status != TensorDiffStatus::NotCompared && p.status != TensorDiffStatus::SameBytes &&
-           p.status != TensorDiffStatus::SameValues;
-}
-
 void printSide(const char *letter, const DiffSide &side)
 {
     std::printf("%s  %s  (%s, %s, %s)\n", letter, printable(side.path).c_str(),
@@ -311,7 +301,8 @@ int runDiff(const CommandArgs &args)
         }
     }
 
-    const bool tensorsDiffer = std::any_of(pairs.begin(), pairs.end(), pairDiffers);
+    const bool tensorsDiffer =
+        std::any_of(pairs.begin(), pairs.end(), [](const gguf::TensorPair &p) { return p.differs(); });
     DiffFindings findings{a, b, metadata, tokenizer, pairs};
     findings.values = values;
     findings.differ = !metadata.identical() || !tokenizer.identical() || tensorsDiffer;

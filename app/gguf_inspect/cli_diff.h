@@ -81,9 +81,6 @@ int runCheckpointDiff(const CommandArgs &args, bool checkpointIsA);
 // A checkpoint pair's measures (with `values`: null where not compared), differing and non-finite
 // counts, and its problem, as JSON fields of the open object.
 void writeOutcomeJson(JsonWriter &json, const gguf::CheckpointPairOutcome &out, bool values);
-// Whether a checkpoint pair makes the two differ: a problem, or a status other than the same bytes
-// or values or not compared.
-bool outcomeDiffers(const gguf::CheckpointPairOutcome &out);
 // `diff` of two checkpoints (cli_diff_checkpoints.cpp): tensors paired by name, config.json and
 // __metadata__ key by key.
 int runTwoCheckpointsDiff(const CommandArgs &args);

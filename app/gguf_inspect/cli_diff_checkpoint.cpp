@@ -80,11 +80,6 @@ PairRow compareOne(const CheckpointSides &s, const CheckpointPair &p, bool value
     return row;
 }
 
-bool rowDiffers(const PairRow &r)
-{
-    return outcomeDiffers(r.out);
-}
-
 // The A and B columns of a row: the GGUF's name, type and dims; the checkpoint's name, dtype, dims.
 struct SideText {
     std::string name, type, dims;
@@ -101,7 +96,7 @@ std::pair<SideText, SideText> sideTexts(const CheckpointSides &s, const PairRow 
 }
 
 void printCheckpointReport(const CheckpointSides &s, const gguf::CheckpointPairing &pairing,
-                           const std::vector<PairRow> &rows, bool values)
+                           const std::vector<PairRow> &rows, bool values, bool differ)
 {
     const std::string ggufLine = printable(s.ggufPath) + "  (GGUF, " +
                                  countOf(s.model->tensors().size(), "tensor", "tensors") + ", " + pairing.architecture +
@@ -153,7 +148,6 @@ void printCheckpointReport(const CheckpointSides &s, const gguf::CheckpointPairi
         if (!r.out.problem.empty())
             std::printf("  %s: not compared: %s\n", name.c_str(), r.out.problem.c_str());
     }
-    const bool differ = std::any_of(rows.begin(), rows.end(), rowDiffers);
     if (differ)
         std::printf("\nThe two differ.\n");
     else if (!values)
@@ -200,7 +194,7 @@ void writeRowJson(JsonWriter &json, const CheckpointSides &s, const PairRow &r, 
 }
 
 bool writeCheckpointDiffJson(const CheckpointSides &s, const gguf::CheckpointPairing &pairing,
-                             const std::vector<PairRow> &rows, bool values)
+                             const std::vector<PairRow> &rows, bool values, bool differ)
 {
     JsonWriter json(stdout);
     json.beginObject();
@@ -211,7 +205,6 @@ bool writeCheckpointDiffJson(const CheckpointSides &s, const gguf::CheckpointPai
     json.field("paired_by_conversion", pairing.known);
     if (!pairing.problem.empty())
         json.field("problem", pairing.problem);
-    const bool differ = std::any_of(rows.begin(), rows.end(), rowDiffers);
     json.key("identical");
     if (differ)
         json.boolean(false);
@@ -230,13 +223,6 @@ bool writeCheckpointDiffJson(const CheckpointSides &s, const gguf::CheckpointPai
 }
 
 } // namespace
-
-bool outcomeDiffers(const gguf::CheckpointPairOutcome &out)
-{
-    return !out.problem.empty() ||
-           (out.status != TensorDiffStatus::SameValues && out.status != TensorDiffStatus::SameBytes &&
-            out.status != TensorDiffStatus::NotCompared);
-}
 
 void writeOutcomeJson(JsonWriter &json, const gguf::CheckpointPairOutcome &out, bool values)
 {
@@ -284,13 +270,14 @@ int runCheckpointDiff(const CommandArgs &args, bool checkpointIsA)
     rows.reserve(chosen.size());
     for (const CheckpointPair *p : chosen)
         rows.push_back(compareOne(s, *p, values));
+    const bool differ = std::any_of(rows.begin(), rows.end(), [](const PairRow &r) { return r.out.differs(); });
     if (args.json) {
-        if (!writeCheckpointDiffJson(s, pairing, rows, values))
+        if (!writeCheckpointDiffJson(s, pairing, rows, values, differ))
             return kExitUnreadable;
     } else {
-        printCheckpointReport(s, pairing, rows, values);
+        printCheckpointReport(s, pairing, rows, values, differ);
     }
-    return std::any_of(rows.begin(), rows.end(), rowDiffers) ? kExitDifferent : kExitOk;
+    return differ ? kExitDifferent : kExitOk;
 }
 
 } // namespace cli

@@ -44,11 +44,6 @@ const std::string &nameOf(const Sides &s, const NamedTensorPair &p)
     return (p.a >= 0 ? entryOf(*s.a, p.a) : entryOf(*s.b, p.b))->name;
 }
 
-bool rowDiffers(const Row &r)
-{
-    return outcomeDiffers(r.out);
-}
-
 std::string describe(const std::string &path, const Checkpoint &c)
 {
     return printable(path) + "  (Hugging Face checkpoint, " + countOf(c.tensors().size(), "tensor", "tensors") +
@@ -201,7 +196,8 @@ int runTwoCheckpointsDiff(const CommandArgs &args)
         rows.push_back({p, gguf::compareNamedTensors(*s.a, *s.b, p, values, options)});
     }
     const gguf::ConfigDiff config = gguf::diffConfigs(*s.a, *s.b);
-    const Verdict verdict{!config.changes.empty() || std::any_of(rows.begin(), rows.end(), rowDiffers),
+    const Verdict verdict{!config.changes.empty() ||
+                              std::any_of(rows.begin(), rows.end(), [](const Row &r) { return r.out.differs(); }),
                           std::any_of(rows.begin(), rows.end(),
                                       [](const Row &r) { return r.out.status == TensorDiffStatus::NotCompared; })};
     if (args.json) {

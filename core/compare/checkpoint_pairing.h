@@ -70,13 +70,8 @@ struct CheckpointPairOutcome {
     ValueDiff values;
     std::string problem;
 
-    /// The measures once compared; those of identical tensors for the same bytes (as TensorPair's).
-    std::optional<DiffMeasures> measures() const
-    {
-        if (status == TensorDiffStatus::SameBytes)
-            return DiffMeasures::identical();
-        return compared ? std::optional(values.measures()) : std::nullopt;
-    }
+    std::optional<DiffMeasures> measures() const { return outcomeMeasures(status, compared, values); }
+    bool differs() const { return outcomeDiffers(status, problem); }
 };
 
 /// Compares the values of `pair` (when `values`; else only its status): the GGUF tensor against the

@@ -6,7 +6,6 @@
 #include "core/quant/dequantize.h"
 #include "name_pairing.h"
 
-#include <limits>
 #include <string>
 
 namespace gguf {
@@ -72,13 +71,17 @@ std::string_view tensorDiffStatusName(TensorDiffStatus status)
     return "not-compared";
 }
 
-std::optional<DiffMeasures> TensorPair::measures() const
+bool outcomeDiffers(TensorDiffStatus status, std::string_view problem)
+{
+    return !problem.empty() || (status != TensorDiffStatus::NotCompared && status != TensorDiffStatus::SameBytes &&
+                                status != TensorDiffStatus::SameValues);
+}
+
+std::optional<DiffMeasures> outcomeMeasures(TensorDiffStatus status, bool compared, const ValueDiff &values)
 {
     if (status == TensorDiffStatus::SameBytes)
         return DiffMeasures::identical();
-    if (!valuesCompared)
-        return std::nullopt;
-    return values.measures();
+    return compared ? std::optional(values.measures()) : std::nullopt;
 }
 
 std::vector<TensorPair> matchTensors(const SplitModel &a, const SplitModel &b)

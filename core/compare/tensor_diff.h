@@ -30,6 +30,14 @@ enum class TensorDiffStatus : uint8_t {
 /// "only-a", "only-b".
 std::string_view tensorDiffStatusName(TensorDiffStatus status);
 
+/// Whether a pair's outcome counts as a difference (diff's exit status): any status but
+/// not-compared, same-bytes or same-values, and a pair whose data could not be compared (a
+/// `problem`): it is not known to be equal.
+bool outcomeDiffers(TensorDiffStatus status, std::string_view problem);
+/// A pair's measures: those of equal values (0, 0, 0, 1, +∞, 0) for identical bytes, which are
+/// never decoded; the sums' once `compared`; else nullopt.
+std::optional<DiffMeasures> outcomeMeasures(TensorDiffStatus status, bool compared, const ValueDiff &values);
+
 /// A tensor name of either model and what is known about the pair so far.
 struct TensorPair {
     std::string_view name;
@@ -41,9 +49,8 @@ struct TensorPair {
     std::string problem; ///< why the data could not be compared (a type the decoder lacks, data outside the file)
 
     bool comparable() const { return status != TensorDiffStatus::ShapeChanged && a && b; }
-    /// The measures once known: from the values' sums, or those of equal values (0, 0, 0, 1, +∞, 0)
-    /// for a pair of identical bytes, which is never decoded; nullopt before.
-    std::optional<DiffMeasures> measures() const;
+    std::optional<DiffMeasures> measures() const { return outcomeMeasures(status, valuesCompared, values); }
+    bool differs() const { return outcomeDiffers(status, problem); }
 };
 
 /// Matches the tensors of two models by name: A's in A's order, then those only in B in B's
