@@ -114,8 +114,9 @@ void fillWeightLike(uint8_t *data, uint64_t size, uint64_t seed)
 }
 
 namespace {
-constexpr uint64_t kChunk = 1 << 20;     // bytes of a floor's chunk, elements of a decoding pass's
-constexpr uint64_t kDecodePiece = 16384; // elements decoded into a worker's buffer at a time
+constexpr uint64_t kChunk = 1 << 20;       // bytes of a read or memcpy floor's chunk
+constexpr uint64_t kDecodeChunk = 1 << 20; // elements of a decoding pass's chunk
+constexpr uint64_t kDecodePiece = 16384;   // elements decoded into a worker's buffer at a time
 } // namespace
 
 uint64_t measureFloorOnce(const uint8_t *data, uint64_t size, unsigned threads)
@@ -178,7 +179,7 @@ namespace {
 
 uint64_t decodeChunks(uint64_t elements)
 {
-    return (elements + kChunk - 1) / kChunk;
+    return (elements + kDecodeChunk - 1) / kDecodeChunk;
 }
 
 // Decodes all of `bytes` (elements of `type`) chunk by chunk on `threads`, piece by piece into one
@@ -191,8 +192,8 @@ void forEachDecodedPiece(uint32_t type, std::span<const uint8_t> bytes, uint64_t
     std::vector<std::vector<float>> buffers(gguf::workerCount(threads, chunks), std::vector<float>(kDecodePiece));
     gguf::runChunks(chunks, threads,
                     [&](uint64_t c, unsigned w) {
-                        const uint64_t end = std::min(elements, (c + 1) * kChunk);
-                        for (uint64_t at = c * kChunk; at < end; at += kDecodePiece) {
+                        const uint64_t end = std::min(elements, (c + 1) * kDecodeChunk);
+                        for (uint64_t at = c * kDecodeChunk; at < end; at += kDecodePiece) {
                             const std::span<float> piece(buffers[w].data(),
                                                          static_cast<size_t>(std::min(kDecodePiece, end - at)));
                             gguf::dequantizeRange(type, bytes, elements, at, piece);
