@@ -143,7 +143,8 @@ std::shared_ptr<const gguf::JsonTokenizer> openJsonTokenizer(const gguf::st::Che
 {
     gguf::Error error;
     std::string why;
-    auto tokenizer = gguf::jsonTokenizerBeside(c, error, why);
+    const std::optional<std::string> text = c.readBeside("tokenizer.json", error);
+    auto tokenizer = text ? gguf::JsonTokenizer::create(*text, why) : nullptr;
     const std::string path = printable(c.besidePath("tokenizer.json"));
     if (error)
         reportTokenizerJsonError(c, args.file, error);

@@ -21,10 +21,6 @@ namespace gguf {
 namespace hf {
 struct Pipeline;
 }
-namespace st {
-class Checkpoint;
-}
-struct Error;
 
 /// What encoding gives: the ids, and the token strings the library's Encoding holds with them (a
 /// model token's vocabulary entry; an added token's matched text, spaces taken by lstrip/rstrip
@@ -72,10 +68,5 @@ private:
     explicit JsonTokenizer(std::unique_ptr<hf::Pipeline> pipeline);
     std::unique_ptr<hf::Pipeline> m_pipeline;
 };
-
-/// The tokenizer.json beside `checkpoint`: null with `error` set when it cannot be read (NotFound
-/// when there is none), or with `why` when it is no tokenizer this code runs.
-std::shared_ptr<const JsonTokenizer> jsonTokenizerBeside(const st::Checkpoint &checkpoint, Error &error,
-                                                         std::string &why);
 
 } // namespace gguf

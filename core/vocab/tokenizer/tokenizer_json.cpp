@@ -7,7 +7,6 @@
 
 #include "hf_pipeline.h"
 
-#include "core/safetensors/checkpoint.h"
 #include "core/safetensors/json_reader.h"
 
 #include <algorithm>
@@ -247,13 +246,6 @@ std::string JsonTokenizer::decode(std::span<const TokenId> ids, bool skipSpecial
     for (size_t i = 0; i < tokens.size(); ++i)
         out += (i ? " " : "") + tokens[i];
     return out;
-}
-
-std::shared_ptr<const JsonTokenizer> jsonTokenizerBeside(const st::Checkpoint &checkpoint, Error &error,
-                                                         std::string &why)
-{
-    const std::optional<std::string> text = checkpoint.readBeside("tokenizer.json", error);
-    return text ? JsonTokenizer::create(*text, why) : nullptr;
 }
 
 } // namespace gguf
